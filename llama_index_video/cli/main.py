@@ -1,0 +1,223 @@
+"""The ``llama-index-video`` command: ``ingest``, ``search`` and ``ask``.
+
+It parses arguments, builds the library objects and prints; every error the package
+raises on purpose ends the command with one line on stderr and a non-zero status
+(``--debug`` shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from llama_index_video import __version__
+from llama_index_video.errors import VideoIndexError
+from llama_index_video.schema import MODALITIES
+
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
+
+EXIT_FAILED_FILES = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="llama-index-video",
+        description="Index video, audio and notes; search and ask them, cited to the second.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser(
+        "ingest",
+        help="add files or folders to the index",
+        description="Index video, audio, .md and .txt files (folders recursively). "
+        "Unchanged files are skipped; changed files replace their old moments.",
+    )
+    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    _index_option(ingest)
+    ingest.add_argument(
+        "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
+    )
+    ingest.add_argument(
+        "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
+    )
+    ingest.add_argument("--no-frames", action="store_true", help="do not sample frames")
+    ingest.add_argument(
+        "--whisper-model",
+        default=None,
+        help="faster-whisper model name or folder (default: tiny.en, offline copy if installed)",
+    )
+    ingest.add_argument(
+        "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
+    )
+    ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    search = commands.add_parser(
+        "search", help="ranked moments for a query", description="Print the best moments."
+    )
+    search.add_argument("query")
+    _index_option(search)
+    search.add_argument("--top-k", type=_positive_int, default=5, help="hits to return")
+    search.add_argument(
+        "--modality",
+        type=_modalities,
+        default=None,
+        help=f"comma-separated subset of: {','.join(MODALITIES)}",
+    )
+    search.add_argument("--json", action="store_true", help="print the JSON contract")
+
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question from the index",
+        description="Answer with cited moments. Without a language model: the best moments.",
+    )
+    ask.add_argument("question")
+    _index_option(ask)
+    ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
+    ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _configure_logging(debug=args.debug)
+    try:
+        return int(_COMMANDS[args.command](args))
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except VideoIndexError as exc:
+        if args.debug:
+            raise
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.progress import ProgressBars
+    from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.reader.video_reader import VideoReader
+    from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+    transcriber_options: dict[str, object] = {}
+    if args.whisper_model:
+        transcriber_options["model"] = args.whisper_model
+    if args.language:
+        transcriber_options["language"] = args.language
+    reader = VideoReader(
+        media_dir=args.index / "media",
+        transcriber=FasterWhisperTranscriber(**transcriber_options),  # type: ignore[arg-type]
+        use_subtitles=not args.no_subtitles,
+        frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
+    )
+    index = _open_index(args.index, reader=reader)
+    bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
+    try:
+        report = index.ingest(args.paths, progress=bars)
+    finally:
+        bars.close()
+        index.close()
+    for outcome in report.files:
+        detail = f" ({outcome.reason})" if outcome.reason else ""
+        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
+        print(f"{outcome.outcome:8} {outcome.path}{nodes}{detail}")
+    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {args.index}")
+    return 0 if report.ok else EXIT_FAILED_FILES
+
+
+def _search(args: argparse.Namespace) -> int:
+    index = _open_index(args.index, must_exist=True)
+    try:
+        hits = index.search(args.query, top_k=args.top_k, modalities=args.modality)
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("No relevant moments.")
+    for rank, hit in enumerate(hits, start=1):
+        print(f"{rank}. {hit.label} {hit.modality} score={hit.score}")
+        print(f"   {hit.text}")
+        if hit.url:
+            print(f"   play: {hit.url}")
+        if hit.frame_path:
+            print(f"   frame: {hit.frame_path}")
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from llama_index_video.answering.extractive import extractive_answer
+
+    index = _open_index(args.index, must_exist=True)
+    try:
+        answer = extractive_answer(args.question, index.search(args.question, top_k=args.top_k))
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(answer.text)
+    return 0
+
+
+def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
+    if must_exist and not (path / "manifest.sqlite").exists():
+        raise VideoIndexError(
+            f"{path}: no index here; create it with 'llama-index-video ingest PATH --index {path}'"
+        )
+    from llama_index_video.index import VideoIndex
+
+    return VideoIndex(path, **options)  # type: ignore[arg-type]
+
+
+def _index_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=Path(os.environ.get("LLAMA_INDEX_VIDEO_INDEX", "video_index")),
+        help="index folder (default: ./video_index, or $LLAMA_INDEX_VIDEO_INDEX)",
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1 or value > 100:
+        raise argparse.ArgumentTypeError("must be between 1 and 100")
+    return value
+
+
+def _modalities(text: str) -> list[str]:
+    chosen = [m.strip() for m in text.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in MODALITIES]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(f"choose from {','.join(MODALITIES)}")
+    return chosen
+
+
+def _configure_logging(*, debug: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s" if debug else "warning: %(message)s",
+    )
+    if not debug:
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+_COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask}
+
+if __name__ == "__main__":
+    sys.exit(main())

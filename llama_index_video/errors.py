@@ -1,0 +1,79 @@
+"""The package's exceptions, one tree rooted at :class:`VideoIndexError`.
+
+::
+
+    VideoIndexError
+    ├── MissingDependencyError     an optional extra is not installed
+    ├── MediaError                 a file cannot be used as media
+    │   ├── UnsupportedMediaError  no usable audio or video stream, unknown type
+    │   └── MediaDecodeError       the decoder failed (truncated, corrupt)
+    ├── TranscriptionError         the speech model failed or cannot be loaded
+    ├── EmbeddingError             an embedding backend failed or disagrees with the index
+    ├── RemoteAPIError             a remote API (Gemini, Anthropic) still failed after retries
+    ├── IndexCompatibilityError    an index made by another version or embedding model
+    └── AnswerError                generation failed
+
+Every message names the file (or model) and what to do next; errors raised by
+third-party libraries are chained with ``from exc`` so ``--debug`` can show them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class VideoIndexError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class MissingDependencyError(VideoIndexError, ImportError):
+    """An optional dependency is missing; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{purpose} needs the '{package}' package: pip install 'llama-index-video[{extra}]'"
+        )
+
+
+class MediaError(VideoIndexError):
+    """A file cannot be used as media. ``path`` is the offending file."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class UnsupportedMediaError(MediaError):
+    """The file has no usable audio or video stream, or is not media at all."""
+
+
+class MediaDecodeError(MediaError):
+    """Decoding failed part-way (truncated or corrupt file)."""
+
+
+class TranscriptionError(VideoIndexError):
+    """The speech model could not be loaded or failed on a file."""
+
+
+class EmbeddingError(VideoIndexError):
+    """An embedding backend failed."""
+
+
+class RemoteAPIError(VideoIndexError):
+    """A remote API still answered with an error after bounded retries."""
+
+    def __init__(self, service: str, reason: str, *, status: int | None = None) -> None:
+        self.service = service
+        self.status = status
+        super().__init__(f"{service}: {reason}")
+
+
+class IndexCompatibilityError(VideoIndexError):
+    """The index on disk was built by an incompatible version or embedding model."""
+
+
+class AnswerError(VideoIndexError):
+    """Generating an answer failed."""

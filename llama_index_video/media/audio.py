@@ -1,0 +1,142 @@
+"""Decoding audio to 16 kHz mono float32, the input every speech model here expects.
+
+PyAV decodes and resamples in bounded blocks, so memory stays proportional to one
+chunk, not to the recording: :func:`iter_audio_chunks` yields pieces of at most
+``chunk_seconds`` cut at the quietest moment near the limit, so a word is rarely
+split between two chunks. The timeline follows the stream's timestamps: a gap in
+the stream becomes silence, so times stay true to the source.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+import numpy as np
+
+from llama_index_video.errors import MediaDecodeError, UnsupportedMediaError
+from llama_index_video.media.probe import open_container
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_RATE = 16_000
+_MAX_CORRUPT_PACKETS = 50
+_GAP_TOLERANCE_S = 0.25
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    """Samples (16 kHz mono float32) starting at ``start`` seconds on the source timeline."""
+
+    start: float
+    samples: np.ndarray
+
+    @property
+    def end(self) -> float:
+        return self.start + len(self.samples) / SAMPLE_RATE
+
+
+def decode_audio(path: str | Path) -> np.ndarray:
+    """Decode a whole file's first audio stream to 16 kHz mono float32, from time 0.
+
+    Fine for short files; prefer :func:`iter_audio_chunks` for long recordings.
+    """
+    parts = [chunk.samples for chunk in iter_audio_chunks(path, chunk_seconds=None)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+def iter_audio_chunks(
+    path: str | Path, *, chunk_seconds: float | None = 600.0, search_seconds: float = 10.0
+) -> Iterator[AudioChunk]:
+    """Yield the audio as consecutive chunks of at most ``chunk_seconds`` (None: one chunk).
+
+    The first chunk starts at 0.0 (leading silence included) so sample offsets map to
+    source time. Each cut lands on the quietest 100 ms within ``search_seconds`` of the
+    limit.
+
+    Raises:
+        UnsupportedMediaError: no audio stream.
+        MediaDecodeError: nothing could be decoded.
+    """
+    path = Path(path)
+    limit = None if chunk_seconds is None else int(chunk_seconds * SAMPLE_RATE)
+    search = int(search_seconds * SAMPLE_RATE)
+    buffer: list[np.ndarray] = []
+    buffered = 0
+    chunk_start = 0  # in samples
+    for block in _iter_resampled(path):
+        buffer.append(block)
+        buffered += len(block)
+        while limit is not None and buffered >= limit:
+            samples = np.concatenate(buffer)
+            cut = _quietest_cut(samples[:limit], search)
+            yield AudioChunk(chunk_start / SAMPLE_RATE, samples[:cut])
+            chunk_start += cut
+            buffer, buffered = [samples[cut:]], len(samples) - cut
+    if buffered:
+        yield AudioChunk(chunk_start / SAMPLE_RATE, np.concatenate(buffer))
+
+
+def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
+    """Decoded float32 blocks on a gap-free timeline starting at 0.0."""
+    with open_container(path) as container:
+        if not container.streams.audio:
+            raise UnsupportedMediaError(path, "no audio stream")
+        stream = container.streams.audio[0]
+        stream.thread_type = "AUTO"
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+        origin = float(container.start_time) / av.time_base if container.start_time else 0.0
+        emitted = 0
+        corrupt = 0
+        packets = container.demux(stream)
+        while True:
+            try:
+                packet = next(packets)
+                frames = packet.decode()
+            except StopIteration:
+                break
+            except av.error.EOFError:
+                break
+            except av.error.FFmpegError as exc:
+                corrupt += 1
+                if corrupt > _MAX_CORRUPT_PACKETS:
+                    if emitted == 0:
+                        raise MediaDecodeError(path, f"audio cannot be decoded ({exc})") from exc
+                    logger.warning(
+                        "%s: audio decoding stopped at %.1f s after repeated errors (%s)",
+                        path,
+                        emitted / SAMPLE_RATE,
+                        exc,
+                    )
+                    break
+                continue
+            for frame in frames:
+                if frame.pts is not None and frame.time_base is not None:
+                    frame_time = float(frame.pts * frame.time_base) - origin
+                    gap = int((frame_time - emitted / SAMPLE_RATE) * SAMPLE_RATE)
+                    if gap > _GAP_TOLERANCE_S * SAMPLE_RATE:
+                        yield np.zeros(gap, dtype=np.float32)
+                        emitted += gap
+                for out in resampler.resample(frame):
+                    block = out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
+                    emitted += len(block)
+                    yield block
+        for out in resampler.resample(None):
+            yield out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
+        if corrupt:
+            logger.warning("%s: skipped %d corrupt audio packets", path, corrupt)
+
+
+def _quietest_cut(samples: np.ndarray, search: int) -> int:
+    """Index within the last ``search`` samples where a 100 ms window is quietest."""
+    window = SAMPLE_RATE // 10
+    tail = samples[-search:] if search < len(samples) else samples
+    usable = len(tail) - len(tail) % window
+    if usable < window:
+        return len(samples)
+    energy = np.square(tail[len(tail) - usable :].reshape(-1, window)).mean(axis=1)
+    quietest = int(np.argmin(energy))
+    return len(samples) - usable + quietest * window + window // 2

@@ -1,0 +1,117 @@
+"""Probing a media file: duration, streams, codecs, frame rate.
+
+PyAV ships FFmpeg's libraries inside its wheel, so probing needs no ``ffprobe``
+on PATH. A file is usable when it has at least one decodable audio or video
+stream; cover art in audio files (an ``attached_pic`` video stream) does not count
+as video.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import av
+
+from llama_index_video.errors import MediaError, UnsupportedMediaError
+
+logger = logging.getLogger(__name__)
+
+_ATTACHED_PIC = 0x0400  # AV_DISPOSITION_ATTACHED_PIC
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    """What is inside a media file. Times in seconds."""
+
+    path: Path
+    duration: float
+    container: str
+    has_video: bool
+    has_audio: bool
+    video_codec: str | None = None
+    width: int | None = None
+    height: int | None = None
+    frame_rate: float | None = None
+    audio_codec: str | None = None
+    sample_rate: int | None = None
+    channels: int | None = None
+    subtitle_streams: int = 0
+    start_time: float = 0.0
+
+
+def open_container(path: Path) -> av.container.InputContainer:
+    """Open ``path`` for reading, translating PyAV failures into :class:`MediaError`."""
+    if not path.exists():
+        raise MediaError(path, "file not found")
+    if path.is_dir():
+        raise MediaError(path, "is a folder, not a media file")
+    if path.stat().st_size == 0:
+        raise UnsupportedMediaError(path, "empty file (0 bytes)")
+    try:
+        return av.open(str(path), mode="r", metadata_errors="ignore")
+    except av.error.FFmpegError as exc:
+        raise UnsupportedMediaError(
+            path, f"not a readable audio or video file ({_ffmpeg_reason(exc)})"
+        ) from exc
+
+
+def probe(path: str | Path) -> MediaInfo:
+    """Describe the streams of a media file.
+
+    Raises:
+        UnsupportedMediaError: the file is empty, not media, or has no audio or
+            video stream.
+    """
+    path = Path(path)
+    with open_container(path) as container:
+        video = next(
+            (s for s in container.streams.video if not s.disposition & _ATTACHED_PIC), None
+        )
+        audio = container.streams.audio[0] if container.streams.audio else None
+        if video is None and audio is None:
+            raise UnsupportedMediaError(path, "no audio or video stream")
+        duration = _duration(container, video, audio)
+        start = float(container.start_time) / av.time_base if container.start_time else 0.0
+        info = MediaInfo(
+            path=path,
+            duration=duration,
+            container=container.format.name,
+            has_video=video is not None,
+            has_audio=audio is not None,
+            video_codec=video.codec_context.name if video is not None else None,
+            width=video.codec_context.width if video is not None else None,
+            height=video.codec_context.height if video is not None else None,
+            frame_rate=_frame_rate(video),
+            audio_codec=audio.codec_context.name if audio is not None else None,
+            sample_rate=audio.codec_context.sample_rate if audio is not None else None,
+            channels=audio.codec_context.channels if audio is not None else None,
+            subtitle_streams=len(container.streams.subtitles),
+            start_time=max(0.0, start),
+        )
+    if info.duration <= 0:
+        raise UnsupportedMediaError(path, "has no duration (truncated or still being written?)")
+    logger.debug("probed %s: %s", path, info)
+    return info
+
+
+def _duration(
+    container: av.container.InputContainer,
+    video: av.video.stream.VideoStream | None,
+    audio: av.audio.stream.AudioStream | None,
+) -> float:
+    if container.duration:
+        return float(container.duration) / av.time_base
+    streams = [s for s in (video, audio) if s is not None and s.duration and s.time_base]
+    return max((float(s.duration * s.time_base) for s in streams), default=0.0)
+
+
+def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:
+    if video is None or not video.average_rate:
+        return None
+    return float(video.average_rate)
+
+
+def _ffmpeg_reason(exc: av.error.FFmpegError) -> str:
+    return (exc.strerror or type(exc).__name__).strip().rstrip(".").lower()

@@ -1,0 +1,304 @@
+"""``TimestampFramePostprocessor``: give each retrieved moment its neighbours and its frame.
+
+Retrieval finds the unit that matches the question, but the answer may sit in the
+next one ("...the stratosphere warms up because" | "UV is absorbed by ozone"), or on
+screen only (an axis label never spoken). For every timed hit this postprocessor
+attaches the neighbouring transcript units and the frame on screen at that moment,
+merges hits from the same file whose contexts overlap (so the generator does not read
+the same minute twice), and keeps the input's order and scores. Untimed nodes (text
+documents) pass through unchanged.
+
+The result nodes are :class:`MomentNode`s: ``ImageNode``s whose image is the attached
+frame, so a multimodal LLM in ``RetrieverQueryEngine(multimodal=True)`` receives the
+picture, and whose text is the context, one ``[file mm:ss-mm:ss]`` labelled line per
+unit, so any LLM can cite it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from llama_index.core.bridge.pydantic import BaseModel, Field, PrivateAttr
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import BaseNode, ImageNode, NodeWithScore, QueryBundle
+from llama_index.core.storage.docstore.types import BaseDocumentStore
+from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+from llama_index_video import schema
+from llama_index_video.postprocessing.timeline import (
+    DocstoreTimeline,
+    Timeline,
+    VectorStoreTimeline,
+    of_modality,
+    span,
+)
+
+TIMED_MODALITIES = ("transcript", "frame", "ocr")
+
+
+class ContextUnit(BaseModel):
+    """One neighbouring unit attached to a moment."""
+
+    node_id: str
+    start: float
+    end: float
+    text: str
+    label: str
+    modality: str = "transcript"
+
+
+class MomentNode(ImageNode):
+    """A retrieved moment with its context units and, as its image, the attached frame."""
+
+    context: list[ContextUnit] = Field(default_factory=list)
+    hit_ids: list[str] = Field(default_factory=list)
+    hit_text: str = Field(default="", description="The text of the retrieved node(s) alone.")
+    frame_time: float | None = None
+
+
+@dataclass
+class _Moment:
+    """A hit being expanded; merged hits share one."""
+
+    source: BaseNode
+    content_hash: str
+    hit_start: float
+    hit_end: float
+    units: dict[str, BaseNode] = field(default_factory=dict)
+    hit_ids: list[str] = field(default_factory=list)
+    hit_texts: list[str] = field(default_factory=list)
+    frame: BaseNode | None = None
+
+    @property
+    def modality(self) -> str:
+        return str(self.source.metadata.get(schema.MODALITY))
+
+    def absorb(self, other: _Moment) -> None:
+        """Take in a later, overlapping hit of the same file.
+
+        Its units join the context; a retrieved frame replaces an attached one (it
+        matched the query itself); its text counts as hit text only when it is of the
+        same modality, so a frame's description does not pose as speech.
+        """
+        self.units.update(other.units)
+        self.hit_ids.extend(other.hit_ids)
+        if other.modality == "frame" and self.modality != "frame":
+            self.frame = other.frame
+        if other.modality == self.modality:
+            self.hit_texts.extend(other.hit_texts)
+            self.hit_start = min(self.hit_start, other.hit_start)
+            self.hit_end = max(self.hit_end, other.hit_end)
+
+    @property
+    def lo(self) -> float:
+        return min([self.hit_start, *(span(u)[0] for u in self.units.values())])  # type: ignore[index]
+
+    @property
+    def hi(self) -> float:
+        return max([self.hit_end, *(span(u)[1] for u in self.units.values())])  # type: ignore[index]
+
+
+class TimestampFramePostprocessor(BaseNodePostprocessor):
+    """Attach neighbouring transcript and the nearest frame to each timed hit.
+
+    Give it the vector store the nodes live in (e.g. ``ChromaVectorStore``) or a
+    docstore; neighbours and frames are looked up there by metadata.
+    """
+
+    neighbours: int = Field(
+        default=1, ge=0, description="Transcript units attached before and after each hit."
+    )
+    window_seconds: float | None = Field(
+        default=None,
+        ge=0,
+        description="Instead of a unit count, attach every unit within +/- this many seconds.",
+    )
+    attach_frames: bool = Field(default=True, description="Attach the frame on screen.")
+    frame_choice: Literal["inside", "nearest"] = Field(
+        default="inside",
+        description=(
+            "'inside': the frame on screen longest during the hit (else the nearest); "
+            "'nearest': the frame whose time is closest to the hit's start."
+        ),
+    )
+    merge: bool = Field(default=True, description="Merge overlapping contexts of one file.")
+    search_seconds: float = Field(
+        default=120.0, gt=0, description="How far around a hit neighbours are looked for."
+    )
+
+    _timeline: Timeline = PrivateAttr()
+
+    def __init__(
+        self,
+        *,
+        vector_store: BasePydanticVectorStore | None = None,
+        docstore: BaseDocumentStore | None = None,
+        timeline: Timeline | None = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(**kwargs)
+        if timeline is None:
+            if docstore is not None:
+                timeline = DocstoreTimeline(docstore)
+            elif vector_store is not None:
+                timeline = VectorStoreTimeline(vector_store)
+            else:
+                raise ValueError("pass the vector_store or the docstore the nodes live in")
+        self._timeline = timeline
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "TimestampFramePostprocessor"
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        nearby = self._fetch_nearby(nodes)
+        results: list[NodeWithScore] = []
+        moments: dict[int, _Moment] = {}  # position in results -> moment
+        for hit in nodes:
+            moment = self._expand(hit.node, nearby)
+            if moment is None:
+                results.append(hit)
+                continue
+            target = self._mergeable(moment, moments) if self.merge else None
+            if target is None:
+                moments[len(results)] = moment
+                results.append(hit)
+                continue
+            target.absorb(moment)
+        for position, moment in moments.items():
+            score = results[position].score
+            results[position] = NodeWithScore(node=_moment_node(moment), score=score)
+        return results
+
+    def _fetch_nearby(self, hits: Sequence[NodeWithScore]) -> dict[str, list[BaseNode]]:
+        """One lookup per file covering every hit in it."""
+        ranges: dict[str, tuple[float, float]] = {}
+        pad = max(self.search_seconds, self.window_seconds or 0.0)
+        for hit in hits:
+            hit_span, key = span(hit.node), hit.node.metadata.get(schema.CONTENT_HASH)
+            if hit_span is None or key is None:
+                continue
+            lo, hi = ranges.get(key, (hit_span[0], hit_span[1]))
+            ranges[key] = (min(lo, hit_span[0]), max(hi, hit_span[1]))
+        return {
+            key: self._timeline.overlapping(key, lo - pad, hi + pad)
+            for key, (lo, hi) in ranges.items()
+        }
+
+    def _expand(self, node: BaseNode, nearby: dict[str, list[BaseNode]]) -> _Moment | None:
+        hit_span = span(node)
+        key = node.metadata.get(schema.CONTENT_HASH)
+        modality = node.metadata.get(schema.MODALITY)
+        if hit_span is None or key is None or modality not in TIMED_MODALITIES:
+            return None
+        found = nearby.get(key, [])
+        units = of_modality(found, "transcript")
+        moment = _Moment(
+            node,
+            key,
+            hit_span[0],
+            hit_span[1],
+            hit_ids=[node.node_id],
+            hit_texts=[node.get_content()],
+        )
+        for unit in self._context_units(node, hit_span, units):
+            moment.units[unit.node_id] = unit
+        if modality == "frame":
+            moment.frame = node
+        elif self.attach_frames:
+            moment.frame = self._choose_frame(hit_span, of_modality(found, "frame"))
+        return moment
+
+    def _context_units(
+        self, node: BaseNode, hit_span: tuple[float, float], units: list[BaseNode]
+    ) -> list[BaseNode]:
+        start, end = hit_span
+        if self.window_seconds is not None:
+            lo, hi = start - self.window_seconds, end + self.window_seconds
+            return [u for u in units if _overlaps(span(u), lo, hi)]
+        overlapping = [i for i, u in enumerate(units) if _overlaps(span(u), start, end)]
+        if node.metadata.get(schema.MODALITY) == "transcript":
+            ids = [u.node_id for u in units]
+            overlapping = [ids.index(node.node_id)] if node.node_id in ids else overlapping
+        if not overlapping:
+            return [node] if node.metadata.get(schema.MODALITY) == "transcript" else []
+        first = max(0, overlapping[0] - self.neighbours)
+        last = min(len(units), overlapping[-1] + self.neighbours + 1)
+        return units[first:last]
+
+    def _choose_frame(
+        self, hit_span: tuple[float, float], frames: list[BaseNode]
+    ) -> BaseNode | None:
+        if not frames:
+            return None
+        start, end = hit_span
+
+        def distance(frame: BaseNode) -> float:
+            return abs(float(frame.metadata.get(schema.FRAME_TIME, span(frame)[0])) - start)  # type: ignore[index]
+
+        if self.frame_choice == "inside":
+            best = max(frames, key=lambda f: (_overlap(span(f), start, end), -distance(f)))
+            if _overlap(span(best), start, end) > 0:
+                return best
+        return min(frames, key=distance)
+
+    def _mergeable(self, moment: _Moment, moments: dict[int, _Moment]) -> _Moment | None:
+        for other in moments.values():
+            if other.content_hash == moment.content_hash and (
+                moment.lo <= other.hi and moment.hi >= other.lo
+            ):
+                return other
+        return None
+
+
+def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
+    return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
+
+
+def _overlap(node_span: tuple[float, float] | None, lo: float, hi: float) -> float:
+    if node_span is None:
+        return 0.0
+    return max(0.0, min(node_span[1], hi) - max(node_span[0], lo))
+
+
+def _moment_node(moment: _Moment) -> MomentNode:
+    source = moment.source
+    units = sorted(moment.units.values(), key=lambda u: span(u) or (0.0, 0.0))
+    context = [
+        ContextUnit(
+            node_id=u.node_id,
+            start=span(u)[0],  # type: ignore[index]
+            end=span(u)[1],  # type: ignore[index]
+            text=u.get_content(),
+            label=str(u.metadata.get(schema.LABEL, "")),
+            modality=str(u.metadata.get(schema.MODALITY, "transcript")),
+        )
+        for u in units
+    ]
+    lines = [f"{c.label} {c.text}" for c in context]
+    if source.metadata.get(schema.MODALITY) != "transcript":
+        lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
+    metadata = dict(source.metadata)
+    metadata[schema.START_S] = round(moment.hit_start, 3)
+    metadata[schema.END_S] = round(moment.hit_end, 3)
+    frame = moment.frame
+    frame_path = frame.metadata.get(schema.IMAGE_PATH) if frame is not None else None
+    frame_time = frame.metadata.get(schema.FRAME_TIME) if frame is not None else None
+    return MomentNode(
+        id_=source.node_id,
+        text="\n".join(lines),
+        metadata=metadata,
+        excluded_embed_metadata_keys=list(source.excluded_embed_metadata_keys),
+        excluded_llm_metadata_keys=list(source.excluded_llm_metadata_keys),
+        relationships=dict(source.relationships),
+        image_path=frame_path,
+        image_mimetype="image/jpeg" if frame_path else None,
+        context=context,
+        hit_ids=moment.hit_ids,
+        hit_text=" … ".join(moment.hit_texts),
+        frame_time=frame_time,
+    )

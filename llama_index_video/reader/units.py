@@ -1,0 +1,150 @@
+"""Turning ASR segments into retrieval units.
+
+Whisper cuts segments by time, not meaning ("...the temperature is usually between" |
+"25 and 30 degrees Celsius"), so segments are raw material: words are regrouped into
+sentences (a sentence may span several segments), and sentences are packed into
+windows of about ``target_chars``. Windows end at sentence ends; only where a sentence
+too long for one window is cut do the last few words repeat in the next window.
+Overlapping whole sentences would blur neighbouring facts ("90% of UV-B" creeping
+into the "100% of UV-C" unit). Without word timestamps, word times are interpolated
+within their segment.
+Everything streams: a unit is yielded as soon as it is complete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from llama_index_video.transcription.base import Segment
+
+_SENTENCE_END = re.compile(r"[.!?…]['\")\]]*$")
+
+
+@dataclass(frozen=True)
+class TranscriptUnit:
+    """A retrieval unit: consecutive speech from ``start`` to ``end`` seconds."""
+
+    start: float
+    end: float
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class UnitOptions:
+    """How segments are regrouped.
+
+    Attributes:
+        target_chars: A window closes once it reaches this many characters.
+        max_chars: A single sentence longer than this is cut at word boundaries.
+        overlap_words: Words repeated at the start of the next window when a long
+            sentence is cut mid-way (at most a third of the window).
+        max_gap: A silence longer than this (seconds) always ends a window, even
+            mid-sentence, so a unit never spans minutes of nothing.
+    """
+
+    target_chars: int = 160
+    max_chars: int = 400
+    overlap_words: int = 6
+    max_gap: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.target_chars < 20:
+            raise ValueError(f"target_chars must be >= 20, got {self.target_chars}")
+        if self.max_chars < self.target_chars:
+            raise ValueError("max_chars must be >= target_chars")
+        if self.overlap_words < 0:
+            raise ValueError(f"overlap_words must be >= 0, got {self.overlap_words}")
+        if self.max_gap <= 0:
+            raise ValueError(f"max_gap must be > 0, got {self.max_gap}")
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: float
+    end: float
+    text: str
+
+
+def build_units(
+    segments: Iterable[Segment], options: UnitOptions | None = None
+) -> Iterator[TranscriptUnit]:
+    """Regroup ``segments`` into sentence-aware windows, overlapping where cut mid-sentence."""
+    options = options or UnitOptions()
+    window: list[_Token] = []
+    fresh = 0  # tokens in the window that are not overlap from the previous one
+
+    def close(*, mid_sentence: bool) -> Iterator[TranscriptUnit]:
+        nonlocal window, fresh
+        if fresh:
+            yield _unit(window)
+        keep = min(options.overlap_words, len(window) // 3) if mid_sentence and fresh else 0
+        window = window[-keep:] if keep else []
+        fresh = 0
+
+    def add_sentence(tokens: list[_Token]) -> Iterator[TranscriptUnit]:
+        nonlocal fresh
+        pieces = list(_cut_long(tokens, options.max_chars))
+        for index, piece in enumerate(pieces):
+            if fresh and _length(window) + _length(piece) > options.target_chars:
+                yield from close(mid_sentence=index > 0)
+            window.extend(piece)
+            fresh += len(piece)
+            if _length(window) >= options.target_chars:
+                yield from close(mid_sentence=index < len(pieces) - 1)
+
+    sentence: list[_Token] = []
+    previous_end: float | None = None
+    for token in _tokens(segments):
+        if previous_end is not None and token.start - previous_end > options.max_gap:
+            yield from add_sentence(sentence)
+            sentence = []
+            yield from close(mid_sentence=False)
+        sentence.append(token)
+        previous_end = token.end
+        if _SENTENCE_END.search(token.text):
+            yield from add_sentence(sentence)
+            sentence = []
+    yield from add_sentence(sentence)
+    yield from close(mid_sentence=False)
+
+
+def _tokens(segments: Iterable[Segment]) -> Iterator[_Token]:
+    for segment in segments:
+        if segment.words:
+            for word in segment.words:
+                if text := word.text.strip():
+                    yield _Token(word.start, word.end, text)
+            continue
+        words = segment.text.split()
+        total = sum(len(w) + 1 for w in words)
+        span = max(0.0, segment.end - segment.start)
+        offset = 0
+        for word in words:
+            start = segment.start + span * offset / total
+            offset += len(word) + 1
+            yield _Token(start, segment.start + span * offset / total, word)
+
+
+def _cut_long(tokens: list[_Token], max_chars: int) -> Iterator[list[_Token]]:
+    piece: list[_Token] = []
+    for token in tokens:
+        if piece and _length(piece) + 1 + len(token.text) > max_chars:
+            yield piece
+            piece = []
+        piece.append(token)
+    if piece:
+        yield piece
+
+
+def _length(tokens: list[_Token]) -> int:
+    return sum(len(t.text) for t in tokens) + max(0, len(tokens) - 1)
+
+
+def _unit(tokens: list[_Token]) -> TranscriptUnit:
+    return TranscriptUnit(
+        start=round(tokens[0].start, 3),
+        end=round(max(t.end for t in tokens), 3),
+        text=" ".join(t.text for t in tokens),
+    )

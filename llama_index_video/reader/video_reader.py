@@ -1,0 +1,274 @@
+"""``VideoReader``: video, audio and text files in, timestamped LlamaIndex nodes out.
+
+For a video: speech becomes transcript ``TextNode``s (from subtitles when present,
+else from the transcriber), kept frames become ``FrameNode``s (an ``ImageNode``
+stored by path). Audio files give transcript nodes only; ``.md``/``.txt`` files go
+through LlamaIndex's own reader and sentence splitter, so a mixed folder indexes
+together. Node ids derive from the file's bytes, so reading a file twice, or after
+moving it, yields the same ids.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import BaseNode
+
+from llama_index_video.errors import MediaError, UnsupportedMediaError, VideoIndexError
+from llama_index_video.media.audio import iter_audio_chunks
+from llama_index_video.media.frames import FrameSamplingOptions, sample_frames
+from llama_index_video.media.probe import MediaInfo, probe
+from llama_index_video.reader import moments
+from llama_index_video.reader.ids import content_hash
+from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
+from llama_index_video.schema import format_timestamp
+from llama_index_video.transcription.base import Segment, Transcriber
+
+logger = logging.getLogger(__name__)
+
+VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mpg", ".mpeg"})
+AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac"})
+TEXT_SUFFIXES = frozenset({".md", ".txt"})
+SUPPORTED_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES | TEXT_SUFFIXES
+
+_SPOKEN_CHARS_PER_FRAME = 300
+
+Progress = Callable[[str, float, float], None]
+"""Called as ``progress(stage, done, total)``; stages ``transcribe`` and ``frames``
+count media seconds."""
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    """What reading one file produced: its nodes, plus notes worth telling the user."""
+
+    path: Path
+    content_hash: str
+    nodes: list[BaseNode]
+    duration: float | None = None
+    notes: tuple[str, ...] = field(default=())
+
+
+class VideoReader(BaseReader):
+    """Read video, audio and text files into timestamped nodes.
+
+    Args:
+        media_dir: Where frame JPEGs are written (the index's media folder).
+        transcriber: Speech-to-text backend; defaults to faster-whisper, created on
+            first use.
+        use_subtitles: Use a sidecar ``.srt``/``.vtt`` or an embedded subtitle stream
+            instead of speech recognition when one exists.
+        frames: Frame sampling options; ``None`` disables frames.
+        units: How transcript segments are grouped into retrieval units.
+        text_chunk_size: Token size of text-document chunks.
+        text_chunk_overlap: Token overlap of text-document chunks.
+        max_duration: Refuse media longer than this many seconds (``None``: no limit).
+        audio_chunk_seconds: Audio is decoded and transcribed this many seconds at a
+            time, which bounds memory for long recordings.
+        raise_on_error: In ``lazy_load_data``, raise on the first bad file instead of
+            logging it and going on with the others.
+    """
+
+    def __init__(
+        self,
+        *,
+        media_dir: str | Path = "video_index/media",
+        transcriber: Transcriber | None = None,
+        use_subtitles: bool = True,
+        frames: FrameSamplingOptions | None = FrameSamplingOptions(),  # noqa: B008 (frozen)
+        units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
+        text_chunk_size: int = 512,
+        text_chunk_overlap: int = 64,
+        max_duration: float | None = None,
+        audio_chunk_seconds: float = 600.0,
+        raise_on_error: bool = False,
+    ) -> None:
+        if max_duration is not None and max_duration <= 0:
+            raise ValueError(f"max_duration must be > 0, got {max_duration}")
+        if audio_chunk_seconds < 30:
+            raise ValueError(f"audio_chunk_seconds must be >= 30, got {audio_chunk_seconds}")
+        if not 0 <= text_chunk_overlap < text_chunk_size:
+            raise ValueError("need 0 <= text_chunk_overlap < text_chunk_size")
+        self.media_dir = Path(media_dir)
+        self.use_subtitles = use_subtitles
+        self.frames = frames
+        self.units = units
+        self.text_chunk_size = text_chunk_size
+        self.text_chunk_overlap = text_chunk_overlap
+        self.max_duration = max_duration
+        self.audio_chunk_seconds = audio_chunk_seconds
+        self.raise_on_error = raise_on_error
+        self._transcriber = transcriber
+
+    @property
+    def transcriber(self) -> Transcriber:
+        """The speech backend, created on first use."""
+        if self._transcriber is None:
+            from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+            self._transcriber = FasterWhisperTranscriber()
+        return self._transcriber
+
+    def lazy_load_data(  # type: ignore[override]
+        self, file_paths: str | Path | Iterable[str | Path], **_: object
+    ) -> Iterator[BaseNode]:
+        """Yield the nodes of each file in turn.
+
+        A file that cannot be read is logged (one line naming the file and the reason)
+        and skipped, unless ``raise_on_error`` is set.
+        """
+        paths = [file_paths] if isinstance(file_paths, (str, Path)) else list(file_paths)
+        for path in paths:
+            try:
+                yield from self.read(path).nodes
+            except VideoIndexError as exc:
+                if self.raise_on_error:
+                    raise
+                logger.warning("skipped %s", exc)
+
+    def read(
+        self, path: str | Path, *, file_hash: str | None = None, progress: Progress | None = None
+    ) -> ReadResult:
+        """Read one file.
+
+        Args:
+            path: A video, audio, ``.md`` or ``.txt`` file.
+            file_hash: Its content hash, if the caller already computed it.
+            progress: Told how far each stage has got.
+
+        Raises:
+            MediaError: the file is missing, empty, of an unsupported type, or not
+                decodable; the message names the file and the reason.
+            VideoIndexError: transcription or another stage failed.
+        """
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in SUPPORTED_SUFFIXES:
+            raise UnsupportedMediaError(path, f"unsupported file type '{suffix or path.name}'")
+        if not path.is_file():
+            raise MediaError(path, "file not found")
+        try:
+            source = moments.SourceFile(path, file_hash or content_hash(path))
+        except OSError as exc:
+            raise MediaError(path, f"cannot be read ({exc.strerror or exc})") from exc
+        if suffix in TEXT_SUFFIXES:
+            return ReadResult(path, source.content_hash, self._read_text(source))
+        try:
+            return self._read_media(
+                source, is_video=suffix in VIDEO_SUFFIXES, progress=progress or _no_progress
+            )
+        except VideoIndexError:
+            raise
+        except Exception as exc:  # a library failing deep inside: one line, cause chained
+            raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
+
+    def _read_media(
+        self, source: moments.SourceFile, *, is_video: bool, progress: Progress
+    ) -> ReadResult:
+        info = probe(source.path)
+        if self.max_duration is not None and info.duration > self.max_duration:
+            raise MediaError(
+                source.path,
+                f"is {format_timestamp(info.duration)} long, over the limit of "
+                f"{format_timestamp(self.max_duration)} (raise max_duration to index it)",
+            )
+        notes: list[str] = []
+        if is_video and not info.has_video:
+            notes.append("no video stream: transcript only")
+        units, language = self._transcript(info, notes, progress)
+        note = "; ".join(notes) or None
+        nodes: list[BaseNode] = list(
+            moments.transcript_nodes(source, units, language=language, note=note)
+        )
+        if info.has_video and self.frames is not None:
+            for frame in sample_frames(
+                source.path,
+                out_dir=self.media_dir / "frames",
+                name_prefix=source.content_hash[:16],
+                options=self.frames,
+                duration=info.duration,
+            ):
+                progress("frames", frame.end, info.duration)
+                spoken = moments.spoken_between(
+                    units, frame.time, frame.end, _SPOKEN_CHARS_PER_FRAME
+                )
+                nodes.append(moments.frame_node(source, frame, spoken=spoken, note=note))
+        if not nodes:
+            raise MediaError(source.path, "; ".join(notes) or "nothing to index")
+        for text in notes:
+            logger.info("%s: %s", source.path, text)
+        return ReadResult(
+            source.path, source.content_hash, nodes, duration=info.duration, notes=tuple(notes)
+        )
+
+    def _transcript(
+        self, info: MediaInfo, notes: list[str], progress: Progress
+    ) -> tuple[list[TranscriptUnit], str | None]:
+        if self.use_subtitles:
+            from llama_index_video.transcription.subtitles import find_subtitles, load_subtitles
+
+            subtitles = find_subtitles(info.path)
+            if subtitles is not None:
+                transcription = load_subtitles(subtitles)
+                units = list(build_units(transcription.segments, self.units))
+                notes.append(f"transcript from subtitles ({subtitles})")
+                return units, transcription.info.language
+        if not info.has_audio:
+            notes.append("no audio track: frames only")
+            return [], None
+        segments, language = self._recognise(info, progress)
+        units = list(build_units(segments, self.units))
+        if not units:
+            notes.append("no speech found")
+        return units, language
+
+    def _recognise(self, info: MediaInfo, progress: Progress) -> tuple[list[Segment], str | None]:
+        segments: list[Segment] = []
+        language: str | None = None
+        for chunk in iter_audio_chunks(info.path, chunk_seconds=self.audio_chunk_seconds):
+            transcription = self.transcriber.transcribe(chunk.samples, source=info.path)
+            for segment in transcription.segments:
+                segments.append(_shifted(segment, chunk.start))
+                progress("transcribe", min(segments[-1].end, info.duration), info.duration)
+            progress("transcribe", min(chunk.end, info.duration), info.duration)
+            language = language or transcription.info.language
+        return segments, language
+
+    def _read_text(self, source: moments.SourceFile) -> list[BaseNode]:
+        from llama_index.core import Document
+        from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
+
+        try:
+            text = source.path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise MediaError(source.path, "is not UTF-8 text") from exc
+        except OSError as exc:
+            raise MediaError(source.path, f"cannot be read ({exc.strerror or exc})") from exc
+        if not text.strip():
+            raise MediaError(source.path, "no text to index")
+        chunks: list[BaseNode] = [Document(id_=source.doc_id, text=text)]
+        if source.path.suffix.lower() == ".md":
+            chunks = MarkdownNodeParser().get_nodes_from_documents(chunks)
+        splitter = SentenceSplitter(
+            chunk_size=self.text_chunk_size, chunk_overlap=self.text_chunk_overlap
+        )
+        return list(moments.text_chunk_nodes(source, splitter(chunks)))
+
+
+def _no_progress(stage: str, done: float, total: float) -> None:
+    """Progress is optional."""
+
+
+def _shifted(segment: Segment, offset: float) -> Segment:
+    if not offset:
+        return segment
+    return replace(
+        segment,
+        start=segment.start + offset,
+        end=segment.end + offset,
+        words=tuple(replace(w, start=w.start + offset, end=w.end + offset) for w in segment.words),
+    )

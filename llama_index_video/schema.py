@@ -1,0 +1,84 @@
+"""Node metadata conventions shared by every stage.
+
+Metadata stays flat (str/int/float/None) because LlamaIndex and Chroma reject
+nested values. Times are seconds on the source file's own timeline.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal
+
+Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio"]
+MODALITIES: Final[tuple[str, ...]] = ("transcript", "frame", "ocr", "text", "video", "audio")
+
+# Metadata keys.
+SOURCE: Final = "source"  # path of the media file as ingested
+FILE_NAME: Final = "file_name"
+CONTENT_HASH: Final = "content_hash"  # sha256 of the file's bytes: identity across moves
+MODALITY: Final = "modality"
+START_S: Final = "start_s"
+END_S: Final = "end_s"
+LABEL: Final = "label"  # "[file.mp4 01:34-01:41]"
+TIME_LABEL: Final = "time"  # "01:34"
+MEDIA_URL: Final = "media_url"  # "file.mp4#t=94.9"
+LANGUAGE: Final = "language"
+FRAME_TIME: Final = "frame_time"
+IMAGE_PATH: Final = "image_path"
+NOTE: Final = "note"
+
+# Keys that locate a moment but carry no meaning for an embedding model.
+EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
+    SOURCE,
+    FILE_NAME,
+    CONTENT_HASH,
+    MODALITY,
+    START_S,
+    END_S,
+    LABEL,
+    TIME_LABEL,
+    MEDIA_URL,
+    LANGUAGE,
+    FRAME_TIME,
+    IMAGE_PATH,
+    NOTE,
+)
+# What the generator should see: the label is enough to cite.
+LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
+    SOURCE,
+    CONTENT_HASH,
+    MODALITY,
+    START_S,
+    END_S,
+    TIME_LABEL,
+    MEDIA_URL,
+    FRAME_TIME,
+    IMAGE_PATH,
+    FILE_NAME,
+    NOTE,
+)
+
+
+def format_timestamp(seconds: float) -> str:
+    """Format seconds as ``mm:ss`` (or ``h:mm:ss`` from one hour on)."""
+    total = max(0, int(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}:{minutes:02d}:{secs:02d}"
+    return f"{minutes:02d}:{secs:02d}"
+
+
+def moment_label(file_name: str, start: float | None, end: float | None) -> str:
+    """The citation label ``[file mm:ss-mm:ss]`` (``[file]`` for untimed documents)."""
+    if start is None:
+        return f"[{file_name}]"
+    if end is None or format_timestamp(end) == format_timestamp(start):
+        return f"[{file_name} {format_timestamp(start)}]"
+    return f"[{file_name} {format_timestamp(start)}-{format_timestamp(end)}]"
+
+
+def media_fragment_url(source: str, start: float, end: float | None = None) -> str:
+    """A playable Media Fragments URI: ``file.mp4#t=94.9`` or ``#t=94.9,101.2``."""
+    if end is None:
+        return f"{source}#t={start:.1f}"
+    return f"{source}#t={start:.1f},{end:.1f}"

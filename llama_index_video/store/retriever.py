@@ -1,0 +1,78 @@
+"""``VideoRetriever``: vector retrieval with comparable scores, a modality filter and a cutoff.
+
+LlamaIndex's Chroma store reports ``exp(-distance)`` whatever the space; with the
+cosine space that converts back to cosine similarity exactly (``1 + ln(score)``), so
+scores, and the relevance threshold, mean the same with Chroma and with in-memory
+stores. Hits below the threshold are dropped: with nothing relevant in the index,
+retrieval returns nothing rather than the least unrelated moments.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.vector_stores.types import (
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
+)
+
+from llama_index_video import schema
+
+
+class VideoRetriever(BaseRetriever):
+    """Top-k moments from a ``VectorStoreIndex`` built from this package's nodes.
+
+    Args:
+        index: The vector index.
+        top_k: How many hits to return at most.
+        modalities: Only these modalities (e.g. ``("transcript", "ocr")``); None: all.
+        threshold: Minimum cosine similarity; None keeps everything.
+    """
+
+    def __init__(
+        self,
+        index: VectorStoreIndex,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        threshold: float | None = None,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        unknown = set(modalities or ()) - set(schema.MODALITIES)
+        if unknown:
+            raise ValueError(
+                f"unknown modality {sorted(unknown)}; choose from {', '.join(schema.MODALITIES)}"
+            )
+        super().__init__()
+        filters = None
+        if modalities:
+            filters = MetadataFilters(
+                filters=[
+                    MetadataFilter(
+                        key=schema.MODALITY, value=list(modalities), operator=FilterOperator.IN
+                    )
+                ]
+            )
+        self._retriever = index.as_retriever(similarity_top_k=top_k, filters=filters)
+        self._from_chroma = type(index.vector_store).__name__ == "ChromaVectorStore"
+        self.threshold = threshold
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._rescore(self._retriever.retrieve(query_bundle))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._rescore(await self._retriever.aretrieve(query_bundle))
+
+    def _rescore(self, hits: list[NodeWithScore]) -> list[NodeWithScore]:
+        for hit in hits:
+            if self._from_chroma and hit.score is not None and hit.score > 0:
+                hit.score = 1.0 + math.log(hit.score)
+        if self.threshold is None:
+            return hits
+        return [h for h in hits if h.score is not None and h.score >= self.threshold]

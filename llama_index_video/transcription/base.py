@@ -1,0 +1,87 @@
+"""The transcription contract: a :class:`Transcriber` turns audio into timed :class:`Segment` s.
+
+The speech backends (faster-whisper, openai-whisper) implement the same
+protocol, and subtitle loading returns the same :class:`Transcription`, so the
+reader never knows which one produced the segments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+SAMPLE_RATE = 16_000
+"""Samples per second of the audio every :class:`Transcriber` takes."""
+
+
+@dataclass(frozen=True)
+class Word:
+    """One recognised word with its time span in seconds."""
+
+    start: float
+    end: float
+    text: str
+    probability: float | None = None
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A span of speech (or one subtitle cue) on the source's timeline."""
+
+    start: float
+    end: float
+    text: str
+    words: tuple[Word, ...] = ()
+
+
+@dataclass(frozen=True)
+class TranscriptionInfo:
+    """What a backend actually did: the options used and what it detected."""
+
+    backend: str
+    model: str
+    language: str | None
+    language_probability: float | None = None
+    duration: float | None = None
+    options: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Transcription:
+    """The info at once and the segments lazily, so an hour of audio streams."""
+
+    info: TranscriptionInfo
+    segments: Iterator[Segment]
+
+
+@runtime_checkable
+class Transcriber(Protocol):
+    """Anything that turns 16 kHz mono float32 audio into timed segments."""
+
+    @property
+    def name(self) -> str:
+        """The backend's name, as recorded in :attr:`TranscriptionInfo.backend`."""
+        ...
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        """Transcribe ``audio`` (16 kHz mono float32). ``source`` is for error messages."""
+        ...
+
+
+def as_mono_float32(audio: np.ndarray) -> np.ndarray:
+    """Check that ``audio`` is a 1-D array of float samples and return it as float32.
+
+    Raises:
+        ValueError: ``audio`` has more than one channel or integer samples (decode with
+            :mod:`llama_index_video.media`, which returns 16 kHz mono float32).
+    """
+    samples = np.asarray(audio)
+    if samples.ndim != 1:
+        raise ValueError(f"audio must be mono (1-D), got an array of shape {samples.shape}")
+    if not np.issubdtype(samples.dtype, np.floating):
+        raise ValueError(f"audio must hold float samples in [-1, 1], got dtype {samples.dtype}")
+    return samples.astype(np.float32, copy=False)
