@@ -1,5 +1,104 @@
-"""Search and answer questions over video and audio in LlamaIndex, cited to the second."""
+"""Search and answer questions over video and audio in LlamaIndex, cited to the second.
+
+The public names are imported on first use, so ``import llama_index_video`` (and the
+command line's ``--help``) stays fast; optional dependencies load only when needed.
+"""
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, str] = {
+    "VideoReader": "llama_index_video.reader.video_reader",
+    "ReadResult": "llama_index_video.reader.video_reader",
+    "FrameNode": "llama_index_video.reader.nodes",
+    "ClipNode": "llama_index_video.reader.nodes",
+    "UnitOptions": "llama_index_video.reader.units",
+    "FrameSamplingOptions": "llama_index_video.media.frames",
+    "probe": "llama_index_video.media.probe",
+    "MediaInfo": "llama_index_video.media.probe",
+    "Transcriber": "llama_index_video.transcription.base",
+    "Segment": "llama_index_video.transcription.base",
+    "Word": "llama_index_video.transcription.base",
+    "FasterWhisperTranscriber": "llama_index_video.transcription.faster",
+    "OpenAIWhisperTranscriber": "llama_index_video.transcription.openai_whisper",
+    "TimestampFramePostprocessor": "llama_index_video.postprocessing.timestamp_frame",
+    "MomentNode": "llama_index_video.postprocessing.timestamp_frame",
+    "VideoRetriever": "llama_index_video.store.retriever",
+    "VideoIndex": "llama_index_video.index",
+    "SearchHit": "llama_index_video.answering.search",
+    "Answer": "llama_index_video.answering.extractive",
+    "Citation": "llama_index_video.answering.citations",
+    "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
+    "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
+    "VideoIndexError": "llama_index_video.errors",
+    "MediaError": "llama_index_video.errors",
+    "MissingDependencyError": "llama_index_video.errors",
+}
+
+__all__ = [
+    "__version__",
+    "Answer",
+    "Citation",
+    "ClaudeMultimodalLLM",
+    "ClipNode",
+    "FasterWhisperTranscriber",
+    "FrameNode",
+    "FrameSamplingOptions",
+    "GeminiMultimodalEmbedding",
+    "MediaError",
+    "MediaInfo",
+    "MissingDependencyError",
+    "MomentNode",
+    "OpenAIWhisperTranscriber",
+    "ReadResult",
+    "SearchHit",
+    "Segment",
+    "TimestampFramePostprocessor",
+    "Transcriber",
+    "UnitOptions",
+    "VideoIndex",
+    "VideoIndexError",
+    "VideoReader",
+    "VideoRetriever",
+    "Word",
+    "probe",
+]
+
+if TYPE_CHECKING:
+    from llama_index_video.answering.citations import Citation
+    from llama_index_video.answering.claude import ClaudeMultimodalLLM
+    from llama_index_video.answering.extractive import Answer
+    from llama_index_video.answering.search import SearchHit
+    from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+    from llama_index_video.errors import MediaError, MissingDependencyError, VideoIndexError
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.media.probe import MediaInfo, probe
+    from llama_index_video.postprocessing.timestamp_frame import (
+        MomentNode,
+        TimestampFramePostprocessor,
+    )
+    from llama_index_video.reader.nodes import ClipNode, FrameNode
+    from llama_index_video.reader.units import UnitOptions
+    from llama_index_video.reader.video_reader import ReadResult, VideoReader
+    from llama_index_video.store.retriever import VideoRetriever
+    from llama_index_video.transcription.base import Segment, Transcriber, Word
+    from llama_index_video.transcription.faster import FasterWhisperTranscriber
+    from llama_index_video.transcription.openai_whisper import OpenAIWhisperTranscriber
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llama_index_video' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

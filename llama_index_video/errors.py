@@ -27,14 +27,18 @@ class VideoIndexError(Exception):
 
 
 class MissingDependencyError(VideoIndexError, ImportError):
-    """An optional dependency is missing; the message names the extra to install."""
+    """An optional dependency is missing; the message names the extra to install.
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+    ``install`` replaces the pip command for what pip cannot install (a system program).
+    """
+
+    def __init__(
+        self, package: str, extra: str, purpose: str, *, install: str | None = None
+    ) -> None:
         self.package = package
         self.extra = extra
-        super().__init__(
-            f"{purpose} needs the '{package}' package: pip install 'llama-index-video[{extra}]'"
-        )
+        hint = install or f"pip install 'llama-index-video[{extra}]'"
+        super().__init__(f"{purpose} needs the '{package}' package: {hint}")
 
 
 class MediaError(VideoIndexError):

@@ -4,18 +4,24 @@ The folder holds a Chroma collection (``chroma/``), the frames (``media/``) and 
 manifest (``manifest.sqlite``) that makes ingest incremental and records which
 embedding model built the index, so opening it with another model fails clearly
 instead of returning wrong results. Any LlamaIndex vector store can replace Chroma.
+
+Search fuses one retriever per modality (transcript, OCR text, frames by their text,
+and, when the folder has visual search, frames by their pixels) by weighted
+reciprocal rank (:mod:`llama_index_video.store.fusion`); where frame vectors are
+kept is explained in :mod:`llama_index_video.store.visual`.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
+from llama_index.core.indices import MultiModalVectorStoreIndex
 
-from llama_index_video import __version__
+from llama_index_video import __version__, schema
 from llama_index_video.answering.search import SearchHit, hit_from_node
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
@@ -23,12 +29,22 @@ from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import DEFAULT_COLLECTION, open_chroma
+from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
+from llama_index_video.store.visual import (
+    DEFAULT_VISUAL_THRESHOLDS,
+    FRAMES_COLLECTION,
+    NO_VISUAL,
+    VISUAL_CHANNEL,
+    VISUAL_META,
+    visual_model_for,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 logger = logging.getLogger(__name__)
@@ -39,6 +55,17 @@ DEFAULT_INDEX_DIR = Path("video_index")
 # benchmarks/evaluate.py (see docs/evaluation.md).
 DEFAULT_THRESHOLDS: dict[str, float] = {
     f"HuggingFaceEmbedding:{DEFAULT_LOCAL_MODEL}": 0.30,
+}
+# Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
+# A frame's text repeats what OCR and the transcript hold, so its own hits count half.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "transcript": 1.0,
+    "text": 1.0,
+    "audio": 1.0,
+    "video": 1.0,
+    "ocr": 1.0,
+    "frame": 0.5,
+    VISUAL_CHANNEL: 0.5,
 }
 
 
@@ -54,10 +81,19 @@ class VideoIndex:
         threshold: Minimum cosine similarity of a hit. ``"auto"`` uses the calibrated
             value for the default model, and no threshold for other models.
         collection: Name of the Chroma collection.
+        visual_model: A ``MultiModalEmbedding`` (e.g. ``ClipEmbedding()``) that embeds
+            frames by their pixels, for visual search; set when the folder is created.
+            ``None``: the model the folder was built with, if any.
+        frame_store: Where frame vectors go; defaults to the Chroma collection
+            ``video_frames`` inside ``path``. It must store nodes (``stores_text``).
+        visual_threshold: Minimum text-to-image cosine similarity of a visual hit;
+            ``"auto"``: the default for the model (see ``DEFAULT_VISUAL_THRESHOLDS``).
+        weights: Fusion weights per channel (modality or ``"visual"``), overriding
+            ``DEFAULT_WEIGHTS``; 0 leaves a channel out.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
-            another embedding model.
+            another embedding or visual model.
     """
 
     def __init__(
@@ -69,24 +105,37 @@ class VideoIndex:
         reader: VideoReader | None = None,
         threshold: float | str | None = "auto",
         collection: str = DEFAULT_COLLECTION,
+        visual_model: MultiModalEmbedding | None = None,
+        frame_store: BasePydanticVectorStore | None = None,
+        visual_threshold: float | str | None = "auto",
+        weights: Mapping[str, float] | None = None,
     ) -> None:
+        unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ValueError(f"unknown weights {sorted(unknown)}; use {', '.join(DEFAULT_WEIGHTS)}")
+        if frame_store is not None and not frame_store.stores_text:
+            raise ValueError("frame_store must store nodes (stores_text), as Chroma does")
+        self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.path = Path(path)
         self.manifest = Manifest(self.path / "manifest.sqlite")
         self.embed_model = embed_model or local_embedding()
         self.identity = embedding_identity(self.embed_model)
         self._check_compatible()
-        self.vector_store = vector_store or open_chroma(self.path / "chroma", collection)
-        storage = StorageContext.from_defaults(vector_store=self.vector_store)
-        self.index = VectorStoreIndex(
-            nodes=[], storage_context=storage, embed_model=self.embed_model
+        self.visual_model = visual_model_for(
+            self.path,
+            self.manifest.get_meta(VISUAL_META),
+            visual_model,
+            indexed=bool(self.manifest.files()),
         )
+        self.visual_identity = embedding_identity(self.visual_model) if self.visual_model else None
+        self.vector_store = vector_store or open_chroma(self.path / "chroma", collection)
+        self.frame_store: BasePydanticVectorStore | None = None
+        self.index = self._open_index(frame_store)
         self.reader = reader or VideoReader(media_dir=self.path / "media")
-        if threshold == "auto":
-            self.threshold: float | None = DEFAULT_THRESHOLDS.get(self.identity)
-        elif isinstance(threshold, str):
-            raise ValueError(f"threshold must be a number, None or 'auto', got {threshold!r}")
-        else:
-            self.threshold = threshold
+        self.threshold = _threshold(threshold, DEFAULT_THRESHOLDS.get(self.identity))
+        self.visual_threshold = _threshold(
+            visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
+        )
 
     def close(self) -> None:
         self.manifest.close()
@@ -100,13 +149,31 @@ class VideoIndex:
 
     def as_retriever(
         self, *, top_k: int = 5, modalities: Sequence[str] | None = None
-    ) -> VideoRetriever:
-        """A retriever with this index's threshold and cosine scores."""
-        return VideoRetriever(
-            self.index, top_k=top_k, modalities=modalities, threshold=self.threshold
-        )
+    ) -> FusionRetriever:
+        """Fused retrieval over the modalities (all by default), thresholds applied.
 
-    def postprocessor(self, **options: object) -> TimestampFramePostprocessor:
+        Each modality is ranked by its own retriever (cosine similarity, this index's
+        threshold); frames are also ranked by their pixels when the index has visual
+        search and ``frame`` is among the modalities. See
+        :mod:`llama_index_video.store.fusion` for what the scores mean.
+        """
+        chosen = list(modalities or schema.MODALITIES)
+        channels = []
+        for modality in chosen:
+            retriever = VideoRetriever(  # raises on an unknown modality
+                self.index, top_k=top_k, modalities=[modality], threshold=self.threshold
+            )
+            channels.append(Channel(modality, retriever, self.weights[modality], self.embed_model))
+        if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
+            frames = VectorStoreIndex.from_vector_store(
+                self.frame_store, embed_model=self.visual_model
+            )
+            retriever = VideoRetriever(frames, top_k=top_k, threshold=self.visual_threshold)
+            weight = self.weights[VISUAL_CHANNEL]
+            channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
+        return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
+
+    def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
         """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
         if self.vector_store.stores_text:
             return TimestampFramePostprocessor(vector_store=self.vector_store, **options)
@@ -131,6 +198,22 @@ class VideoIndex:
                 return record.source
         return stored_source
 
+    def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
+        """The text index, or with visual search a multimodal one over both stores."""
+        if self.visual_model is None:
+            storage = StorageContext.from_defaults(vector_store=self.vector_store)
+            return VectorStoreIndex(nodes=[], storage_context=storage, embed_model=self.embed_model)
+        self.frame_store = frame_store or open_chroma(self.path / "chroma", FRAMES_COLLECTION)
+        storage = StorageContext.from_defaults(
+            vector_store=self.vector_store, image_store=self.frame_store
+        )
+        return MultiModalVectorStoreIndex(
+            nodes=[],
+            storage_context=storage,
+            embed_model=self.embed_model,
+            image_embed_model=self.visual_model,
+        )
+
     def _check_compatible(self) -> None:
         version = self.manifest.get_meta("format")
         if version is not None and version != INDEX_FORMAT:
@@ -149,4 +232,13 @@ class VideoIndex:
         with self.manifest.transaction():
             self.manifest.set_meta("format", INDEX_FORMAT)
             self.manifest.set_meta("embedding", self.identity)
+            self.manifest.set_meta(VISUAL_META, self.visual_identity or NO_VISUAL)
             self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
+
+
+def _threshold(value: float | str | None, auto: float | None) -> float | None:
+    if value == "auto":
+        return auto
+    if isinstance(value, str):
+        raise ValueError(f"threshold must be a number, None or 'auto', got {value!r}")
+    return value

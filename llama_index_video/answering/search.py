@@ -8,7 +8,15 @@ One object per hit, best first::
      "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "..."}]}
 
 ``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
-are null when no frame is attached; ``context`` lists the neighbouring units.
+are null when no frame is attached; ``context`` lists the neighbouring units. An
+``ocr`` hit is text that stayed on screen from ``start`` to ``end``: ``text`` is the
+recognised text and ``frame_path``/``frame_time`` the frame it was read from.
+
+The list is ordered by fused rank (transcript, OCR and visual hits fused by weighted
+reciprocal rank); ``score`` is the hit's cosine similarity to the query in the space
+that found it (text embeddings, or text-to-image for a frame found by its pixels):
+the number the relevance threshold was applied to. Similarities of different spaces
+are not comparable, so ``score`` need not decrease down the list.
 """
 
 from __future__ import annotations
@@ -71,13 +79,16 @@ def hit_from_node(
     start = _float(metadata.get(schema.START_S))
     end = _float(metadata.get(schema.END_S))
     file_name = str(metadata.get(schema.FILE_NAME, stored))
-    frame_path = _str(metadata.get(schema.IMAGE_PATH)) if modality == "frame" else None
-    frame_time = _float(metadata.get(schema.FRAME_TIME)) if modality == "frame" else None
+    shows_frame = modality in ("frame", "ocr")
+    frame_path = _str(metadata.get(schema.IMAGE_PATH)) if shows_frame else None
+    frame_time = _float(metadata.get(schema.FRAME_TIME)) if shows_frame else None
+    score = _float(metadata.get(schema.SIMILARITY, hit.score))
     context: list[ContextSpan] = []
     text: str | None = node.get_content() or None
     if isinstance(node, MomentNode):
-        frame_path = node.image_path
-        frame_time = node.frame_time
+        if node.image_path or not shows_frame:  # an ocr hit keeps its own frame otherwise
+            frame_path = node.image_path
+            frame_time = node.frame_time
         context = [ContextSpan(round(c.start, 3), round(c.end, 3), c.text) for c in node.context]
         text = node.hit_text or None
     return SearchHit(
@@ -85,7 +96,7 @@ def hit_from_node(
         modality=modality,
         start=start,
         end=end,
-        score=None if hit.score is None else round(float(hit.score), 4),
+        score=None if score is None else round(score, 4),
         text=text,
         label=schema.moment_label(file_name, start, end),
         url=schema.media_fragment_url(source, start) if start is not None else None,

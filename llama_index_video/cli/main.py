@@ -85,6 +85,21 @@ def build_parser() -> argparse.ArgumentParser:
     _index_option(ask)
     ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
     ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
+
+    serve = commands.add_parser(
+        "serve",
+        help="search, ask and play moments in a browser",
+        description="Serve the index over HTTP with a web page; it never ingests, and picks "
+        "up what 'ingest' adds without a restart. Binding beyond loopback needs a token.",
+    )
+    _index_option(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
+    )
     return parser
 
 
@@ -172,6 +187,13 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from llama_index_video.service.server import serve
+
+    serve(args.index, host=args.host, port=args.port, token=args.token)
+    return 0
+
+
 def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
     if must_exist and not (path / "manifest.sqlite").exists():
         raise VideoIndexError(
@@ -217,7 +239,7 @@ def _configure_logging(*, debug: bool) -> None:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-_COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask}
+_COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "serve": _serve}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -86,7 +86,6 @@ def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
         if not container.streams.audio:
             raise UnsupportedMediaError(path, "no audio stream")
         stream = container.streams.audio[0]
-        stream.thread_type = "AUTO"
         resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
         origin = float(container.start_time) / av.time_base if container.start_time else 0.0
         emitted = 0

@@ -2,9 +2,12 @@
 
 A fixed 5 s sampler (the reference recipe) misses a slide shown for 1.5 s between
 two samples; a sampler that keeps every frame stores a static slide a hundred times.
-So every decoded frame is considered at ``analysis_fps``: a small blurred grayscale
-thumbnail is compared with the previous one (scene change) and with the last frame
-kept (near-duplicate). A scene change is kept once the picture has settled, so a
+So every decoded frame is considered at ``analysis_fps``: a small grayscale thumbnail
+is compared with the previous one (scene change) and with the last frame kept
+(near-duplicate). The measure is the share of thumbnail pixels that changed clearly,
+not the mean difference: a new line of text on a slide of the same template moves
+the mean by a few levels but changes a tenth of the picture, while camera noise
+changes no pixel by that much. A scene change is kept once the picture has settled, so a
 crossfade yields the slide rather than the blend. Each kept :class:`Frame` spans
 until the next kept one, i.e. how long that picture stayed on screen.
 
@@ -28,7 +31,8 @@ from llama_index_video.media.probe import open_container
 
 logger = logging.getLogger(__name__)
 
-_THUMB_SIZE = (32, 18)
+_THUMB_SIZE = (64, 36)
+_PIXEL_DELTA = 20.0  # grey levels (0-255) that count as a clear change of one pixel
 _MAX_CORRUPT_PACKETS = 50
 
 
@@ -51,10 +55,10 @@ class FrameSamplingOptions:
     Attributes:
         interval: Seconds between fixed samples (0 disables them).
         scene_detection: Also keep a frame when the picture changes.
-        scene_threshold: Mean absolute difference (0-255) between consecutive analysed
-            thumbnails that counts as a scene change.
-        duplicate_threshold: A candidate closer than this to the last kept frame is
-            skipped as a near-duplicate.
+        scene_threshold: Share of the picture (0-1) that must change between two
+            analysed frames to count as a scene change.
+        duplicate_threshold: A candidate differing from the last kept frame in less
+            than this share of the picture is skipped as a near-duplicate.
         analysis_fps: How many frames per second are compared (decoding is unaffected).
         max_side: Longest side of the stored JPEG, in pixels.
         jpeg_quality: JPEG quality (1-95).
@@ -62,8 +66,8 @@ class FrameSamplingOptions:
 
     interval: float = 5.0
     scene_detection: bool = True
-    scene_threshold: float = 12.0
-    duplicate_threshold: float = 4.0
+    scene_threshold: float = 0.05
+    duplicate_threshold: float = 0.02
     analysis_fps: float = 5.0
     max_side: int = 1280
     jpeg_quality: int = 85
@@ -73,8 +77,8 @@ class FrameSamplingOptions:
             raise ValueError(f"interval must be >= 0, got {self.interval}")
         if self.analysis_fps <= 0:
             raise ValueError(f"analysis_fps must be > 0, got {self.analysis_fps}")
-        if not 0 < self.duplicate_threshold <= self.scene_threshold:
-            raise ValueError("need 0 < duplicate_threshold <= scene_threshold")
+        if not 0 < self.duplicate_threshold <= self.scene_threshold <= 1:
+            raise ValueError("need 0 < duplicate_threshold <= scene_threshold <= 1")
         if not 1 <= self.jpeg_quality <= 95:
             raise ValueError(f"jpeg_quality must be in 1..95, got {self.jpeg_quality}")
         if self.max_side < 16:
@@ -223,7 +227,7 @@ def _thumbnail(frame: av.VideoFrame) -> np.ndarray:
 
 
 def _distance(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.abs(a - b).mean())
+    return float((np.abs(a - b) > _PIXEL_DELTA).mean())
 
 
 def _store(

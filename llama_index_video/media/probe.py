@@ -103,8 +103,12 @@ def _duration(
 ) -> float:
     if container.duration:
         return float(container.duration) / av.time_base
-    streams = [s for s in (video, audio) if s is not None and s.duration and s.time_base]
-    return max((float(s.duration * s.time_base) for s in streams), default=0.0)
+    durations = [
+        float(s.duration * s.time_base)
+        for s in (video, audio)
+        if s is not None and s.duration is not None and s.time_base is not None
+    ]
+    return max(durations, default=0.0)
 
 
 def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:

@@ -45,7 +45,7 @@ class VectorStoreTimeline:
             ],
             condition=FilterCondition.AND,
         )
-        return list(self._store.get_nodes(None, filters=filters))  # type: ignore[arg-type]
+        return list(self._store.get_nodes(None, filters=filters))
 
 
 class DocstoreTimeline:

@@ -18,11 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
 
+from llama_index.core.base.llms.types import BaseContentBlock, ImageBlock, TextBlock
 from llama_index.core.bridge.pydantic import BaseModel, Field, PrivateAttr
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import BaseNode, ImageNode, NodeWithScore, QueryBundle
+from llama_index.core.schema import (
+    BaseNode,
+    ImageNode,
+    MetadataMode,
+    NodeWithScore,
+    QueryBundle,
+)
 from llama_index.core.storage.docstore.types import BaseDocumentStore
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
@@ -57,6 +65,19 @@ class MomentNode(ImageNode):
     hit_text: str = Field(default="", description="The text of the retrieved node(s) alone.")
     frame_time: float | None = None
 
+    def get_content_blocks(
+        self, metadata_mode: MetadataMode = MetadataMode.NONE
+    ) -> list[BaseContentBlock]:
+        """The labelled context as text, then the frame (``ImageNode`` would drop the text).
+
+        A frame file that has gone missing is left out rather than failing the query.
+        """
+        blocks: list[BaseContentBlock] = list(self.get_metadata_content_blocks(metadata_mode))
+        blocks.append(TextBlock(text=self.text))
+        if self.image_path and Path(self.image_path).is_file():
+            blocks.append(ImageBlock(path=Path(self.image_path), image_mimetype="image/jpeg"))
+        return blocks
+
 
 @dataclass
 class _Moment:
@@ -90,6 +111,11 @@ class _Moment:
             self.hit_texts.extend(other.hit_texts)
             self.hit_start = min(self.hit_start, other.hit_start)
             self.hit_end = max(self.hit_end, other.hit_end)
+
+    def overlaps(self, other: _Moment) -> bool:
+        return (
+            self.content_hash == other.content_hash and self.lo <= other.hi and self.hi >= other.lo
+        )
 
     @property
     def lo(self) -> float:
@@ -136,7 +162,7 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
         vector_store: BasePydanticVectorStore | None = None,
         docstore: BaseDocumentStore | None = None,
         timeline: Timeline | None = None,
-        **kwargs: object,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         if timeline is None:
@@ -156,23 +182,22 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         nearby = self._fetch_nearby(nodes)
-        results: list[NodeWithScore] = []
-        moments: dict[int, _Moment] = {}  # position in results -> moment
+        entries: list[tuple[NodeWithScore, _Moment | None]] = []
         for hit in nodes:
             moment = self._expand(hit.node, nearby)
-            if moment is None:
-                results.append(hit)
-                continue
-            target = self._mergeable(moment, moments) if self.merge else None
-            if target is None:
-                moments[len(results)] = moment
-                results.append(hit)
+            target = _first_overlapping(entries, moment) if moment and self.merge else None
+            if moment is None or target is None:
+                entries.append((hit, moment))
                 continue
             target.absorb(moment)
-        for position, moment in moments.items():
-            score = results[position].score
-            results[position] = NodeWithScore(node=_moment_node(moment), score=score)
-        return results
+            # The grown moment may now reach later, lower-ranked moments: fold them in too.
+            while (entry := _first_overlapping(entries, target, skip=target)) is not None:
+                target.absorb(entry)
+                entries = [e for e in entries if e[1] is not entry]
+        return [
+            hit if moment is None else NodeWithScore(node=_moment_node(moment), score=hit.score)
+            for hit, moment in entries
+        ]
 
     def _fetch_nearby(self, hits: Sequence[NodeWithScore]) -> dict[str, list[BaseNode]]:
         """One lookup per file covering every hit in it."""
@@ -246,13 +271,16 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
                 return best
         return min(frames, key=distance)
 
-    def _mergeable(self, moment: _Moment, moments: dict[int, _Moment]) -> _Moment | None:
-        for other in moments.values():
-            if other.content_hash == moment.content_hash and (
-                moment.lo <= other.hi and moment.hi >= other.lo
-            ):
-                return other
-        return None
+
+def _first_overlapping(
+    entries: list[tuple[NodeWithScore, _Moment | None]],
+    moment: _Moment,
+    *,
+    skip: _Moment | None = None,
+) -> _Moment | None:
+    return next(
+        (m for _, m in entries if m is not None and m is not skip and m.overlaps(moment)), None
+    )
 
 
 def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
@@ -291,7 +319,7 @@ def _moment_node(moment: _Moment) -> MomentNode:
     return MomentNode(
         id_=source.node_id,
         text="\n".join(lines),
-        metadata=metadata,
+        metadata=metadata,  # type: ignore[call-arg]  # mypy sees only the alias "extra_info"
         excluded_embed_metadata_keys=list(source.excluded_embed_metadata_keys),
         excluded_llm_metadata_keys=list(source.excluded_llm_metadata_keys),
         relationships=dict(source.relationships),

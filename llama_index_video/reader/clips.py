@@ -48,12 +48,11 @@ def clip_node(
     window = f"{schema.format_timestamp(clip.start)}-{schema.format_timestamp(clip.end)}"
     text = f"{kind} clip {window}" + (f"\nSaid: {spoken}" if spoken else "")
     resource = MediaResource(path=clip.path, mimetype=clip.mimetype)
-    return ClipNode(
+    node = ClipNode(
         id_=stable_id(source.content_hash, clip.modality, millis(clip.start), millis(clip.end)),
         text_resource=MediaResource(text=text),
         video_resource=resource if clip.modality == "video" else None,
         audio_resource=resource if clip.modality == "audio" else None,
-        metadata=metadata,
         excluded_embed_metadata_keys=list(schema.EMBED_EXCLUDED_KEYS),
         excluded_llm_metadata_keys=list(schema.LLM_EXCLUDED_KEYS),
         relationships={
@@ -64,6 +63,9 @@ def clip_node(
             )
         },
     )
+    # Assigned, not passed: mypy sees only the field's alias (``extra_info``) in __init__.
+    node.metadata = metadata
+    return node
 
 
 def clip_nodes(

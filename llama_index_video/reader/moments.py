@@ -1,4 +1,4 @@
-"""Building nodes for moments: transcript units, frames and text-document chunks.
+"""Building nodes for moments: transcript units, frames, on-screen text and text chunks.
 
 Metadata stays flat and carries everything needed to cite and play a moment
 (source, times, label, ``#t=`` link); the keys that only locate the moment are
@@ -8,7 +8,7 @@ excluded from what the embedding model and the LLM see.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from llama_index.core.schema import (
 
 from llama_index_video import schema
 from llama_index_video.media.frames import Frame
+from llama_index_video.ocr.spans import ScreenTextSpan
 from llama_index_video.reader.ids import document_id, millis, stable_id
 from llama_index_video.reader.nodes import FrameNode
 from llama_index_video.reader.units import TranscriptUnit
@@ -115,11 +116,38 @@ def frame_node(
         text=text,
         image_path=str(frame.path),
         image_mimetype="image/jpeg",
-        metadata=metadata,
+        metadata=metadata,  # type: ignore[call-arg]  # mypy sees only the alias "extra_info"
     )
     _exclude_locators(node)
     _link_source(node, source)
     return node
+
+
+def ocr_nodes(
+    source: SourceFile, spans: Iterable[ScreenTextSpan], *, max_chars: int, note: str | None
+) -> list[TextNode]:
+    """``ocr`` ``TextNode``s: text that stayed on screen, timed by how long it stayed.
+
+    A long text is split at line breaks into nodes of at most ``max_chars`` characters
+    sharing the span. Each node names the frame the text was read from.
+    """
+    nodes = []
+    for span in spans:
+        for part, text in enumerate(_chunk_lines(span.lines, max_chars)):
+            metadata = source.timed_metadata("ocr", span.start, span.end)
+            metadata[schema.FRAME_TIME] = span.frame_time
+            metadata[schema.IMAGE_PATH] = str(span.frame_path)
+            if note:
+                metadata[schema.NOTE] = note
+            node = TextNode(
+                id_=stable_id(source.content_hash, "ocr", millis(span.start), part),
+                text=text,
+                metadata=metadata,
+            )
+            _exclude_locators(node)
+            _link_source(node, source)
+            nodes.append(node)
+    return nodes
 
 
 def text_chunk_nodes(source: SourceFile, chunks: Sequence[BaseNode]) -> list[TextNode]:
@@ -143,6 +171,17 @@ def spoken_between(units: Sequence[TranscriptUnit], start: float, end: float, li
     """Transcript text overlapping ``[start, end]``, at most ``limit`` characters."""
     text = " ".join(u.text for u in units if u.start < end and u.end > start)
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def _chunk_lines(lines: Sequence[str], max_chars: int) -> Iterator[str]:
+    chunk: list[str] = []
+    for line in lines:
+        if chunk and len("\n".join([*chunk, line])) > max_chars:
+            yield "\n".join(chunk)
+            chunk = []
+        chunk.append(line[:max_chars])
+    if chunk:
+        yield "\n".join(chunk)
 
 
 def _exclude_locators(node: TextNode) -> None:

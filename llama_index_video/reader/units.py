@@ -117,14 +117,14 @@ def _tokens(segments: Iterable[Segment]) -> Iterator[_Token]:
                 if text := word.text.strip():
                     yield _Token(word.start, word.end, text)
             continue
-        words = segment.text.split()
-        total = sum(len(w) + 1 for w in words)
+        pieces = segment.text.split()
+        total = sum(len(p) + 1 for p in pieces)
         span = max(0.0, segment.end - segment.start)
         offset = 0
-        for word in words:
+        for piece in pieces:
             start = segment.start + span * offset / total
-            offset += len(word) + 1
-            yield _Token(start, segment.start + span * offset / total, word)
+            offset += len(piece) + 1
+            yield _Token(start, segment.start + span * offset / total, piece)
 
 
 def _cut_long(tokens: list[_Token], max_chars: int) -> Iterator[list[_Token]]:

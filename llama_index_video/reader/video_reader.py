@@ -2,10 +2,11 @@
 
 For a video: speech becomes transcript ``TextNode``s (from subtitles when present,
 else from the transcriber), kept frames become ``FrameNode``s (an ``ImageNode``
-stored by path). Audio files give transcript nodes only; ``.md``/``.txt`` files go
-through LlamaIndex's own reader and sentence splitter, so a mixed folder indexes
-together. Node ids derive from the file's bytes, so reading a file twice, or after
-moving it, yields the same ids.
+stored by path), and the text on them, read once per kept frame, becomes ``ocr``
+``TextNode``s timed by how long it stayed on screen. Audio files give transcript
+nodes only; ``.md``/``.txt`` files go through LlamaIndex's own reader and sentence
+splitter, so a mixed folder indexes together. Node ids derive from the file's bytes,
+so reading a file twice, or after moving it, yields the same ids.
 """
 
 from __future__ import annotations
@@ -20,8 +21,17 @@ from llama_index.core.schema import BaseNode
 
 from llama_index_video.errors import MediaError, UnsupportedMediaError, VideoIndexError
 from llama_index_video.media.audio import iter_audio_chunks
-from llama_index_video.media.frames import FrameSamplingOptions, sample_frames
+from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
 from llama_index_video.media.probe import MediaInfo, probe
+from llama_index_video.ocr import (
+    OcrEngine,
+    OcrOptions,
+    RapidOcrEngine,
+    ScreenText,
+    default_ocr_engine,
+    read_screen_text,
+    screen_text_spans,
+)
 from llama_index_video.reader import moments
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
@@ -63,6 +73,10 @@ class VideoReader(BaseReader):
         use_subtitles: Use a sidecar ``.srt``/``.vtt`` or an embedded subtitle stream
             instead of speech recognition when one exists.
         frames: Frame sampling options; ``None`` disables frames.
+        ocr: Reading on-screen text of frames: an :class:`~llama_index_video.ocr.OcrEngine`,
+            ``True`` for RapidOCR (it must be installed), ``False`` for none, or
+            ``None`` for RapidOCR when it is installed and none otherwise.
+        ocr_options: Noise filtering and merging of on-screen text.
         units: How transcript segments are grouped into retrieval units.
         text_chunk_size: Token size of text-document chunks.
         text_chunk_overlap: Token overlap of text-document chunks.
@@ -80,6 +94,8 @@ class VideoReader(BaseReader):
         transcriber: Transcriber | None = None,
         use_subtitles: bool = True,
         frames: FrameSamplingOptions | None = FrameSamplingOptions(),  # noqa: B008 (frozen)
+        ocr: OcrEngine | bool | None = None,
+        ocr_options: OcrOptions = OcrOptions(),  # noqa: B008 (frozen)
         units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
         text_chunk_size: int = 512,
         text_chunk_overlap: int = 64,
@@ -96,6 +112,8 @@ class VideoReader(BaseReader):
         self.media_dir = Path(media_dir)
         self.use_subtitles = use_subtitles
         self.frames = frames
+        self.ocr: OcrEngine | None = _ocr_engine(ocr)
+        self.ocr_options = ocr_options
         self.units = units
         self.text_chunk_size = text_chunk_size
         self.text_chunk_overlap = text_chunk_overlap
@@ -185,18 +203,7 @@ class VideoReader(BaseReader):
             moments.transcript_nodes(source, units, language=language, note=note)
         )
         if info.has_video and self.frames is not None:
-            for frame in sample_frames(
-                source.path,
-                out_dir=self.media_dir / "frames",
-                name_prefix=source.content_hash[:16],
-                options=self.frames,
-                duration=info.duration,
-            ):
-                progress("frames", frame.end, info.duration)
-                spoken = moments.spoken_between(
-                    units, frame.time, frame.end, _SPOKEN_CHARS_PER_FRAME
-                )
-                nodes.append(moments.frame_node(source, frame, spoken=spoken, note=note))
+            nodes.extend(self._frame_nodes(source, info, units, note, progress))
         if not nodes:
             raise MediaError(source.path, "; ".join(notes) or "nothing to index")
         for text in notes:
@@ -204,6 +211,41 @@ class VideoReader(BaseReader):
         return ReadResult(
             source.path, source.content_hash, nodes, duration=info.duration, notes=tuple(notes)
         )
+
+    def _frame_nodes(
+        self,
+        source: moments.SourceFile,
+        info: MediaInfo,
+        units: list[TranscriptUnit],
+        note: str | None,
+        progress: Progress,
+    ) -> list[BaseNode]:
+        """A frame node per kept frame, then the ``ocr`` nodes of the text they showed."""
+        nodes: list[BaseNode] = []
+        reads: list[tuple[Frame, ScreenText]] = []
+        for frame in sample_frames(
+            source.path,
+            out_dir=self.media_dir / "frames",
+            name_prefix=source.content_hash[:16],
+            options=self.frames,
+            duration=info.duration,
+        ):
+            screen = ScreenText()
+            if self.ocr is not None:
+                screen = read_screen_text(self.ocr, frame.path, self.ocr_options)
+                reads.append((frame, screen))
+            progress("frames", frame.end, info.duration)
+            spoken = moments.spoken_between(units, frame.time, frame.end, _SPOKEN_CHARS_PER_FRAME)
+            nodes.append(
+                moments.frame_node(
+                    source, frame, spoken=spoken, screen_text=screen.inline, note=note
+                )
+            )
+        spans = screen_text_spans(reads, same_text_ratio=self.ocr_options.same_text_ratio)
+        nodes.extend(
+            moments.ocr_nodes(source, spans, max_chars=self.ocr_options.max_chars, note=note)
+        )
+        return nodes
 
     def _transcript(
         self, info: MediaInfo, notes: list[str], progress: Progress
@@ -252,11 +294,23 @@ class VideoReader(BaseReader):
             raise MediaError(source.path, "no text to index")
         chunks: list[BaseNode] = [Document(id_=source.doc_id, text=text)]
         if source.path.suffix.lower() == ".md":
-            chunks = MarkdownNodeParser().get_nodes_from_documents(chunks)
+            chunks = MarkdownNodeParser()(chunks)
         splitter = SentenceSplitter(
             chunk_size=self.text_chunk_size, chunk_overlap=self.text_chunk_overlap
         )
         return list(moments.text_chunk_nodes(source, splitter(chunks)))
+
+
+def _ocr_engine(ocr: OcrEngine | bool | None) -> OcrEngine | None:
+    if ocr is None:
+        return default_ocr_engine()
+    if ocr is True:
+        return RapidOcrEngine()
+    if ocr is False:
+        return None
+    if not isinstance(ocr, OcrEngine):
+        raise TypeError(f"ocr must be an OcrEngine, a bool or None, got {type(ocr).__name__}")
+    return ocr
 
 
 def _no_progress(stage: str, done: float, total: float) -> None:

@@ -31,3 +31,23 @@ def open_chroma(folder: Path, collection: str = DEFAULT_COLLECTION) -> ChromaVec
         collection, configuration={"hnsw": {"space": "cosine"}}
     )
     return ChromaVectorStore(chroma_collection=chroma_collection)
+
+
+def release_chroma(folder: Path) -> None:
+    """Drop this process's cached Chroma database for ``folder``.
+
+    Chroma keeps one open database per folder and process and reuses it for every
+    client; its in-memory vector index never sees rows another process added. After
+    this call the next :func:`open_chroma` on ``folder`` reads the folder afresh. Only
+    call it when nothing uses a collection opened from ``folder`` any more.
+    """
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+    except ImportError:  # without Chroma nothing can be cached
+        return
+    # Chroma's cache has no public per-folder eviction; it is keyed by the path string
+    # open_chroma passes. Stopping the system closes its SQLite and segment files.
+    system = SharedSystemClient._identifier_to_system.pop(str(folder), None)
+    SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
+    if system is not None:
+        system.stop()

@@ -13,7 +13,7 @@ import math
 from collections.abc import Sequence
 
 from llama_index.core import VectorStoreIndex
-from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.retrievers import BaseRetriever, VectorIndexRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.vector_stores.types import (
     FilterOperator,
@@ -59,7 +59,8 @@ class VideoRetriever(BaseRetriever):
                     )
                 ]
             )
-        self._retriever = index.as_retriever(similarity_top_k=top_k, filters=filters)
+        # Not index.as_retriever(): a MultiModalVectorStoreIndex's would add image hits.
+        self._retriever = VectorIndexRetriever(index, similarity_top_k=top_k, filters=filters)
         self._from_chroma = type(index.vector_store).__name__ == "ChromaVectorStore"
         self.threshold = threshold
 

@@ -1,0 +1,156 @@
+"""What the answering model is told, and how retrieved moments become its input.
+
+One instruction serves both ways of answering: :func:`build_messages` (our own
+engine: labelled text with each frame as an image right after its label, a bounded
+number of images) and :data:`VIDEO_QA_TEMPLATE`, the same instruction as a
+``chat_content_qa_template`` for ``RetrieverQueryEngine.from_args(...,
+multimodal=True)``, whose default prompt tells the model never to refer to its
+context and so never to cite it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from llama_index.core.base.llms.types import (
+    ChatMessage,
+    ContentBlock,
+    ImageBlock,
+    MessageRole,
+    TextBlock,
+)
+from llama_index.core.prompts import RichPromptTemplate
+from llama_index.core.schema import BaseNode, ImageNode, MetadataMode
+
+from llama_index_video.answering.citations import Citation
+
+logger = logging.getLogger(__name__)
+
+NOT_FOUND_ANSWER: Final = "The indexed media does not contain the answer to this question."
+
+SYSTEM_PROMPT: Final = f"""\
+You answer questions about video and audio recordings and documents, using only the \
+moments you are given.
+
+Each moment begins with its label: [talk.mp4 01:34-01:41] for a stretch of a recording, \
+[talk.mp4 01:36] for an instant, [notes.md] for a document. A video frame is the image \
+right after its label.
+
+Rules:
+1. Use only what the moments say or show, not prior knowledge.
+2. After each statement, cite the moment(s) it rests on by copying their labels exactly, \
+each in its own square brackets, e.g. "The loss is cross-entropy [talk.mp4 01:34-01:41]."
+3. Cite only labels that appear in the moments; never invent a label, a file or a time.
+4. If the moments do not contain the answer, reply with exactly: "{NOT_FOUND_ANSWER}" \
+Then, in one sentence, you may say what the moments do cover.
+5. Be concise; do not describe the moments themselves unless asked."""
+
+_KINDS: Final = {
+    "transcript": "transcript",
+    "frame": "video frame",
+    "ocr": "on-screen text",
+    "text": "document",
+    "video": "video clip",
+    "audio": "audio",
+}
+
+VIDEO_QA_TEMPLATE: Final = RichPromptTemplate(
+    '{% chat role="system" %}\n'
+    + SYSTEM_PROMPT
+    + """
+{% endchat %}
+{% chat role="user" %}
+Moments:
+{% for message in context_messages %}
+{% for block in message.blocks %}
+{% if block.block_type == 'text' %}
+{{ block.text }}
+{% elif block.block_type == 'image' %}
+{{ block.inline_url() | image }}
+{% elif block.block_type == 'audio' %}
+{{ block.inline_url() | audio }}
+{% elif block.block_type == 'video' %}
+{{ block.inline_url() | video }}
+{% endif %}
+
+{% endfor %}
+{% endfor %}
+Question: {{ query_str }}
+{% endchat %}
+"""
+)
+"""``chat_content_qa_template`` for ``RetrieverQueryEngine.from_args(..., multimodal=True)``."""
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    """One retrieved moment as the model sees it: where it is, and what it says.
+
+    Attributes:
+        citation: The moment's place (label, file, times, frame, link); also what
+            the answer's labels are checked against.
+        text: Transcript text, on-screen text, a document chunk or a frame's
+            description; may be empty for a bare frame.
+    """
+
+    citation: Citation
+    text: str
+
+    @classmethod
+    def from_node(cls, node: BaseNode) -> ContextItem:
+        """The context item of a retrieved node (see :meth:`Citation.from_node`)."""
+        text = node.text if isinstance(node, ImageNode) else node.get_content(MetadataMode.NONE)
+        return cls(citation=Citation.from_node(node), text=text.strip())
+
+
+def build_messages(
+    question: str, items: Sequence[ContextItem], *, max_images: int = 8
+) -> list[ChatMessage]:
+    """The system message and the multimodal user message for one question.
+
+    Each item becomes ``[label] kind:`` and its text; a frame's image follows its
+    label while fewer than ``max_images`` are attached (items come most relevant
+    first, so the best frames are kept). Frames whose file is missing are left out
+    with a warning; the item's text stays.
+
+    Args:
+        question: The user's question.
+        items: The retrieved moments, most relevant first.
+        max_images: Most frames to attach.
+
+    Returns:
+        ``[system message, user message]``.
+
+    Raises:
+        ValueError: The question is empty, there are no items (answer
+            :data:`NOT_FOUND_ANSWER` without asking a model), or ``max_images`` < 0.
+    """
+    if not question.strip():
+        raise ValueError("the question is empty")
+    if not items:
+        raise ValueError("no retrieved moments: answer NOT_FOUND_ANSWER without a model")
+    if max_images < 0:
+        raise ValueError(f"max_images must be >= 0, got {max_images}")
+    blocks: list[ContentBlock] = [TextBlock(text="Moments:")]
+    images = 0
+    for item in items:
+        moment = item.citation
+        kind = _KINDS.get(moment.modality, moment.modality)
+        blocks.append(TextBlock(text=f"{moment.label} {kind}:\n{item.text}".rstrip()))
+        frame = Path(moment.frame_path) if moment.frame_path else None
+        if frame is None or images >= max_images:
+            continue
+        if not frame.is_file():
+            logger.warning("frame %s of %s is missing; sent without it", frame, moment.label)
+            continue
+        blocks.append(ImageBlock(path=frame))
+        images += 1
+    blocks.append(TextBlock(text=f"Question: {question.strip()}"))
+    return [
+        ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
+        ChatMessage(role=MessageRole.USER, blocks=blocks),
+    ]

@@ -1,0 +1,280 @@
+"""The HTTP API and the page: search, ask and play the cited moment.
+
+Routes::
+
+    GET  /                       the page (static/index.html)
+    GET  /static/{file}          its script and style sheet
+    GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
+    GET  /api/search?q=&top_k=&modality=   the ``search --json`` list
+    POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
+    GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
+    GET  /frames/{name}          a frame image of an indexed file
+
+The search list is exactly the ``search --json`` contract with three fields added to
+every hit (and to every citation of an answer), because the page cannot turn a path
+into a URL it may load: ``media_url`` (``/media/<content hash>``, or null for text
+documents and files no longer on disk), ``media_type`` (its MIME type) and
+``frame_url`` (``/frames/<name>`` or null). Nothing is renamed or removed, so a script
+written against ``search --json`` reads the API unchanged.
+
+Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q``,
+``top_k`` outside 1..100 or an unknown modality (422); a query string that is not
+UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
+(400), not ``application/json`` (415) or over 64 KiB (413). The package's own errors
+map to statuses by type (:data:`ERROR_STATUS`); anything else is a logged 500 whose
+message says only that. Messages never carry API keys or the token.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+from llama_index_video import __version__
+from llama_index_video.errors import (
+    AnswerError,
+    EmbeddingError,
+    IndexCompatibilityError,
+    MediaError,
+    MissingDependencyError,
+    RemoteAPIError,
+    TranscriptionError,
+    VideoIndexError,
+)
+from llama_index_video.schema import MODALITIES
+from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
+from llama_index_video.service.live import Answerer, LiveIndex, Reopen, extractive_ask
+from llama_index_video.service.media import FRAME_ROUTE, MEDIA_ROUTE, MediaCatalog
+
+try:
+    from fastapi import FastAPI, HTTPException, Query, Request
+    from fastapi.concurrency import run_in_threadpool
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import FileResponse, JSONResponse
+    from fastapi.staticfiles import StaticFiles
+    from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise MissingDependencyError("fastapi", "serve", "The HTTP service") from exc
+
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).parent / "static"
+MAX_TOP_K = 100
+MAX_QUERY_CHARS = 2000
+MAX_BODY_BYTES = 64 * 1024
+DEFAULT_TOP_K = 5
+# Content-addressed URLs never change what they point to.
+IMMUTABLE = {"cache-control": "private, max-age=86400, immutable"}
+
+ERROR_STATUS: dict[type[VideoIndexError], int] = {
+    VideoIndexError: 500,
+    MissingDependencyError: 501,
+    IndexCompatibilityError: 409,
+    MediaError: 422,
+    TranscriptionError: 503,
+    EmbeddingError: 503,
+    RemoteAPIError: 502,
+    AnswerError: 502,
+}
+"""HTTP status for each package error; a subclass takes its nearest listed base's."""
+
+_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+Question = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY_CHARS)
+]
+
+
+class AskRequest(BaseModel):
+    """The body of ``POST /api/ask``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: Question
+    top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=MAX_TOP_K)
+
+
+def create_app(
+    index: VideoIndex,
+    *,
+    token: str | None = None,
+    reopen: Reopen | None = None,
+    answer: Answerer = extractive_ask,
+) -> FastAPI:
+    """The service over an open index (it never ingests).
+
+    Args:
+        index: The index to serve; its embedding model stays loaded.
+        token: Required on every request when set (``Authorization: Bearer`` or the
+            cookie set by ``/?token=``); when None, only requests addressed to a
+            loopback host name are answered. :func:`serve` refuses to bind beyond
+            loopback without one.
+        reopen: Opens the index afresh; given, content a separate ``ingest`` adds is
+            served without a restart (see :mod:`llama_index_video.service.live`).
+        answer: How ``POST /api/ask`` answers: ``answer(index, question, top_k)``.
+
+    Returns:
+        The ASGI application; ``app.state.live`` is the :class:`LiveIndex` it serves.
+
+    Raises:
+        InsecureBindError: the token is too short or has characters URLs or cookies
+            would change.
+    """
+    live = LiveIndex(index, reopen=reopen, answer=answer)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Load the query path once (tokenizer, vector index) before the first request.
+        await run_in_threadpool(live.search, "warm up", top_k=1)
+        yield
+
+    app = FastAPI(
+        title="llama-index-video",
+        version=__version__,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        lifespan=lifespan,
+    )
+    app.state.live = live
+    app.add_middleware(GuardMiddleware, token=token)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    _add_error_handlers(app, token)
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", headers={"cache-control": "no-cache"})
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        with live.reading() as (current, catalog):
+            return {
+                "status": "ok",
+                "version": __version__,
+                "files": catalog.file_count,
+                "live_reload": live.live,
+                "embedding": current.identity,
+            }
+
+    @app.get("/api/search")
+    def search(
+        q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the query")],
+        top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = DEFAULT_TOP_K,
+        modality: Annotated[str | None, Query(max_length=200)] = None,
+    ) -> JSONResponse:
+        query = q.strip()
+        if not query:
+            raise HTTPException(422, "q: the query is blank")
+        hits, catalog = live.search(query, top_k=top_k, modalities=_modalities(modality))
+        return JSONResponse([_with_links(hit.to_dict(), catalog) for hit in hits])
+
+    @app.post("/api/ask")
+    async def ask(request: Request) -> JSONResponse:
+        payload = _parse_ask(await _json_body(request))
+        result, catalog = await run_in_threadpool(live.ask, payload.question, top_k=payload.top_k)
+        data = result.to_dict()
+        data["citations"] = [_with_links(c, catalog) for c in data["citations"]]
+        data["hits"] = [_with_links(h, catalog) for h in data["hits"]]
+        return JSONResponse(data)
+
+    @app.api_route(MEDIA_ROUTE + "{content_hash}", methods=["GET", "HEAD"])
+    def media(content_hash: str) -> FileResponse:
+        with live.reading() as (_, catalog):
+            found = catalog.media(content_hash)
+        if found is None:
+            raise HTTPException(404, "no indexed media file has this id")
+        return FileResponse(found.path, media_type=found.media_type, headers=IMMUTABLE)
+
+    @app.api_route(FRAME_ROUTE + "{name}", methods=["GET", "HEAD"])
+    def frame(name: str) -> FileResponse:
+        with live.reading() as (_, catalog):
+            found = catalog.frame(name)
+        if found is None:
+            raise HTTPException(404, "no frame of an indexed file has this name")
+        return FileResponse(found, media_type="image/jpeg", headers=IMMUTABLE)
+
+    return app
+
+
+def _modalities(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    chosen = [m.strip() for m in text.split(",") if m.strip()]
+    unknown = sorted(set(chosen) - set(MODALITIES))
+    if unknown or not chosen:
+        raise HTTPException(422, f"modality: choose from {','.join(MODALITIES)}")
+    return chosen
+
+
+def _with_links(item: dict[str, Any], catalog: MediaCatalog) -> dict[str, Any]:
+    return {**item, **catalog.links(item["source"], item["frame_path"]).to_dict()}
+
+
+async def _json_body(request: Request) -> str:
+    """The request body as text, read no further than :data:`MAX_BODY_BYTES`."""
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise HTTPException(415, "send the body as application/json")
+    too_large = HTTPException(413, f"the body is larger than {MAX_BODY_BYTES} bytes")
+    declared = request.headers.get("content-length", "0")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        raise too_large
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise too_large
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HTTPException(400, "the body is not valid UTF-8") from exc
+
+
+def _parse_ask(body: str) -> AskRequest:
+    try:
+        return AskRequest.model_validate_json(body)
+    except ValidationError as exc:
+        errors = exc.errors(include_input=False, include_url=False)
+        status = 400 if any(e["type"] == "json_invalid" for e in errors) else 422
+        raise HTTPException(status, _describe(errors)) from exc
+
+
+def _describe(errors: Sequence[Mapping[str, Any]]) -> str:
+    """Validation errors as one line: ``top_k: Input should be ... ; q: Field required``."""
+    parts = []
+    for error in errors:
+        where = ".".join(str(p) for p in error["loc"] if p not in ("query", "body"))
+        parts.append(f"{where}: {error['msg']}" if where else str(error["msg"]))
+    return "; ".join(parts)
+
+
+def _add_error_handlers(app: FastAPI, token: str | None) -> None:
+    secrets = [v for v in (os.environ.get(n) for n in (*_SECRET_ENV, TOKEN_ENV)) if v]
+    secrets += [token] if token else []
+
+    def redact(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": redact(_describe(exc.errors()))}, status_code=422)
+
+    @app.exception_handler(VideoIndexError)
+    async def package_error(_: Request, exc: VideoIndexError) -> JSONResponse:
+        status = next(ERROR_STATUS[t] for t in type(exc).__mro__ if t in ERROR_STATUS)
+        logger.warning("%s: %s", type(exc).__name__, redact(str(exc)))
+        return JSONResponse({"detail": redact(str(exc))}, status_code=status)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        logger.error("unexpected error", exc_info=exc)
+        return JSONResponse({"detail": "internal error; see the service log"}, status_code=500)

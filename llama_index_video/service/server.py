@@ -1,0 +1,83 @@
+"""``serve``: open an index folder once and answer over HTTP with uvicorn.
+
+The index is opened (and its embedding model loaded) before the socket is bound, so
+the first request is as fast as the thousandth. Reopening after a separate ``ingest``
+reuses that model and only re-reads the Chroma folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from llama_index_video.errors import MissingDependencyError, VideoIndexError
+from llama_index_video.service.guard import TOKEN_ENV, check_bind
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+
+
+def serve(
+    index_dir: str | Path,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    token: str | None = None,
+) -> None:
+    """Serve the index in ``index_dir`` until interrupted.
+
+    Args:
+        index_dir: An index folder made by ``llama-index-video ingest``.
+        host: Address to bind; anything but loopback needs a token.
+        port: TCP port.
+        token: Required on every request; defaults to ``$LLAMA_INDEX_VIDEO_TOKEN``.
+
+    Raises:
+        InsecureBindError: ``host`` is not loopback and no token is set, or the token
+            is unusable.
+        VideoIndexError: ``index_dir`` holds no index, or one this version or
+            embedding model cannot read.
+        MissingDependencyError: the ``serve`` extra is not installed.
+    """
+    token = token or os.environ.get(TOKEN_ENV) or None
+    check_bind(host, token)
+    try:
+        import uvicorn
+    except ImportError as exc:
+        raise MissingDependencyError("uvicorn", "serve", "The HTTP service") from exc
+    app = app_for_folder(index_dir, token=token)
+    try:
+        # uvicorn's own "running on http://..." line tells the user where, once bound.
+        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+    finally:
+        app.state.live.close()
+
+
+def app_for_folder(index_dir: str | Path, *, token: str | None = None) -> FastAPI:
+    """The service over the index folder ``index_dir``, reopened after each ``ingest``.
+
+    Raises:
+        VideoIndexError: ``index_dir`` holds no index, or one this version or
+            embedding model cannot read.
+    """
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.service.app import create_app
+    from llama_index_video.store.collection import release_chroma
+
+    folder = Path(index_dir)
+    if not (folder / "manifest.sqlite").is_file():
+        raise VideoIndexError(
+            f"{folder}: no index here; create it with "
+            f"'llama-index-video ingest PATH --index {folder}'"
+        )
+    index = VideoIndex(folder)
+
+    def reopen() -> VideoIndex:
+        release_chroma(folder / "chroma")
+        return VideoIndex(folder, embed_model=index.embed_model, threshold=index.threshold)
+
+    return create_app(index, token=token, reopen=reopen)

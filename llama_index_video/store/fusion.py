@@ -1,0 +1,177 @@
+"""One ranking over speech, screen text and pixels: weighted reciprocal rank fusion.
+
+Each :class:`Channel` is a retriever over one modality (transcript units, OCR text,
+frames by their text, frames by their pixels, ...) with a weight. A node's fused score
+is the sum, over the channels that returned it, of ``weight / (k + rank)`` (rank from
+1; ``k = 60`` as in Cormack et al., 2009). Ranks are compared, not similarities:
+cosines from different models (MiniLM text-text, CLIP text-image) are not on one
+scale, and a modality with weaker matches (OCR text is terse) still gets its best
+hit seen. Equal fused scores go to the higher similarity.
+
+Scores and the threshold: every channel applies its own relevance threshold to its
+own cosine similarities *before* fusion, so nothing below it enters the ranking and
+an index with nothing relevant still returns nothing. A fused hit's ``score`` is the
+fused score (descending, as LlamaIndex expects of retrievers); the cosine similarity
+from the channel that contributed most is kept in the node's metadata under
+:data:`~llama_index_video.schema.SIMILARITY`, hidden from the embedding model and LLM.
+
+The query is embedded once per embedding model (``Channel.embed_model``) and handed
+to every channel of that model, so six text channels cost one query embedding.
+
+Why not LlamaIndex's ``QueryFusionRetriever(mode="reciprocal_rerank")``: in
+llama-index-core 0.14.25 that mode ignores ``retriever_weights``
+(run-llama/llama_index#21444), keys nodes by content hash (an ``ImageNode``'s hash
+ignores its metadata, so two frames of one slide collapse), overwrites the scores so
+the similarity is lost, and needs an LLM object even with ``num_queries=1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from llama_index_video import schema
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+RRF_K = 60.0
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One ranked list to fuse.
+
+    Attributes:
+        name: What it ranks, e.g. ``"transcript"``, ``"ocr"`` or ``"visual"``.
+        retriever: Returns the channel's hits, best first, scored by similarity.
+        weight: Its share in the fused score (0 mutes it).
+        embed_model: The model its retriever embeds queries with; channels sharing a
+            model get the query embedded once.
+    """
+
+    name: str
+    retriever: BaseRetriever
+    weight: float = 1.0
+    embed_model: BaseEmbedding | None = None
+
+    def __post_init__(self) -> None:
+        if self.weight < 0:
+            raise ValueError(f"weight of channel {self.name!r} must be >= 0, got {self.weight}")
+
+
+class FusionRetriever(BaseRetriever):
+    """Weighted reciprocal rank fusion of several retrievers (see the module docstring).
+
+    Args:
+        channels: The retrievers to fuse, with their weights.
+        top_k: How many fused hits to return at most.
+        k: The RRF constant: larger values flatten the difference between ranks.
+    """
+
+    def __init__(self, channels: Sequence[Channel], *, top_k: int = 5, k: float = RRF_K) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        if k <= 0:
+            raise ValueError(f"k must be > 0, got {k}")
+        names = [c.name for c in channels]
+        if len(set(names)) != len(names):
+            raise ValueError(f"channel names must be unique, got {names}")
+        super().__init__()
+        self.channels = tuple(channels)
+        self.top_k = top_k
+        self.k = k
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        texts = query_bundle.embedding_strs
+        vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
+        ranked = [
+            (c, c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model)))))
+            for c in self.channels
+        ]
+        return fuse(ranked, k=self.k, top_k=self.top_k)
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        models = self._models()
+        texts = query_bundle.embedding_strs
+        found = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
+        vectors = {id(m): v for m, v in zip(models, found, strict=True)}
+        results = await asyncio.gather(
+            *(
+                c.retriever.aretrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
+                for c in self.channels
+            )
+        )
+        return fuse(list(zip(self.channels, results, strict=True)), k=self.k, top_k=self.top_k)
+
+    def _models(self) -> list[BaseEmbedding]:
+        """The distinct embedding models of the channels that count."""
+        models: dict[int, BaseEmbedding] = {}
+        for channel in self.channels:
+            if channel.embed_model is not None and channel.weight > 0:
+                models.setdefault(id(channel.embed_model), channel.embed_model)
+        return list(models.values())
+
+
+def fuse(
+    ranked: Sequence[tuple[Channel, list[NodeWithScore]]], *, k: float = RRF_K, top_k: int
+) -> list[NodeWithScore]:
+    """Fuse ranked hit lists into one (see the module docstring).
+
+    Args:
+        ranked: Each channel with its hits (similarity scores; ordered here).
+        k: The RRF constant.
+        top_k: How many hits to return at most.
+
+    Returns:
+        Copies of the hits, best first, scored by fused score, with their similarity
+        in metadata under ``schema.SIMILARITY``.
+    """
+    fused: dict[str, float] = {}
+    strongest: dict[str, tuple[float, NodeWithScore]] = {}
+    for channel, hits in ranked:
+        if channel.weight == 0:
+            continue
+        ordered = sorted(hits, key=lambda h: h.score if h.score is not None else 0.0, reverse=True)
+        for rank, hit in enumerate(ordered, start=1):
+            node_id = hit.node.node_id
+            share = channel.weight / (k + rank)
+            fused[node_id] = fused.get(node_id, 0.0) + share
+            if node_id not in strongest or share > strongest[node_id][0]:
+                strongest[node_id] = (share, hit)
+
+    def order(node_id: str) -> tuple[float, float]:
+        return fused[node_id], strongest[node_id][1].score or 0.0
+
+    best = sorted(fused, key=order, reverse=True)[:top_k]
+    return [_fused_hit(strongest[node_id][1], fused[node_id]) for node_id in best]
+
+
+def _fused_hit(hit: NodeWithScore, fused_score: float) -> NodeWithScore:
+    node = hit.node
+    if hit.score is None:
+        return NodeWithScore(node=node, score=fused_score)
+    hidden = schema.SIMILARITY
+    node = node.model_copy(
+        update={
+            "metadata": {**node.metadata, hidden: round(float(hit.score), 4)},
+            "excluded_embed_metadata_keys": [*node.excluded_embed_metadata_keys, hidden],
+            "excluded_llm_metadata_keys": [*node.excluded_llm_metadata_keys, hidden],
+        }
+    )
+    return NodeWithScore(node=node, score=fused_score)
+
+
+def _bundle(query_bundle: QueryBundle, vector: list[float] | None) -> QueryBundle:
+    """A copy per channel: LlamaIndex's retrievers store the embedding they compute in it."""
+    return QueryBundle(
+        query_str=query_bundle.query_str,
+        image_path=query_bundle.image_path,
+        custom_embedding_strs=query_bundle.custom_embedding_strs,
+        embedding=vector,
+    )

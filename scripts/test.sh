@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Install everything the tests need and run them (lint, types, the test suite).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install.sh local,offline,visual,gemini,anthropic,serve,test
+. .venv/bin/activate
+# openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
+python -m pip install --quiet --no-deps "openai-whisper==20250625"
+python -m pip install --quiet more-itertools numba tiktoken
+# System packages for optional backends and the browser test, where apt is available.
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+ruff check .
+ruff format --check .
+mypy
+python -m pytest -q

@@ -1,0 +1,76 @@
+"""Fixtures for the answering tests: the fake Anthropic API, Claude wired to it, frames."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from llama_index.core.schema import TextNode
+from PIL import Image
+
+from llama_index_video.answering.claude import ClaudeMultimodalLLM
+from tests.fakes.anthropic_server import FakeAnthropicServer
+
+ANTHROPIC_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_LOG")
+
+
+@pytest.fixture
+def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    """A running fake Messages API; the developer's own Anthropic settings are hidden."""
+    for name in ANTHROPIC_ENV:
+        monkeypatch.delenv(name, raising=False)
+    with FakeAnthropicServer() as server:
+        yield server
+
+
+@pytest.fixture
+def make_claude(fake_anthropic: FakeAnthropicServer) -> Callable[..., ClaudeMultimodalLLM]:
+    """Build a ``ClaudeMultimodalLLM`` talking to the fake API (options override)."""
+
+    def make(**options: object) -> ClaudeMultimodalLLM:
+        settings: dict[str, object] = {
+            "api_key": fake_anthropic.api_key,
+            "base_url": fake_anthropic.url,
+            "max_retries": 2,
+            "timeout": 5.0,
+        }
+        return ClaudeMultimodalLLM(**{**settings, **options})
+
+    return make
+
+
+@pytest.fixture
+def big_frame(tmp_path: Path) -> Path:
+    """A 3000x1500 JPEG frame: larger than the API's recommended 1568 px edge."""
+    path = tmp_path / "frame_big.jpg"
+    Image.new("RGB", (3000, 1500), (30, 120, 200)).save(path, quality=90)
+    return path
+
+
+@pytest.fixture
+def frames(tmp_path: Path) -> list[Path]:
+    """Twelve small distinct JPEG frames."""
+    paths = []
+    for index in range(12):
+        path = tmp_path / f"frame_{index:02d}.jpg"
+        Image.new("RGB", (320, 180), (index * 20, 40, 90)).save(path)
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture
+def talk_transcript() -> TextNode:
+    """A transcript node shaped like the reader's: [talk.mp4 01:34-01:41]."""
+    return TextNode(
+        text="We train with cross-entropy.",
+        metadata={
+            "source": "/media/talk.mp4",
+            "file_name": "talk.mp4",
+            "modality": "transcript",
+            "start_s": 94.9,
+            "end_s": 101.2,
+            "label": "[talk.mp4 01:34-01:41]",
+            "media_url": "/media/talk.mp4#t=94.9",
+        },
+    )

@@ -1,0 +1,166 @@
+"""The command line: exit codes, one-line errors, and the search --json contract."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from llama_index_video.cli.main import main
+from tests_support import EXAMPLES, OZONE
+
+HIT_KEYS = {
+    "source",
+    "modality",
+    "start",
+    "end",
+    "score",
+    "text",
+    "label",
+    "url",
+    "frame_path",
+    "frame_time",
+    "context",
+}
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory, transcriber):
+    folder = tmp_path_factory.mktemp("cli") / "index"
+    assert main(["ingest", str(EXAMPLES), "--index", str(folder), "--quiet"]) == 0
+    return folder
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_console_script_help_lists_every_command():
+    result = subprocess.run(
+        [shutil.which("llama-index-video") or sys.executable, "--help"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    for command in ("ingest", "search", "ask"):
+        assert command in result.stdout
+
+
+@pytest.mark.parametrize("command", ["ingest", "search", "ask"])
+def test_each_command_has_help(capsys, command):
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    assert "--index" in capsys.readouterr().out
+
+
+def test_ingest_again_skips_everything(capsys, index_dir):
+    code, out, _ = run(capsys, "ingest", str(EXAMPLES), "--index", str(index_dir), "--quiet")
+    assert code == 0
+    assert out.strip().splitlines()[-1].startswith("0 indexed, 4 skipped, 0 failed")
+
+
+def test_failed_file_sets_exit_code_and_keeps_the_others(capsys, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "broken.mp4").write_bytes(b"\x00\x01garbage" * 64)
+    shutil.copy(EXAMPLES / "handbook.md", folder)
+    code, out, err = run(capsys, "ingest", str(folder), "--index", str(tmp_path / "i"), "--quiet")
+    assert code == 1
+    assert "failed   " in out and "broken.mp4" in out and "not a readable audio or video" in out
+    assert "indexed  " in out and "handbook.md" in out
+    assert "Traceback" not in out + err
+
+
+def test_search_json_follows_the_contract(capsys, index_dir):
+    code, out, _ = run(
+        capsys,
+        "search",
+        "How much ultraviolet C radiation is absorbed?",
+        "--index",
+        str(index_dir),
+        "--json",
+    )
+    assert code == 0
+    hits = json.loads(out)
+    assert hits and all(set(h) == HIT_KEYS for h in hits)
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    best = hits[0]
+    assert best["source"] == str(OZONE)
+    assert best["modality"] in {"transcript", "frame", "ocr"}
+    assert best["start"] <= 33.3 and best["end"] >= 29.5
+    assert best["url"] == f"{best['source']}#t={best['start']:.1f}"
+    assert all({"start", "end", "text"} <= set(c) for c in best["context"])
+    assert best["frame_path"] and best["frame_path"].endswith(".jpg")
+
+
+def test_text_document_hits_have_null_times(capsys, index_dir):
+    code, out, _ = run(
+        capsys,
+        "search",
+        "Which days are deploys on?",
+        "--index",
+        str(index_dir),
+        "--json",
+        "--modality",
+        "text",
+    )
+    hits = json.loads(out)
+    assert code == 0 and hits and {h["modality"] for h in hits} == {"text"}
+    assert hits[0]["start"] is None and hits[0]["end"] is None and hits[0]["url"] is None
+    assert "Tuesdays" in hits[0]["text"]
+
+
+def test_unrelated_question_returns_an_empty_array(capsys, index_dir):
+    code, out, _ = run(
+        capsys, "search", "recipe for sourdough bread", "--index", str(index_dir), "--json"
+    )
+    assert code == 0 and json.loads(out) == []
+
+
+def test_ask_without_a_key_gives_an_extractive_cited_answer(capsys, index_dir):
+    code, out, _ = run(
+        capsys,
+        "ask",
+        "Who will own the migration to the new billing provider?",
+        "--index",
+        str(index_dir),
+        "--json",
+    )
+    answer = json.loads(out)
+    assert code == 0 and answer["found"] is True
+    assert "[team_sync.mp3 00:1" in answer["answer"]
+    first = answer["citations"][0]
+    assert first["source"].endswith("team_sync.mp3") and first["url"].startswith(
+        first["source"] + "#t="
+    )
+    assert set(answer["hits"][0]) == HIT_KEYS
+
+
+def test_ask_with_nothing_relevant_says_so(capsys, index_dir):
+    code, out, _ = run(
+        capsys, "ask", "What is the capital of Australia?", "--index", str(index_dir)
+    )
+    assert code == 0 and out.startswith("Not found in the index")
+
+
+def test_missing_index_is_one_line_error(capsys, tmp_path):
+    code, out, err = run(capsys, "search", "anything", "--index", str(tmp_path / "nowhere"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "no index here" in err
+
+
+@pytest.mark.parametrize(
+    "argv", [["search", "q", "--top-k", "0"], ["search", "q", "--modality", "smell"]]
+)
+def test_bad_arguments_are_usage_errors(capsys, argv):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2

@@ -1,0 +1,118 @@
+"""Shared fixtures: the example media with its ground truth, generated media, one index."""
+
+from __future__ import annotations
+
+import json
+import math
+import wave
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from tests_support import EXAMPLES
+
+
+@pytest.fixture(scope="session")
+def timeline() -> dict:
+    return json.loads((EXAMPLES / "timeline.json").read_text())["files"]
+
+
+@pytest.fixture(scope="session")
+def transcriber():
+    from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+    return FasterWhisperTranscriber()
+
+
+@pytest.fixture(scope="session")
+def embed_model():
+    from llama_index_video.embeddings.local import local_embedding
+
+    return local_embedding()
+
+
+@pytest.fixture(scope="session")
+def example_index(tmp_path_factory, transcriber, embed_model):
+    """One Chroma index over every example file, shared by read-only tests."""
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    folder = tmp_path_factory.mktemp("example_index")
+    index = VideoIndex(
+        folder,
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=folder / "media", transcriber=transcriber),
+    )
+    report = index.ingest([EXAMPLES])
+    assert report.ok, report
+    yield index
+    index.close()
+
+
+VideoWriter = Callable[..., Path]
+
+
+@pytest.fixture(scope="session")
+def make_video() -> VideoWriter:
+    """Write a small H.264 video of solid-colour scenes, optionally with a tone."""
+
+    def write(
+        path: Path,
+        scenes: Sequence[tuple[float, tuple[int, int, int]]],
+        *,
+        fps: int = 10,
+        size: tuple[int, int] = (160, 90),
+        tone: bool = True,
+    ) -> Path:
+        duration = sum(seconds for seconds, _ in scenes)
+        with av.open(str(path), "w") as out:
+            video = out.add_stream("libx264", rate=fps)
+            video.width, video.height = size
+            video.pix_fmt = "yuv420p"
+            audio = out.add_stream("aac", rate=16000) if tone else None
+            if audio is not None:
+                audio.layout = "mono"
+            index = 0
+            for seconds, colour in scenes:
+                pixels = np.zeros((size[1], size[0], 3), np.uint8)
+                pixels[:] = colour
+                for _ in range(round(seconds * fps)):
+                    frame = av.VideoFrame.from_ndarray(pixels, format="rgb24")
+                    frame.pts = index
+                    index += 1
+                    out.mux(video.encode(frame))
+            out.mux(video.encode())
+            if audio is not None:
+                rate = 16000
+                t = np.arange(int(duration * rate)) / rate
+                samples = (0.2 * np.sin(2 * math.pi * 440 * t)).astype(np.float32)
+                for start in range(0, len(samples), 1024):
+                    chunk = av.AudioFrame.from_ndarray(
+                        samples[None, start : start + 1024], format="flt", layout="mono"
+                    )
+                    chunk.sample_rate = rate
+                    chunk.pts = start
+                    chunk.time_base = Fraction(1, rate)
+                    out.mux(audio.encode(chunk))
+                out.mux(audio.encode())
+        return path
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def make_wav() -> Callable[[Path, np.ndarray], Path]:
+    """Write 16 kHz mono float samples as a 16-bit WAV file."""
+
+    def write(path: Path, samples: np.ndarray) -> Path:
+        with wave.open(str(path), "wb") as handle:
+            handle.setnchannels(1)
+            handle.setsampwidth(2)
+            handle.setframerate(16000)
+            handle.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+        return path
+
+    return write

@@ -1,0 +1,189 @@
+"""The postprocessor on sentence-level nodes from the ground truth, in Chroma and in a docstore."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from llama_index.core import StorageContext, VectorStoreIndex
+from llama_index.core.postprocessor import SimilarityPostprocessor
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.schema import ImageNode, NodeWithScore, TextNode
+
+from llama_index_video import schema
+from llama_index_video.media.frames import sample_frames
+from llama_index_video.postprocessing.timestamp_frame import MomentNode, TimestampFramePostprocessor
+from llama_index_video.reader import moments
+from llama_index_video.reader.ids import content_hash
+from llama_index_video.reader.units import TranscriptUnit
+from llama_index_video.store.collection import open_chroma
+from tests_support import OZONE
+
+WHY_WARM = "Why does the temperature rise with altitude in the stratosphere?"
+
+
+@pytest.fixture(scope="module")
+def ozone_nodes(tmp_path_factory, timeline):
+    """One node per narrated sentence (as naive Whisper segments would be) plus frames."""
+    source = moments.SourceFile(OZONE, content_hash(OZONE))
+    units = [
+        TranscriptUnit(s["start"], s["end"], s["text"])
+        for s in timeline["ozone_explainer.mp4"]["narration"]
+    ]
+    nodes = moments.transcript_nodes(source, units, language="en", note=None)
+    out = tmp_path_factory.mktemp("frames")
+    for frame in sample_frames(OZONE, out_dir=out, name_prefix="o", duration=80.0):
+        nodes.append(moments.frame_node(source, frame, spoken="", note=None))
+    return nodes
+
+
+@pytest.fixture(scope="module")
+def chroma_index(tmp_path_factory, ozone_nodes, embed_model):
+    store = open_chroma(tmp_path_factory.mktemp("chroma"))
+    context = StorageContext.from_defaults(vector_store=store)
+    return VectorStoreIndex(ozone_nodes, storage_context=context, embed_model=embed_model)
+
+
+@pytest.fixture(scope="module")
+def memory_index(ozone_nodes, embed_model):
+    return VectorStoreIndex(ozone_nodes, embed_model=embed_model)
+
+
+def _chroma_postprocessor(index, **options):
+    return TimestampFramePostprocessor(vector_store=index.vector_store, **options)
+
+
+def _hit(index, text, score=0.9):
+    node = next(n for n in index.vector_store.get_nodes(None) if text in n.get_content())
+    return NodeWithScore(node=node, score=score)
+
+
+def test_chroma_alone_has_no_docstore_to_follow(chroma_index):
+    # Why PrevNextNodePostprocessor finds nothing: no transcript node reaches the docstore.
+    docs = chroma_index.docstore.docs.values()
+    assert not [d for d in docs if d.metadata.get(schema.MODALITY) == "transcript"]
+
+
+def test_the_next_unit_completes_a_split_answer(chroma_index):
+    hits = chroma_index.as_retriever(similarity_top_k=1).retrieve(WHY_WARM)
+    assert "because" in hits[0].node.get_content()
+    moment = _chroma_postprocessor(chroma_index).postprocess_nodes(hits)[0].node
+    assert isinstance(moment, MomentNode)
+    assert "ultraviolet radiation is absorbed by the ozone layer" in moment.get_content()
+    assert [round(c.start) for c in moment.context] == [30, 36, 42]
+    assert moment.metadata[schema.START_S] == 36.0  # the hit's own span is kept
+
+
+def test_the_frame_on_screen_during_the_hit_is_attached(chroma_index):
+    hit = _hit(chroma_index, "Most of the ozone in our atmosphere")
+    moment = _chroma_postprocessor(chroma_index).postprocess_nodes([hit])[0].node
+    assert moment.frame_time == pytest.approx(12.0, abs=0.25)  # the chart with the axis label
+    assert moment.image_path and moment.image_path.endswith(".jpg")
+
+
+def test_nearest_frame_choice_prefers_time_distance(chroma_index):
+    hit = _hit(chroma_index, "It absorbs one hundred percent")
+    inside = _chroma_postprocessor(chroma_index).postprocess_nodes([hit])[0].node
+    nearest = (
+        _chroma_postprocessor(chroma_index, frame_choice="nearest")
+        .postprocess_nodes([_hit(chroma_index, "It absorbs one hundred percent")])[0]
+        .node
+    )
+    assert inside.frame_time == pytest.approx(22.53, abs=0.25)
+    assert nearest.frame_time == pytest.approx(36.0, abs=0.25)  # 6.5 s away beats 7 s
+
+
+def test_overlapping_hits_merge_and_keep_order_and_scores(chroma_index):
+    hits = [
+        _hit(chroma_index, "It absorbs one hundred percent", 0.8),
+        _hit(chroma_index, "In nineteen eighty five", 0.7),
+        _hit(chroma_index, "rises with altitude because", 0.6),
+    ]
+    merged = _chroma_postprocessor(chroma_index).postprocess_nodes(hits)
+    assert [h.score for h in merged] == [0.8]
+    texts = [c.text for c in merged[0].node.context]
+    assert len(texts) == len(set(texts))
+    assert any("nineteen eighty five" in t for t in texts)
+    separate = _chroma_postprocessor(chroma_index, merge=False).postprocess_nodes(
+        [
+            _hit(chroma_index, "It absorbs one hundred percent", 0.8),
+            _hit(chroma_index, "In nineteen eighty five", 0.7),
+        ]
+    )
+    assert [h.score for h in separate] == [0.8, 0.7]
+
+
+def test_window_seconds_attaches_everything_nearby(chroma_index):
+    hit = _hit(chroma_index, "rises with altitude because")
+    moment = _chroma_postprocessor(chroma_index, window_seconds=14).postprocess_nodes([hit])[0].node
+    assert [round(c.start) for c in moment.context] == [24, 30, 36, 42, 49]
+
+
+def test_docstore_lookup_gives_the_same_context(memory_index, chroma_index):
+    query = memory_index.as_retriever(similarity_top_k=3).retrieve(WHY_WARM)
+    from_docstore = TimestampFramePostprocessor(docstore=memory_index.docstore).postprocess_nodes(
+        query
+    )
+    from_chroma = _chroma_postprocessor(chroma_index).postprocess_nodes(
+        chroma_index.as_retriever(similarity_top_k=3).retrieve(WHY_WARM)
+    )
+    assert [[c.node_id for c in h.node.context] for h in from_docstore] == [
+        [c.node_id for c in h.node.context] for h in from_chroma
+    ]
+
+
+def test_untimed_nodes_pass_through(chroma_index):
+    document = NodeWithScore(node=TextNode(text="Deploys happen on Tuesdays."), score=0.5)
+    assert _chroma_postprocessor(chroma_index).postprocess_nodes([document]) == [document]
+
+
+def test_a_frame_hit_gets_the_speech_around_it(chroma_index):
+    frame = next(
+        n
+        for n in chroma_index.vector_store.get_nodes(None)
+        if isinstance(n, ImageNode) and n.metadata[schema.FRAME_TIME] == pytest.approx(64, abs=0.3)
+    )
+    moment = _chroma_postprocessor(chroma_index).postprocess_nodes(
+        [NodeWithScore(node=frame, score=1)]
+    )
+    context = " ".join(c.text for c in moment[0].node.context)
+    assert "Montreal Protocol" in context
+    assert moment[0].node.image_path == frame.metadata[schema.IMAGE_PATH]
+
+
+def test_composes_after_other_postprocessors_in_a_query_engine(chroma_index):
+    from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply
+
+    from llama_index_video.answering.claude import ClaudeMultimodalLLM
+
+    with FakeAnthropicServer() as server:
+        server.enqueue(text_reply("Because UV is absorbed [ozone_explainer.mp4 00:42-00:44]."))
+        llm = ClaudeMultimodalLLM(api_key=server.api_key, base_url=server.url, max_retries=0)
+        engine = RetrieverQueryEngine.from_args(
+            chroma_index.as_retriever(similarity_top_k=2),
+            llm=llm,
+            multimodal=True,
+            node_postprocessors=[
+                SimilarityPostprocessor(similarity_cutoff=0.1),
+                _chroma_postprocessor(chroma_index),
+            ],
+        )
+        response = engine.query(WHY_WARM)
+        body = server.messages_requests()[0].body
+    assert "UV is absorbed" in str(response)
+    sent = json.dumps(body)
+    assert "ultraviolet radiation is absorbed by the ozone layer" in sent
+    assert "[ozone_explainer.mp4 00:42-00:44]" in sent
+    images = [
+        b
+        for m in body["messages"]
+        for b in m["content"]
+        if isinstance(b, dict) and b.get("type") == "image"
+    ]
+    assert images and base64.b64decode(images[0]["source"]["data"])[:2] == b"\xff\xd8"
+
+
+def test_needs_somewhere_to_look():
+    with pytest.raises(ValueError, match="vector_store or the docstore"):
+        TimestampFramePostprocessor()

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llama_index_video.reader.units import UnitOptions, build_units
+from llama_index_video.transcription.base import Segment, Word
+
+
+def test_a_sentence_split_across_segments_becomes_one_unit():
+    segments = [
+        Segment(35.2, 40.1, "In the stratosphere the temperature rises with altitude because"),
+        Segment(41.8, 45.2, "ultraviolet radiation is absorbed by the ozone layer."),
+    ]
+    units = list(build_units(segments))
+    assert len(units) == 1
+    assert units[0].start == 35.2 and units[0].end == 45.2
+    assert "because ultraviolet radiation is absorbed" in units[0].text
+
+
+def test_near_duplicate_facts_in_separate_windows_do_not_overlap():
+    segments = [
+        Segment(
+            23.5, 27.8, "The ozone layer absorbs about ninety percent of ultraviolet B radiation."
+        ),
+        Segment(29.5, 33.3, "It absorbs one hundred percent of ultraviolet C radiation."),
+    ]
+    units = list(build_units(segments, UnitOptions(target_chars=60)))
+    assert [u.text for u in units] == [s.text for s in segments]
+
+
+def test_word_times_give_sentence_starts_inside_a_segment():
+    words = [
+        Word(10.0, 10.4, " First"),
+        Word(10.4, 10.9, " sentence."),
+        Word(12.0, 12.5, " Second"),
+        Word(12.5, 13.0, " one."),
+    ]
+    segment = Segment(10.0, 13.0, "First sentence. Second one.", words=tuple(words))
+    units = list(build_units([segment], UnitOptions(target_chars=20)))
+    assert [(u.start, u.text) for u in units] == [(10.0, "First sentence."), (12.0, "Second one.")]
+
+
+def test_a_long_silence_always_ends_a_unit():
+    segments = [Segment(0.0, 2.0, "no punctuation here"), Segment(30.0, 32.0, "and more words")]
+    units = list(build_units(segments))
+    assert [(u.start, u.end) for u in units] == [(0.0, 2.0), (30.0, 32.0)]
+
+
+def test_an_overlong_sentence_is_cut_with_a_small_overlap():
+    text = " ".join(f"w{i}" for i in range(200)) + "."
+    units = list(
+        build_units([Segment(0.0, 100.0, text)], UnitOptions(target_chars=100, max_chars=200))
+    )
+    assert len(units) > 1
+    assert all(len(u.text) <= 200 + 40 for u in units)
+    first_words, second_words = units[0].text.split(), units[1].text.split()
+    assert 0 < len(set(first_words) & set(second_words)) <= UnitOptions().overlap_words
+
+
+@pytest.mark.parametrize("bad", [{"target_chars": 5}, {"max_chars": 10}, {"overlap_words": -1}])
+def test_invalid_options_are_refused(bad):
+    with pytest.raises(ValueError):
+        UnitOptions(**bad)
+
+
+_segments = st.lists(
+    st.tuples(
+        st.floats(0.0, 5.0),
+        st.floats(0.1, 8.0),
+        st.lists(
+            st.sampled_from(["ozone", "layer.", "warms", "because", "UV?", "it"]),
+            min_size=1,
+            max_size=30,
+        ),
+    ),
+    max_size=25,
+)
+
+
+@given(_segments)
+def test_units_keep_every_word_in_time_order(raw):
+    segments, clock = [], 0.0
+    for gap, length, words in raw:
+        start = clock + gap
+        segments.append(Segment(start, start + length, " ".join(words)))
+        clock = start + length
+    units = list(build_units(segments))
+    assert [u.start for u in units] == sorted(u.start for u in units)
+    assert all(u.start <= u.end for u in units)
+    spoken = [w for s in segments for w in s.text.split()]
+    if not spoken:
+        assert units == []
+        return
+    covered = " ".join(u.text for u in units).split()
+    assert set(spoken) == set(covered)
+    assert len(covered) >= len(spoken)

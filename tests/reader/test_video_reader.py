@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from llama_index.core.schema import ImageNode, MetadataMode, NodeRelationship, TextNode
+
+from llama_index_video import schema
+from llama_index_video.reader.video_reader import VideoReader
+from tests_support import HANDBOOK, OZONE, TEAM_SYNC
+
+TOLERANCE = 1.0  # tiny.en segment starts can be ~1 s early after pauses
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory, transcriber):
+    return VideoReader(media_dir=tmp_path_factory.mktemp("media"), transcriber=transcriber)
+
+
+@pytest.fixture(scope="module")
+def ozone_nodes(reader):
+    return reader.load_data(OZONE)
+
+
+def _transcript(nodes):
+    return [n for n in nodes if n.metadata[schema.MODALITY] == "transcript"]
+
+
+def _frames(nodes):
+    return [n for n in nodes if n.metadata[schema.MODALITY] == "frame"]
+
+
+def test_every_sentence_is_inside_a_unit_at_its_time(ozone_nodes, timeline):
+    units = _transcript(ozone_nodes)
+    for sentence in timeline["ozone_explainer.mp4"]["narration"]:
+        holders = [
+            u
+            for u in units
+            if u.metadata[schema.START_S] <= sentence["start"] + TOLERANCE
+            and u.metadata[schema.END_S] >= sentence["end"] - TOLERANCE
+        ]
+        assert holders, f"no unit spans {sentence}"
+
+
+def test_unit_starts_match_the_sentences_that_open_them(ozone_nodes, timeline):
+    starts = {s["start"] for s in timeline["ozone_explainer.mp4"]["narration"]}
+    for unit in _transcript(ozone_nodes):
+        nearest = min(starts, key=lambda s: abs(s - unit.metadata[schema.START_S]))
+        assert abs(nearest - unit.metadata[schema.START_S]) <= TOLERANCE, unit.metadata
+
+
+def test_the_split_answer_reaches_one_unit(ozone_nodes):
+    unit = next(u for u in _transcript(ozone_nodes) if "because" in u.text)
+    assert "absorbed by the ozone layer" in unit.text
+    assert unit.metadata[schema.START_S] == pytest.approx(36.0, abs=TOLERANCE)
+    assert unit.metadata[schema.END_S] == pytest.approx(45.0, abs=TOLERANCE)
+
+
+def test_transcript_metadata_is_flat_and_citable(ozone_nodes):
+    unit = _transcript(ozone_nodes)[0]
+    meta = unit.metadata
+    assert all(isinstance(v, (str, int, float)) for v in meta.values())
+    assert meta[schema.SOURCE] == str(OZONE)
+    assert meta[schema.LANGUAGE] == "en"
+    start = meta[schema.START_S]
+    assert meta[schema.MEDIA_URL] == f"{OZONE}#t={start:.1f}"
+    assert meta[schema.LABEL].startswith("[ozone_explainer.mp4 00:0")
+    embedded = unit.get_content(MetadataMode.EMBED)
+    assert str(OZONE) not in embedded and schema.START_S not in embedded
+
+
+def test_units_are_linked_in_order_and_to_their_source(ozone_nodes):
+    units = _transcript(ozone_nodes)
+    for previous, following in zip(units, units[1:], strict=False):
+        assert previous.relationships[NodeRelationship.NEXT].node_id == following.node_id
+        assert following.relationships[NodeRelationship.PREVIOUS].node_id == previous.node_id
+    assert len({u.ref_doc_id for u in ozone_nodes}) == 1
+
+
+def test_frames_are_image_nodes_by_path_including_the_flash_slide(ozone_nodes):
+    frames = _frames(ozone_nodes)
+    assert all(isinstance(f, ImageNode) and f.image is None for f in frames)
+    assert all(f.image_path and f.metadata[schema.IMAGE_PATH] == f.image_path for f in frames)
+    assert any(21.0 <= f.metadata[schema.FRAME_TIME] < 22.53 for f in frames)
+    said = next(f for f in frames if f.metadata[schema.FRAME_TIME] >= 64)
+    assert "Montreal Protocol" in said.text
+
+
+def test_ids_are_stable_across_reads_and_moves(reader, ozone_nodes, tmp_path):
+    moved = tmp_path / "renamed talk.mp4"
+    shutil.copy(OZONE, moved)
+    again = reader.load_data(moved)
+    assert [n.node_id for n in again] == [n.node_id for n in ozone_nodes]
+    assert again[0].metadata[schema.SOURCE] == str(moved)
+
+
+def test_audio_files_give_transcript_only(reader, timeline):
+    nodes = reader.load_data(TEAM_SYNC)
+    assert nodes and all(n.metadata[schema.MODALITY] == "transcript" for n in nodes)
+    first = timeline["team_sync.mp3"]["narration"][0]
+    assert nodes[0].metadata[schema.START_S] == pytest.approx(first["start"], abs=TOLERANCE)
+
+
+def test_text_files_go_through_llamaindex_splitters(reader):
+    nodes = reader.load_data(HANDBOOK)
+    assert nodes and all(isinstance(n, TextNode) for n in nodes)
+    assert all(n.metadata[schema.MODALITY] == "text" for n in nodes)
+    assert all(schema.START_S not in n.metadata for n in nodes)
+    assert "Tuesdays" in " ".join(n.text for n in nodes)
+    assert nodes[0].metadata[schema.LABEL] == "[handbook.md]"
+
+
+def test_subtitles_are_used_instead_of_speech_recognition(tmp_path, transcriber, timeline):
+    from tests_support import SUBTITLES
+
+    video = tmp_path / "talk.mp4"
+    shutil.copy(OZONE, video)
+    shutil.copy(SUBTITLES / "ozone_explainer.srt", tmp_path / "talk.srt")
+
+    class Refusing:
+        name = "refusing"
+
+        def transcribe(self, audio, *, source=None):
+            raise AssertionError("speech recognition must not run when subtitles exist")
+
+    reader = VideoReader(media_dir=tmp_path / "media", transcriber=Refusing(), frames=None)
+    nodes = reader.load_data(video)
+    text = " ".join(n.text for n in nodes)
+    assert "Halley Bay" in text  # the subtitles' spelling, not Whisper's
+    first = timeline["ozone_explainer.mp4"]["narration"][0]
+    assert nodes[0].metadata[schema.START_S] == pytest.approx(first["start"], abs=0.01)
+    assert "subtitles" in nodes[0].metadata[schema.NOTE]

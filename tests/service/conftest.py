@@ -1,0 +1,54 @@
+"""Fixtures for the service tests: the app over the example index, in-process or on a port."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from llama_index_video.service.app import create_app
+
+LOOPBACK = "http://127.0.0.1"
+
+
+@contextmanager
+def running(app: FastAPI) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yield its base URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):
+            if server.started or not thread.is_alive():
+                break
+            threading.Event().wait(0.05)
+        assert server.started, "the service did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture
+def client(example_index) -> Iterator[TestClient]:
+    """The service over the example index, called in-process (no token: loopback only)."""
+    with TestClient(create_app(example_index), base_url=LOOPBACK) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def service_url(example_index) -> Iterator[str]:
+    """The service over the example index on a free loopback port."""
+    with running(create_app(example_index)) as url:
+        yield url

