@@ -40,7 +40,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
-    "__version__",
     "Answer",
     "Citation",
     "ClaudeMultimodalLLM",
@@ -65,6 +64,7 @@ __all__ = [
     "VideoReader",
     "VideoRetriever",
     "Word",
+    "__version__",
     "probe",
 ]
 

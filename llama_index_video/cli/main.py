@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 EXIT_FAILED_FILES = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+_OCR_CHOICES = {"auto": None, "rapidocr": True, "off": False}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +53,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
     )
     ingest.add_argument("--no-frames", action="store_true", help="do not sample frames")
+    ingest.add_argument(
+        "--ocr",
+        choices=("auto", "rapidocr", "tesseract", "off"),
+        default="auto",
+        help="engine reading on-screen text of frames (default: rapidocr when installed)",
+    )
+    ingest.add_argument(
+        "--visual",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="MODEL",
+        help="also embed frames by their pixels for visual search, with a CLIP-family model "
+        "(default: openai/clip-vit-base-patch32, downloaded on first use); "
+        "chosen when the index is created",
+    )
     ingest.add_argument(
         "--whisper-model",
         default=None,
@@ -120,7 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _ingest(args: argparse.Namespace) -> int:
     from llama_index_video.cli.progress import ProgressBars
+    from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
     from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.ocr import TesseractEngine
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
@@ -134,8 +153,12 @@ def _ingest(args: argparse.Namespace) -> int:
         transcriber=FasterWhisperTranscriber(**transcriber_options),  # type: ignore[arg-type]
         use_subtitles=not args.no_subtitles,
         frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
+        ocr=TesseractEngine() if args.ocr == "tesseract" else _OCR_CHOICES[args.ocr],
     )
-    index = _open_index(args.index, reader=reader)
+    visual = (
+        None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
+    )
+    index = _open_index(args.index, reader=reader, visual_model=visual)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         report = index.ingest(args.paths, progress=bars)

@@ -438,8 +438,10 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         ]
         failures = [r for r in results if isinstance(r, VideoIndexError)]
         self._usage.add(embedded_items=len(results) - len(failures), failed_items=len(failures))
-        for failure in failures:
-            logger.warning("embedding failed: %s", failure)
+        if failures:
+            logger.warning(
+                "%d of %d inputs failed; first: %s", len(failures), len(results), failures[0]
+            )
         return results
 
     def _policy(self) -> transport.RetryPolicy:

@@ -41,8 +41,16 @@ _JOB_SUCCEEDED: Final = ("JOB_STATE_SUCCEEDED", "JOB_STATE_PARTIALLY_SUCCEEDED")
 class EmbeddingUsage:
     """Counts since the model was created (or its usage was reset).
 
-    Token counts are those the API reports (``usageMetadata``, or per item for
-    batch jobs); they stay 0 where it reports none.
+    Attributes:
+        requests: Successful ``batchEmbedContents`` calls.
+        batch_jobs: Batch API jobs that finished.
+        embedded_items: Inputs that got a vector.
+        failed_items: Inputs that did not (see the per-node outcomes for why).
+        uploaded_files: Media sent through the Files API.
+        prompt_tokens: Input tokens as the API reports them (``usageMetadata``, or
+            per item for batch jobs); 0 where it reports none.
+        tokens_by_modality: ``prompt_tokens`` split by modality (``TEXT``,
+            ``IMAGE``, ``VIDEO``, ``AUDIO``, ``DOCUMENT``) where reported.
     """
 
     requests: int = 0
@@ -135,10 +143,11 @@ class Requests:
         return [r if r is not None else EmbeddingError("input was not sent") for r in results]
 
     def _upload(self, item: EmbedInput) -> transport.Steps[types.File]:
-        source = item.path if item.path is not None else item.data or b""
         file: types.File = yield from transport.upload(
             self.policy,
-            transport.Upload(source, item.mimetype or "", item.label),
+            item.path if item.path is not None else item.data or b"",
+            mimetype=item.mimetype or "",
+            display_name=item.label,
             poll_interval=self.file_poll_interval,
             ready_timeout=self.file_ready_timeout,
         )
@@ -158,7 +167,7 @@ class Requests:
                 config=types.EmbedContentConfig(output_dimensionality=self.dimension),
             )
         except Exception as exc:
-            if len(items) > 1 and getattr(exc, "code", None) == 400:
+            if len(items) > 1 and _rejects_an_input(exc):
                 # One bad input rejects the whole request: send them one by one to find it.
                 logger.info("a request of %d inputs was rejected (400); sending singly", len(items))
                 results: list[Result] = []
@@ -215,10 +224,10 @@ class Requests:
             response: Any = answer.response
             embedding = getattr(response, "embedding", None)
             if answer.error is not None or embedding is None:
-                message = answer.error.message if answer.error else "no embedding in the answer"
-                status = answer.error.code if answer.error else None
+                error = answer.error
+                message = f"{error.message} (code {error.code})" if error else "no embedding"
                 reason = f"batch job {job.name}: {item.label} failed: {message}"
-                results.append(RemoteAPIError(transport.SERVICE, reason, status=status))
+                results.append(RemoteAPIError(transport.SERVICE, reason))
                 continue
             self.usage.add(prompt_tokens=getattr(response, "token_count", None) or 0)
             results.append(self._vector(embedding.values, item))
@@ -245,6 +254,13 @@ class Requests:
         if not transport.is_failure(exc):
             raise exc
         return transport.remote_error(exc, what=what, secret=self.secret)
+
+
+def _rejects_an_input(exc: Exception) -> bool:
+    """A 400 about the request's content (not the API key, which every retry would repeat)."""
+    if getattr(exc, "code", None) != 400:
+        return False
+    return "API_KEY" not in str(getattr(exc, "details", "")) and "API key" not in str(exc)
 
 
 def _what(items: Sequence[EmbedInput]) -> str:

@@ -36,7 +36,7 @@ import warnings
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Final, Generic, TypeVar
 
 from llama_index_video.errors import RemoteAPIError
 
@@ -61,9 +61,9 @@ class Call:
 
 @dataclass(frozen=True)
 class Upload:
-    """Upload a file (or bytes) through the Files API; the result is a ``types.File``."""
+    """Upload a stream through the Files API (from its start); the result is a ``types.File``."""
 
-    source: Path | bytes
+    stream: BinaryIO
     mimetype: str
     display_name: str
 
@@ -172,10 +172,9 @@ def _bind(op: Op, api: Any, sleep: Callable[[float], Any]) -> Callable[[], Any]:
     if isinstance(op, Upload):
         from google.genai import types
 
-        # A fresh stream per attempt: a failed upload has consumed the last one.
-        source = str(op.source) if isinstance(op.source, Path) else io.BytesIO(op.source)
+        op.stream.seek(0)  # a failed attempt has consumed part of it
         config = types.UploadFileConfig(mime_type=op.mimetype, display_name=op.display_name)
-        return functools.partial(api.files.upload, file=source, config=config)
+        return functools.partial(api.files.upload, file=op.stream, config=config)
     target = api
     for name in op.method.split("."):
         target = getattr(target, name)
@@ -213,39 +212,61 @@ def call(policy: RetryPolicy, method: str, **kwargs: Any) -> Steps[Any]:
 
 def upload(
     policy: RetryPolicy,
-    op: Upload,
+    source: Path | bytes,
     *,
+    mimetype: str,
+    display_name: str,
     poll_interval: float,
     ready_timeout: float,
 ) -> Steps[types.File]:
     """Upload through the Files API and wait until the file is ``ACTIVE``.
 
+    The SDK is handed an open stream, never a path: for a path it would send the
+    file name in a header, which fails for names that are not ASCII. A file that
+    never becomes usable is deleted before the error is raised.
+
     Raises:
         RemoteAPIError: processing ``FAILED`` or did not finish within ``ready_timeout``.
     """
+
+    opened = source.open("rb") if isinstance(source, Path) else io.BytesIO(source)
+    with opened as stream:
+        file: types.File = yield from retrying(
+            policy,
+            Upload(stream, mimetype, display_name),
+            what=f"upload of {display_name}",
+            retry_on=is_transient,
+        )
+    try:
+        return (yield from _until_active(policy, file, display_name, poll_interval, ready_timeout))
+    except Exception:
+        yield from delete(policy, file.name)
+        raise
+
+
+def _until_active(
+    policy: RetryPolicy,
+    file: types.File,
+    display_name: str,
+    poll_interval: float,
+    ready_timeout: float,
+) -> Steps[types.File]:
     from google.genai import types
 
-    file: types.File = yield from retrying(
-        policy, op, what=f"upload of {op.display_name}", retry_on=is_transient
-    )
     deadline = time.monotonic() + ready_timeout
     while file.state == types.FileState.PROCESSING:
         if time.monotonic() >= deadline:
-            yield from delete(policy, file.name)
             raise RemoteAPIError(
                 SERVICE,
-                f"{op.display_name} was still PROCESSING in the Files API after "
+                f"{display_name} was still PROCESSING in the Files API after "
                 f"{ready_timeout:.0f} s; retry later or raise file_ready_timeout",
             )
         yield Sleep(poll_interval)
         file = yield from call(policy, "files.get", name=file.name)
     if file.state == types.FileState.FAILED:
-        yield from delete(policy, file.name)
         reason = file.error.message if file.error and file.error.message else "no reason given"
-        raise RemoteAPIError(
-            SERVICE, f"the Files API could not process {op.display_name} ({reason})"
-        )
-    logger.debug("uploaded %s as %s", op.display_name, file.name)
+        raise RemoteAPIError(SERVICE, f"the Files API could not process {display_name} ({reason})")
+    logger.debug("uploaded %s as %s", display_name, file.name)
     return file
 
 

@@ -14,8 +14,9 @@ How exact the boundaries are:
   keyframe at or before the window's start; the :class:`Clip` records that
   real start. When that keyframe lies more than ``max_copy_shift`` seconds back
   (3 s by default, and never more than half of ``max_seconds - overlap_seconds``),
-  or the copy fails (a codec MP4 cannot hold), the window is re-encoded to
-  H.264/AAC instead, exact to the frame. A copied clip never exceeds
+  when the codecs are not ones the model surely reads in MP4 (H.264, HEVC, AV1,
+  VP9, MPEG-4 video; AAC or MP3 audio), or when the copy fails, the window is
+  re-encoded to H.264/AAC instead, exact to the frame. A copied clip never exceeds
   ``max_seconds`` (its end moves back with its start), and each window starts
   ``overlap_seconds`` before the previous clip's real end, so the overlap holds
   and the last clip always reaches the end of the file. Container timestamps
@@ -60,6 +61,10 @@ DEFAULT_WINDOWS: Final[dict[str, tuple[float, float]]] = {
 VIDEO_WITH_AUDIO_SECONDS: Final = 80.0
 
 _MIMETYPES: Final = {"mp4": "video/mp4", "mp3": "audio/mp3", "wav": "audio/wav"}
+# Codecs a stream-copied MP4 may keep (decoder names as PyAV reports them); others are
+# re-encoded, because MP4 would also take e.g. MJPEG or MPEG-2 that the model may not read.
+_COPY_VIDEO_CODECS: Final = frozenset({"h264", "hevc", "av1", "libdav1d", "vp9", "mpeg4"})
+_COPY_AUDIO_CODECS: Final = frozenset({"aac", "mp3", "mp3float"})
 _FFMPEG_TIMEOUT: Final = 900.0  # seconds for one clip, re-encoding included
 _KEYFRAME_SEARCH_PACKETS: Final = 64
 
@@ -117,7 +122,7 @@ def cut_clips(
         max_seconds: Longest clip; default 120 s for video, 80 s for audio. Use
             :data:`VIDEO_WITH_AUDIO_SECONDS` (80 s) for video with speech.
         overlap_seconds: Overlap of consecutive clips; default 10 s for video,
-            5 s for audio.
+            5 s for audio (at most a quarter of ``max_seconds``).
         audio_format: ``"mp3"`` (small) or ``"wav"`` (16-bit PCM) for audio clips.
         max_copy_shift: How far (s) before the requested start a stream-copied
             video clip may begin; beyond that the window is re-encoded.
@@ -137,7 +142,9 @@ def cut_clips(
         raise ValueError(f"audio_format must be 'mp3' or 'wav', not {audio_format!r}")
     default_max, default_overlap = DEFAULT_WINDOWS[modality]
     max_s = default_max if max_seconds is None else float(max_seconds)
-    overlap_s = default_overlap if overlap_seconds is None else float(overlap_seconds)
+    overlap_s = (
+        min(default_overlap, max_s / 4) if overlap_seconds is None else float(overlap_seconds)
+    )
     if max_s <= 0:
         raise ValueError(f"max_seconds must be > 0, not {max_s}")
     if not 0 <= overlap_s < max_s:
@@ -164,6 +171,8 @@ def cut_clips(
         overlap_seconds=overlap_s,
         # Bounded so that every window still advances by at least half a step.
         max_shift=min(max_copy_shift, (max_s - overlap_s) / 2),
+        copyable=info.video_codec in _COPY_VIDEO_CODECS
+        and (info.audio_codec is None or info.audio_codec in _COPY_AUDIO_CODECS),
         ffmpeg=_ffmpeg_module(),
     )
     return cutter.cut(info.duration)
@@ -195,6 +204,7 @@ class _Cutter:
     max_seconds: float
     overlap_seconds: float
     max_shift: float
+    copyable: bool
     ffmpeg: ModuleType
 
     def cut(self, duration: float) -> Iterator[Clip]:
@@ -225,6 +235,8 @@ class _Cutter:
         video: av.video.stream.VideoStream,
         exact: _Plan,
     ) -> _Plan | None:
+        if not self.copyable:
+            return None
         keyframe = _keyframe_at_or_before(container, video, exact.start)
         if keyframe is None or exact.start - keyframe > self.max_shift:
             return None

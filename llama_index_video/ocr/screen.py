@@ -10,7 +10,9 @@ engine's boxes are then cleaned up:
 - boxes are joined into lines in reading order: rows top to bottom, boxes on a row
   left to right, joined with a space (RapidOCR splits "p99 latency: 340" and "ms"
   into two boxes), unless a gap wider than a few letters separates them (columns).
-  Vertical text (a rotated axis label) is a line of its own.
+  Vertical text (a rotated axis label) is a line of its own, introduced as
+  ``Vertical text:``: the layout is information a text embedding cannot see
+  otherwise, and "the label of the vertical axis" then finds it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from PIL import Image
 from llama_index_video.ocr.base import OcrEngine, OcrOptions, ScreenText, TextBox
 
 _BLANK_THUMB = 160  # long side of the thumbnail the blank test measures
+VERTICAL_PREFIX = "Vertical text: "
 
 
 def read_screen_text(
@@ -73,7 +76,7 @@ def arrange(boxes: Sequence[TextBox], options: OcrOptions) -> ScreenText:
         for segment in _segments(row, options.column_gap):
             text = " ".join(box.text for box in segment)
             if sum(ch.isalnum() for ch in text) >= options.min_line_chars:
-                lines.append(text)
+                lines.append(VERTICAL_PREFIX + text if segment[0].vertical else text)
                 used.extend(segment)
     return ScreenText(tuple(lines), tuple(used))
 

@@ -257,8 +257,10 @@ class VideoReader(BaseReader):
             if subtitles is not None:
                 transcription = load_subtitles(subtitles)
                 units = list(build_units(transcription.segments, self.units))
-                notes.append(f"transcript from subtitles ({subtitles})")
-                return units, transcription.info.language
+                if units:
+                    notes.append(f"transcript from subtitles ({subtitles})")
+                    return units, transcription.info.language
+                logger.info("%s: subtitles %s are empty; transcribing", info.path, subtitles)
         if not info.has_audio:
             notes.append("no audio track: frames only")
             return [], None

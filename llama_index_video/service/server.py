@@ -78,6 +78,13 @@ def app_for_folder(index_dir: str | Path, *, token: str | None = None) -> FastAP
 
     def reopen() -> VideoIndex:
         release_chroma(folder / "chroma")
-        return VideoIndex(folder, embed_model=index.embed_model, threshold=index.threshold)
+        return VideoIndex(
+            folder,
+            embed_model=index.embed_model,
+            visual_model=index.visual_model,
+            threshold=index.threshold,
+            visual_threshold=index.visual_threshold,
+            weights=index.weights,
+        )
 
     return create_app(index, token=token, reopen=reopen)

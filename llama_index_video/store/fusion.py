@@ -91,7 +91,7 @@ class FusionRetriever(BaseRetriever):
         texts = query_bundle.embedding_strs
         vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
         ranked = [
-            (c, c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model)))))
+            (c.weight, c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model)))))
             for c in self.channels
         ]
         return fuse(ranked, k=self.k, top_k=self.top_k)
@@ -107,7 +107,8 @@ class FusionRetriever(BaseRetriever):
                 for c in self.channels
             )
         )
-        return fuse(list(zip(self.channels, results, strict=True)), k=self.k, top_k=self.top_k)
+        weights = [c.weight for c in self.channels]
+        return fuse(list(zip(weights, results, strict=True)), k=self.k, top_k=self.top_k)
 
     def _models(self) -> list[BaseEmbedding]:
         """The distinct embedding models of the channels that count."""
@@ -119,12 +120,12 @@ class FusionRetriever(BaseRetriever):
 
 
 def fuse(
-    ranked: Sequence[tuple[Channel, list[NodeWithScore]]], *, k: float = RRF_K, top_k: int
+    ranked: Sequence[tuple[float, list[NodeWithScore]]], *, k: float = RRF_K, top_k: int
 ) -> list[NodeWithScore]:
     """Fuse ranked hit lists into one (see the module docstring).
 
     Args:
-        ranked: Each channel with its hits (similarity scores; ordered here).
+        ranked: Each channel's weight and hits (similarity scores; ordered here).
         k: The RRF constant.
         top_k: How many hits to return at most.
 
@@ -134,13 +135,13 @@ def fuse(
     """
     fused: dict[str, float] = {}
     strongest: dict[str, tuple[float, NodeWithScore]] = {}
-    for channel, hits in ranked:
-        if channel.weight == 0:
+    for weight, hits in ranked:
+        if weight == 0:
             continue
         ordered = sorted(hits, key=lambda h: h.score if h.score is not None else 0.0, reverse=True)
         for rank, hit in enumerate(ordered, start=1):
             node_id = hit.node.node_id
-            share = channel.weight / (k + rank)
+            share = weight / (k + rank)
             fused[node_id] = fused.get(node_id, 0.0) + share
             if node_id not in strongest or share > strongest[node_id][0]:
                 strongest[node_id] = (share, hit)

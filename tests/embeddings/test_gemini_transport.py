@@ -85,6 +85,22 @@ def test_large_media_goes_through_the_files_api(gemini, make_embedding, media, m
     assert [r.path for r in gemini.requests_to("file_delete")] == [f"/v1/{stored.name}"]
 
 
+def test_files_with_non_ascii_names_upload(gemini, make_embedding, media, tmp_path, mode):
+    video = tmp_path / "café – über 'q'.mp4"
+    video.write_bytes(media["video"].read_bytes())
+    call(mode, make_embedding(max_inline_bytes=100), "get_video_embedding", video)
+    (stored,) = gemini.files.values()
+    assert stored.data == video.read_bytes()
+    assert stored.display_name == video.name
+
+
+def test_a_bad_key_fails_once_not_once_per_input(gemini, make_embedding):
+    model = make_embedding(api_key="wrong-key")
+    outcomes = model.try_embed_nodes([TextNode(text=t) for t in "abc"])
+    assert not any(o.ok for o in outcomes)
+    assert len(gemini.requests_to("embed")) == 1
+
+
 def test_a_file_stuck_processing_times_out_and_is_deleted(gemini, make_embedding, media, mode):
     gemini.file_final_state = "PROCESSING"
     model = make_embedding(max_inline_bytes=100, file_ready_timeout=0.2)
@@ -100,6 +116,15 @@ def test_a_failed_file_is_an_error_and_is_deleted(gemini, make_embedding, media,
     with pytest.raises(RemoteAPIError, match=r"could not process talk\.mp4"):
         call(mode, model, "get_video_embedding", media["video"])
     assert gemini.requests_to("embed") == []
+    assert gemini.live_files() == []
+
+
+def test_a_file_whose_state_cannot_be_read_is_deleted(gemini, make_embedding, media, mode):
+    gemini.processing_polls = 1
+    gemini.fail("file_get", *[500] * 3)
+    model = make_embedding(max_inline_bytes=100, max_retries=1)
+    with pytest.raises(RemoteAPIError, match="HTTP 500"):
+        call(mode, model, "get_video_embedding", media["video"])
     assert gemini.live_files() == []
 
 

@@ -410,10 +410,22 @@ def text_response(text: str) -> dict[str, Any]:
 
 
 class _ApiError(Exception):
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(
+        self, code: int, message: str, details: list[dict[str, Any]] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.details = details
+
+
+_KEY_INVALID = [
+    {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        "reason": "API_KEY_INVALID",
+        "domain": "googleapis.com",
+    }
+]
 
 
 def _field(mapping: dict[str, Any], snake: str, camel: str) -> Any:
@@ -482,7 +494,7 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                             if request.endpoint == "upload"
                             else {}
                         )
-                        self._reply(exc.code, _error_body(exc.code, exc.message), final)
+                        self._reply(exc.code, _error_body(exc), final)
             finally:
                 server._done()
 
@@ -491,7 +503,9 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 raise _ApiError(404, f"no route for {request.method} {request.path}")
             upload_session = request.query.get("upload_id", [None])[0]
             if upload_session is None and request.headers.get("x-goog-api-key") != server.api_key:
-                raise _ApiError(400, "API key not valid. Please pass a valid API key.")
+                raise _ApiError(
+                    400, "API key not valid. Please pass a valid API key.", _KEY_INVALID
+                )
             body = request.json or {}
             resource = request.path.split("/", 2)[-1].split(":", 1)[0]  # models/m, files/f...
             model = resource
@@ -591,6 +605,8 @@ def _endpoint(method: str, path: str) -> str:
     )
 
 
-def _error_body(code: int, message: str) -> dict[str, Any]:
-    status = STATUS_NAMES.get(code, "UNKNOWN")
-    return {"error": {"code": code, "message": message, "status": status}}
+def _error_body(error: _ApiError) -> dict[str, Any]:
+    body = {"code": error.code, "message": error.message, "status": STATUS_NAMES.get(error.code)}
+    if error.details:
+        body["details"] = error.details
+    return {"error": body}

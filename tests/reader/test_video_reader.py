@@ -130,3 +130,13 @@ def test_subtitles_are_used_instead_of_speech_recognition(tmp_path, transcriber,
     first = timeline["ozone_explainer.mp4"]["narration"][0]
     assert nodes[0].metadata[schema.START_S] == pytest.approx(first["start"], abs=0.01)
     assert "subtitles" in nodes[0].metadata[schema.NOTE]
+
+
+def test_empty_subtitles_fall_back_to_speech_recognition(tmp_path, transcriber):
+    video = tmp_path / "talk.mp4"
+    shutil.copy(OZONE, video)
+    (tmp_path / "talk.vtt").write_text("WEBVTT\n\n")
+    reader = VideoReader(media_dir=tmp_path / "media", transcriber=transcriber, frames=None)
+    nodes = reader.load_data(video)
+    assert nodes and "ozone" in " ".join(n.text for n in nodes).lower()
+    assert schema.NOTE not in nodes[0].metadata

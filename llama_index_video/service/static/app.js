@@ -63,6 +63,7 @@
     if (playable) {
       element.type = "button";
       element.dataset.start = String(moment.start);
+      element.dataset.end = String(moment.end ?? moment.start);
       element.dataset.source = moment.source;
       element.append(span("visually-hidden", "Play "));
       element.addEventListener("click", () => play(moment, element));

@@ -1,0 +1,95 @@
+"""Scoring for the retrieval evaluation: pure functions, unit-tested in tests/benchmarks."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    kind: str
+    question: str
+    file: str | None = None
+    start: float | None = None
+    end: float | None = None
+    answer: tuple[str, ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        return self.kind != "none"
+
+
+@dataclass(frozen=True)
+class RankedHit:
+    """What a system returned for a question, in rank order."""
+
+    file: str
+    start: float | None
+    end: float | None
+    text: str  # the hit and the context it hands onwards
+
+
+def normalise(text: str) -> str:
+    """Lower-case, NFKC, punctuation to spaces, single spaces."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text).split())
+
+
+def is_hit(question: Question, hit: RankedHit, *, tolerance: float = 0.5) -> bool:
+    """The right file and, for timed questions, a span overlapping the labelled moment."""
+    if question.file is None or hit.file != question.file:
+        return False
+    if question.start is None or question.end is None:
+        return True
+    if hit.start is None or hit.end is None:
+        return False
+    return hit.start <= question.end + tolerance and hit.end >= question.start - tolerance
+
+
+def first_hit_rank(question: Question, hits: Sequence[RankedHit]) -> int | None:
+    """1-based rank of the first hit, or None."""
+    return next((rank for rank, hit in enumerate(hits, 1) if is_hit(question, hit)), None)
+
+
+def answer_in_context(question: Question, hits: Sequence[RankedHit], *, depth: int = 3) -> bool:
+    """Whether an answer alternative appears in the top ``depth`` hits' text."""
+    haystack = f" {normalise(' '.join(h.text for h in hits[:depth]))} "
+    return any(
+        all(f" {normalise(part)}" in haystack for part in alternative.split("&"))
+        for alternative in question.answer
+    )
+
+
+@dataclass(frozen=True)
+class Summary:
+    count: int
+    recall: dict[int, float]
+    mrr: float
+    answer_at_3: float
+
+
+def summarise(
+    results: Sequence[tuple[Question, Sequence[RankedHit]]], *, ks: Sequence[int] = (1, 3, 5)
+) -> Summary:
+    """Recall@k, MRR and answer-in-top-3 over answerable questions."""
+    answerable = [(q, h) for q, h in results if q.answerable]
+    if not answerable:
+        return Summary(0, {k: 0.0 for k in ks}, 0.0, 0.0)
+    ranks = [first_hit_rank(q, h) for q, h in answerable]
+    count = len(answerable)
+    return Summary(
+        count=count,
+        recall={k: sum(1 for r in ranks if r is not None and r <= k) / count for k in ks},
+        mrr=sum(1 / r for r in ranks if r is not None) / count,
+        answer_at_3=sum(answer_in_context(q, h) for q, h in answerable) / count,
+    )
+
+
+def rejection_rate(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> float:
+    """Share of no-answer questions for which nothing was returned."""
+    negatives = [hits for q, hits in results if not q.answerable]
+    return sum(1 for hits in negatives if not hits) / len(negatives) if negatives else 0.0

@@ -1,0 +1,730 @@
+"""Search latency on a synthetic index of 100 hours of transcript (issue 3).
+
+Run from the repository root::
+
+    python benchmarks/search_latency.py [--hours 100] [--queries 200] [--rebuild]
+                                        [--exact-embeddings] [--profile N] [--json FILE]
+
+The index folder is built the way ``VideoIndex.ingest`` builds one, minus the media:
+synthetic speech (:mod:`benchmarks.latency_support`) becomes ``Segment``s, the
+library's ``build_units`` regroups them into transcript units, ``transcript_nodes``
+and ``frame_node`` make the nodes (a frame every ``--frame-interval`` seconds, all
+pointing at one shared small JPEG), ``VectorStoreIndex.insert_nodes`` adds them to
+the folder's Chroma collection, and the manifest gets the identity meta and one
+``indexed`` file record per recording (content hash: sha256 of the recording's name;
+an empty placeholder file stands for the recording). ``VideoIndex(folder)`` opens it.
+
+Vectors. Embedding ~48k node texts with all-MiniLM-L6-v2 on two shared CPU cores
+takes from several minutes to over an hour, so by default speech is drawn from a
+pool of ~3,600 distinct sentences, each embedded once with the real model, and a
+node's vector is the normalised sum of its sentences' vectors: every node vector is
+distinct, in the model's space, and close to what the model gives for the node's
+text (the build measures the cosine between the two on a sample and reports it).
+``--exact-embeddings`` embeds every node's text with the model instead, through
+``insert_nodes`` as the real ingest does. Built folders are cached under
+``benchmarks/.cache/search_latency/`` and reused; ``--rebuild`` builds afresh. The
+build runs in a child process, so the peak RSS reported is that of searching.
+
+Measured per query, each variant in its own pass after the same warm-up queries:
+
+(a) retrieval + postprocessing with the query vector precomputed: the steps of
+    ``VideoIndex.search`` (``as_retriever``, each channel's retriever, ``fuse``,
+    ``postprocessor().postprocess_nodes``, ``hit_from_node``), the channels handed a
+    ``QueryBundle`` carrying the vector. ``FusionRetriever.retrieve`` embeds the query
+    whatever the bundle carries, so the channels are called directly; an embedding
+    call counter (LlamaIndex instrumentation) checks that the model stays idle, and
+    every query's hits are compared with those of (b).
+(b) ``VideoIndex.search(query)``, query embedding included.
+(c) the raw Chroma ``collection.query`` for the top k, without and with the modality
+    filter each channel adds.
+(e) the query embedding alone, for reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import importlib.metadata
+import io
+import json
+import math
+import os
+import platform
+import pstats
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.latency_support import (  # noqa: E402
+    LatencySummary,
+    SpeechGenerator,
+    group_sentences,
+    summarise,
+)
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.schema import BaseNode
+
+    from llama_index_video.answering.search import SearchHit
+    from llama_index_video.index import VideoIndex
+
+CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
+BUILD_VERSION = 1  # bump when the synthetic index changes shape
+TARGET_P50_MS = 50.0
+INSERT_BATCH = 512
+FIDELITY_SAMPLES_PER_RECORDING = 3
+
+
+# ------------------------------------------------------------------------------ building
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    """What was built; written to ``build.json`` once the folder is complete."""
+
+    hours: float
+    recordings: int
+    transcript_nodes: int
+    frame_nodes: int
+    sentences: int
+    vectors: str  # "pooled" or "exact"
+    distinct_sentences_embedded: int
+    frame_interval: float
+    embed_seconds: float  # pooled: the sentence pool; exact: included in insert_seconds
+    insert_seconds: float
+    build_seconds: float
+    fidelity_mean: float | None  # cosine(pooled vector, model vector) over a sample
+    fidelity_min: float | None
+    peak_rss_mb: float
+    built_at: str
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One synthetic recording's nodes, with the sentences each node is made of."""
+
+    path: Path
+    content_hash: str
+    duration: float
+    sentence_count: int
+    nodes: list[BaseNode]
+    sentences_of: list[list[str]]
+
+
+def folder_for(hours: float, *, exact: bool, frame_interval: float, seed: int) -> Path:
+    vectors = "exact" if exact else "pooled"
+    name = f"v{BUILD_VERSION}-{hours:g}h-{vectors}-frames{frame_interval:g}s-seed{seed}"
+    return CACHE / name
+
+
+def make_recording(
+    generator: SpeechGenerator,
+    index: int,
+    duration: float,
+    *,
+    folder: Path,
+    frame_image: Path,
+    frame_interval: float,
+) -> Recording:
+    """The nodes of one recording, made by the reader's own functions."""
+    from llama_index_video.media.frames import Frame
+    from llama_index_video.reader import moments
+    from llama_index_video.reader.units import build_units
+
+    # The reader's limit on the speech a frame's text quotes (private, used as is).
+    from llama_index_video.reader.video_reader import _SPOKEN_CHARS_PER_FRAME
+    from llama_index_video.transcription.base import Segment
+
+    name = f"lecture_{index:03d}.mp4"
+    path = folder / "recordings" / name
+    path.touch()
+    source = moments.SourceFile(path, hashlib.sha256(name.encode()).hexdigest())
+    sentences = list(generator.recording(index, duration))
+    units = list(build_units(Segment(s.start, s.end, s.text) for s in sentences))
+    groups = group_sentences([u.text for u in units], [s.text for s in sentences])
+    unit_sentences = [[sentences[i].text for i in group] for group in groups]
+    nodes: list[BaseNode] = list(moments.transcript_nodes(source, units, language="en", note=None))
+    sentences_of = list(unit_sentences)
+    for step in range(math.ceil(duration / frame_interval)):
+        start = step * frame_interval
+        end = min(start + frame_interval, duration)
+        frame = Frame(start, end, frame_image, 320, 180, "interval")
+        spoken = moments.spoken_between(units, start, end, _SPOKEN_CHARS_PER_FRAME)
+        nodes.append(moments.frame_node(source, frame, spoken=spoken, note=None))
+        sentences_of.append(
+            [
+                text
+                for unit, texts in zip(units, unit_sentences, strict=True)
+                if unit.start < end and unit.end > start
+                for text in texts
+            ]
+        )
+    return Recording(path, source.content_hash, duration, len(sentences), nodes, sentences_of)
+
+
+class PooledVectors:
+    """Node vectors as normalised sums of model vectors of their sentences."""
+
+    def __init__(self, model: BaseEmbedding, sentences: Sequence[str]) -> None:
+        self._model = model
+        started = time.perf_counter()
+        self._rows = np.asarray(model.get_text_embedding_batch(list(sentences), show_progress=True))
+        self.seconds = time.perf_counter() - started
+        self._row_of = {text: i for i, text in enumerate(sentences)}
+        self.count = len(sentences)
+
+    def assign(self, recording: Recording) -> None:
+        from llama_index.core.schema import MetadataMode
+
+        unplaced = []
+        for node, texts in zip(recording.nodes, recording.sentences_of, strict=True):
+            if not texts:  # a frame with nothing said: embed its own text
+                unplaced.append(node)
+                continue
+            vector = self._rows[[self._row_of[t] for t in texts]].sum(axis=0)
+            node.embedding = (vector / np.linalg.norm(vector)).tolist()
+        if unplaced:
+            texts = [n.get_content(metadata_mode=MetadataMode.EMBED) for n in unplaced]
+            vectors = self._model.get_text_embedding_batch(texts)
+            for node, vector in zip(unplaced, vectors, strict=True):
+                node.embedding = vector
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cosine similarity of two equally shaped matrices."""
+    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+
+
+def build(
+    folder: Path, *, hours: float, exact: bool, frame_interval: float, seed: int
+) -> BuildInfo:
+    """Build the synthetic index folder (see the module docstring) and describe it."""
+    from llama_index.core.schema import MetadataMode
+    from PIL import Image
+
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.store.manifest import PathRecord
+
+    started = time.perf_counter()
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "recordings").mkdir(parents=True)
+    (folder / "media").mkdir()
+    frame_image = folder / "media" / "frame.jpg"
+    Image.new("RGB", (320, 180), (40, 70, 110)).save(frame_image, quality=85)
+
+    count = max(1, math.ceil(hours))
+    duration = hours * 3600.0 / count
+    generator = SpeechGenerator(seed=seed)
+    video_index = VideoIndex(folder)
+    model = video_index.embed_model
+    pool = None
+    if not exact:
+        sentences = sorted({s for texts in generator.pool().values() for s in texts})
+        print(f"embedding {len(sentences)} distinct sentences ...", flush=True)
+        pool = PooledVectors(model, sentences)
+    video_index._record_identity()  # what VideoIndex.ingest does first
+    manifest = video_index.manifest
+
+    totals = {"transcript": 0, "frame": 0, "sentences": 0}
+    samples: list[tuple[str, list[float]]] = []  # (embedded text, pooled vector)
+    insert_started = time.perf_counter()
+    for index in range(count):
+        recording = make_recording(
+            generator,
+            index,
+            duration,
+            folder=folder,
+            frame_image=frame_image,
+            frame_interval=frame_interval,
+        )
+        if pool is not None:
+            pool.assign(recording)
+            step = max(1, len(recording.nodes) // FIDELITY_SAMPLES_PER_RECORDING)
+            samples.extend(
+                (n.get_content(metadata_mode=MetadataMode.EMBED), list(n.embedding or ()))
+                for n in recording.nodes[::step]
+            )
+        manifest.set_file(recording.content_hash, "indexing")
+        for start in range(0, len(recording.nodes), INSERT_BATCH):
+            video_index.index.insert_nodes(recording.nodes[start : start + INSERT_BATCH])
+        stat = recording.path.stat()
+        with manifest.transaction():
+            manifest.set_file(
+                recording.content_hash,
+                "indexed",
+                node_count=len(recording.nodes),
+                duration=recording.duration,
+            )
+            manifest.set_path(
+                PathRecord(
+                    str(recording.path.resolve()),
+                    str(recording.path),
+                    recording.content_hash,
+                    stat.st_size,
+                    stat.st_mtime_ns,
+                )
+            )
+        frames = sum(1 for n in recording.nodes if n.metadata.get("modality") == "frame")
+        totals["frame"] += frames
+        totals["transcript"] += len(recording.nodes) - frames
+        totals["sentences"] += recording.sentence_count
+        elapsed = time.perf_counter() - insert_started
+        print(f"  recording {index + 1}/{count} indexed ({elapsed:.0f} s)", flush=True)
+    insert_seconds = time.perf_counter() - insert_started
+
+    fidelity: tuple[float | None, float | None] = (None, None)
+    if samples:
+        exact_vectors = np.asarray(model.get_text_embedding_batch([t for t, _ in samples]))
+        found = cosines(exact_vectors, np.asarray([v for _, v in samples]))
+        fidelity = (float(found.mean()), float(found.min()))
+    video_index.close()
+    info = BuildInfo(
+        hours=hours,
+        recordings=count,
+        transcript_nodes=totals["transcript"],
+        frame_nodes=totals["frame"],
+        sentences=totals["sentences"],
+        vectors="exact" if exact else "pooled",
+        distinct_sentences_embedded=pool.count if pool else 0,
+        frame_interval=frame_interval,
+        embed_seconds=pool.seconds if pool else 0.0,
+        insert_seconds=insert_seconds,
+        build_seconds=time.perf_counter() - started,
+        fidelity_mean=fidelity[0],
+        fidelity_min=fidelity[1],
+        peak_rss_mb=peak_rss_mb(),
+        built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    (folder / "build.json").write_text(json.dumps(asdict(info), indent=2))
+    return info
+
+
+def ensure_built(args: argparse.Namespace) -> tuple[Path, BuildInfo, bool]:
+    """The cached folder for these options, built in a child process when missing.
+
+    Returns:
+        The folder, its build info, and whether it was built by this run.
+    """
+    folder = folder_for(
+        args.hours, exact=args.exact_embeddings, frame_interval=args.frame_interval, seed=args.seed
+    )
+    marker = folder / "build.json"
+    built = False
+    if args.rebuild or not marker.is_file():
+        print(f"building {folder} in a child process ...", flush=True)
+        command = [sys.executable, __file__, "--build-only", *build_flags(args)]
+        subprocess.run(command, check=True)
+        built = True
+    return folder, BuildInfo(**json.loads(marker.read_text())), built
+
+
+def build_flags(args: argparse.Namespace) -> list[str]:
+    flags = ["--hours", str(args.hours), "--frame-interval", str(args.frame_interval)]
+    flags += ["--seed", str(args.seed)]
+    return [*flags, "--exact-embeddings"] if args.exact_embeddings else flags
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+class EmbeddingCalls:
+    """Counts embedding calls of any LlamaIndex model (``EmbeddingStartEvent``s)."""
+
+    def __init__(self) -> None:
+        from llama_index.core.instrumentation import get_dispatcher
+        from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+        from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
+
+        counter = self
+
+        class _Handler(BaseEventHandler):
+            @classmethod
+            def class_name(cls) -> str:
+                return "EmbeddingCallCounter"
+
+            def handle(self, event: Any, **kwargs: Any) -> None:
+                if isinstance(event, EmbeddingStartEvent):
+                    counter.count += 1
+
+        self.count = 0
+        get_dispatcher().add_event_handler(_Handler())
+
+
+@dataclass
+class Variant:
+    """One measured variant: a per-query latency, and optional per-stage latencies."""
+
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    stages: dict[str, list[float]] = field(default_factory=dict)
+    embedding_calls: int = 0
+
+
+def search_precomputed(
+    video_index: VideoIndex, query: str, vector: list[float], *, top_k: int
+) -> tuple[list[SearchHit], dict[str, float]]:
+    """``VideoIndex.search`` step by step, the query vector given; with stage timings."""
+    from llama_index.core.schema import QueryBundle
+
+    from llama_index_video.answering.search import hit_from_node
+    from llama_index_video.store.fusion import fuse
+
+    stages: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        stages[stage] = now - clock
+        clock = now
+
+    retriever = video_index.as_retriever(top_k=top_k)
+    postprocessor = video_index.postprocessor()
+    lap("set-up (as_retriever, postprocessor)")
+    ranked = []
+    for channel in retriever.channels:
+        ranked.append((channel, channel.retriever.retrieve(QueryBundle(query, embedding=vector))))
+        lap(f"retrieve: {channel.name} channel")
+    hits = fuse(ranked, k=retriever.k, top_k=retriever.top_k)
+    lap("fuse")
+    hits = postprocessor.postprocess_nodes(hits, query_str=query)
+    lap("postprocess (TimestampFramePostprocessor)")
+    found = [hit_from_node(hit, locate=video_index.locate) for hit in hits]
+    lap("hit_from_node (incl. locate)")
+    return found, stages
+
+
+def run_pass(
+    variant: Variant,
+    call: Callable[[int], dict[str, float] | None],
+    measured: Sequence[int],
+    warmup: Sequence[int],
+    calls: EmbeddingCalls,
+) -> None:
+    """Warm up, then time ``call(i)`` for every measured query index."""
+    for i in warmup:
+        call(i)
+    before = calls.count
+    for i in measured:
+        started = time.perf_counter()
+        stages = call(i)
+        variant.seconds.append(time.perf_counter() - started)
+        for stage, seconds in (stages or {}).items():
+            variant.stages.setdefault(stage, []).append(seconds)
+    variant.embedding_calls = calls.count - before
+
+
+@dataclass(frozen=True)
+class Measurement:
+    variants: list[Variant]
+    queries: int
+    warmup: int
+    answered: int
+    mean_hits: float
+    mismatches: int
+    fusion_embeds_given_vector: int
+    open_seconds: float
+    threshold: float | None
+    channels: list[str]
+
+
+def measure(
+    folder: Path, *, queries: int, warmup: int, top_k: int, seed: int
+) -> tuple[Measurement, VideoIndex, list[str], list[list[float]]]:
+    from llama_index.core.schema import QueryBundle
+
+    from llama_index_video.index import VideoIndex
+
+    calls = EmbeddingCalls()
+    started = time.perf_counter()
+    video_index = VideoIndex(folder)
+    open_seconds = time.perf_counter() - started
+    model = video_index.embed_model
+    texts = SpeechGenerator(seed=seed).queries(warmup + queries)
+    warm, measured = range(warmup), range(warmup, warmup + queries)
+    collection = video_index.vector_store.client  # the chromadb Collection
+
+    embedding = Variant("(e) query embedding alone")
+    vectors: list[list[float]] = []
+
+    def embed(i: int) -> None:
+        vectors.append(model.get_query_embedding(texts[i]))
+
+    for i in warm:  # the warm-up vectors come first, so vectors[i] is texts[i]'s
+        embed(i)
+    run_pass(embedding, embed, measured, (), calls)
+
+    def raw_query(i: int) -> None:
+        collection.query(query_embeddings=[vectors[i]], n_results=top_k)
+
+    def raw_filtered_query(i: int) -> None:
+        where = {"modality": {"$in": ["transcript"]}}  # what a channel's filter becomes
+        collection.query(query_embeddings=[vectors[i]], n_results=top_k, where=where)
+
+    raw = Variant(f"(c) raw Chroma query, top {top_k}, no filter")
+    run_pass(raw, raw_query, measured, warm, calls)
+    raw_filtered = Variant(f"(c) raw Chroma query, top {top_k}, transcript filter")
+    run_pass(raw_filtered, raw_filtered_query, measured, warm, calls)
+
+    precomputed = Variant("(a) retrieval + postprocessing, embedding excluded")
+    hits_a: dict[int, list[SearchHit]] = {}
+
+    def run_a(i: int) -> dict[str, float]:
+        hits_a[i], stages = search_precomputed(video_index, texts[i], vectors[i], top_k=top_k)
+        return stages
+
+    run_pass(precomputed, run_a, measured, warm, calls)
+
+    full = Variant("(b) VideoIndex.search, embedding included")
+    hits_b: dict[int, list[SearchHit]] = {}
+
+    def run_b(i: int) -> None:
+        hits_b[i] = video_index.search(texts[i], top_k=top_k)
+
+    run_pass(full, run_b, measured, warm, calls)
+
+    before = calls.count
+    video_index.as_retriever(top_k=top_k).retrieve(QueryBundle(texts[0], embedding=vectors[0]))
+    measurement = Measurement(
+        variants=[precomputed, full, raw, raw_filtered, embedding],
+        queries=queries,
+        warmup=warmup,
+        answered=sum(1 for i in measured if hits_a[i]),
+        mean_hits=sum(len(hits_a[i]) for i in measured) / queries,
+        mismatches=sum(1 for i in measured if _key(hits_a[i]) != _key(hits_b[i])),
+        fusion_embeds_given_vector=calls.count - before,
+        open_seconds=open_seconds,
+        threshold=video_index.threshold,
+        channels=[c.name for c in video_index.as_retriever(top_k=top_k).channels],
+    )
+    return measurement, video_index, texts[warmup:], vectors[warmup:]
+
+
+def _key(hits: Sequence[SearchHit]) -> list[tuple[str, str, float | None]]:
+    return [(hit.label, hit.modality, hit.score) for hit in hits]
+
+
+def profile_precomputed(
+    video_index: VideoIndex, texts: Sequence[str], vectors: Sequence[list[float]], *, top_k: int
+) -> str:
+    """cProfile of variant (a) over the given queries: top functions by cumulative time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for text, vector in zip(texts, vectors, strict=True):
+        search_precomputed(video_index, text, vector, top_k=top_k)
+    profiler.disable()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    profiler.dump_stats(CACHE / "search_precomputed.pstats")
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out).strip_dirs()
+    stats.sort_stats("cumulative").print_stats(35)
+    stats.sort_stats("tottime").print_stats(20)
+    return out.getvalue()
+
+
+# ------------------------------------------------------------------------------ reporting
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+
+
+def machine() -> dict[str, Any]:
+    model = platform.processor() or "unknown"
+    memory_gb = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory_gb = round(int(line.split()[1]) / 1024**2, 1)
+    except OSError:
+        pass
+    versions = {
+        name: importlib.metadata.version(name)
+        for name in ("chromadb", "llama-index-core", "llama-index-vector-stores-chroma")
+    }
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)),
+        "memory_gb": memory_gb,
+        "python": platform.python_version(),
+        **versions,
+    }
+
+
+def folder_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1024**2
+
+
+def table(rows: Iterator[tuple[str, LatencySummary]]) -> str:
+    lines = [f"{'ms':<58}{'mean':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>8}"]
+    for name, s in rows:
+        lines.append(f"{name:<58}{s.mean:8.1f}{s.p50:8.1f}{s.p95:8.1f}{s.p99:8.1f}{s.max:8.1f}")
+    return "\n".join(lines)
+
+
+def report(
+    info: BuildInfo,
+    measurement: Measurement,
+    *,
+    folder: Path,
+    built_now: bool,
+    load: tuple[tuple[float, ...], tuple[float, ...]],
+) -> dict[str, Any]:
+    host = machine()
+    first = measurement.variants[0]
+    p50 = summarise(first.seconds).p50
+    rows: list[tuple[str, LatencySummary]] = []
+    for variant in measurement.variants:
+        rows.append((variant.name, summarise(variant.seconds)))
+        rows.extend((f"    {stage}", summarise(s)) for stage, s in variant.stages.items())
+    fidelity = (
+        f"; pooled-vs-model cosine mean {info.fidelity_mean:.3f}, min {info.fidelity_min:.3f}"
+        if info.fidelity_mean is not None and info.fidelity_min is not None
+        else ""
+    )
+    print()
+    print(
+        f"index: {info.hours:g} h in {info.recordings} recordings, "
+        f"{info.transcript_nodes:,} transcript + {info.frame_nodes:,} frame nodes "
+        f"(a frame every {info.frame_interval:g} s), {info.sentences:,} sentences"
+    )
+    print(
+        f"vectors: {info.vectors} ({info.distinct_sentences_embedded:,} distinct sentences "
+        f"embedded){fidelity}"
+    )
+    print(
+        f"build: {info.build_seconds:.0f} s (embedding {info.embed_seconds:.0f} s, insert "
+        f"{info.insert_seconds:.0f} s, peak RSS {info.peak_rss_mb:.0f} MB), "
+        f"{'built by this run' if built_now else 'cached from ' + info.built_at}; "
+        f"{folder_mb(folder):.0f} MB on disk"
+    )
+    print(
+        f"machine: {host['usable_cores']} of {host['cores']} cores, {host['cpu']}, "
+        f"{host['memory_gb']} GB; load average (1/5/15 min) {_load(load[0])} before, "
+        f"{_load(load[1])} after"
+    )
+    print(
+        f"software: Python {host['python']}, chromadb {host['chromadb']}, "
+        f"llama-index-core {host['llama-index-core']}"
+    )
+    print(
+        f"search: {measurement.queries} queries after {measurement.warmup} warm-up, top_k 5, "
+        f"threshold {measurement.threshold}, channels {', '.join(measurement.channels)}; "
+        f"{measurement.answered} answered, {measurement.mean_hits:.1f} moments per query"
+    )
+    print(
+        f"opening VideoIndex (model load included): {measurement.open_seconds:.1f} s; "
+        f"peak RSS of this process {peak_rss_mb():.0f} MB"
+    )
+    print()
+    print(table(iter(rows)))
+    print()
+    print(
+        f"embedding calls: (a) {first.embedding_calls}, "
+        f"(b) {measurement.variants[1].embedding_calls}"
+        f" for {measurement.queries} queries; FusionRetriever.retrieve(QueryBundle(embedding=v)) "
+        f"made {measurement.fusion_embeds_given_vector} call(s)"
+    )
+    print(f"(a) and (b) returned different hits for {measurement.mismatches} queries")
+    verdict = "met" if p50 < TARGET_P50_MS else "NOT met"
+    print(f"target p50 of (a) under {TARGET_P50_MS:.0f} ms: {verdict} ({p50:.1f} ms)")
+    return {
+        "build": asdict(info),
+        "machine": host,
+        "load_before": load[0],
+        "load_after": load[1],
+        "peak_rss_mb": peak_rss_mb(),
+        "measurement": {k: v for k, v in asdict(measurement).items() if k != "variants"},
+        "latency_ms": {name: asdict(summary) for name, summary in rows},
+    }
+
+
+def _load(values: Sequence[float]) -> str:
+    return "/".join(f"{v:.1f}" for v in values)
+
+
+# ---------------------------------------------------------------------------------- main
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hours", type=float, default=100.0, help="hours of transcript")
+    parser.add_argument("--queries", type=int, default=200, help="measured queries")
+    parser.add_argument("--warmup", type=int, default=10, help="warm-up queries per variant")
+    parser.add_argument("--top-k", type=int, default=5)
+    parser.add_argument("--frame-interval", type=float, default=30.0, help="seconds")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
+    parser.add_argument(
+        "--exact-embeddings", action="store_true", help="embed every node with the model"
+    )
+    parser.add_argument(
+        "--profile", type=int, default=0, metavar="N", help="cProfile (a) over N queries"
+    )
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.hours <= 0 or args.queries < 1 or args.warmup < 0 or args.frame_interval <= 0:
+        parser.error("--hours, --queries and --frame-interval must be positive")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.build_only:
+        folder = folder_for(
+            args.hours,
+            exact=args.exact_embeddings,
+            frame_interval=args.frame_interval,
+            seed=args.seed,
+        )
+        info = build(
+            folder,
+            hours=args.hours,
+            exact=args.exact_embeddings,
+            frame_interval=args.frame_interval,
+            seed=args.seed,
+        )
+        print(f"built {folder} in {info.build_seconds:.0f} s", flush=True)
+        return 0
+    folder, info, built_now = ensure_built(args)
+    load_before = os.getloadavg()
+    measurement, video_index, texts, vectors = measure(
+        folder, queries=args.queries, warmup=args.warmup, top_k=args.top_k, seed=args.seed
+    )
+    load_after = os.getloadavg()
+    results = report(
+        info, measurement, folder=folder, built_now=built_now, load=(load_before, load_after)
+    )
+    if args.profile:
+        count = min(args.profile, len(texts))
+        print(f"\ncProfile of (a) over {count} queries ({CACHE / 'search_precomputed.pstats'}):")
+        print(profile_precomputed(video_index, texts[:count], vectors[:count], top_k=args.top_k))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    video_index.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The service picks up what a separate ``ingest`` process adds, without a restart."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+from fastapi.testclient import TestClient
+
+from llama_index_video.service.live import _ReadWriteLease
+from llama_index_video.service.server import app_for_folder
+from tests.service.conftest import LOOPBACK
+
+NOTE = "The purple zebra crossing on Elm Street is repainted every Tuesday by volunteers."
+QUERY = "when is the purple zebra crossing repainted"
+
+
+def test_content_ingested_by_another_process_is_found_without_a_restart(example_index, tmp_path):
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    note = tmp_path / "zebra.txt"
+    note.write_text(NOTE)
+    app = app_for_folder(folder)
+    with TestClient(app, base_url=LOOPBACK) as client:
+        health = client.get("/api/health").json()
+        assert (health["files"], health["live_reload"]) == (4, True)
+        assert client.get("/api/search", params={"q": QUERY}).json() == []
+        subprocess.run(
+            [sys.executable, "-m", "llama_index_video.cli.main", "ingest", str(note)]
+            + ["--index", str(folder), "--quiet"],
+            check=True,
+            capture_output=True,
+            timeout=240,
+        )
+        hits = client.get("/api/search", params={"q": QUERY}).json()
+        assert hits and hits[0]["source"] == str(note)
+        assert hits[0]["text"] == NOTE
+        assert client.get("/api/health").json()["files"] == 5
+        # Nothing changed since: no further reopen.
+        assert app.state.live.refresh() is False
+    app.state.live.close()
+
+
+def test_a_reopen_waits_for_requests_in_flight_and_holds_new_ones():
+    lease = _ReadWriteLease()
+    events: list[str] = []
+    reading = threading.Event()
+
+    def reader(name: str, hold: float) -> None:
+        with lease.shared():
+            events.append(f"{name} in")
+            reading.set()
+            time.sleep(hold)
+            events.append(f"{name} out")
+
+    def writer() -> None:
+        with lease.exclusive():
+            events.append("reopen")
+
+    first = threading.Thread(target=reader, args=("first", 0.3))
+    first.start()
+    reading.wait()
+    reopen = threading.Thread(target=writer)
+    reopen.start()
+    time.sleep(0.05)
+    second = threading.Thread(target=reader, args=("second", 0))
+    second.start()
+    for thread in (first, reopen, second):
+        thread.join(timeout=5)
+    assert events == ["first in", "first out", "reopen", "second in", "second out"]

@@ -1,0 +1,132 @@
+"""The page in a real browser: ask, see the moment, click it, land on the cited second."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = os.environ.get("LLAMA_INDEX_VIDEO_CHROMIUM") or shutil.which("chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+UVC_SENTENCE_AT = 29.5  # "It absorbs one hundred percent of ultraviolet C radiation."
+
+if CHROMIUM is None:
+    pytest.skip(
+        "Chromium is not installed (apt-get install chromium, or set LLAMA_INDEX_VIDEO_CHROMIUM)",
+        allow_module_level=True,
+    )
+sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser, service_url) -> Iterator[sync_api.Page]:
+    context = browser.new_context(base_url=service_url)
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto("/")
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def _uvc_card(list_locator: sync_api.Locator) -> tuple[sync_api.Locator, float]:
+    """The card of ozone_explainer.mp4 whose span holds the UV-C sentence, and its start."""
+    cards = list_locator.locator("button.card[data-source$='ozone_explainer.mp4']")
+    cards.first.wait_for()
+    for index in range(cards.count()):
+        card = cards.nth(index)
+        start, end = float(card.get_attribute("data-start")), float(card.get_attribute("data-end"))
+        if start <= UVC_SENTENCE_AT <= end:
+            return card, start
+    raise AssertionError("no card of ozone_explainer.mp4 covers the UV-C sentence")
+
+
+def _playing_from(page: sync_api.Page, start: float) -> float:
+    page.wait_for_function(
+        "start => { const v = document.getElementById('video');"
+        " return !v.hidden && v.readyState >= 1 && !v.seeking"
+        " && Math.abs(v.currentTime - start) < 1; }",
+        arg=start,
+        timeout=20_000,
+    )
+    return page.evaluate("document.getElementById('video').currentTime")
+
+
+def test_ask_then_click_the_cited_moment_plays_it_from_that_second(page):
+    page.get_by_label("Ask a question").fill("how much ultraviolet C radiation is absorbed")
+    page.get_by_role("button", name="Ask").click()
+    citations = page.locator("#citations")
+    card, start = _uvc_card(citations)
+    assert "[ozone_explainer.mp4 " in card.inner_text()
+    assert card.locator("img").get_attribute("src").startswith("/frames/")
+    card.click()
+    assert abs(_playing_from(page, start) - start) < 1
+    assert page.locator("#now-playing").inner_text().startswith("Playing [ozone_explainer.mp4")
+
+
+def test_keyboard_only_search_and_play(page):
+    page.keyboard.press("Tab")  # skip link
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "search-input"
+    page.keyboard.type("how much ultraviolet C radiation is absorbed")
+    page.keyboard.press("Enter")
+    card, start = _uvc_card(page.locator("#results"))
+    # Tab forward from the search box until the card has focus, then press Space.
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if card.evaluate("element => element === document.activeElement"):
+            break
+    else:
+        raise AssertionError("the card cannot be reached with Tab")
+    outline = card.evaluate("element => getComputedStyle(element).outlineStyle")
+    assert outline != "none"  # focus is visible
+    page.keyboard.press("Space")
+    assert abs(_playing_from(page, start) - start) < 1
+
+
+def test_audio_moments_play_in_the_audio_player(page):
+    page.get_by_label("Search for a moment").fill("what did the team decide about the release")
+    page.keyboard.press("Enter")
+    card = page.locator("#results button.card[data-source$='team_sync.mp3']").first
+    card.click()
+    page.wait_for_function(
+        "() => { const a = document.getElementById('audio');"
+        " return !a.hidden && a.readyState >= 1 && !a.seeking; }",
+        timeout=20_000,
+    )
+    assert page.locator("#video").is_hidden()
+    start = float(card.get_attribute("data-start"))
+    assert abs(page.evaluate("document.getElementById('audio').currentTime") - start) < 1
+
+
+def test_narrow_screen_has_no_sideways_scrolling(browser, service_url):
+    context = browser.new_context(base_url=service_url, viewport={"width": 360, "height": 740})
+    narrow = context.new_page()
+    narrow.goto("/")
+    narrow.get_by_label("Search for a moment").fill("ozone layer")
+    narrow.keyboard.press("Enter")
+    narrow.locator("#results button.card").first.wait_for()
+    assert narrow.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    context.close()
