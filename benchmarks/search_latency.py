@@ -27,17 +27,23 @@ build runs in a child process, so the peak RSS reported is that of searching.
 
 Measured per query, each variant in its own pass after the same warm-up queries:
 
-(a) retrieval + postprocessing with the query vector precomputed: the steps of
-    ``VideoIndex.search`` (``as_retriever``, each channel's retriever, ``fuse``,
-    ``postprocessor().postprocess_nodes``, ``hit_from_node``), the channels handed a
-    ``QueryBundle`` carrying the vector. ``FusionRetriever.retrieve`` embeds the query
-    whatever the bundle carries, so the channels are called directly; an embedding
-    call counter (LlamaIndex instrumentation) checks that the model stays idle, and
-    every query's hits are compared with those of (b).
+(a) retrieval + postprocessing, the query embedding excluded: the steps of
+    ``VideoIndex.search`` (``as_retriever``, the fused retrieval, ``postprocessor()
+    .postprocess_nodes``, ``hit_from_node``) with the fused retriever's channels given
+    a ``PrecomputedEmbedding`` that looks the query's vector up: ``FusionRetriever``
+    takes the vector from its channels' model, not from the ``QueryBundle``. A counter
+    of the real model's calls (LlamaIndex instrumentation) checks that it stays idle,
+    and every query's hits are compared with those of (b). Also split into stages, and
+    into the queries that found something and those that found nothing.
 (b) ``VideoIndex.search(query)``, query embedding included.
 (c) the raw Chroma ``collection.query`` for the top k, without and with the modality
     filter each channel adds.
-(e) the query embedding alone, for reference.
+(d) one channel's ``VideoRetriever`` (Chroma query + LlamaIndex nodes), for a modality
+    the index holds and for one it does not.
+(e) the query embedding alone.
+
+``--profile N`` runs cProfile over (a) for N of the queries that found something and
+saves the stats beside the cache.
 """
 
 from __future__ import annotations
@@ -58,12 +64,31 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation.event_handlers import BaseEventHandler
+from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
+from llama_index.core.schema import MetadataMode, QueryBundle
+from PIL import Image
+
+from llama_index_video.answering.search import hit_from_node
+from llama_index_video.index import VideoIndex
+from llama_index_video.media.frames import Frame
+from llama_index_video.reader import moments
+from llama_index_video.reader.units import build_units
+
+# The reader's limit on the speech a frame's text quotes (private; used as is).
+from llama_index_video.reader.video_reader import _SPOKEN_CHARS_PER_FRAME
+from llama_index_video.store.fusion import FusionRetriever
+from llama_index_video.store.manifest import PathRecord
+from llama_index_video.transcription.base import Segment
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -76,11 +101,9 @@ from benchmarks.latency_support import (  # noqa: E402
 )
 
 if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.schema import BaseNode
 
     from llama_index_video.answering.search import SearchHit
-    from llama_index_video.index import VideoIndex
 
 CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
 BUILD_VERSION = 1  # bump when the synthetic index changes shape
@@ -141,14 +164,6 @@ def make_recording(
     frame_interval: float,
 ) -> Recording:
     """The nodes of one recording, made by the reader's own functions."""
-    from llama_index_video.media.frames import Frame
-    from llama_index_video.reader import moments
-    from llama_index_video.reader.units import build_units
-
-    # The reader's limit on the speech a frame's text quotes (private, used as is).
-    from llama_index_video.reader.video_reader import _SPOKEN_CHARS_PER_FRAME
-    from llama_index_video.transcription.base import Segment
-
     name = f"lecture_{index:03d}.mp4"
     path = folder / "recordings" / name
     path.touch()
@@ -188,8 +203,6 @@ class PooledVectors:
         self.count = len(sentences)
 
     def assign(self, recording: Recording) -> None:
-        from llama_index.core.schema import MetadataMode
-
         unplaced = []
         for node, texts in zip(recording.nodes, recording.sentences_of, strict=True):
             if not texts:  # a frame with nothing said: embed its own text
@@ -213,12 +226,6 @@ def build(
     folder: Path, *, hours: float, exact: bool, frame_interval: float, seed: int
 ) -> BuildInfo:
     """Build the synthetic index folder (see the module docstring) and describe it."""
-    from llama_index.core.schema import MetadataMode
-    from PIL import Image
-
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.store.manifest import PathRecord
-
     started = time.perf_counter()
     if folder.exists():
         shutil.rmtree(folder)
@@ -343,13 +350,9 @@ def build_flags(args: argparse.Namespace) -> list[str]:
 
 
 class EmbeddingCalls:
-    """Counts embedding calls of any LlamaIndex model (``EmbeddingStartEvent``s)."""
+    """Counts the calls of embedding models of one class, by LlamaIndex instrumentation."""
 
-    def __init__(self) -> None:
-        from llama_index.core.instrumentation import get_dispatcher
-        from llama_index.core.instrumentation.event_handlers import BaseEventHandler
-        from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
-
+    def __init__(self, model_class: str) -> None:
         counter = self
 
         class _Handler(BaseEventHandler):
@@ -358,32 +361,55 @@ class EmbeddingCalls:
                 return "EmbeddingCallCounter"
 
             def handle(self, event: Any, **kwargs: Any) -> None:
-                if isinstance(event, EmbeddingStartEvent):
+                if (
+                    isinstance(event, EmbeddingStartEvent)
+                    and event.model_dict.get("class_name") == model_class
+                ):
                     counter.count += 1
 
         self.count = 0
         get_dispatcher().add_event_handler(_Handler())
 
 
+class PrecomputedEmbedding(BaseEmbedding):
+    """Answers queries with vectors computed beforehand; embeds nothing itself."""
+
+    vectors: dict[str, list[float]] = Field(default_factory=dict)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "PrecomputedEmbedding"
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self.vectors[query]
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self.vectors[query]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        raise NotImplementedError("PrecomputedEmbedding answers queries only")
+
+
 @dataclass
 class Variant:
-    """One measured variant: a per-query latency, and optional per-stage latencies."""
+    """One measured variant: per-query latencies, optionally per stage."""
 
     name: str
     seconds: list[float] = field(default_factory=list)
     stages: dict[str, list[float]] = field(default_factory=dict)
     embedding_calls: int = 0
+    split_by_hits: bool = False  # also report queries with and without hits apart
 
 
 def search_precomputed(
-    video_index: VideoIndex, query: str, vector: list[float], *, top_k: int
+    video_index: VideoIndex, query: str, embedding: PrecomputedEmbedding, *, top_k: int
 ) -> tuple[list[SearchHit], dict[str, float]]:
-    """``VideoIndex.search`` step by step, the query vector given; with stage timings."""
-    from llama_index.core.schema import QueryBundle
+    """``VideoIndex.search`` step by step, the query vector looked up; with stage timings.
 
-    from llama_index_video.answering.search import hit_from_node
-    from llama_index_video.store.fusion import fuse
-
+    The fused retriever is ``as_retriever``'s own, its channels handed ``embedding``
+    in place of the index's model: it is where ``FusionRetriever`` takes the query
+    vector from, whatever the ``QueryBundle`` carries.
+    """
     stages: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -393,19 +419,23 @@ def search_precomputed(
         stages[stage] = now - clock
         clock = now
 
-    retriever = video_index.as_retriever(top_k=top_k)
+    fused = video_index.as_retriever(top_k=top_k)
+    retriever = FusionRetriever(
+        [
+            replace(c, embed_model=embedding) if c.embed_model is video_index.embed_model else c
+            for c in fused.channels
+        ],
+        top_k=fused.top_k,
+        k=fused.k,
+    )
     postprocessor = video_index.postprocessor()
     lap("set-up (as_retriever, postprocessor)")
-    ranked = []
-    for channel in retriever.channels:
-        ranked.append((channel, channel.retriever.retrieve(QueryBundle(query, embedding=vector))))
-        lap(f"retrieve: {channel.name} channel")
-    hits = fuse(ranked, k=retriever.k, top_k=retriever.top_k)
-    lap("fuse")
+    hits = retriever.retrieve(query)
+    lap("retrieve and fuse, all channels")
     hits = postprocessor.postprocess_nodes(hits, query_str=query)
     lap("postprocess (TimestampFramePostprocessor)")
     found = [hit_from_node(hit, locate=video_index.locate) for hit in hits]
-    lap("hit_from_node (incl. locate)")
+    lap("hit_from_node (with locate)")
     return found, stages
 
 
@@ -431,8 +461,11 @@ def run_pass(
 
 @dataclass(frozen=True)
 class Measurement:
+    """Every variant's latencies and what the searches found."""
+
     variants: list[Variant]
     queries: int
+    answered_flags: list[bool]  # per measured query: whether (a) found anything
     warmup: int
     answered: int
     mean_hits: float
@@ -445,64 +478,70 @@ class Measurement:
 
 def measure(
     folder: Path, *, queries: int, warmup: int, top_k: int, seed: int
-) -> tuple[Measurement, VideoIndex, list[str], list[list[float]]]:
-    from llama_index.core.schema import QueryBundle
-
-    from llama_index_video.index import VideoIndex
-
-    calls = EmbeddingCalls()
+) -> tuple[Measurement, VideoIndex, list[str], PrecomputedEmbedding]:
+    """Open the index and time every variant (see the module docstring)."""
     started = time.perf_counter()
     video_index = VideoIndex(folder)
     open_seconds = time.perf_counter() - started
+    if video_index.visual_model is not None:
+        raise SystemExit(f"{folder} has visual search; this benchmark covers text search only")
     model = video_index.embed_model
+    calls = EmbeddingCalls(model.class_name())
     texts = SpeechGenerator(seed=seed).queries(warmup + queries)
     warm, measured = range(warmup), range(warmup, warmup + queries)
+    precomputed = PrecomputedEmbedding()
     collection = video_index.vector_store.client  # the chromadb Collection
-
-    embedding = Variant("(e) query embedding alone")
-    vectors: list[list[float]] = []
+    channels = {c.name: c.retriever for c in video_index.as_retriever(top_k=top_k).channels}
 
     def embed(i: int) -> None:
-        vectors.append(model.get_query_embedding(texts[i]))
-
-    for i in warm:  # the warm-up vectors come first, so vectors[i] is texts[i]'s
-        embed(i)
-    run_pass(embedding, embed, measured, (), calls)
+        precomputed.vectors[texts[i]] = model.get_query_embedding(texts[i])
 
     def raw_query(i: int) -> None:
-        collection.query(query_embeddings=[vectors[i]], n_results=top_k)
+        collection.query(query_embeddings=[precomputed.vectors[texts[i]]], n_results=top_k)
 
     def raw_filtered_query(i: int) -> None:
         where = {"modality": {"$in": ["transcript"]}}  # what a channel's filter becomes
-        collection.query(query_embeddings=[vectors[i]], n_results=top_k, where=where)
+        vector = precomputed.vectors[texts[i]]
+        collection.query(query_embeddings=[vector], n_results=top_k, where=where)
 
-    raw = Variant(f"(c) raw Chroma query, top {top_k}, no filter")
-    run_pass(raw, raw_query, measured, warm, calls)
-    raw_filtered = Variant(f"(c) raw Chroma query, top {top_k}, transcript filter")
-    run_pass(raw_filtered, raw_filtered_query, measured, warm, calls)
+    def channel_query(name: str) -> Callable[[int], None]:
+        def run(i: int) -> None:
+            channels[name].retrieve(QueryBundle(texts[i], embedding=precomputed.vectors[texts[i]]))
 
-    precomputed = Variant("(a) retrieval + postprocessing, embedding excluded")
+        return run
+
     hits_a: dict[int, list[SearchHit]] = {}
+    hits_b: dict[int, list[SearchHit]] = {}
 
     def run_a(i: int) -> dict[str, float]:
-        hits_a[i], stages = search_precomputed(video_index, texts[i], vectors[i], top_k=top_k)
+        hits_a[i], stages = search_precomputed(video_index, texts[i], precomputed, top_k=top_k)
         return stages
-
-    run_pass(precomputed, run_a, measured, warm, calls)
-
-    full = Variant("(b) VideoIndex.search, embedding included")
-    hits_b: dict[int, list[SearchHit]] = {}
 
     def run_b(i: int) -> None:
         hits_b[i] = video_index.search(texts[i], top_k=top_k)
 
-    run_pass(full, run_b, measured, warm, calls)
+    variants = [
+        (Variant("(a) retrieval + postprocessing, embedding excluded", split_by_hits=True), run_a),
+        (Variant("(b) VideoIndex.search, embedding included", split_by_hits=True), run_b),
+        (Variant(f"(c) raw Chroma query, top {top_k}, no filter"), raw_query),
+        (Variant(f"(c) raw Chroma query, top {top_k}, transcript filter"), raw_filtered_query),
+        (Variant("(d) one channel: transcript VideoRetriever"), channel_query("transcript")),
+        (Variant("(d) one channel: audio VideoRetriever (no nodes)"), channel_query("audio")),
+        (Variant("(e) query embedding alone"), embed),
+    ]
+    embedding, embed_call = variants[-1]
+    run_pass(embedding, embed_call, [*warm, *measured], (), calls)  # vectors for all
+    embedding.seconds = embedding.seconds[warmup:]
+    for variant, call in variants[2:-1] + variants[:2]:
+        run_pass(variant, call, measured, warm, calls)
 
     before = calls.count
-    video_index.as_retriever(top_k=top_k).retrieve(QueryBundle(texts[0], embedding=vectors[0]))
+    vector = precomputed.vectors[texts[0]]
+    video_index.as_retriever(top_k=top_k).retrieve(QueryBundle(texts[0], embedding=vector))
     measurement = Measurement(
-        variants=[precomputed, full, raw, raw_filtered, embedding],
+        variants=[v for v, _ in variants],
         queries=queries,
+        answered_flags=[bool(hits_a[i]) for i in measured],
         warmup=warmup,
         answered=sum(1 for i in measured if hits_a[i]),
         mean_hits=sum(len(hits_a[i]) for i in measured) / queries,
@@ -510,9 +549,10 @@ def measure(
         fusion_embeds_given_vector=calls.count - before,
         open_seconds=open_seconds,
         threshold=video_index.threshold,
-        channels=[c.name for c in video_index.as_retriever(top_k=top_k).channels],
+        channels=list(channels),
     )
-    return measurement, video_index, texts[warmup:], vectors[warmup:]
+    answered = [texts[i] for i in measured if hits_a[i]]
+    return measurement, video_index, answered, precomputed
 
 
 def _key(hits: Sequence[SearchHit]) -> list[tuple[str, str, float | None]]:
@@ -520,20 +560,20 @@ def _key(hits: Sequence[SearchHit]) -> list[tuple[str, str, float | None]]:
 
 
 def profile_precomputed(
-    video_index: VideoIndex, texts: Sequence[str], vectors: Sequence[list[float]], *, top_k: int
+    video_index: VideoIndex, texts: Sequence[str], embedding: PrecomputedEmbedding, *, top_k: int
 ) -> str:
-    """cProfile of variant (a) over the given queries: top functions by cumulative time."""
+    """cProfile of variant (a) over ``texts``: the top functions by cumulative and own time."""
     profiler = cProfile.Profile()
     profiler.enable()
-    for text, vector in zip(texts, vectors, strict=True):
-        search_precomputed(video_index, text, vector, top_k=top_k)
+    for text in texts:
+        search_precomputed(video_index, text, embedding, top_k=top_k)
     profiler.disable()
     CACHE.mkdir(parents=True, exist_ok=True)
     profiler.dump_stats(CACHE / "search_precomputed.pstats")
     out = io.StringIO()
     stats = pstats.Stats(profiler, stream=out).strip_dirs()
-    stats.sort_stats("cumulative").print_stats(35)
-    stats.sort_stats("tottime").print_stats(20)
+    stats.sort_stats("cumulative").print_stats(40)
+    stats.sort_stats("tottime").print_stats(25)
     return out.getvalue()
 
 
@@ -594,8 +634,13 @@ def report(
     first = measurement.variants[0]
     p50 = summarise(first.seconds).p50
     rows: list[tuple[str, LatencySummary]] = []
+    flags = measurement.answered_flags
     for variant in measurement.variants:
         rows.append((variant.name, summarise(variant.seconds)))
+        if variant.split_by_hits and 0 < sum(flags) < len(flags):
+            for wanted, label in ((True, "with"), (False, "without")):
+                chosen = [s for s, f in zip(variant.seconds, flags, strict=True) if f is wanted]
+                rows.append((f"    {len(chosen)} queries {label} hits", summarise(chosen)))
         rows.extend((f"    {stage}", summarise(s)) for stage, s in variant.stages.items())
     fidelity = (
         f"; pooled-vs-model cosine mean {info.fidelity_mean:.3f}, min {info.fidelity_min:.3f}"
@@ -709,7 +754,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     folder, info, built_now = ensure_built(args)
     load_before = os.getloadavg()
-    measurement, video_index, texts, vectors = measure(
+    measurement, video_index, texts, precomputed = measure(
         folder, queries=args.queries, warmup=args.warmup, top_k=args.top_k, seed=args.seed
     )
     load_after = os.getloadavg()
@@ -719,7 +764,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.profile:
         count = min(args.profile, len(texts))
         print(f"\ncProfile of (a) over {count} queries ({CACHE / 'search_precomputed.pstats'}):")
-        print(profile_precomputed(video_index, texts[:count], vectors[:count], top_k=args.top_k))
+        print(profile_precomputed(video_index, texts[:count], precomputed, top_k=args.top_k))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     video_index.close()

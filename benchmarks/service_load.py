@@ -52,6 +52,7 @@ EXAMPLES = ROOT / "examples" / "media"
 CACHE = ROOT / "benchmarks" / ".cache" / "service_load"
 REQUEST_TIMEOUT_S = 30.0
 START_TIMEOUT_S = 180.0
+CLI = (sys.executable, "-m", "llama_index_video.cli.main")
 QUERIES = (
     "how much ultraviolet C radiation is absorbed",
     "when was the ozone hole discovered",
@@ -143,9 +144,7 @@ async def _load(base: str, clients: int, seconds: float, max_requests: int) -> L
     errors: dict[str, int] = {}
     sent = itertools.count()
     queries = itertools.cycle(QUERIES)
-    async with httpx.AsyncClient(
-        base_url=base, timeout=REQUEST_TIMEOUT_S, limits=limits
-    ) as client:
+    async with httpx.AsyncClient(base_url=base, timeout=REQUEST_TIMEOUT_S, limits=limits) as client:
         started = time.perf_counter()
         deadline = started + seconds
 
@@ -182,8 +181,7 @@ def _example_index() -> Path:
     if not (folder / "manifest.sqlite").is_file():
         print(f"building the example index in {folder} ...", file=sys.stderr)
         subprocess.run(
-            [sys.executable, "-m", "llama_index_video.cli.main", "ingest", str(EXAMPLES)]
-            + ["--index", str(folder), "--quiet"],
+            [*CLI, "ingest", str(EXAMPLES), "--index", str(folder), "--quiet"],
             check=True,
             timeout=900,
         )
@@ -191,8 +189,7 @@ def _example_index() -> Path:
 
 
 def _start(index: Path, port: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "llama_index_video.cli.main", "serve"]
-    command += ["--index", str(index), "--host", HOST, "--port", str(port)]
+    command = [*CLI, "serve", "--index", str(index), "--host", HOST, "--port", str(port)]
     server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:

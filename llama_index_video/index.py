@@ -19,14 +19,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 
 from llama_index_video import __version__, schema
 from llama_index_video.answering.search import SearchHit, hit_from_node
+from llama_index_video.embeddings.dimensions import check_dimension
 from llama_index_video.embeddings.identity import embedding_identity
-from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
+from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
+from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import DEFAULT_COLLECTION, open_chroma
 from llama_index_video.store.fusion import Channel, FusionRetriever
@@ -43,13 +47,13 @@ from llama_index_video.store.visual import (
 )
 
 if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = "1"
+SPEC_META = "embedding_spec"
 DEFAULT_INDEX_DIR = Path("video_index")
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
 # benchmarks/evaluate.py (see docs/evaluation.md).
@@ -100,7 +104,7 @@ class VideoIndex:
         self,
         path: str | Path = DEFAULT_INDEX_DIR,
         *,
-        embed_model: BaseEmbedding | None = None,
+        embed_model: BaseEmbedding | EmbeddingSpec | None = None,
         vector_store: BasePydanticVectorStore | None = None,
         reader: VideoReader | None = None,
         threshold: float | str | None = "auto",
@@ -118,7 +122,12 @@ class VideoIndex:
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.path = Path(path)
         self.manifest = Manifest(self.path / "manifest.sqlite")
-        self.embed_model = embed_model or local_embedding()
+        self.embedding_spec: EmbeddingSpec | None = None
+        if isinstance(embed_model, BaseEmbedding):
+            self.embed_model = embed_model
+        else:
+            self.embedding_spec = embed_model or self._stored_spec()
+            self.embed_model = self.embedding_spec.build()
         self.identity = embedding_identity(self.embed_model)
         self._check_compatible()
         self.visual_model = visual_model_for(
@@ -131,7 +140,10 @@ class VideoIndex:
         self.vector_store = vector_store or open_chroma(self.path / "chroma", collection)
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
-        self.reader = reader or VideoReader(media_dir=self.path / "media")
+        multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
+        self.reader = reader or VideoReader(
+            media_dir=self.path / "media", clips=ClipOptions() if multimodal else None
+        )
         self.threshold = _threshold(threshold, DEFAULT_THRESHOLDS.get(self.identity))
         self.visual_threshold = _threshold(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
@@ -144,8 +156,13 @@ class VideoIndex:
         self, paths: Iterable[str | Path], *, progress: IngestProgress | None = None
     ) -> IngestReport:
         """Add files and folders; unchanged content is skipped, changed content replaced."""
+        dimension = getattr(self.embed_model, "output_dimensionality", None)
+        if dimension and hasattr(self.vector_store, "client"):
+            check_dimension(self.vector_store, dimension, model=self.identity)
         self._record_identity()
-        return Ingestor(self.index, self.manifest, self.reader, progress=progress).ingest(paths)
+        return Ingestor(
+            self.index, self.manifest, self.reader, embed_model=self.embed_model, progress=progress
+        ).ingest(paths)
 
     def as_retriever(
         self, *, top_k: int = 5, modalities: Sequence[str] | None = None
@@ -214,6 +231,11 @@ class VideoIndex:
             image_embed_model=self.visual_model,
         )
 
+    def _stored_spec(self) -> EmbeddingSpec:
+        """The embedding this folder was built with (the local default for a new one)."""
+        stored = self.manifest.get_meta(SPEC_META)
+        return EmbeddingSpec.from_json(stored) if stored else EmbeddingSpec()
+
     def _check_compatible(self) -> None:
         version = self.manifest.get_meta("format")
         if version is not None and version != INDEX_FORMAT:
@@ -232,6 +254,8 @@ class VideoIndex:
         with self.manifest.transaction():
             self.manifest.set_meta("format", INDEX_FORMAT)
             self.manifest.set_meta("embedding", self.identity)
+            if self.embedding_spec is not None:
+                self.manifest.set_meta(SPEC_META, self.embedding_spec.to_json())
             self.manifest.set_meta(VISUAL_META, self.visual_identity or NO_VISUAL)
             self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video import __version__
+from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.schema import MODALITIES
 
@@ -78,6 +79,32 @@ def build_parser() -> argparse.ArgumentParser:
         "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
     )
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    embedding = ingest.add_argument_group(
+        "embedding (chosen when the index is created; later runs reuse it)"
+    )
+    embedding.add_argument(
+        "--embed",
+        choices=["local", "gemini"],
+        default=None,
+        help="local sentence-transformers (default) or Gemini Embedding 2 "
+        "(native video, audio, image and text vectors; needs GEMINI_API_KEY)",
+    )
+    embedding.add_argument("--embed-model", default=None, help="embedding model name")
+    embedding.add_argument(
+        "--dimension", type=_dimension, default=None, help="Gemini vector size, 128-3072 (1536)"
+    )
+    embedding.add_argument(
+        "--batch-api", action="store_true", help="embed through Gemini's Batch API (half price)"
+    )
+    embedding.add_argument(
+        "--clip-seconds",
+        type=float,
+        default=None,
+        help="longest video clip for Gemini (default: 80 with sound, else 120)",
+    )
+    embedding.add_argument(
+        "--clip-overlap", type=float, default=10.0, help="seconds shared by consecutive clips"
+    )
 
     search = commands.add_parser(
         "search", help="ranked moments for a query", description="Print the best moments."
@@ -140,6 +167,7 @@ def _ingest(args: argparse.Namespace) -> int:
     from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
     from llama_index_video.media.frames import FrameSamplingOptions
     from llama_index_video.ocr import TesseractEngine
+    from llama_index_video.reader.clips import ClipOptions
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
@@ -148,17 +176,21 @@ def _ingest(args: argparse.Namespace) -> int:
         transcriber_options["model"] = args.whisper_model
     if args.language:
         transcriber_options["language"] = args.language
-    reader = VideoReader(
+    visual = (
+        None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
+    )
+    index = _open_index(args.index, visual_model=visual, embed_model=_embedding_spec(args))
+    multimodal = index.embedding_spec is not None and index.embedding_spec.multimodal
+    index.reader = VideoReader(
         media_dir=args.index / "media",
         transcriber=FasterWhisperTranscriber(**transcriber_options),  # type: ignore[arg-type]
         use_subtitles=not args.no_subtitles,
         frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
         ocr=TesseractEngine() if args.ocr == "tesseract" else _OCR_CHOICES[args.ocr],
+        clips=ClipOptions(video_seconds=args.clip_seconds, video_overlap=args.clip_overlap)
+        if multimodal
+        else None,
     )
-    visual = (
-        None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
-    )
-    index = _open_index(args.index, reader=reader, visual_model=visual)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         report = index.ingest(args.paths, progress=bars)
@@ -171,7 +203,28 @@ def _ingest(args: argparse.Namespace) -> int:
         print(f"{outcome.outcome:8} {outcome.path}{nodes}{detail}")
     counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
     print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {args.index}")
+    usage = getattr(index.embed_model, "usage", None)
+    if usage is not None:
+        print(
+            f"gemini: {usage.embedded_items} items embedded in {usage.requests} requests"
+            f" and {usage.batch_jobs} batch jobs, {usage.failed_items} failed,"
+            f" {usage.prompt_tokens} input tokens, {usage.uploaded_files} files uploaded"
+        )
     return 0 if report.ok else EXIT_FAILED_FILES
+
+
+def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
+    """The embedding asked for on the command line; None: the index's own (or the default)."""
+    if args.embed is None:
+        if args.dimension is not None or args.batch_api or args.embed_model:
+            raise VideoIndexError("--dimension, --batch-api and --embed-model need --embed")
+        return None
+    return EmbeddingSpec(
+        backend=args.embed,
+        model=args.embed_model,
+        dimension=args.dimension if args.embed == "gemini" else None,
+        batch_api=args.batch_api,
+    )
 
 
 def _search(args: argparse.Namespace) -> int:
@@ -234,6 +287,13 @@ def _index_option(parser: argparse.ArgumentParser) -> None:
         default=Path(os.environ.get("LLAMA_INDEX_VIDEO_INDEX", "video_index")),
         help="index folder (default: ./video_index, or $LLAMA_INDEX_VIDEO_INDEX)",
     )
+
+
+def _dimension(text: str) -> int:
+    value = int(text)
+    if not 128 <= value <= 3072:
+        raise argparse.ArgumentTypeError("must be between 128 and 3072")
+    return value
 
 
 def _positive_int(text: str) -> int:

@@ -37,6 +37,7 @@ import asyncio
 import functools
 import logging
 import os
+import threading
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -197,11 +198,8 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
     )
 
     _api_key: SecretStr = PrivateAttr()
-    _client: Any = PrivateAttr(default=None)
+    _runtime: _Runtime = PrivateAttr(default_factory=lambda: _Runtime())
     _usage: UsageCounter = PrivateAttr(default_factory=UsageCounter)
-    _semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
-        PrivateAttr(default_factory=weakref.WeakKeyDictionary)
-    )
 
     def __init__(self, *, api_key: str | None = None, **data: Any) -> None:
         """Validate the settings and find the API key (argument, then environment).
@@ -453,21 +451,45 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         )
 
     def _genai_client(self) -> genai.Client:
-        if self._client is None:
-            self._client = _import_genai().Client(
-                api_key=self._api_key.get_secret_value(),
-                http_options=self._policy().http_options(self.base_url),
-            )
-        client: genai.Client = self._client
-        return client
+        runtime = self._runtime
+        with runtime.lock:
+            if runtime.client is None:
+                runtime.client = _import_genai().Client(
+                    api_key=self._api_key.get_secret_value(),
+                    http_options=self._policy().http_options(self.base_url),
+                )
+            return runtime.client
 
     def _semaphore(self) -> asyncio.Semaphore:
         """The bound on requests in flight, one per event loop."""
         loop = asyncio.get_running_loop()
-        semaphore = self._semaphores.get(loop)
-        if semaphore is None:
-            semaphore = self._semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
-        return semaphore
+        semaphores = self._runtime.semaphores
+        if loop not in semaphores:
+            semaphores[loop] = asyncio.Semaphore(self.max_concurrency)
+        return semaphores[loop]
+
+
+class _Runtime:
+    """Live state behind the settings: the SDK client and the per-loop request bounds.
+
+    Never copied: a pickled or deep-copied model (an IngestionPipeline with
+    workers pickles its transformations) starts with a fresh one.
+    """
+
+    def __init__(self) -> None:
+        self._start()
+
+    def _start(self) -> None:
+        self.lock = threading.Lock()
+        self.client: genai.Client | None = None
+        self.semaphores: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]
+        self.semaphores = weakref.WeakKeyDictionary()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._start()
 
 
 Prepared: TypeAlias = "EmbedInput | VideoIndexError"

@@ -83,6 +83,14 @@ class UsageCounter:
         with self._lock:
             return EmbeddingUsage(**self._counts, tokens_by_modality=dict(self._modalities))
 
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            return {"_counts": dict(self._counts), "_modalities": dict(self._modalities)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
 
 @dataclass(frozen=True)
 class Requests:

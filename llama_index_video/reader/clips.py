@@ -10,6 +10,7 @@ text-only model embeds and what the LLM reads.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from llama_index.core.schema import MediaResource, NodeRelationship, ObjectType, RelatedNodeInfo
 
@@ -21,6 +22,34 @@ from llama_index_video.reader.nodes import ClipNode
 from llama_index_video.reader.units import TranscriptUnit
 
 SPOKEN_LIMIT = 1000  # characters of transcript carried in a clip node's text
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClipOptions:
+    """Which clips the reader cuts, for a multimodal embedding to embed natively.
+
+    Attributes:
+        video_seconds: Longest video clip; None: 80 s when the video has sound (the
+            safer limit for Gemini Embedding 2 with audio), else 120 s.
+        video_overlap: Seconds shared by consecutive video clips.
+        audio_seconds: Longest audio clip (audio files).
+        audio_overlap: Seconds shared by consecutive audio clips.
+    """
+
+    video_seconds: float | None = None
+    video_overlap: float = 10.0
+    audio_seconds: float = 80.0
+    audio_overlap: float = 5.0
+
+    def __post_init__(self) -> None:
+        for name in ("video_seconds", "audio_seconds"):
+            value = getattr(self, name)
+            if value is not None and not 5 <= value <= 120:
+                raise ValueError(f"{name} must be within 5..120 seconds, got {value}")
+        if not 0 <= self.video_overlap < (self.video_seconds or 80) / 2:
+            raise ValueError("video_overlap must be >= 0 and under half a clip")
+        if not 0 <= self.audio_overlap < self.audio_seconds / 2:
+            raise ValueError("audio_overlap must be >= 0 and under half a clip")
 
 
 def clip_node(
@@ -89,4 +118,4 @@ def clip_nodes(
         yield clip_node(source, clip, spoken=spoken, note=note)
 
 
-__all__ = ["SPOKEN_LIMIT", "clip_node", "clip_nodes"]
+__all__ = ["SPOKEN_LIMIT", "ClipOptions", "clip_node", "clip_nodes"]

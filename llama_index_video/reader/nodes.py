@@ -29,6 +29,14 @@ class MediaText(str):
         obj.modality = modality
         return obj
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Keyword-only __new__: copy and pickle need to be told how to rebuild.
+        return _media_text, (str(self), self.media_path, self.mimetype, self.modality)
+
+
+def _media_text(text: str, media_path: Path, mimetype: str, modality: str) -> MediaText:
+    return MediaText(text, media_path=media_path, mimetype=mimetype, modality=modality)
+
 
 class FrameNode(ImageNode):
     """A sampled video frame, stored by path (never base64 in metadata).

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode
@@ -33,6 +34,7 @@ from llama_index_video.ocr import (
     screen_text_spans,
 )
 from llama_index_video.reader import moments
+from llama_index_video.reader.clips import ClipOptions, clip_nodes
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
@@ -77,6 +79,9 @@ class VideoReader(BaseReader):
             ``True`` for RapidOCR (it must be installed), ``False`` for none, or
             ``None`` for RapidOCR when it is installed and none otherwise.
         ocr_options: Noise filtering and merging of on-screen text.
+        clips: Also cut clips (video windows of videos, audio windows of audio files)
+            and return them as ``ClipNode``s, for a multimodal embedding such as
+            ``GeminiMultimodalEmbedding``; ``None`` cuts none.
         units: How transcript segments are grouped into retrieval units.
         text_chunk_size: Token size of text-document chunks.
         text_chunk_overlap: Token overlap of text-document chunks.
@@ -96,6 +101,7 @@ class VideoReader(BaseReader):
         frames: FrameSamplingOptions | None = FrameSamplingOptions(),  # noqa: B008 (frozen)
         ocr: OcrEngine | bool | None = None,
         ocr_options: OcrOptions = OcrOptions(),  # noqa: B008 (frozen)
+        clips: ClipOptions | None = None,
         units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
         text_chunk_size: int = 512,
         text_chunk_overlap: int = 64,
@@ -114,6 +120,7 @@ class VideoReader(BaseReader):
         self.frames = frames
         self.ocr: OcrEngine | None = _ocr_engine(ocr)
         self.ocr_options = ocr_options
+        self.clips = clips
         self.units = units
         self.text_chunk_size = text_chunk_size
         self.text_chunk_overlap = text_chunk_overlap
@@ -204,6 +211,8 @@ class VideoReader(BaseReader):
         )
         if info.has_video and self.frames is not None:
             nodes.extend(self._frame_nodes(source, info, units, note, progress))
+        if self.clips is not None:
+            nodes.extend(self._clip_nodes(source, info, units, note, progress))
         if not nodes:
             raise MediaError(source.path, "; ".join(notes) or "nothing to index")
         for text in notes:
@@ -211,6 +220,37 @@ class VideoReader(BaseReader):
         return ReadResult(
             source.path, source.content_hash, nodes, duration=info.duration, notes=tuple(notes)
         )
+
+    def _clip_nodes(
+        self,
+        source: moments.SourceFile,
+        info: MediaInfo,
+        units: list[TranscriptUnit],
+        note: str | None,
+        progress: Progress,
+    ) -> list[BaseNode]:
+        """Video clips of a video (audio clips of an audio file) for native embedding."""
+        from llama_index_video.media.clips import VIDEO_WITH_AUDIO_SECONDS, cut_clips
+
+        options = self.clips or ClipOptions()
+        modality: Literal["video", "audio"] = "video" if info.has_video else "audio"
+        if modality == "video":
+            default = VIDEO_WITH_AUDIO_SECONDS if info.has_audio else 120.0
+            seconds, overlap = options.video_seconds or default, options.video_overlap
+        else:
+            seconds, overlap = options.audio_seconds, options.audio_overlap
+        clips = []
+        for clip in cut_clips(
+            source.path,
+            out_dir=self.media_dir / "clips",
+            content_hash=source.content_hash,
+            modality=modality,
+            max_seconds=seconds,
+            overlap_seconds=overlap,
+        ):
+            progress("clips", clip.end, info.duration)
+            clips.append(clip)
+        return list(clip_nodes(source, clips, units=units, note=note))
 
     def _frame_nodes(
         self,

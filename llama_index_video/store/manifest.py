@@ -39,6 +39,14 @@ CREATE TABLE IF NOT EXISTS paths (
     mtime_ns INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS paths_by_hash ON paths (content_hash);
+CREATE TABLE IF NOT EXISTS pending (
+    node_id TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    node_type TEXT NOT NULL,
+    node_json TEXT NOT NULL,
+    error TEXT NOT NULL,
+    updated_at REAL NOT NULL
+);
 """
 
 
@@ -51,6 +59,17 @@ class FileRecord:
     node_count: int
     duration: float | None
     notes: str
+    error: str
+
+
+@dataclass(frozen=True)
+class PendingNode:
+    """A node that could not be embedded; kept whole so the next ingest can retry it."""
+
+    node_id: str
+    content_hash: str
+    node_type: str
+    node_json: str
     error: str
 
 
@@ -154,3 +173,36 @@ class Manifest:
 
     def forget_path(self, path: str) -> None:
         self._db.execute("DELETE FROM paths WHERE path = ?", (path,))
+
+    def add_pending(self, item: PendingNode) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO pending "
+            "(node_id, content_hash, node_type, node_json, error, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                item.node_id,
+                item.content_hash,
+                item.node_type,
+                item.node_json,
+                item.error,
+                time.time(),
+            ),
+        )
+
+    def pending(self, content_hash: str) -> list[PendingNode]:
+        rows = self._db.execute(
+            "SELECT node_id, content_hash, node_type, node_json, error FROM pending "
+            "WHERE content_hash = ? ORDER BY node_id",
+            (content_hash,),
+        )
+        return [PendingNode(*row) for row in rows]
+
+    def forget_pending(self, content_hash: str, node_ids: list[str] | None = None) -> None:
+        """Forget a content's pending nodes (all, or those in ``node_ids``)."""
+        if node_ids is None:
+            self._db.execute("DELETE FROM pending WHERE content_hash = ?", (content_hash,))
+            return
+        self._db.executemany(
+            "DELETE FROM pending WHERE content_hash = ? AND node_id = ?",
+            [(content_hash, node_id) for node_id in node_ids],
+        )

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import io
 import logging
 import os
+import pickle
 import traceback
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ from llama_index.core.schema import ImageNode, MediaResource, Node, TextNode
 from PIL import Image
 
 from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+from llama_index_video.embeddings.gemini_inputs import EmbedInput, pack
 from llama_index_video.errors import EmbeddingError, MediaError, RemoteAPIError
 from llama_index_video.media.clips import Clip
 from llama_index_video.reader.clips import clip_nodes
@@ -203,6 +206,23 @@ def test_media_longer_than_the_model_takes_is_refused(gemini, make_embedding, tm
     assert gemini.requests == []
 
 
+def test_how_inputs_share_requests():
+    text = EmbedInput(kind="text", label="t", text="x" * 10)
+    image = EmbedInput(kind="image", label="i", data=b"\xff\xd8\xff" + b"0" * 97)
+    video = EmbedInput(kind="video", label="v", data=b"0" * 100, mimetype="video/mp4")
+    big = EmbedInput(kind="video", label="b", data=b"0" * 10_000, mimetype="video/mp4")
+
+    def sizes(items: list[EmbedInput], **limits: Any) -> list[int]:
+        settings = {"max_items": 100, "max_bytes": 1000, "per_request_limits": True, **limits}
+        return [len(group) for group in pack(items, **settings)]
+
+    assert sizes([image] * 7) == [6, 1]  # at most six images per request
+    assert sizes([text, video, text, video]) == [3, 1]  # one video per request
+    assert sizes([text] * 5, max_items=2) == [2, 2, 1]
+    assert sizes([video] * 3, max_bytes=250, per_request_limits=False) == [2, 1]  # inline bytes
+    assert sizes([big, big], per_request_limits=False) == [2]  # uploads take no inline room
+
+
 def test_a_missing_file_is_a_media_error(make_embedding, tmp_path):
     with pytest.raises(MediaError, match="file not found"):
         make_embedding().get_video_embedding(tmp_path / "gone.mp4")
@@ -291,11 +311,12 @@ def test_as_a_transformation_it_reads_llamaindex_media_resources(
     pipeline = IngestionPipeline(transformations=[model])
     out = pipeline.run(nodes=nodes) if mode == "sync" else asyncio.run(pipeline.arun(nodes=nodes))
 
-    assert [kind_of(c) for c in gemini.embedded_contents()] == [
-        ("inline", "video/mp4"),
+    sent = sorted(kind_of(c) for c in gemini.embedded_contents())  # async: in any order
+    assert sent == [
         ("inline", "audio/mp3"),
         ("inline", "image/jpeg"),
         ("inline", "image/jpeg"),
+        ("inline", "video/mp4"),
         ("text", "title: none | text: plain words"),
     ]
     for node in out:
@@ -384,6 +405,15 @@ def test_settings_round_trip_without_the_key(gemini, make_embedding, monkeypatch
     again = GeminiMultimodalEmbedding.from_dict(data)
     assert again.output_dimensionality == 768
     assert again.use_batch_api
+
+
+def test_copies_and_pickles_start_a_fresh_client_and_keep_key_and_counts(gemini, make_embedding):
+    model = make_embedding(output_dimensionality=256)
+    model.get_query_embedding("before")
+    for copy_of in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        assert copy_of.usage.requests == 1
+        assert copy_of.get_query_embedding("after") == model.get_query_embedding("after")
+    assert {r.headers["x-goog-api-key"] for r in gemini.requests_to("embed")} == {gemini.api_key}
 
 
 @pytest.mark.live

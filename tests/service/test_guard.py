@@ -101,7 +101,9 @@ def test_anything_else_refuses_to_start_without_a_token(host):
     check_bind(host, TOKEN)
 
 
-@pytest.mark.parametrize("token", ["short", "has spaces in it, 0123456789", "semi;colon=0123456789"])
+@pytest.mark.parametrize(
+    "token", ["short", "has spaces in it, 0123456789", "semi;colon=0123456789"]
+)
 def test_unusable_tokens_are_refused(token):
     with pytest.raises(InsecureBindError, match="at least 16"):
         check_bind("0.0.0.0", token)

@@ -16,6 +16,7 @@ from tests.service.conftest import LOOPBACK
 
 NOTE = "The purple zebra crossing on Elm Street is repainted every Tuesday by volunteers."
 QUERY = "when is the purple zebra crossing repainted"
+CLI = (sys.executable, "-m", "llama_index_video.cli.main")
 
 
 def test_content_ingested_by_another_process_is_found_without_a_restart(example_index, tmp_path):
@@ -29,8 +30,7 @@ def test_content_ingested_by_another_process_is_found_without_a_restart(example_
         assert (health["files"], health["live_reload"]) == (4, True)
         assert client.get("/api/search", params={"q": QUERY}).json() == []
         subprocess.run(
-            [sys.executable, "-m", "llama_index_video.cli.main", "ingest", str(note)]
-            + ["--index", str(folder), "--quiet"],
+            [*CLI, "ingest", str(note), "--index", str(folder), "--quiet"],
             check=True,
             capture_output=True,
             timeout=240,

@@ -8,12 +8,12 @@ import socket
 
 import pytest
 from fastapi.testclient import TestClient
+from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.service.app import create_app
 from llama_index_video.store.manifest import PathRecord
 from tests.service.conftest import LOOPBACK, running
-from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 
 def _hash(path):
@@ -129,7 +129,7 @@ def test_unknown_ids_are_404(tiny, media_id):
 
 
 def test_a_file_that_failed_to_index_is_not_served(tiny):
-    index, files, _, frames = tiny
+    index, files, *_ = tiny
     digest = files["broken.mp4"][1]
     assert _get(index, f"/media/{digest}").status_code == 404
     assert _get(index, f"/frames/{digest[:16]}_000001000.jpg").status_code == 404

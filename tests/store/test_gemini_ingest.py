@@ -1,0 +1,155 @@
+"""A mixed folder into one Chroma index with native Gemini vectors, through the fake API."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from llama_index_video import schema
+from llama_index_video.cli.main import main
+from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+from llama_index_video.embeddings.spec import EmbeddingSpec
+from llama_index_video.errors import IndexCompatibilityError
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.clips import ClipOptions
+from llama_index_video.reader.video_reader import VideoReader
+from tests.fakes.gemini_server import FakeGeminiServer
+from tests_support import HANDBOOK, OZONE, TEAM_SYNC
+
+FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "request_timeout": 5.0}
+
+
+@pytest.fixture
+def gemini(monkeypatch):
+    with FakeGeminiServer() as server:
+        monkeypatch.setenv("GEMINI_API_KEY", server.api_key)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.base_url)
+        monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+        yield server
+
+
+@pytest.fixture
+def folder(tmp_path):
+    media = tmp_path / "mixed"
+    media.mkdir()
+    for path in (OZONE, TEAM_SYNC, HANDBOOK):
+        shutil.copy(path, media / path.name)
+    return media
+
+
+def _reader(path, transcriber):
+    return VideoReader(
+        media_dir=path / "media", transcriber=transcriber, ocr=False, clips=ClipOptions()
+    )
+
+
+def _rows(index):
+    return index.vector_store._collection.get(include=["metadatas", "embeddings"])
+
+
+def _parts(contents):
+    return [part for content in contents for part in content["parts"]]
+
+
+def test_mixed_folder_gets_native_vectors_in_one_collection(gemini, folder, tmp_path, transcriber):
+    path = tmp_path / "index"
+    index = VideoIndex(
+        path,
+        embed_model=EmbeddingSpec(backend="gemini", dimension=256),
+        reader=_reader(path, transcriber),
+    )
+    report = index.ingest([folder])
+    assert report.ok, report
+
+    rows = _rows(index)
+    modalities = {m[schema.MODALITY] for m in rows["metadatas"]}
+    assert modalities == {"transcript", "frame", "text", "video", "audio"}
+    vectors = np.asarray(rows["embeddings"])
+    assert vectors.shape[1] == 256
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+    contents = gemini.embedded_contents()
+    assert len(contents) == len(rows["ids"])  # one content (one vector) per node
+    assert all(len(c["parts"]) == 1 for c in contents)
+    parts = _parts(contents)
+    texts = [p["text"] for p in parts if "text" in p]
+    assert texts and all(t.startswith("title: ") and " | text: " in t for t in texts)
+    media = [
+        p.get("inline_data") or p.get("inlineData") or p.get("file_data") or p.get("fileData")
+        for p in parts
+        if "text" not in p
+    ]
+    mimes = {m.get("mime_type") or m.get("mimeType") for m in media}
+    assert {"image/jpeg", "video/mp4", "audio/mp3"} <= mimes
+    dims = {
+        r["outputDimensionality"]
+        for call in gemini.requests_to("embed")
+        for r in call.json["requests"]
+    }
+    assert dims == {256}
+
+    hits = index.search("ozone layer", top_k=3)
+    query = gemini.embedded_contents()[-1]["parts"][0]["text"]
+    assert query == "task: search result | query: ozone layer"
+    assert hits  # the fake's vectors carry no meaning; the path must still work
+    index.close()
+
+    reopened = VideoIndex(path)  # the stored spec rebuilds the Gemini model
+    assert isinstance(reopened.embed_model, GeminiMultimodalEmbedding)
+    assert reopened.embed_model.output_dimensionality == 256
+    reopened.close()
+    with pytest.raises(IndexCompatibilityError):
+        VideoIndex(path, embed_model=EmbeddingSpec(backend="gemini", dimension=512))
+
+
+def test_a_failing_batch_is_kept_and_retried_by_the_next_ingest(
+    gemini, folder, tmp_path, transcriber
+):
+    path = tmp_path / "index"
+    embed = GeminiMultimodalEmbedding(max_retries=1, embed_batch_size=4, **FAST)
+    index = VideoIndex(path, embed_model=embed, reader=_reader(path, transcriber))
+    gemini.fail("embed", 500, 500)  # the first request fails twice: out of retries
+    report = index.ingest([folder / "team_sync.mp3"])
+    outcome = report.files[0]
+    assert outcome.outcome == "indexed" and outcome.pending > 0 and not report.ok
+    assert "the next ingest retries them" in outcome.reason
+    stored = len(_rows(index)["ids"])
+    assert stored == outcome.node_count
+
+    again = index.ingest([folder / "team_sync.mp3"])
+    assert again.ok and again.files[0].pending == 0
+    assert "embedded" in again.files[0].reason
+    ids = _rows(index)["ids"]
+    assert len(ids) == len(set(ids)) == stored + outcome.pending
+    assert index.ingest([folder / "team_sync.mp3"]).files[0].reason == "unchanged"
+    index.close()
+
+
+def test_cli_ingest_with_gemini_then_search_reopens_with_it(
+    gemini, folder, tmp_path, capsys, transcriber
+):
+    index = tmp_path / "cli-index"
+    code = main(
+        [
+            "ingest",
+            str(folder / "handbook.md"),
+            "--index",
+            str(index),
+            "--embed",
+            "gemini",
+            "--dimension",
+            "128",
+            "--quiet",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0 and "1 indexed" in out and "gemini: " in out
+    calls = len(gemini.requests_to("embed"))
+    assert main(["search", "deploy days", "--index", str(index), "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert len(gemini.requests_to("embed")) == calls + 1
+    assert all(h["modality"] == "text" for h in hits)
+    assert gemini.api_key not in out
