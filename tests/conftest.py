@@ -12,6 +12,7 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+
 from tests_support import EXAMPLES
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -41,7 +43,7 @@ def test_chunks_are_bounded_contiguous_and_lossless():
     chunks = list(iter_audio_chunks(OZONE, chunk_seconds=30, search_seconds=5))
     assert len(chunks) == 3
     assert chunks[0].start == 0.0
-    for previous, following in zip(chunks, chunks[1:], strict=False):
+    for previous, following in itertools.pairwise(chunks):
         assert following.start == pytest.approx(previous.end)
     assert all(len(c.samples) <= 30 * SAMPLE_RATE for c in chunks)
     np.testing.assert_array_equal(np.concatenate([c.samples for c in chunks]), whole)

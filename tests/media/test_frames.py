@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from PIL import Image
 
@@ -34,7 +36,7 @@ def test_static_slides_are_not_stored_again_and_again(ozone_frames, timeline):
 def test_frames_are_ordered_contiguous_jpegs(ozone_frames):
     times = [f.time for f in ozone_frames]
     assert times == sorted(times) and times[0] == 0.0
-    for previous, following in zip(ozone_frames, ozone_frames[1:], strict=False):
+    for previous, following in itertools.pairwise(ozone_frames):
         assert previous.end == pytest.approx(following.time)
     assert ozone_frames[-1].end == pytest.approx(80.0)
     with Image.open(ozone_frames[0].path) as image:

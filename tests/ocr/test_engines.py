@@ -9,7 +9,6 @@ import unicodedata
 import numpy as np
 import pytest
 from PIL import Image
-from tests_support import CHECKOUT, OZONE
 
 from llama_index_video.errors import MediaError, MissingDependencyError
 from llama_index_video.media.frames import sample_frames
@@ -19,6 +18,7 @@ from llama_index_video.ocr import (
     TesseractEngine,
     read_screen_text,
 )
+from tests_support import CHECKOUT, OZONE
 
 needs_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="the tesseract program is not installed"

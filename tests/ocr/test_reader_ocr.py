@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from llama_index.core.schema import MetadataMode
-from tests_support import OZONE, SUBTITLES
 
 from llama_index_video import schema
 from llama_index_video.errors import MissingDependencyError
 from llama_index_video.ocr import RapidOcrEngine
 from llama_index_video.reader.video_reader import VideoReader
+from tests_support import OZONE, SUBTITLES
 
 TIMED_KEYS = {
     schema.SOURCE,

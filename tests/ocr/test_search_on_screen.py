@@ -7,11 +7,11 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from tests_support import CHECKOUT, OZONE
 
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from tests_support import CHECKOUT, OZONE
 
 # question -> (file, title of the slide showing the answer, the answer)
 ON_SCREEN_ONLY = {

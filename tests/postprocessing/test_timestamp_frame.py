@@ -153,9 +153,8 @@ def test_a_frame_hit_gets_the_speech_around_it(chroma_index):
 
 
 def test_composes_after_other_postprocessors_in_a_query_engine(chroma_index):
-    from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply
-
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
+    from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply
 
     with FakeAnthropicServer() as server:
         server.enqueue(text_reply("Because UV is absorbed [ozone_explainer.mp4 00:42-00:44]."))

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import shutil
 
 import pytest
@@ -71,7 +72,7 @@ def test_transcript_metadata_is_flat_and_citable(ozone_nodes):
 
 def test_units_are_linked_in_order_and_to_their_source(ozone_nodes):
     units = _transcript(ozone_nodes)
-    for previous, following in zip(units, units[1:], strict=False):
+    for previous, following in itertools.pairwise(units):
         assert previous.relationships[NodeRelationship.NEXT].node_id == following.node_id
         assert following.relationships[NodeRelationship.PREVIOUS].node_id == previous.node_id
     assert len({u.ref_doc_id for u in ozone_nodes}) == 1

@@ -7,7 +7,6 @@ import socket
 
 import pytest
 from fastapi.testclient import TestClient
-from tests_support import OZONE
 
 from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.errors import (
@@ -18,6 +17,7 @@ from llama_index_video.errors import (
 )
 from llama_index_video.service.app import create_app
 from tests.service.conftest import LOOPBACK
+from tests_support import OZONE
 
 UVC = "how much ultraviolet C radiation is absorbed"
 ADDED = {"media_url", "media_type", "frame_url"}

@@ -8,12 +8,12 @@ import socket
 
 import pytest
 from fastapi.testclient import TestClient
-from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.service.app import create_app
 from llama_index_video.store.manifest import PathRecord
 from tests.service.conftest import LOOPBACK, running
+from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 
 def _hash(path):

@@ -13,7 +13,6 @@ from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
 from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
 from llama_index.core.vector_stores import SimpleVectorStore
-from tests_support import OZONE
 
 from llama_index_video import schema
 from llama_index_video.index import VideoIndex
@@ -22,6 +21,7 @@ from llama_index_video.reader import moments
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit
 from llama_index_video.store.fusion import RRF_K, Channel, FusionRetriever, fuse
+from tests_support import OZONE
 
 DOBSON = "How thick is one Dobson unit?"
 
