@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         "load": asdict(load),
     }
     _print(single, load)
+    print(f"{os.cpu_count()} CPUs; load average at the end {os.getloadavg()[0]:.1f}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0 if load.errors == 0 else 1

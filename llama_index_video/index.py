@@ -23,6 +23,8 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 
 from llama_index_video import __version__, schema
+from llama_index_video.answering.engine import AskOptions, VideoAnswerer
+from llama_index_video.answering.extractive import Answer
 from llama_index_video.answering.search import SearchHit, hit_from_node
 from llama_index_video.embeddings.dimensions import check_dimension
 from llama_index_video.embeddings.identity import embedding_identity
@@ -48,6 +50,8 @@ from llama_index_video.store.visual import (
 
 if TYPE_CHECKING:
     from llama_index.core.embeddings import MultiModalEmbedding
+    from llama_index.core.llms import LLM
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 logger = logging.getLogger(__name__)
@@ -203,6 +207,46 @@ class VideoIndex:
         hits = self.as_retriever(top_k=top_k, modalities=modalities).retrieve(query)
         hits = self.postprocessor().postprocess_nodes(hits, query_str=query)
         return [hit_from_node(hit, locate=self.locate) for hit in hits]
+
+    def answerer(
+        self,
+        *,
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> VideoAnswerer:
+        """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
+
+        Args:
+            llm: A multimodal chat LLM; None answers extractively.
+            options: Top-k, query fusion, images and citation handling.
+            reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
+                applied before neighbours and frames are attached.
+        """
+        options = options or AskOptions()
+        postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
+        return VideoAnswerer(
+            retriever=self.as_retriever(top_k=options.top_k),
+            postprocessors=postprocessors,
+            llm=llm,
+            options=options,
+            locate=self.locate,
+        )
+
+    def ask(
+        self,
+        question: str,
+        *,
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> Answer:
+        """Answer ``question`` with citations; extractive without an LLM.
+
+        Returns "not found in the index" without calling the model when nothing
+        relevant is retrieved.
+        """
+        return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
 
     def locate(self, content_hash: str, stored_source: str) -> str:
         """Where an indexed content is now: its stored path if still there, else a live one."""

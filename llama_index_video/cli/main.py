@@ -129,6 +129,27 @@ def build_parser() -> argparse.ArgumentParser:
     _index_option(ask)
     ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
     ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
+    ask.add_argument(
+        "--llm",
+        choices=["auto", "claude", "gemini", "none"],
+        default="auto",
+        help="who writes the answer; auto: Claude if ANTHROPIC_API_KEY is set, else Gemini "
+        "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
+    )
+    ask.add_argument("--llm-model", default=None, help="model name for --llm")
+    ask.add_argument(
+        "--queries",
+        type=_positive_int,
+        default=1,
+        help="search this many phrasings of the question (the LLM writes them), fused",
+    )
+    ask.add_argument(
+        "--rerank",
+        default=None,
+        metavar="MODEL",
+        help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
+    )
+    ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
 
     serve = commands.add_parser(
         "serve",
@@ -249,17 +270,38 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from llama_index_video.answering.extractive import extractive_answer
+    from llama_index_video.answering.engine import AskOptions, make_llm
 
+    llm = make_llm(args.llm, model=args.llm_model)
+    if args.queries > 1 and llm is None:
+        raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
+    reranker = None
+    if args.rerank:
+        from llama_index.core.postprocessor import SentenceTransformerRerank
+
+        reranker = SentenceTransformerRerank(model=args.rerank, top_n=args.top_k)
     index = _open_index(args.index, must_exist=True)
+    options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
-        answer = extractive_answer(args.question, index.search(args.question, top_k=args.top_k))
+        answerer = index.answerer(llm=llm, options=options, reranker=reranker)
+        stream = answerer.stream(args.question, streaming=not args.no_stream and not args.json)
+        for delta in stream:
+            if not args.json:
+                print(delta, end="", flush=True)
+        answer = stream.answer
     finally:
         index.close()
     if args.json:
         print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
-    else:
-        print(answer.text)
+        return 0
+    print()
+    if llm is not None and answer.citations:
+        print("\nCited moments:")
+        for citation in answer.citations:
+            frame = f"  frame: {citation.frame_path}" if citation.frame_path else ""
+            print(f"  {citation.label} play: {citation.url}{frame}")
+    if answer.unverified:
+        print(f"\nNot among the retrieved moments: {', '.join(answer.unverified)}")
     return 0
 
 

@@ -311,8 +311,12 @@ def _moment_node(moment: _Moment) -> MomentNode:
     if source.metadata.get(schema.MODALITY) != "transcript":
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
     metadata = dict(source.metadata)
-    metadata[schema.START_S] = round(moment.hit_start, 3)
-    metadata[schema.END_S] = round(moment.hit_end, 3)
+    if (moment.hit_start, moment.hit_end) != span(source):  # merged hits: relabel the span
+        file_name = str(metadata.get(schema.FILE_NAME, ""))
+        metadata[schema.START_S] = round(moment.hit_start, 3)
+        metadata[schema.END_S] = round(moment.hit_end, 3)
+        metadata[schema.LABEL] = schema.moment_label(file_name, moment.hit_start, moment.hit_end)
+        metadata[schema.TIME_LABEL] = schema.format_timestamp(moment.hit_start)
     frame = moment.frame
     frame_path = frame.metadata.get(schema.IMAGE_PATH) if frame is not None else None
     frame_time = frame.metadata.get(schema.FRAME_TIME) if frame is not None else None

@@ -20,6 +20,16 @@ if TYPE_CHECKING:
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+UVICORN_OPTIONS: dict[str, object] = {
+    # h11 rather than httptools: httptools cannot parse a URL over 64 KiB and answers
+    # a bare "Invalid HTTP request received.", while h11 buffers a request head up to
+    # this bound and hands it to the app, whose guard says "query string longer than
+    # 16384 bytes" (414). Beyond 2 MiB h11 refuses with a 400 itself, so the memory a
+    # connection can hold is bounded too.
+    "http": "h11",
+    "h11_max_incomplete_event_size": 2 * 1024 * 1024,
+    "access_log": False,
+}
 
 
 def serve(
@@ -54,7 +64,7 @@ def serve(
     _one_torch_thread()
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
-        uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+        uvicorn.run(app, host=host, port=port, log_level="info", **UVICORN_OPTIONS)  # type: ignore[arg-type]
     finally:
         app.state.live.close()
 

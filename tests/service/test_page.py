@@ -77,8 +77,8 @@ def _playing_from(page: sync_api.Page, start: float) -> float:
 def test_ask_then_click_the_cited_moment_plays_it_from_that_second(page):
     page.get_by_label("Ask a question").fill("how much ultraviolet C radiation is absorbed")
     page.get_by_role("button", name="Ask").click()
-    citations = page.locator("#citations")
-    card, start = _uvc_card(citations)
+    card, start = _uvc_card(page.locator("#citations"))
+    assert page.locator("#answer-text").inner_text().strip()
     assert "[ozone_explainer.mp4 " in card.inner_text()
     assert card.locator("img").get_attribute("src").startswith("/frames/")
     card.click()

@@ -144,7 +144,12 @@
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ question }),
       });
-      $("answer-text").textContent = answer.answer;
+      // Without a language model the answer text lists the moments for a terminal;
+      // here the cited cards below show them, so say it in one line instead.
+      $("answer-text").textContent =
+        answer.model || !answer.found
+          ? answer.answer
+          : "No language model is configured: these are the most relevant moments.";
       const quoted = (citation) => {
         const hit = answer.hits.find(
           (h) => h.source === citation.source && h.start === citation.start,

@@ -1,0 +1,160 @@
+"""The answering pipeline over a real index, with Claude behind the fake Anthropic API."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from llama_index_video.answering.engine import AskOptions, make_llm
+from llama_index_video.answering.prompts import NOT_FOUND_ANSWER
+from llama_index_video.cli.main import main
+from llama_index_video.errors import AnswerError
+from llama_index_video.postprocessing.timestamp_frame import MomentNode
+from tests.fakes.anthropic_server import text_reply
+
+WHY = "Why does the temperature rise with altitude in the stratosphere?"
+
+
+def _question_hit(index, question):
+    return index.search(question)[0]
+
+
+def _images(body):
+    return [
+        block
+        for message in body["messages"]
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "image"
+    ]
+
+
+def test_answer_is_generated_from_labelled_context_and_frames(
+    example_index, make_claude, fake_anthropic
+):
+    hit = _question_hit(example_index, WHY)
+    unit = next(c for c in hit.context if "absorbed by the ozone layer" in c.text)
+    label = f"[ozone_explainer.mp4 {_mmss(unit.start)}-{_mmss(unit.end)}]"
+    fake_anthropic.enqueue(text_reply(f"Ultraviolet radiation is absorbed by ozone {label}."))
+    answer = example_index.ask(WHY, llm=make_claude())
+
+    body = fake_anthropic.messages_requests()[0].body
+    sent = json.dumps(body)
+    assert "ultraviolet radiation is absorbed by the ozone layer" in sent.lower()
+    assert label in sent
+    images = _images(body)
+    assert images and len(images) <= AskOptions().max_images
+    picture = Image.open(io.BytesIO(base64.b64decode(images[0]["source"]["data"])))
+    assert picture.format == "JPEG" and max(picture.size) <= 1568
+
+    assert answer.found and answer.model == "claude-sonnet-4-6"
+    assert [c.label for c in answer.citations] == [label]
+    citation = answer.citations[0]
+    assert citation.url.startswith(citation.source + "#t=") and citation.start == unit.start
+    assert not answer.unverified
+    assert answer.hits and answer.hits[0].label == hit.label
+
+
+def test_an_invented_citation_is_flagged_not_cited(example_index, make_claude, fake_anthropic):
+    invented = "[ozone_explainer.mp4 09:00-09:10]"
+    fake_anthropic.enqueue(text_reply(f"It warms because of volcanoes {invented}."))
+    answer = example_index.ask(WHY, llm=make_claude())
+    assert answer.citations == [] and answer.unverified == [invented]
+    assert "(unverified)" in answer.text
+
+    fake_anthropic.enqueue(text_reply(f"Volcanoes {invented}."))
+    stripped = example_index.ask(WHY, llm=make_claude(), options=AskOptions(unverified="strip"))
+    assert stripped.text == "Volcanoes." and stripped.unverified == [invented]
+
+
+def test_nothing_relevant_means_no_model_call(example_index, make_claude, fake_anthropic):
+    answer = example_index.ask("What is the capital of Australia?", llm=make_claude())
+    assert not answer.found and answer.text.startswith("Not found in the index")
+    assert fake_anthropic.messages_requests() == []
+
+
+def test_the_model_saying_not_found_is_reported_as_not_found(
+    example_index, make_claude, fake_anthropic
+):
+    fake_anthropic.enqueue(text_reply(NOT_FOUND_ANSWER))
+    answer = example_index.ask(WHY, llm=make_claude())
+    assert len(fake_anthropic.messages_requests()) == 1
+    assert not answer.found and answer.citations == [] and answer.hits
+
+
+def test_streaming_yields_deltas_then_a_checked_answer(example_index, make_claude, fake_anthropic):
+    hit = _question_hit(example_index, WHY)
+    fake_anthropic.enqueue(text_reply("Because ", "ozone absorbs UV ", f"{hit.label}."))
+    stream = example_index.answerer(llm=make_claude()).stream(WHY)
+    with pytest.raises(AnswerError):
+        stream.answer  # noqa: B018 (not complete yet)
+    assert list(stream) == ["Because ", "ozone absorbs UV ", f"{hit.label}."]
+    assert [c.label for c in stream.answer.citations] == [hit.label]
+
+
+def test_query_fusion_asks_the_llm_for_phrasings_first(example_index, make_claude, fake_anthropic):
+    fake_anthropic.enqueue(
+        text_reply("1. what heats the stratosphere\n2. ozone absorbs ultraviolet light"),
+        text_reply("Ozone absorbs UV."),
+    )
+    answer = example_index.ask(WHY, llm=make_claude(), options=AskOptions(num_queries=3))
+    requests = fake_anthropic.messages_requests()
+    assert len(requests) == 2
+    assert "queries" in json.dumps(requests[0].body).lower()
+    assert answer.text.startswith("Ozone absorbs UV.")
+
+
+def test_a_reranker_runs_before_neighbours_and_frames_are_attached(
+    example_index, tiny_cross_encoder
+):
+    from llama_index.core.postprocessor import SentenceTransformerRerank
+
+    reranker = SentenceTransformerRerank(model=str(tiny_cross_encoder), top_n=2)
+    answerer = example_index.answerer(reranker=reranker, options=AskOptions(top_k=5))
+    nodes = answerer.retrieve(WHY)
+    assert 1 <= len(nodes) <= 2
+    assert all(
+        isinstance(n.node, MomentNode) for n in nodes if n.node.metadata.get("start_s") is not None
+    )
+
+
+def test_auto_choice_without_keys_is_extractive(monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert make_llm("auto") is None
+    with pytest.raises(AnswerError, match="ANTHROPIC_API_KEY"):
+        make_llm("claude")
+
+
+def test_cli_ask_json_through_claude(example_index, fake_anthropic, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    hit = _question_hit(example_index, WHY)
+    fake_anthropic.enqueue(text_reply(f"UV is absorbed by the ozone layer {hit.label}."))
+    code = main(["ask", WHY, "--index", str(example_index.path), "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    answer = json.loads(out)
+    assert set(answer) >= {"answer", "citations", "hits", "found"}
+    assert answer["citations"][0]["label"] == hit.label
+    assert answer["citations"][0]["url"].startswith(answer["citations"][0]["source"] + "#t=")
+    assert fake_anthropic.api_key not in out
+
+
+def test_cli_ask_streams_then_lists_citations(example_index, fake_anthropic, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    hit = _question_hit(example_index, WHY)
+    fake_anthropic.enqueue(text_reply("UV ", f"absorbed {hit.label}."))
+    assert main(["ask", WHY, "--index", str(example_index.path), "--llm", "claude"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"UV absorbed {hit.label}.")
+    assert "Cited moments:" in out and "play: " in out
+    assert fake_anthropic.messages_requests()[0].body.get("stream") is True
+
+
+def _mmss(seconds):
+    return f"{int(seconds) // 60:02d}:{int(seconds) % 60:02d}"
