@@ -10,11 +10,13 @@ it the rest:
   private ``SecretStr``: it is not a field, so it never shows in ``repr``,
   ``model_dump``, ``to_json`` or the instrumentation payload;
 - ``metadata`` from the ``model``, ``max_tokens`` and ``context_window`` fields;
+- ``_one_line`` for error messages: one line, the key masked;
 - the four completion methods, which send the prompt as one user message through chat.
 
 :func:`split_turns` is the message walk both vendors' APIs need (a separate system
 prompt, alternating user and assistant turns), with the block conversion left to
-the caller.
+the caller; :func:`delta_response` and :func:`final_response` are the responses every
+subclass returns, with token usage where LlamaIndex's token counter looks for it.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class MultimodalChatLLM(LLM):
     timeout: float = Field(default=120.0, gt=0, description="Seconds allowed for each attempt.")
 
     _api_key: SecretStr = PrivateAttr()
-    _client: Any = PrivateAttr(default=None)
+    _client: Any = PrivateAttr(default=None)  # the SDK client, made on first use
 
     def __init__(self, *, api_key: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -185,3 +187,17 @@ def split_turns(
 def delta_response(text: str, delta: str) -> ChatResponse:
     """A streamed chunk: the answer so far and the text this chunk added."""
     return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
+
+
+def final_response(text: str, *, raw: dict[str, Any], usage: dict[str, int]) -> ChatResponse:
+    """The whole answer (the last chunk of a stream, whose delta is empty).
+
+    Token ``usage`` goes into ``raw["usage"]`` and ``additional_kwargs``, where
+    LlamaIndex's ``TokenCountingHandler`` reads it (``input_tokens``, ``output_tokens``).
+    """
+    return ChatResponse(
+        message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
+        raw={**raw, "usage": usage},
+        delta="",
+        additional_kwargs=dict(usage),
+    )

@@ -3,62 +3,51 @@
 ``llama-index-llms-anthropic`` raises on every call with ``anthropic`` 2.x, so this
 module owns the translation: LlamaIndex ``ChatMessage`` text and image blocks become
 a Messages API request, and the reply (or stream) becomes ``ChatResponse`` objects.
-
-Why it subclasses ``LLM`` and not ``CustomLLM``: ``CustomLLM.chat`` flattens the
-messages into one prompt string, which loses the images, and its async methods run
-the sync ones on the event loop. Here the four chat methods are implemented against
-the SDK's sync and async clients, and the completion methods are derived from them.
-There is no ``temperature``: ``anthropic`` 2.x no longer takes sampling parameters
-(pass ``extra_body=`` to a call if an endpoint still wants them).
+Key handling, ``metadata`` and the completion methods come from
+:class:`~llama_index_video.answering.chat_llm.MultimodalChatLLM` (which says why it is
+an ``LLM`` and not a ``CustomLLM``). There is no ``temperature``: ``anthropic`` 2.x no
+longer takes sampling parameters (pass ``extra_body=`` to a call if an endpoint still
+wants them).
 
 Images (a frame's path, raw or base64 bytes, or the ``data:`` URL LlamaIndex's
 multimodal prompt templates produce) are shrunk to at most 1568 px on the long edge
-and sent as base64 JPEG; ``http(s)`` URLs are passed on for Anthropic to fetch. At most
-``max_images`` go in one request; the rest are dropped with a warning, first come
-first kept, so retrieval order decides.
+and sent as base64 JPEG (:mod:`.images`); ``http(s)`` URLs are passed on for Anthropic
+to fetch. At most ``max_images`` go in one request; the rest are dropped with a
+warning, first come first kept, so retrieval order decides.
 
-The API key is held privately: it is not a field, so it never shows in ``repr``,
-``model_dump``, ``to_json`` or the instrumentation payload, and it is scrubbed from
-every error message this module raises.
+The API key is held privately as a ``SecretStr``: never in ``repr``, ``model_dump``,
+``to_json`` or the instrumentation payload, and scrubbed from every error message
+this module raises.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import logging
-import os
-from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from llama_index.core.base.llms.generic_utils import (
-    achat_to_completion_decorator,
-    astream_chat_to_completion_decorator,
-    chat_to_completion_decorator,
-    stream_chat_to_completion_decorator,
-)
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ChatResponse,
     ChatResponseAsyncGen,
     ChatResponseGen,
-    CompletionResponse,
-    CompletionResponseAsyncGen,
-    CompletionResponseGen,
     ContentBlock,
     ImageBlock,
-    LLMMetadata,
-    MessageRole,
     TextBlock,
 )
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.llms.callbacks import llm_chat_callback, llm_completion_callback
-from llama_index.core.llms.llm import LLM
-from PIL import Image
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.llms.callbacks import llm_chat_callback
 
+from llama_index_video.answering.chat_llm import (
+    MultimodalChatLLM,
+    delta_response,
+    final_response,
+    split_turns,
+)
+from llama_index_video.answering.images import BlockBudget, jpeg_bytes
 from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
 
 if TYPE_CHECKING:
@@ -68,16 +57,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_CLAUDE_MODEL = "claude-sonnet-4-6"
 MAX_IMAGE_EDGE = 1568  # Anthropic's recommended long edge; larger images are downscaled anyway
-_JPEG_QUALITY = 85
 _SERVICE = "Anthropic"
-
-_SYSTEM_ROLES = frozenset({MessageRole.SYSTEM, MessageRole.DEVELOPER})
-_API_ROLES = {
-    MessageRole.USER: "user",
-    MessageRole.ASSISTANT: "assistant",
-    MessageRole.CHATBOT: "assistant",
-    MessageRole.MODEL: "assistant",
-}
 
 
 def _import_anthropic() -> Any:
@@ -86,6 +66,22 @@ def _import_anthropic() -> Any:
     except ImportError as exc:
         raise MissingDependencyError("anthropic", "anthropic", "Answering with Claude") from exc
     return anthropic
+
+
+def _remote_url(block: ImageBlock) -> str | None:
+    """The ``http(s)`` URL of a block that holds nothing else, for Anthropic to fetch."""
+    url = str(block.url) if block.url is not None else ""
+    if block.image is None and block.path is None and url.startswith(("http://", "https://")):
+        return url
+    return None
+
+
+def _base64_source(jpeg: bytes) -> dict[str, str]:
+    return {
+        "type": "base64",
+        "media_type": "image/jpeg",
+        "data": base64.b64encode(jpeg).decode("ascii"),
+    }
 
 
 def encode_image(block: ImageBlock, *, max_edge: int = MAX_IMAGE_EDGE) -> dict[str, str]:
@@ -104,19 +100,10 @@ def encode_image(block: ImageBlock, *, max_edge: int = MAX_IMAGE_EDGE) -> dict[s
         OSError: The image cannot be read or decoded.
         ValueError: The block holds no image data.
     """
-    url = str(block.url) if block.url is not None else ""
-    if block.image is None and block.path is None and url.startswith(("http://", "https://")):
+    url = _remote_url(block)
+    if url is not None:
         return {"type": "url", "url": url}
-    data = block.resolve_image().read()
-    with Image.open(io.BytesIO(data)) as image:
-        image.thumbnail((max_edge, max_edge))  # keeps the aspect ratio, never enlarges
-        buffer = io.BytesIO()
-        image.convert("RGB").save(buffer, format="JPEG", quality=_JPEG_QUALITY)
-    return {
-        "type": "base64",
-        "media_type": "image/jpeg",
-        "data": base64.b64encode(buffer.getvalue()).decode("ascii"),
-    }
+    return _base64_source(jpeg_bytes(block, max_edge=max_edge))
 
 
 class _RequestBuilder:
@@ -125,72 +112,33 @@ class _RequestBuilder:
     def __init__(self, *, max_images: int, max_edge: int) -> None:
         self.max_images = max_images
         self.max_edge = max_edge
-        self.images_seen = 0
-        self.unreadable: list[str] = []
-        self.unsupported: Counter[str] = Counter()
+        self.budget = BlockBudget("Claude")
 
     def build(self, messages: Sequence[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
-        system: list[str] = []
-        turns: list[dict[str, Any]] = []
-        for message in messages:
-            if message.role in _SYSTEM_ROLES:
-                system.extend(b.text for b in message.blocks if isinstance(b, TextBlock))
-                continue
-            role = _API_ROLES.get(message.role)
-            if role is None:
-                raise AnswerError(
-                    f"Claude: messages with role '{message.role.value}' are not supported; "
-                    "send user, assistant and system messages only"
-                )
-            content = [part for block in message.blocks if (part := self._part(block))]
-            if not content:
-                continue
-            if turns and turns[-1]["role"] == role:  # the API wants alternating turns
-                turns[-1]["content"].extend(content)
-            else:
-                turns.append({"role": role, "content": content})
-        self._report()
+        system, turns = split_turns(
+            messages, service="Claude", assistant="assistant", convert=self._part
+        )
+        self.budget.report()
         if not turns:
             raise AnswerError("Claude: the messages hold no text or image to send")
-        return "\n\n".join(s for s in system if s.strip()) or None, turns
+        return system, [{"role": role, "content": content} for role, content in turns]
 
     def _part(self, block: ContentBlock) -> dict[str, Any] | None:
         if isinstance(block, TextBlock):
             return {"type": "text", "text": block.text} if block.text.strip() else None
         if not isinstance(block, ImageBlock):
-            self.unsupported[block.block_type] += 1
+            self.budget.unsupported(block.block_type)
             return None
-        self.images_seen += 1
-        if self.images_seen > self.max_images:
+        if not self.budget.admit("images", limit=self.max_images, option="max_images"):
             return None
-        try:
-            source = encode_image(block, max_edge=self.max_edge)
-        except (OSError, ValueError, Image.DecompressionBombError) as exc:
-            self.unreadable.append(f"{block.path or 'image bytes'} ({exc})")
-            return None
-        return {"type": "image", "source": source}
-
-    def _report(self) -> None:
-        if self.images_seen > self.max_images:
-            logger.warning(
-                "Claude: sent the first %d of %d images (max_images=%d); dropped the rest",
-                self.max_images,
-                self.images_seen,
-                self.max_images,
-            )
-        for image in self.unreadable:
-            logger.warning("Claude: left out an unreadable image: %s", image)
-        for block_type, count in sorted(self.unsupported.items()):
-            logger.warning("Claude: left out %d %s block(s) Claude cannot take", count, block_type)
+        url = _remote_url(block)
+        if url is not None:
+            return {"type": "image", "source": {"type": "url", "url": url}}
+        jpeg = self.budget.jpeg(block, max_edge=self.max_edge)
+        return {"type": "image", "source": _base64_source(jpeg)} if jpeg else None
 
 
-def _one_line(text: str, secret: str) -> str:
-    """Collapse ``text`` to one line of at most 300 characters with ``secret`` masked."""
-    line = " ".join(text.split()).replace(secret, "***")
-    return line if len(line) <= 300 else line[:297] + "..."
-
-
-class ClaudeMultimodalLLM(LLM):
+class ClaudeMultimodalLLM(MultimodalChatLLM):
     """Claude through the Messages API, taking LlamaIndex text and image blocks.
 
     Works wherever LlamaIndex wants a chat LLM, including
@@ -208,6 +156,9 @@ class ClaudeMultimodalLLM(LLM):
         AnswerError: No API key was given and ``ANTHROPIC_API_KEY`` is not set.
     """
 
+    service: ClassVar[str] = "Claude"
+    key_variables: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+
     model: str = Field(default=DEFAULT_CLAUDE_MODEL, description="Claude model name.")
     max_tokens: int = Field(default=1024, gt=0, description="Most tokens one answer may use.")
     max_images: int = Field(
@@ -222,44 +173,27 @@ class ClaudeMultimodalLLM(LLM):
     max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries of the SDK on 408/409/429/5xx and timeouts."
     )
-    timeout: float = Field(default=120.0, gt=0, description="Seconds allowed for each attempt.")
     base_url: str | None = Field(
         default=None,
         description="API endpoint; None uses ANTHROPIC_BASE_URL or Anthropic's own.",
     )
     context_window: int = Field(default=200_000, gt=0, description="Model context in tokens.")
 
-    _api_key: str = PrivateAttr()
-    _client: Any = PrivateAttr(default=None)
-
     def __init__(self, *, api_key: str | None = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY", "")
-        if not key.strip():
-            raise AnswerError(
-                "Claude needs an API key: set ANTHROPIC_API_KEY or pass api_key=, "
-                "or answer without an LLM"
-            )
-        self._api_key = key.strip()
+        # Declared again because type checkers synthesise a fields-only __init__ for a
+        # pydantic subclass with fields of its own, which would reject api_key=.
+        super().__init__(api_key=api_key, **kwargs)
 
     @classmethod
     def class_name(cls) -> str:
+        """The serialisation id."""
         return "ClaudeMultimodalLLM"
-
-    @property
-    def metadata(self) -> LLMMetadata:
-        return LLMMetadata(
-            context_window=self.context_window,
-            num_output=self.max_tokens,
-            is_chat_model=True,
-            model_name=self.model,
-        )
 
     # -- the SDK boundary --------------------------------------------------------
 
     def _client_options(self) -> dict[str, Any]:
         return {
-            "api_key": self._api_key,
+            "api_key": self._api_key.get_secret_value(),
             "base_url": self.base_url,
             "max_retries": self.max_retries,
             "timeout": self.timeout,
@@ -304,7 +238,7 @@ class ClaudeMultimodalLLM(LLM):
                 f"cannot reach the API ({exc}; {_attempts(exc.request)}); "
                 "check the network and ANTHROPIC_BASE_URL"
             )
-            raise RemoteAPIError(_SERVICE, _one_line(reason, self._api_key)) from exc
+            raise RemoteAPIError(_SERVICE, self._one_line(reason)) from exc
         except anthropic.APIStatusError as exc:
             # A mid-stream ``error`` event arrives on a 200 response: no HTTP status then.
             status = exc.status_code if exc.status_code >= 400 else None
@@ -312,10 +246,10 @@ class ClaudeMultimodalLLM(LLM):
                 f"{self.model} failed ({exc.type or 'error'}: {exc.api_message or exc.message}; "
                 f"{_attempts(exc.request)}); {_advice(status, exc.type)}"
             )
-            raise RemoteAPIError(_SERVICE, _one_line(reason, self._api_key), status=status) from exc
+            raise RemoteAPIError(_SERVICE, self._one_line(reason), status=status) from exc
         except anthropic.AnthropicError as exc:
             reason = f"{self.model} failed: {exc}"
-            raise RemoteAPIError(_SERVICE, _one_line(reason, self._api_key)) from exc
+            raise RemoteAPIError(_SERVICE, self._one_line(reason)) from exc
 
     def _response(self, message: Any) -> ChatResponse:
         text = "".join(block.text for block in message.content if block.type == "text")
@@ -340,14 +274,8 @@ class ClaudeMultimodalLLM(LLM):
             "id": message.id,
             "model": message.model,
             "stop_reason": message.stop_reason,
-            "usage": usage,
         }
-        return ChatResponse(
-            message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
-            raw=raw,
-            delta="",
-            additional_kwargs=dict(usage),
-        )
+        return final_response(text, raw=raw, usage=usage)
 
     # -- chat ----------------------------------------------------------------------
 
@@ -386,7 +314,7 @@ class ClaudeMultimodalLLM(LLM):
             with self._api_errors(), self._sync_client().messages.stream(**params) as stream:
                 for delta in stream.text_stream:
                     text += delta
-                    yield _delta_response(text, delta)
+                    yield delta_response(text, delta)
                 message = stream.get_final_message()
             yield self._response(message)
 
@@ -408,43 +336,11 @@ class ClaudeMultimodalLLM(LLM):
                 ):
                     async for delta in stream.text_stream:
                         text += delta
-                        yield _delta_response(text, delta)
+                        yield delta_response(text, delta)
                     message = await stream.get_final_message()
             yield self._response(message)
 
         return gen()
-
-    # -- completion, derived from chat ------------------------------------------------
-
-    @llm_completion_callback()
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        """Answer a plain prompt (sent as one user message)."""
-        return chat_to_completion_decorator(self.chat)(prompt, **kwargs)
-
-    @llm_completion_callback()
-    async def acomplete(
-        self, prompt: str, formatted: bool = False, **kwargs: Any
-    ) -> CompletionResponse:
-        """Async :meth:`complete`."""
-        return await achat_to_completion_decorator(self.achat)(prompt, **kwargs)
-
-    @llm_completion_callback()
-    def stream_complete(
-        self, prompt: str, formatted: bool = False, **kwargs: Any
-    ) -> CompletionResponseGen:
-        """Stream the answer to a plain prompt."""
-        return stream_chat_to_completion_decorator(self.stream_chat)(prompt, **kwargs)
-
-    @llm_completion_callback()
-    async def astream_complete(
-        self, prompt: str, formatted: bool = False, **kwargs: Any
-    ) -> CompletionResponseAsyncGen:
-        """Async :meth:`stream_complete`."""
-        return await astream_chat_to_completion_decorator(self.astream_chat)(prompt, **kwargs)
-
-
-def _delta_response(text: str, delta: str) -> ChatResponse:
-    return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
 
 
 def _attempts(request: Any) -> str:

@@ -14,8 +14,9 @@ the call fails or a stream is abandoned.
 Network traffic reuses :mod:`~llama_index_video.embeddings.gemini_transport`: the SDK
 retries 408/429/5xx answers, connection failures and (sync) timeouts with backoff;
 the transport adds what the SDK leaves out (async timeouts, whole uploads); all
-bounded by ``max_retries``. A stream is retried only before its first chunk (by the
-SDK). What still fails becomes a one-line :class:`~llama_index_video.errors.RemoteAPIError`.
+bounded by ``max_retries``. A stream is retried only before its first chunk, by the
+SDK alone, so an async stream is not retried on a timeout. What still fails becomes
+a one-line :class:`~llama_index_video.errors.RemoteAPIError`.
 
 An answer Gemini withholds (a blocked prompt, a candidate stopped for safety or
 recitation) is not an error: the response carries the text received so far (usually
@@ -40,12 +41,15 @@ from llama_index.core.base.llms.types import (
     ChatResponse,
     ChatResponseAsyncGen,
     ChatResponseGen,
-    MessageRole,
 )
 from llama_index.core.bridge.pydantic import Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback
 
-from llama_index_video.answering.chat_llm import MultimodalChatLLM, delta_response
+from llama_index_video.answering.chat_llm import (
+    MultimodalChatLLM,
+    delta_response,
+    final_response,
+)
 from llama_index_video.answering.gemini_messages import (
     MessageConverter,
     PendingUpload,
@@ -203,7 +207,9 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
             ) from exc
         return _Request(turns=turns, config=config)
 
-    def _contents(self, request: _Request, uploaded: list[str]) -> transport.Steps[list[Any]]:
+    def _contents(
+        self, request: _Request, uploaded: list[str]
+    ) -> transport.Steps[list[types.Content]]:
         """Upload the pending media (names go to ``uploaded``) and assemble the contents."""
         from google.genai import types
 
@@ -232,7 +238,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
             yield from transport.delete(self._policy(), name)
 
     @contextmanager
-    def _uploaded(self, request: _Request, client: genai.Client) -> Iterator[list[Any]]:
+    def _uploaded(self, request: _Request, client: genai.Client) -> Iterator[list[types.Content]]:
         """The request's contents, with uploads deleted on exit whatever happened."""
         names: list[str] = []
         try:
@@ -241,7 +247,9 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
             transport.run(self._delete(names), client)
 
     @asynccontextmanager
-    async def _auploaded(self, request: _Request, client: genai.Client) -> AsyncIterator[list[Any]]:
+    async def _auploaded(
+        self, request: _Request, client: genai.Client
+    ) -> AsyncIterator[list[types.Content]]:
         """Async :meth:`_uploaded`."""
         names: list[str] = []
         try:
@@ -249,7 +257,9 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
         finally:
             await transport.arun(self._delete(names), client)
 
-    def _generate(self, request: _Request, contents: list[Any]) -> transport.Steps[Any]:
+    def _generate(
+        self, request: _Request, contents: list[types.Content]
+    ) -> transport.Steps[types.GenerateContentResponse]:
         return transport.call(
             self._policy(),
             "models.generate_content",
@@ -278,8 +288,13 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
         return self._client
 
     @contextmanager
-    def _api_errors(self) -> Iterator[None]:
-        """Translate SDK and network failures (after the retries) into ``RemoteAPIError``."""
+    def _api_errors(self, *, timeouts_retried: bool = True) -> Iterator[None]:
+        """Translate SDK and network failures (after the retries) into ``RemoteAPIError``.
+
+        Args:
+            timeouts_retried: False for an async stream, which goes to the SDK alone:
+                it does not retry the timeouts of its async (aiohttp) transport.
+        """
         try:
             yield
         except RemoteAPIError:  # an upload the Files API could not process: already told
@@ -287,12 +302,15 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
         except Exception as exc:
             if not transport.is_failure(exc):
                 raise
-            raise self._remote_error(exc) from exc
+            retried = transport.is_transient(exc) and (
+                timeouts_retried or not isinstance(exc, TimeoutError)
+            )
+            raise self._remote_error(exc, self.max_retries + 1 if retried else 1) from exc
 
-    def _remote_error(self, exc: Exception) -> RemoteAPIError:
+    def _remote_error(self, exc: Exception, tries: int) -> RemoteAPIError:
         from google.genai import errors
 
-        attempts = f"{self.max_retries + 1 if transport.is_transient(exc) else 1} attempt(s)"
+        attempts = f"{tries} attempt(s)"
         if isinstance(exc, errors.APIError):
             status = exc.code
             reason = f"{self.model} failed ({transport.describe(exc)}; {attempts}); {_advice(exc)}"
@@ -341,14 +359,8 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
             "model": reply.model_version or self.model,
             "finish_reason": reply.finish_reason,
             "blocked": blocked,
-            "usage": usage,
         }
-        return ChatResponse(
-            message=ChatMessage(role=MessageRole.ASSISTANT, content=reply.text),
-            raw=raw,
-            delta="",
-            additional_kwargs=dict(usage),
-        )
+        return final_response(reply.text, raw=raw, usage=usage)
 
     # -- chat ----------------------------------------------------------------------------
 
@@ -413,7 +425,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
 
         async def gen() -> ChatResponseAsyncGen:
             reply = Reply()
-            with self._api_errors():
+            with self._api_errors(timeouts_retried=False):
                 async with self._auploaded(request, client) as contents:
                     stream = await client.aio.models.generate_content_stream(
                         model=self.model, contents=contents, config=request.config

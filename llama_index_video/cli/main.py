@@ -129,14 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     _index_option(ask)
     ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
     ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
-    ask.add_argument(
-        "--llm",
-        choices=["auto", "claude", "gemini", "none"],
-        default="auto",
-        help="who writes the answer; auto: Claude if ANTHROPIC_API_KEY is set, else Gemini "
-        "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
-    )
-    ask.add_argument("--llm-model", default=None, help="model name for --llm")
+    _llm_options(ask)
     ask.add_argument(
         "--queries",
         type=_positive_int,
@@ -165,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
     )
+    _llm_options(serve)
     return parser
 
 
@@ -308,7 +302,14 @@ def _ask(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from llama_index_video.service.server import serve
 
-    serve(args.index, host=args.host, port=args.port, token=args.token)
+    serve(
+        args.index,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        llm=args.llm,
+        llm_model=args.llm_model,
+    )
     return 0
 
 
@@ -320,6 +321,17 @@ def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> V
     from llama_index_video.index import VideoIndex
 
     return VideoIndex(path, **options)  # type: ignore[arg-type]
+
+
+def _llm_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm",
+        choices=["auto", "claude", "gemini", "none"],
+        default="auto",
+        help="who writes the answer; auto: Claude if ANTHROPIC_API_KEY is set, else Gemini "
+        "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
+    )
+    parser.add_argument("--llm-model", default=None, help="model name for --llm")
 
 
 def _index_option(parser: argparse.ArgumentParser) -> None:

@@ -62,7 +62,7 @@ class MomentNode(ImageNode):
 
     context: list[ContextUnit] = Field(default_factory=list)
     hit_ids: list[str] = Field(default_factory=list)
-    hit_text: str = Field(default="", description="The text of the retrieved node(s) alone.")
+    hit_text: str = Field(default="", description="The text of the retrieved node alone.")
     frame_time: float | None = None
 
     def get_content_blocks(
@@ -85,11 +85,10 @@ class _Moment:
 
     source: BaseNode
     content_hash: str
-    hit_start: float
-    hit_end: float
+    start: float
+    end: float
     units: dict[str, BaseNode] = field(default_factory=dict)
     hit_ids: list[str] = field(default_factory=list)
-    hit_texts: list[str] = field(default_factory=list)
     frame: BaseNode | None = None
 
     @property
@@ -97,20 +96,16 @@ class _Moment:
         return str(self.source.metadata.get(schema.MODALITY))
 
     def absorb(self, other: _Moment) -> None:
-        """Take in a later, overlapping hit of the same file.
+        """Take in a later, lower-ranked hit of the same file that overlaps this one.
 
-        Its units join the context; a retrieved frame replaces an attached one (it
-        matched the query itself); its text counts as hit text only when it is of the
-        same modality, so a frame's description does not pose as speech.
+        Its units join the context, so nothing is read twice, but the moment stays the
+        best hit: its span, label and text are what the user plays and cites. A
+        retrieved frame replaces an attached one, since it matched the query itself.
         """
         self.units.update(other.units)
         self.hit_ids.extend(other.hit_ids)
         if other.modality == "frame" and self.modality != "frame":
             self.frame = other.frame
-        if other.modality == self.modality:
-            self.hit_texts.extend(other.hit_texts)
-            self.hit_start = min(self.hit_start, other.hit_start)
-            self.hit_end = max(self.hit_end, other.hit_end)
 
     def overlaps(self, other: _Moment) -> bool:
         return (
@@ -119,11 +114,11 @@ class _Moment:
 
     @property
     def lo(self) -> float:
-        return min([self.hit_start, *(span(u)[0] for u in self.units.values())])  # type: ignore[index]
+        return min([self.start, *(span(u)[0] for u in self.units.values())])  # type: ignore[index]
 
     @property
     def hi(self) -> float:
-        return max([self.hit_end, *(span(u)[1] for u in self.units.values())])  # type: ignore[index]
+        return max([self.end, *(span(u)[1] for u in self.units.values())])  # type: ignore[index]
 
 
 class TimestampFramePostprocessor(BaseNodePostprocessor):
@@ -222,14 +217,7 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
             return None
         found = nearby.get(key, [])
         units = of_modality(found, "transcript")
-        moment = _Moment(
-            node,
-            key,
-            hit_span[0],
-            hit_span[1],
-            hit_ids=[node.node_id],
-            hit_texts=[node.get_content()],
-        )
+        moment = _Moment(node, key, hit_span[0], hit_span[1], hit_ids=[node.node_id])
         for unit in self._context_units(node, hit_span, units):
             moment.units[unit.node_id] = unit
         if modality == "frame":
@@ -310,20 +298,13 @@ def _moment_node(moment: _Moment) -> MomentNode:
     lines = [f"{c.label} {c.text}" for c in context]
     if source.metadata.get(schema.MODALITY) != "transcript":
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
-    metadata = dict(source.metadata)
-    if (moment.hit_start, moment.hit_end) != span(source):  # merged hits: relabel the span
-        file_name = str(metadata.get(schema.FILE_NAME, ""))
-        metadata[schema.START_S] = round(moment.hit_start, 3)
-        metadata[schema.END_S] = round(moment.hit_end, 3)
-        metadata[schema.LABEL] = schema.moment_label(file_name, moment.hit_start, moment.hit_end)
-        metadata[schema.TIME_LABEL] = schema.format_timestamp(moment.hit_start)
     frame = moment.frame
     frame_path = frame.metadata.get(schema.IMAGE_PATH) if frame is not None else None
     frame_time = frame.metadata.get(schema.FRAME_TIME) if frame is not None else None
     return MomentNode(
         id_=source.node_id,
         text="\n".join(lines),
-        metadata=metadata,  # type: ignore[call-arg]  # mypy sees only the alias "extra_info"
+        metadata=dict(source.metadata),  # type: ignore[call-arg]  # mypy sees only the alias "extra_info"
         excluded_embed_metadata_keys=list(source.excluded_embed_metadata_keys),
         excluded_llm_metadata_keys=list(source.excluded_llm_metadata_keys),
         relationships=dict(source.relationships),
@@ -331,6 +312,6 @@ def _moment_node(moment: _Moment) -> MomentNode:
         image_mimetype="image/jpeg" if frame_path else None,
         context=context,
         hit_ids=moment.hit_ids,
-        hit_text=" … ".join(moment.hit_texts),
+        hit_text=source.get_content(),
         frame_time=frame_time,
     )

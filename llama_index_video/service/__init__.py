@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llama_index_video.service.app import ERROR_STATUS, create_app
 from llama_index_video.service.guard import InsecureBindError
-from llama_index_video.service.live import Answerer, LiveIndex, extractive_ask
+from llama_index_video.service.live import Answerer, LiveIndex, ask_with
 from llama_index_video.service.server import app_for_folder, serve
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
     "InsecureBindError",
     "LiveIndex",
     "app_for_folder",
+    "ask_with",
     "create_app",
-    "extractive_ask",
     "serve",
 ]

@@ -47,7 +47,7 @@ from llama_index_video.errors import (
 )
 from llama_index_video.schema import MODALITIES
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
-from llama_index_video.service.live import Answerer, LiveIndex, Reopen, extractive_ask
+from llama_index_video.service.live import Answerer, LiveIndex, Reopen
 from llama_index_video.service.media import FRAME_ROUTE, MEDIA_ROUTE, MediaCatalog
 
 try:
@@ -106,7 +106,7 @@ def create_app(
     *,
     token: str | None = None,
     reopen: Reopen | None = None,
-    answer: Answerer = extractive_ask,
+    answer: Answerer | None = None,
 ) -> FastAPI:
     """The service over an open index (it never ingests).
 
@@ -118,7 +118,9 @@ def create_app(
             loopback without one.
         reopen: Opens the index afresh; given, content a separate ``ingest`` adds is
             served without a restart (see :mod:`llama_index_video.service.live`).
-        answer: How ``POST /api/ask`` answers: ``answer(index, question, top_k)``.
+        answer: How ``POST /api/ask`` answers: ``answer(index, question, top_k)``, e.g.
+            ``ask_with(llm)``; None answers extractively (``VideoIndex.ask`` without
+            an LLM).
 
     Returns:
         The ASGI application; ``app.state.live`` is the :class:`LiveIndex` it serves.

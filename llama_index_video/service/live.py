@@ -26,10 +26,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.answering.extractive import Answer, extractive_answer
+from llama_index_video.answering.engine import AskOptions
+from llama_index_video.answering.extractive import Answer
 from llama_index_video.service.media import MediaCatalog
 
 if TYPE_CHECKING:
+    from llama_index.core.llms import LLM
+
     from llama_index_video.answering.search import SearchHit
     from llama_index_video.index import VideoIndex
 
@@ -42,9 +45,17 @@ Reopen = Callable[[], "VideoIndex"]
 """Opens the index afresh (a new ``VideoIndex`` over the same folder)."""
 
 
-def extractive_ask(index: VideoIndex, question: str, top_k: int) -> Answer:
-    """The answer without a language model: the best moments, quoted and cited."""
-    return extractive_answer(question, index.search(question, top_k=top_k))
+def ask_with(llm: LLM | None = None) -> Answerer:
+    """An answerer calling ``VideoIndex.ask`` with ``llm``; None answers extractively.
+
+    The LLM is built once and shared by concurrent requests (the SDK clients behind
+    this package's LLMs are thread-safe); its API key never leaves the server.
+    """
+
+    def answer(index: VideoIndex, question: str, top_k: int) -> Answer:
+        return index.ask(question, llm=llm, options=AskOptions(top_k=top_k))
+
+    return answer
 
 
 class LiveIndex:
@@ -55,7 +66,7 @@ class LiveIndex:
             reopen; :meth:`close` closes whichever index is current.
         reopen: Opens the same index afresh, so what a separate ``ingest`` added is
             found. None serves ``index`` as it is (restart to see new content).
-        answer: How questions are answered; defaults to :func:`extractive_ask`.
+        answer: How questions are answered; defaults to the extractive answer.
     """
 
     def __init__(
@@ -63,11 +74,11 @@ class LiveIndex:
         index: VideoIndex,
         *,
         reopen: Reopen | None = None,
-        answer: Answerer = extractive_ask,
+        answer: Answerer | None = None,
     ) -> None:
         self._index = index
         self._reopen = reopen
-        self._answer = answer
+        self._answer = answer or ask_with(None)
         self._lease = _ReadWriteLease()
         self._watcher = _ManifestWatcher(index.path / "manifest.sqlite") if reopen else None
         self._catalog = self._new_catalog(index)

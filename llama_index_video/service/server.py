@@ -18,6 +18,9 @@ from llama_index_video.service.guard import TOKEN_ENV, check_bind
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from llama_index_video.answering.engine import LlmChoice
+    from llama_index_video.service.live import Answerer
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 UVICORN_OPTIONS: dict[str, object] = {
@@ -38,6 +41,8 @@ def serve(
     host: str = DEFAULT_HOST,
     port: int = DEFAULT_PORT,
     token: str | None = None,
+    llm: LlmChoice = "auto",
+    llm_model: str | None = None,
 ) -> None:
     """Serve the index in ``index_dir`` until interrupted.
 
@@ -46,12 +51,15 @@ def serve(
         host: Address to bind; anything but loopback needs a token.
         port: TCP port.
         token: Required on every request; defaults to ``$LLAMA_INDEX_VIDEO_TOKEN``.
+        llm: Who writes ``POST /api/ask``'s answers: ``"auto"`` picks Claude or Gemini
+            by the API key present, else the extractive answer (see ``make_llm``).
+        llm_model: The model name for ``llm``.
 
     Raises:
         InsecureBindError: ``host`` is not loopback and no token is set, or the token
             is unusable.
         VideoIndexError: ``index_dir`` holds no index, or one this version or
-            embedding model cannot read.
+            embedding model cannot read; or the chosen LLM has no API key.
         MissingDependencyError: the ``serve`` extra is not installed.
     """
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -60,7 +68,11 @@ def serve(
         import uvicorn
     except ImportError as exc:
         raise MissingDependencyError("uvicorn", "serve", "The HTTP service") from exc
-    app = app_for_folder(index_dir, token=token)
+    from llama_index_video.answering.engine import make_llm
+    from llama_index_video.service.live import ask_with
+
+    answer = ask_with(make_llm(llm, model=llm_model))
+    app = app_for_folder(index_dir, token=token, answer=answer)
     _one_torch_thread()
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
@@ -69,8 +81,12 @@ def serve(
         app.state.live.close()
 
 
-def app_for_folder(index_dir: str | Path, *, token: str | None = None) -> FastAPI:
+def app_for_folder(
+    index_dir: str | Path, *, token: str | None = None, answer: Answerer | None = None
+) -> FastAPI:
     """The service over the index folder ``index_dir``, reopened after each ``ingest``.
+
+    ``token`` and ``answer`` are passed on to :func:`create_app`.
 
     Raises:
         VideoIndexError: ``index_dir`` holds no index, or one this version or
@@ -99,7 +115,7 @@ def app_for_folder(index_dir: str | Path, *, token: str | None = None) -> FastAP
             weights=index.weights,
         )
 
-    return create_app(index, token=token, reopen=reopen)
+    return create_app(index, token=token, reopen=reopen, answer=answer)
 
 
 def _one_torch_thread() -> None:

@@ -46,7 +46,7 @@ class StreamingGeminiServer(FakeGeminiServer):
         handler = self._httpd.RequestHandlerClass
         server = self
 
-        class StreamingHandler(handler):  # type: ignore[valid-type,misc]
+        class StreamingHandler(handler):
             def _generate(self, request: RecordedRequest) -> None:
                 events = server._next_stream() if "stream" in request.path else None
                 if events is None:

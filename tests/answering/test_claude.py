@@ -35,6 +35,7 @@ from llama_index_video.answering.prompts import (
     build_messages,
 )
 from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
+from tests.answering.llm_checks import agreement_conversation, exposures
 from tests.fakes.anthropic_server import error_reply, slow_reply, text_reply
 
 
@@ -324,13 +325,7 @@ async def run_async(llm: ClaudeMultimodalLLM, mode: str, messages: list[ChatMess
 @pytest.mark.parametrize("mode", ["chat", "complete", "stream_chat", "stream_complete"])
 def test_sync_and_async_send_the_same_request_and_agree(make_claude, fake_anthropic, mode, frames):
     llm = make_claude()
-    messages = [
-        ChatMessage(role=MessageRole.SYSTEM, content="Cite labels."),
-        user(TextBlock(text="[v.mp4 00:01]"), ImageBlock(path=frames[0])),
-        ChatMessage(role=MessageRole.USER, content="What is shown?"),
-    ]
-    if mode.endswith("complete"):
-        messages = [ChatMessage(role=MessageRole.USER, content="What is shown?")]
+    messages = agreement_conversation(mode, frames[0])
     fake_anthropic.enqueue(text_reply("A ", "blue ", "frame."), text_reply("A ", "blue ", "frame."))
 
     sync_text = run_sync(llm, mode, messages)
@@ -381,17 +376,7 @@ def test_the_key_never_leaks(make_claude, fake_anthropic, caplog):
         errors.append(caught.value)
 
     assert fake_anthropic.messages_requests()[0].headers["authorization"] == f"Bearer {key}"
-    exposed = [
-        repr(llm),
-        str(llm),
-        llm.to_json(),
-        str(llm.to_dict()),
-        str(llm.model_dump()),
-        llm.model_dump_json(),
-        str(llm.to_payload()),
-        caplog.text,
-        *(f"{error!s} {error!r}" for error in errors),
-    ]
+    exposed = [*exposures(llm), caplog.text, *(f"{error!s} {error!r}" for error in errors)]
     assert caplog.text  # the loggers did speak
     assert not [text for text in exposed if key in text]
 

@@ -46,6 +46,7 @@ from llama_index_video.answering.prompts import (
 from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
 from llama_index_video.media.clips import Clip, cut_clips
 from tests.answering.gemini_streaming import StreamingGeminiServer
+from tests.answering.llm_checks import agreement_conversation, exposures
 from tests.fakes.gemini_server import Fault
 from tests.media.synthetic import write_audio, write_video
 
@@ -389,13 +390,7 @@ def test_streaming_yields_the_deltas_in_order_then_usage(make_gemini, fake_gemin
 @pytest.mark.parametrize("kind", ["chat", "complete", "stream_chat", "stream_complete"])
 def test_sync_and_async_send_the_same_request_and_agree(make_gemini, fake_gemini, kind, frames):
     llm = make_gemini()
-    messages = [
-        ChatMessage(role=MessageRole.SYSTEM, content="Cite labels."),
-        user(TextBlock(text="[v.mp4 00:01]"), ImageBlock(path=frames[0])),
-        ChatMessage(role=MessageRole.USER, content="What is shown?"),
-    ]
-    if kind.endswith("complete"):
-        messages = [ChatMessage(role=MessageRole.USER, content="What is shown?")]
+    messages = agreement_conversation(kind, frames[0])
     for _ in range(2):
         if kind.startswith("stream"):
             fake_gemini.queue_stream("A ", "blue ", "frame.")
@@ -439,13 +434,18 @@ def test_persistent_server_error_is_reported_after_bounded_attempts(
     assert "try again later" in str(error)
 
 
-@pytest.mark.parametrize("method", ["chat", "achat"])
-def test_timeouts_are_retried_boundedly_then_reported(make_gemini, fake_gemini, method):
+@pytest.mark.parametrize(
+    ("method", "attempts"),
+    [("chat", 2), ("achat", 2), ("stream_chat", 2), ("astream_chat", 1)],  # see the module
+)
+def test_timeouts_are_retried_boundedly_then_reported(make_gemini, fake_gemini, method, attempts):
     fake_gemini.fail("generate", Fault(delay=5.0), Fault(delay=5.0), Fault(delay=5.0))
     started = time.monotonic()
-    with pytest.raises(RemoteAPIError, match=r"no answer within 0.3 s \(2 attempt\(s\)\)"):
+    with pytest.raises(
+        RemoteAPIError, match=rf"no answer within 0.3 s \({attempts} attempt\(s\)\)"
+    ):
         respond(make_gemini(timeout=0.3, max_retries=1), method, [user(TextBlock(text="hi"))])
-    assert len(fake_gemini.requests_to("generate")) == 2
+    assert len(fake_gemini.requests_to("generate")) == attempts
     assert time.monotonic() - started < 4.0
 
 
@@ -496,17 +496,7 @@ def test_the_key_never_leaks(make_gemini, fake_gemini, clip, caplog):
         errors.append(caught.value)
 
     assert fake_gemini.requests_to("generate")[0].headers["x-goog-api-key"] == SECRET
-    exposed = [
-        repr(llm),
-        str(llm),
-        llm.to_json(),
-        str(llm.to_dict()),
-        str(llm.model_dump()),
-        llm.model_dump_json(),
-        str(llm.to_payload()),
-        caplog.text,
-        *(f"{error!s} {error!r}" for error in errors),
-    ]
+    exposed = [*exposures(llm), caplog.text, *(f"{error!s} {error!r}" for error in errors)]
     assert caplog.text  # the loggers did speak
     assert not [text for text in exposed if SECRET in text]
     assert "echo ***" in str(errors[0])

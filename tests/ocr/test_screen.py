@@ -109,3 +109,23 @@ def test_consecutive_frames_with_the_same_text_make_one_span():
 
 def test_no_text_gives_no_spans():
     assert list(screen_text_spans([(_frame(0, 5), _screen()), (_frame(5, 9), _screen())])) == []
+
+
+def test_the_ocr_package_exports_its_public_names():
+    from llama_index_video import ocr
+
+    assert sorted(ocr.__all__) == [
+        "OcrEngine",
+        "OcrOptions",
+        "RapidOcrEngine",
+        "ScreenText",
+        "ScreenTextSpan",
+        "TesseractEngine",
+        "TextBox",
+        "arrange",
+        "default_ocr_engine",
+        "normalise_text",
+        "read_screen_text",
+        "screen_text_spans",
+    ]
+    assert all(getattr(ocr, name) is not None for name in ocr.__all__)

@@ -8,6 +8,8 @@ import socket
 import pytest
 from fastapi.testclient import TestClient
 
+from llama_index_video.answering.claude import ClaudeMultimodalLLM
+from llama_index_video.answering.engine import AskOptions
 from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.errors import (
     AnswerError,
@@ -15,7 +17,9 @@ from llama_index_video.errors import (
     MissingDependencyError,
     RemoteAPIError,
 )
+from llama_index_video.service import ask_with
 from llama_index_video.service.app import create_app
+from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply
 from tests.service.conftest import LOOPBACK
 from tests_support import OZONE
 
@@ -72,7 +76,7 @@ def test_ask_is_the_ask_json_object_plus_media_links(client, example_index):
     response = client.post("/api/ask", json={"question": UVC, "top_k": 3})
     assert response.status_code == 200
     body = response.json()
-    expected = extractive_answer(UVC, example_index.search(UVC, top_k=3)).to_dict()
+    expected = example_index.ask(UVC, options=AskOptions(top_k=3)).to_dict()  # ask --llm none
     assert {**body, "citations": None, "hits": None} == {
         **expected,
         "citations": None,
@@ -81,6 +85,24 @@ def test_ask_is_the_ask_json_object_plus_media_links(client, example_index):
     assert _without_links(body["hits"]) == expected["hits"]
     assert _without_links(body["citations"]) == json.loads(json.dumps(expected["citations"]))
     assert body["citations"][0]["media_url"].startswith("/media/")
+
+
+def test_ask_with_claude_cites_moments_the_page_can_play(example_index, monkeypatch):
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    hit = example_index.search(UVC)[0]
+    with FakeAnthropicServer() as server:
+        claude = ClaudeMultimodalLLM(api_key=server.api_key, base_url=server.url, timeout=5.0)
+        server.enqueue(text_reply(f"All of it: one hundred percent {hit.label}."))
+        app = create_app(example_index, answer=ask_with(claude))
+        with TestClient(app, base_url=LOOPBACK) as client:
+            response = client.post("/api/ask", json={"question": UVC})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["answer"].startswith("All of it") and body["model"] == claude.model
+    assert [c["label"] for c in body["citations"]] == [hit.label]
+    assert body["citations"][0]["media_url"].startswith("/media/")
+    assert server.api_key not in response.text
 
 
 def test_ask_uses_the_answerer_it_is_given(example_index):
@@ -255,8 +277,8 @@ def test_the_public_names_of_the_service_package():
         "InsecureBindError",
         "LiveIndex",
         "app_for_folder",
+        "ask_with",
         "create_app",
-        "extractive_ask",
         "serve",
     }
     assert all(getattr(service, name) is not None for name in service.__all__)
