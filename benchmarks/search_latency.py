@@ -63,7 +63,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -106,10 +106,10 @@ if TYPE_CHECKING:
     from llama_index_video.answering.search import SearchHit
 
 CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
-BUILD_VERSION = 1  # bump when the synthetic index changes shape
+BUILD_VERSION = 2  # bump when the synthetic index changes shape
 TARGET_P50_MS = 50.0
 INSERT_BATCH = 512
-FIDELITY_SAMPLES_PER_RECORDING = 3
+FIDELITY_SAMPLES = 2  # per recording and modality
 
 
 # ------------------------------------------------------------------------------ building
@@ -130,8 +130,8 @@ class BuildInfo:
     embed_seconds: float  # pooled: the sentence pool; exact: included in insert_seconds
     insert_seconds: float
     build_seconds: float
-    fidelity_mean: float | None  # cosine(pooled vector, model vector) over a sample
-    fidelity_min: float | None
+    # per modality: mean and minimum cosine(pooled vector, model vector) over a sample
+    fidelity: dict[str, dict[str, float]]
     peak_rss_mb: float
     built_at: str
 
@@ -248,7 +248,7 @@ def build(
     manifest = video_index.manifest
 
     totals = {"transcript": 0, "frame": 0, "sentences": 0}
-    samples: list[tuple[str, list[float]]] = []  # (embedded text, pooled vector)
+    samples: list[tuple[str, str, list[float]]] = []  # (modality, text, pooled vector)
     insert_started = time.perf_counter()
     for index in range(count):
         recording = make_recording(
@@ -261,11 +261,13 @@ def build(
         )
         if pool is not None:
             pool.assign(recording)
-            step = max(1, len(recording.nodes) // FIDELITY_SAMPLES_PER_RECORDING)
-            samples.extend(
-                (n.get_content(metadata_mode=MetadataMode.EMBED), list(n.embedding or ()))
-                for n in recording.nodes[::step]
-            )
+            for modality in ("transcript", "frame"):
+                of_modality = [n for n in recording.nodes if n.metadata["modality"] == modality]
+                step = max(1, len(of_modality) // FIDELITY_SAMPLES)
+                samples.extend(
+                    (modality, n.get_content(MetadataMode.EMBED), list(n.embedding or ()))
+                    for n in of_modality[step // 2 :: step][:FIDELITY_SAMPLES]
+                )
         manifest.set_file(recording.content_hash, "indexing")
         for start in range(0, len(recording.nodes), INSERT_BATCH):
             video_index.index.insert_nodes(recording.nodes[start : start + INSERT_BATCH])
@@ -294,11 +296,13 @@ def build(
         print(f"  recording {index + 1}/{count} indexed ({elapsed:.0f} s)", flush=True)
     insert_seconds = time.perf_counter() - insert_started
 
-    fidelity: tuple[float | None, float | None] = (None, None)
-    if samples:
-        exact_vectors = np.asarray(model.get_text_embedding_batch([t for t, _ in samples]))
-        found = cosines(exact_vectors, np.asarray([v for _, v in samples]))
-        fidelity = (float(found.mean()), float(found.min()))
+    fidelity: dict[str, dict[str, float]] = {}
+    for modality in ("transcript", "frame"):
+        chosen = [(text, vector) for m, text, vector in samples if m == modality]
+        if chosen:
+            exact_vectors = np.asarray(model.get_text_embedding_batch([t for t, _ in chosen]))
+            found = cosines(exact_vectors, np.asarray([v for _, v in chosen]))
+            fidelity[modality] = {"mean": float(found.mean()), "min": float(found.min())}
     video_index.close()
     info = BuildInfo(
         hours=hours,
@@ -312,8 +316,7 @@ def build(
         embed_seconds=pool.seconds if pool else 0.0,
         insert_seconds=insert_seconds,
         build_seconds=time.perf_counter() - started,
-        fidelity_mean=fidelity[0],
-        fidelity_min=fidelity[1],
+        fidelity=fidelity,
         peak_rss_mb=peak_rss_mb(),
         built_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
@@ -396,6 +399,7 @@ class Variant:
 
     name: str
     seconds: list[float] = field(default_factory=list)
+    cpu_seconds: list[float] = field(default_factory=list)  # this process, all threads
     stages: dict[str, list[float]] = field(default_factory=dict)
     embedding_calls: int = 0
     split_by_hits: bool = False  # also report queries with and without hits apart
@@ -451,9 +455,10 @@ def run_pass(
         call(i)
     before = calls.count
     for i in measured:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         stages = call(i)
         variant.seconds.append(time.perf_counter() - started)
+        variant.cpu_seconds.append(time.process_time() - cpu_started)
         for stage, seconds in (stages or {}).items():
             variant.stages.setdefault(stage, []).append(seconds)
     variant.embedding_calls = calls.count - before
@@ -615,10 +620,17 @@ def folder_mb(path: Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1024**2
 
 
-def table(rows: Iterator[tuple[str, LatencySummary]]) -> str:
-    lines = [f"{'ms':<58}{'mean':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>8}"]
-    for name, s in rows:
-        lines.append(f"{name:<58}{s.mean:8.1f}{s.p50:8.1f}{s.p95:8.1f}{s.p99:8.1f}{s.max:8.1f}")
+Row = tuple[str, LatencySummary, LatencySummary | None]  # name, wall clock, CPU time
+
+
+def table(rows: Iterable[Row]) -> str:
+    header = f"{'ms':<58}{'mean':>8}{'p50':>8}{'p95':>8}{'p99':>8}{'max':>8}{'CPU p50':>9}"
+    lines = [header]
+    for name, s, cpu in rows:
+        cpu_p50 = f"{cpu.p50:9.1f}" if cpu else ""
+        lines.append(
+            f"{name:<58}{s.mean:8.1f}{s.p50:8.1f}{s.p95:8.1f}{s.p99:8.1f}{s.max:8.1f}{cpu_p50}"
+        )
     return "\n".join(lines)
 
 
@@ -633,19 +645,18 @@ def report(
     host = machine()
     first = measurement.variants[0]
     p50 = summarise(first.seconds).p50
-    rows: list[tuple[str, LatencySummary]] = []
+    rows: list[Row] = []
     flags = measurement.answered_flags
     for variant in measurement.variants:
-        rows.append((variant.name, summarise(variant.seconds)))
+        rows.append((variant.name, summarise(variant.seconds), summarise(variant.cpu_seconds)))
         if variant.split_by_hits and 0 < sum(flags) < len(flags):
             for wanted, label in ((True, "with"), (False, "without")):
                 chosen = [s for s, f in zip(variant.seconds, flags, strict=True) if f is wanted]
-                rows.append((f"    {len(chosen)} queries {label} hits", summarise(chosen)))
-        rows.extend((f"    {stage}", summarise(s)) for stage, s in variant.stages.items())
-    fidelity = (
-        f"; pooled-vs-model cosine mean {info.fidelity_mean:.3f}, min {info.fidelity_min:.3f}"
-        if info.fidelity_mean is not None and info.fidelity_min is not None
-        else ""
+                rows.append((f"    {len(chosen)} queries {label} hits", summarise(chosen), None))
+        rows.extend((f"    {stage}", summarise(s), None) for stage, s in variant.stages.items())
+    fidelity = "".join(
+        f"; {modality} nodes: pooled-vs-model cosine mean {f['mean']:.3f}, min {f['min']:.3f}"
+        for modality, f in info.fidelity.items()
     )
     print()
     print(
@@ -682,7 +693,7 @@ def report(
         f"peak RSS of this process {peak_rss_mb():.0f} MB"
     )
     print()
-    print(table(iter(rows)))
+    print(table(rows))
     print()
     print(
         f"embedding calls: (a) {first.embedding_calls}, "
@@ -700,7 +711,10 @@ def report(
         "load_after": load[1],
         "peak_rss_mb": peak_rss_mb(),
         "measurement": {k: v for k, v in asdict(measurement).items() if k != "variants"},
-        "latency_ms": {name: asdict(summary) for name, summary in rows},
+        "latency_ms": [
+            {"row": name, **asdict(wall), "cpu_p50": cpu.p50 if cpu else None}
+            for name, wall, cpu in rows
+        ],
     }
 
 

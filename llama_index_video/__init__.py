@@ -33,6 +33,11 @@ _EXPORTS: dict[str, str] = {
     "Answer": "llama_index_video.answering.extractive",
     "Citation": "llama_index_video.answering.citations",
     "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
+    "GeminiMultimodalLLM": "llama_index_video.answering.gemini_llm",
+    "VideoAnswerer": "llama_index_video.answering.engine",
+    "AskOptions": "llama_index_video.answering.engine",
+    "EmbeddingSpec": "llama_index_video.embeddings.spec",
+    "ClipOptions": "llama_index_video.reader.clips",
     "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
@@ -41,13 +46,17 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Answer",
+    "AskOptions",
     "Citation",
     "ClaudeMultimodalLLM",
     "ClipNode",
+    "ClipOptions",
+    "EmbeddingSpec",
     "FasterWhisperTranscriber",
     "FrameNode",
     "FrameSamplingOptions",
     "GeminiMultimodalEmbedding",
+    "GeminiMultimodalLLM",
     "MediaError",
     "MediaInfo",
     "MissingDependencyError",
@@ -59,6 +68,7 @@ __all__ = [
     "TimestampFramePostprocessor",
     "Transcriber",
     "UnitOptions",
+    "VideoAnswerer",
     "VideoIndex",
     "VideoIndexError",
     "VideoReader",
@@ -71,9 +81,12 @@ __all__ = [
 if TYPE_CHECKING:
     from llama_index_video.answering.citations import Citation
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
+    from llama_index_video.answering.engine import AskOptions, VideoAnswerer
     from llama_index_video.answering.extractive import Answer
+    from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
     from llama_index_video.answering.search import SearchHit
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+    from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.errors import MediaError, MissingDependencyError, VideoIndexError
     from llama_index_video.index import VideoIndex
     from llama_index_video.media.frames import FrameSamplingOptions
@@ -82,6 +95,7 @@ if TYPE_CHECKING:
         MomentNode,
         TimestampFramePostprocessor,
     )
+    from llama_index_video.reader.clips import ClipOptions
     from llama_index_video.reader.nodes import ClipNode, FrameNode
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader

@@ -11,7 +11,9 @@
     ├── EmbeddingError             an embedding backend failed or disagrees with the index
     ├── RemoteAPIError             a remote API (Gemini, Anthropic) still failed after retries
     ├── IndexCompatibilityError    an index made by another version or embedding model
-    └── AnswerError                generation failed
+    ├── AnswerError                generation failed
+    └── InsecureBindError          serving beyond loopback without a token
+                                   (``llama_index_video.service.guard``; also a ValueError)
 
 Every message names the file (or model) and what to do next; errors raised by
 third-party libraries are chained with ``from exc`` so ``--debug`` can show them.

@@ -10,6 +10,11 @@ import llama_index_video
 EXPECTED = {
     "__version__",
     "Answer",
+    "AskOptions",
+    "ClipOptions",
+    "EmbeddingSpec",
+    "GeminiMultimodalLLM",
+    "VideoAnswerer",
     "Citation",
     "ClaudeMultimodalLLM",
     "ClipNode",
