@@ -217,9 +217,49 @@ class PooledVectors:
                 node.embedding = vector
 
 
-def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cosine similarity of two equally shaped matrices."""
-    return (a * b).sum(axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+def pooling_fidelity(
+    model: BaseEmbedding, samples: Sequence[tuple[str, str, list[float]]]
+) -> dict[str, dict[str, float]]:
+    """Per modality, mean and minimum cosine between pooled and model vectors.
+
+    Args:
+        model: The embedding model.
+        samples: ``(modality, embedded text, pooled vector)`` of some nodes.
+    """
+    fidelity: dict[str, dict[str, float]] = {}
+    for modality in sorted({m for m, _, _ in samples}):
+        chosen = [(text, vector) for m, text, vector in samples if m == modality]
+        exact = np.asarray(model.get_text_embedding_batch([t for t, _ in chosen]))
+        pooled = np.asarray([v for _, v in chosen])
+        found = (exact * pooled).sum(axis=1) / (
+            np.linalg.norm(exact, axis=1) * np.linalg.norm(pooled, axis=1)
+        )
+        fidelity[modality] = {"mean": float(found.mean()), "min": float(found.min())}
+    return fidelity
+
+
+def add_recording(video_index: VideoIndex, recording: Recording) -> None:
+    """Insert the nodes and record the file in the manifest, as ``Ingestor`` does."""
+    manifest = video_index.manifest
+    manifest.set_file(recording.content_hash, "indexing")
+    for start in range(0, len(recording.nodes), INSERT_BATCH):
+        video_index.index.insert_nodes(recording.nodes[start : start + INSERT_BATCH])
+    stat = recording.path.stat()
+    record = PathRecord(
+        str(recording.path.resolve()),
+        str(recording.path),
+        recording.content_hash,
+        stat.st_size,
+        stat.st_mtime_ns,
+    )
+    with manifest.transaction():
+        manifest.set_file(
+            recording.content_hash,
+            "indexed",
+            node_count=len(recording.nodes),
+            duration=recording.duration,
+        )
+        manifest.set_path(record)
 
 
 def build(
@@ -245,7 +285,6 @@ def build(
         print(f"embedding {len(sentences)} distinct sentences ...", flush=True)
         pool = PooledVectors(model, sentences)
     video_index._record_identity()  # what VideoIndex.ingest does first
-    manifest = video_index.manifest
 
     totals = {"transcript": 0, "frame": 0, "sentences": 0}
     samples: list[tuple[str, str, list[float]]] = []  # (modality, text, pooled vector)
@@ -268,26 +307,7 @@ def build(
                     (modality, n.get_content(MetadataMode.EMBED), list(n.embedding or ()))
                     for n in of_modality[step // 2 :: step][:FIDELITY_SAMPLES]
                 )
-        manifest.set_file(recording.content_hash, "indexing")
-        for start in range(0, len(recording.nodes), INSERT_BATCH):
-            video_index.index.insert_nodes(recording.nodes[start : start + INSERT_BATCH])
-        stat = recording.path.stat()
-        with manifest.transaction():
-            manifest.set_file(
-                recording.content_hash,
-                "indexed",
-                node_count=len(recording.nodes),
-                duration=recording.duration,
-            )
-            manifest.set_path(
-                PathRecord(
-                    str(recording.path.resolve()),
-                    str(recording.path),
-                    recording.content_hash,
-                    stat.st_size,
-                    stat.st_mtime_ns,
-                )
-            )
+        add_recording(video_index, recording)
         frames = sum(1 for n in recording.nodes if n.metadata.get("modality") == "frame")
         totals["frame"] += frames
         totals["transcript"] += len(recording.nodes) - frames
@@ -296,13 +316,7 @@ def build(
         print(f"  recording {index + 1}/{count} indexed ({elapsed:.0f} s)", flush=True)
     insert_seconds = time.perf_counter() - insert_started
 
-    fidelity: dict[str, dict[str, float]] = {}
-    for modality in ("transcript", "frame"):
-        chosen = [(text, vector) for m, text, vector in samples if m == modality]
-        if chosen:
-            exact_vectors = np.asarray(model.get_text_embedding_batch([t for t, _ in chosen]))
-            found = cosines(exact_vectors, np.asarray([v for _, v in chosen]))
-            fidelity[modality] = {"mean": float(found.mean()), "min": float(found.min())}
+    fidelity = pooling_fidelity(model, samples)
     video_index.close()
     info = BuildInfo(
         hours=hours,

@@ -35,7 +35,7 @@ from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostp
 from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import DEFAULT_COLLECTION, open_chroma
-from llama_index_video.store.fusion import Channel, FusionRetriever
+from llama_index_video.store.fusion import Channel, FusionRetriever, similarities
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
@@ -205,8 +205,12 @@ class VideoIndex:
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant."""
         hits = self.as_retriever(top_k=top_k, modalities=modalities).retrieve(query)
+        cosine = similarities(hits)
         hits = self.postprocessor().postprocess_nodes(hits, query_str=query)
-        return [hit_from_node(hit, locate=self.locate) for hit in hits]
+        return [
+            hit_from_node(hit, locate=self.locate, similarity=cosine.get(hit.node.node_id))
+            for hit in hits
+        ]
 
     def answerer(
         self,

@@ -25,7 +25,6 @@ LANGUAGE: Final = "language"
 FRAME_TIME: Final = "frame_time"
 IMAGE_PATH: Final = "image_path"
 NOTE: Final = "note"
-SIMILARITY: Final = "similarity"  # set at retrieval: the hit's cosine similarity to the query
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (

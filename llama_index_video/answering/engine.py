@@ -30,6 +30,7 @@ from llama_index_video.answering.search import SearchHit, hit_from_node
 from llama_index_video.errors import AnswerError
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.schema import media_fragment_url
+from llama_index_video.store.fusion import similarities
 
 logger = logging.getLogger(__name__)
 
@@ -111,11 +112,16 @@ class VideoAnswerer:
 
     def retrieve(self, question: str) -> list[NodeWithScore]:
         """The moments for ``question``, post-processed, most relevant first."""
+        return self._retrieve(question)[0]
+
+    def _retrieve(self, question: str) -> tuple[list[NodeWithScore], dict[str, float]]:
+        """The moments, and each fused hit's cosine similarity (postprocessors drop it)."""
         bundle = QueryBundle(question)
         nodes = self.retriever.retrieve(bundle)
+        cosine = similarities(nodes)
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
-        return nodes
+        return nodes, cosine
 
     def ask(self, question: str) -> Answer:
         """Answer ``question`` (see the module docstring for the rules)."""
@@ -132,8 +138,11 @@ class VideoAnswerer:
         """
         if not question.strip():
             raise AnswerError("the question is empty")
-        nodes = self.retrieve(question)
-        hits = [hit_from_node(n, locate=self._locate) for n in nodes]
+        nodes, cosine = self._retrieve(question)
+        hits = [
+            hit_from_node(n, locate=self._locate, similarity=cosine.get(n.node.node_id))
+            for n in nodes
+        ]
         if not nodes or self.llm is None:
             answer = extractive_answer(question, hits)
             return AnswerStream(iter([answer.text]), lambda _text: answer)

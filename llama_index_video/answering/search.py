@@ -61,7 +61,10 @@ class SearchHit:
 
 
 def hit_from_node(
-    hit: NodeWithScore, *, locate: Callable[[str, str], str] | None = None
+    hit: NodeWithScore,
+    *,
+    locate: Callable[[str, str], str] | None = None,
+    similarity: float | None = None,
 ) -> SearchHit:
     """Turn a retrieved (and post-processed) node into a :class:`SearchHit`.
 
@@ -69,6 +72,8 @@ def hit_from_node(
         hit: The node and its score.
         locate: Maps ``(content_hash, stored_source)`` to the file's current path, so a
             file moved after indexing is reported where it is now.
+        similarity: The hit's cosine similarity, reported as ``score`` (see the module
+            docstring); ``None``: the node's own score.
     """
     node = hit.node
     metadata = node.metadata
@@ -82,7 +87,7 @@ def hit_from_node(
     shows_frame = modality in ("frame", "ocr")
     frame_path = _str(metadata.get(schema.IMAGE_PATH)) if shows_frame else None
     frame_time = _float(metadata.get(schema.FRAME_TIME)) if shows_frame else None
-    score = _float(metadata.get(schema.SIMILARITY, hit.score))
+    score = hit.score if similarity is None else similarity
     context: list[ContextSpan] = []
     text: str | None = node.get_content() or None
     if isinstance(node, MomentNode):

@@ -12,8 +12,12 @@ Scores and the threshold: every channel applies its own relevance threshold to i
 own cosine similarities *before* fusion, so nothing below it enters the ranking and
 an index with nothing relevant still returns nothing. A fused hit's ``score`` is the
 fused score (descending, as LlamaIndex expects of retrievers); the cosine similarity
-from the channel that contributed most is kept in the node's metadata under
-:data:`~llama_index_video.schema.SIMILARITY`, hidden from the embedding model and LLM.
+from the channel that contributed most is kept beside it, as :class:`FusedHit`'s
+``similarity``. The node itself is not touched: a node's hash covers its metadata,
+and LlamaIndex de-duplicates by hash (``QueryFusionRetriever`` over several
+phrasings), so writing a per-query number into metadata would split one node in two.
+Postprocessors build new ``NodeWithScore`` objects, so :func:`similarities` maps node
+ids to similarities before they run.
 
 The query is embedded once per embedding model (``Channel.embed_model``) and handed
 to every channel of that model, so six text channels cost one query embedding.
@@ -35,12 +39,16 @@ from typing import TYPE_CHECKING
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from llama_index_video import schema
-
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
 RRF_K = 60.0
+
+
+class FusedHit(NodeWithScore):
+    """A fused hit: ``score`` is the fused score, ``similarity`` the cosine behind it."""
+
+    similarity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -130,8 +138,8 @@ def fuse(
         top_k: How many hits to return at most.
 
     Returns:
-        Copies of the hits, best first, scored by fused score, with their similarity
-        in metadata under ``schema.SIMILARITY``.
+        The hits, best first, scored by fused score, with the similarity of the
+        channel that contributed most.
     """
     fused: dict[str, float] = {}
     strongest: dict[str, tuple[float, NodeWithScore]] = {}
@@ -150,22 +158,23 @@ def fuse(
         return fused[node_id], strongest[node_id][1].score or 0.0
 
     best = sorted(fused, key=order, reverse=True)[:top_k]
-    return [_fused_hit(strongest[node_id][1], fused[node_id]) for node_id in best]
+    return [
+        FusedHit(
+            node=strongest[node_id][1].node,
+            score=fused[node_id],
+            similarity=strongest[node_id][1].score,
+        )
+        for node_id in best
+    ]
 
 
-def _fused_hit(hit: NodeWithScore, fused_score: float) -> NodeWithScore:
-    node = hit.node
-    if hit.score is None:
-        return NodeWithScore(node=node, score=fused_score)
-    hidden = schema.SIMILARITY
-    node = node.model_copy(
-        update={
-            "metadata": {**node.metadata, hidden: round(float(hit.score), 4)},
-            "excluded_embed_metadata_keys": [*node.excluded_embed_metadata_keys, hidden],
-            "excluded_llm_metadata_keys": [*node.excluded_llm_metadata_keys, hidden],
-        }
-    )
-    return NodeWithScore(node=node, score=fused_score)
+def similarities(hits: Sequence[NodeWithScore]) -> dict[str, float]:
+    """Node id -> similarity of the fused hits among ``hits``, to outlive postprocessing."""
+    return {
+        h.node.node_id: h.similarity
+        for h in hits
+        if isinstance(h, FusedHit) and h.similarity is not None
+    }
 
 
 def _bundle(query_bundle: QueryBundle, vector: list[float] | None) -> QueryBundle:

@@ -11,7 +11,7 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
-from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
+from llama_index.core.schema import NodeWithScore, TextNode
 from llama_index.core.vector_stores import SimpleVectorStore
 
 from llama_index_video import schema
@@ -20,7 +20,13 @@ from llama_index_video.ocr import ScreenTextSpan
 from llama_index_video.reader import moments
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit
-from llama_index_video.store.fusion import RRF_K, Channel, FusionRetriever, fuse
+from llama_index_video.store.fusion import (
+    RRF_K,
+    Channel,
+    FusionRetriever,
+    fuse,
+    similarities,
+)
 from tests_support import OZONE
 
 DOBSON = "How thick is one Dobson unit?"
@@ -63,14 +69,13 @@ def test_equal_fused_scores_go_to_the_higher_similarity_and_top_k_cuts():
     assert ids(fuse(ranked, top_k=1)) == ["o"]
 
 
-def test_the_similarity_is_kept_hidden_and_the_input_is_untouched():
-    original = hits(("a", 0.8123456))
-    [fused] = fuse([(1.0, original)], top_k=1)
-    node = fused.node
-    assert node.metadata[schema.SIMILARITY] == 0.8123
-    assert "0.8123" not in node.get_content(MetadataMode.LLM)
-    assert "0.8123" not in node.get_content(MetadataMode.EMBED)
-    assert schema.SIMILARITY not in original[0].node.metadata
+def test_the_similarity_is_kept_beside_the_untouched_node():
+    original = hits(("a", 0.8123456), ("b", 0.5))
+    fused = fuse([(1.0, original), (3.0, hits(("b", 0.2)))], top_k=2)
+    assert ids(fused) == ["b", "a"]
+    assert [h.similarity for h in fused] == [0.2, 0.8123456]  # from the strongest channel
+    assert fused[1].node is original[0].node
+    assert similarities([*fused, *original]) == {"b": 0.2, "a": 0.8123456}
 
 
 def test_channels_are_validated(memory_index):
@@ -141,11 +146,8 @@ def test_the_similarity_is_the_cosine_the_threshold_applies_to(memory_index, emb
     cosine = float(query @ text / np.linalg.norm(query) / np.linalg.norm(text))
     assert hit.modality == "ocr" and hit.score == pytest.approx(cosine, abs=1e-3)
     assert Path(hit.frame_path).name == "slide.jpg" and hit.frame_time == 21.0
-    strict = memory_index.as_retriever(top_k=5)
-    assert all(
-        h.node.metadata[schema.SIMILARITY] >= memory_index.threshold
-        for h in strict.retrieve(DOBSON)
-    )
+    found = memory_index.as_retriever(top_k=5).retrieve(DOBSON)
+    assert found and all(h.similarity >= memory_index.threshold for h in found)
 
 
 def test_modality_filter_and_weights(memory_index, tmp_path, embed_model, ozone_nodes):
