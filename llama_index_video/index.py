@@ -62,7 +62,7 @@ DEFAULT_INDEX_DIR = Path("video_index")
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
 # benchmarks/evaluate.py (see docs/evaluation.md).
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    f"HuggingFaceEmbedding:{DEFAULT_LOCAL_MODEL}": 0.30,
+    f"HuggingFaceEmbedding:{DEFAULT_LOCAL_MODEL}": 0.25,
 }
 # Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
 # A frame's text repeats what OCR and the transcript hold, so its own hits count half.
@@ -71,7 +71,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "text": 1.0,
     "audio": 1.0,
     "video": 1.0,
-    "ocr": 1.0,
+    "ocr": 0.9,
     "frame": 0.5,
     VISUAL_CHANNEL: 0.5,
 }

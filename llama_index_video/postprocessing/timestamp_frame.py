@@ -95,22 +95,28 @@ class _Moment:
     def modality(self) -> str:
         return str(self.source.metadata.get(schema.MODALITY))
 
-    def absorb(self, other: _Moment) -> None:
-        """Take in a later, lower-ranked hit of the same file that overlaps this one.
+    def shows(self, other: _Moment) -> bool:
+        """Whether ``other``'s hit falls inside this moment's context window."""
+        return (
+            self.content_hash == other.content_hash
+            and other.start <= self.hi
+            and other.end >= self.lo
+        )
 
-        Its units join the context, so nothing is read twice, but the moment stays the
-        best hit: its span, label and text are what the user plays and cites. A
-        retrieved frame replaces an attached one, since it matched the query itself.
+    def absorb(self, other: _Moment) -> None:
+        """Take in a later, lower-ranked hit that this moment already shows.
+
+        Only the units of the hit itself join the context (not its neighbours, so
+        moments do not chain into one); the moment stays the best hit: its span, label
+        and text are what the user plays and cites. A retrieved frame replaces an
+        attached one, since it matched the query itself.
         """
-        self.units.update(other.units)
+        for unit_id, unit in other.units.items():
+            if _overlaps(span(unit), other.start, other.end):
+                self.units[unit_id] = unit
         self.hit_ids.extend(other.hit_ids)
         if other.modality == "frame" and self.modality != "frame":
             self.frame = other.frame
-
-    def overlaps(self, other: _Moment) -> bool:
-        return (
-            self.content_hash == other.content_hash and self.lo <= other.hi and self.hi >= other.lo
-        )
 
     @property
     def lo(self) -> float:
@@ -178,17 +184,18 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
     ) -> list[NodeWithScore]:
         nearby = self._fetch_nearby(nodes)
         entries: list[tuple[NodeWithScore, _Moment | None]] = []
+        shown: set[str] = set()  # context units already handed on by a better moment
         for hit in nodes:
             moment = self._expand(hit.node, nearby)
-            target = _first_overlapping(entries, moment) if moment and self.merge else None
-            if moment is None or target is None:
-                entries.append((hit, moment))
-                continue
-            target.absorb(moment)
-            # The grown moment may now reach later, lower-ranked moments: fold them in too.
-            while (entry := _first_overlapping(entries, target, skip=target)) is not None:
-                target.absorb(entry)
-                entries = [e for e in entries if e[1] is not entry]
+            if moment is not None and self.merge:
+                target = next((m for _, m in entries if m is not None and m.shows(moment)), None)
+                if target is not None:
+                    target.absorb(moment)
+                    shown.update(target.units)
+                    continue
+                moment.units = {k: u for k, u in moment.units.items() if k not in shown}
+                shown.update(moment.units)
+            entries.append((hit, moment))
         return [
             hit if moment is None else NodeWithScore(node=_moment_node(moment), score=hit.score)
             for hit, moment in entries
@@ -258,17 +265,6 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
             if _overlap(span(best), start, end) > 0:
                 return best
         return min(frames, key=distance)
-
-
-def _first_overlapping(
-    entries: list[tuple[NodeWithScore, _Moment | None]],
-    moment: _Moment,
-    *,
-    skip: _Moment | None = None,
-) -> _Moment | None:
-    return next(
-        (m for _, m in entries if m is not None and m is not skip and m.overlaps(moment)), None
-    )
 
 
 def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:

@@ -98,11 +98,11 @@ class FusionRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         texts = query_bundle.embedding_strs
         vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
-        ranked = [
-            (c.weight, c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model)))))
+        results = [
+            c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
             for c in self.channels
         ]
-        return fuse(ranked, k=self.k, top_k=self.top_k)
+        return self._combine(results)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         models = self._models()
@@ -115,8 +115,21 @@ class FusionRetriever(BaseRetriever):
                 for c in self.channels
             )
         )
-        weights = [c.weight for c in self.channels]
-        return fuse(list(zip(weights, results, strict=True)), k=self.k, top_k=self.top_k)
+        return self._combine(list(results))
+
+    def _combine(self, results: Sequence[list[NodeWithScore]]) -> list[NodeWithScore]:
+        """Blend channels of one model by weighted similarity, then fuse models by rank."""
+        groups: dict[int, list[tuple[Channel, list[NodeWithScore]]]] = {}
+        for channel, hits in zip(self.channels, results, strict=True):
+            if channel.weight > 0:
+                groups.setdefault(id(channel.embed_model), []).append((channel, hits))
+        if len(groups) <= 1:
+            return blend(next(iter(groups.values()), []), top_k=self.top_k)
+        ranked = [
+            (max(channel.weight for channel, _ in group), blend(group, top_k=None))
+            for group in groups.values()
+        ]
+        return fuse(ranked, k=self.k, top_k=self.top_k)
 
     def _models(self) -> list[BaseEmbedding]:
         """The distinct embedding models of the channels that count."""
@@ -125,6 +138,26 @@ class FusionRetriever(BaseRetriever):
             if channel.embed_model is not None and channel.weight > 0:
                 models.setdefault(id(channel.embed_model), channel.embed_model)
         return list(models.values())
+
+
+def blend(
+    channels: Sequence[tuple[Channel, list[NodeWithScore]]], *, top_k: int | None
+) -> list[NodeWithScore]:
+    """One list from channels whose similarities share a scale (the same embedding model).
+
+    Each hit scores ``weight * similarity``; a node found by several channels keeps its
+    best. The result is ordered by that score and keeps the similarity itself.
+    """
+    best: dict[str, FusedHit] = {}
+    for channel, hits in channels:
+        for hit in hits:
+            similarity = hit.score or 0.0
+            score = channel.weight * similarity
+            known = best.get(hit.node.node_id)
+            if known is None or score > (known.score or 0.0):
+                best[hit.node.node_id] = FusedHit(node=hit.node, score=score, similarity=similarity)
+    ordered = sorted(best.values(), key=lambda h: h.score or 0.0, reverse=True)
+    return list(ordered if top_k is None else ordered[:top_k])
 
 
 def fuse(
@@ -155,17 +188,21 @@ def fuse(
                 strongest[node_id] = (share, hit)
 
     def order(node_id: str) -> tuple[float, float]:
-        return fused[node_id], strongest[node_id][1].score or 0.0
+        return fused[node_id], _similarity(strongest[node_id][1]) or 0.0
 
     best = sorted(fused, key=order, reverse=True)[:top_k]
     return [
         FusedHit(
             node=strongest[node_id][1].node,
             score=fused[node_id],
-            similarity=strongest[node_id][1].score,
+            similarity=_similarity(strongest[node_id][1]),
         )
         for node_id in best
     ]
+
+
+def _similarity(hit: NodeWithScore) -> float | None:
+    return hit.similarity if isinstance(hit, FusedHit) else hit.score
 
 
 def similarities(hits: Sequence[NodeWithScore]) -> dict[str, float]:

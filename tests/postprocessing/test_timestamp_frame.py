@@ -94,24 +94,20 @@ def test_nearest_frame_choice_prefers_time_distance(chroma_index):
     assert nearest.frame_time == pytest.approx(36.0, abs=0.25)  # 6.5 s away beats 7 s
 
 
-def test_overlapping_hits_merge_and_keep_order_and_scores(chroma_index):
+def test_a_hit_already_in_view_merges_and_nothing_is_read_twice(chroma_index):
     hits = [
-        _hit(chroma_index, "It absorbs one hundred percent", 0.8),
-        _hit(chroma_index, "In nineteen eighty five", 0.7),
-        _hit(chroma_index, "rises with altitude because", 0.6),
+        _hit(chroma_index, "It absorbs one hundred percent", 0.8),  # context 23.5-39.4
+        _hit(chroma_index, "In nineteen eighty five", 0.7),  # outside that: its own moment
+        _hit(chroma_index, "rises with altitude because", 0.6),  # inside it: merged
     ]
     merged = _chroma_postprocessor(chroma_index).postprocess_nodes(hits)
-    assert [h.score for h in merged] == [0.8]
-    texts = [c.text for c in merged[0].node.context]
-    assert len(texts) == len(set(texts))
-    assert any("nineteen eighty five" in t for t in texts)
-    separate = _chroma_postprocessor(chroma_index, merge=False).postprocess_nodes(
-        [
-            _hit(chroma_index, "It absorbs one hundred percent", 0.8),
-            _hit(chroma_index, "In nineteen eighty five", 0.7),
-        ]
-    )
-    assert [h.score for h in separate] == [0.8, 0.7]
+    assert [h.score for h in merged] == [0.8, 0.7]
+    first, second = (h.node for h in merged)
+    assert first.hit_ids == [hits[0].node.node_id, hits[2].node.node_id]
+    assert first.metadata[schema.START_S] == 29.5  # the best hit keeps its span
+    assert not {c.node_id for c in first.context} & {c.node_id for c in second.context}
+    separate = _chroma_postprocessor(chroma_index, merge=False).postprocess_nodes(hits)
+    assert [h.score for h in separate] == [0.8, 0.7, 0.6]
 
 
 def test_window_seconds_attaches_everything_nearby(chroma_index):
