@@ -78,282 +78,144 @@ class Topic:
     actions: tuple[str, ...]
 
 
+def _topic(name: str, things: str, places: str, units: str, actions: str) -> Topic:
+    """A topic from "; "-separated word lists."""
+    return Topic(name, _words(things), _words(places), _words(units), _words(actions))
+
+
+def _words(listed: str) -> tuple[str, ...]:
+    return tuple(listed.split("; "))
+
+
 TOPICS: tuple[Topic, ...] = (
-    Topic(
+    _topic(
         "atmosphere",
         (
-            "ozone layer",
-            "stratosphere",
-            "ultraviolet radiation",
-            "jet stream",
-            "cloud cover",
-            "water vapour",
-            "air pressure",
-            "ozone hole",
-            "temperature profile",
-            "aerosol layer",
+            "ozone layer; stratosphere; ultraviolet radiation; jet stream; cloud cover; "
+            "water vapour; air pressure; ozone hole; temperature profile; aerosol layer"
         ),
-        ("Antarctica", "the tropics", "Halley Bay", "the Arctic", "the upper troposphere"),
-        ("kilometres", "Dobson units", "degrees Celsius", "hectopascals"),
-        ("measure", "model", "monitor", "compare", "calibrate", "sample"),
+        "Antarctica; the tropics; Halley Bay; the Arctic; the upper troposphere",
+        "kilometres; Dobson units; degrees Celsius; hectopascals",
+        "measure; model; monitor; compare; calibrate; sample",
     ),
-    Topic(
+    _topic(
         "oceans",
         (
-            "Gulf Stream",
-            "thermohaline circulation",
-            "sea surface temperature",
-            "salinity",
-            "coral reef",
-            "plankton bloom",
-            "tidal range",
-            "ocean current",
-            "sea level",
-            "deep water",
+            "Gulf Stream; thermohaline circulation; sea surface temperature; salinity; coral reef; "
+            "plankton bloom; tidal range; ocean current; sea level; deep water"
         ),
-        (
-            "the North Atlantic",
-            "the Pacific",
-            "the Southern Ocean",
-            "the coastal shelf",
-            "the Mediterranean",
-        ),
-        ("metres", "knots", "parts per thousand", "millimetres per year"),
-        ("track", "survey", "map", "measure", "forecast", "sample"),
+        "the North Atlantic; the Pacific; the Southern Ocean; the coastal shelf; the Mediterranean",
+        "metres; knots; parts per thousand; millimetres per year",
+        "track; survey; map; measure; forecast; sample",
     ),
-    Topic(
+    _topic(
         "payments",
         (
-            "checkout page",
-            "payment form",
-            "card validation",
-            "fraud check",
-            "refund queue",
-            "shopping cart",
-            "order total",
-            "retry logic",
-            "payment gateway",
-            "error rate",
+            "checkout page; payment form; card validation; fraud check; refund queue; "
+            "shopping cart; order total; retry logic; payment gateway; error rate"
         ),
-        (
-            "the staging server",
-            "the mobile app",
-            "the EU region",
-            "the support desk",
-            "the new build",
-        ),
-        ("milliseconds", "requests per second", "percent of orders", "euros"),
-        ("deploy", "roll back", "test", "debug", "refactor", "monitor"),
+        "the staging server; the mobile app; the EU region; the support desk; the new build",
+        "milliseconds; requests per second; percent of orders; euros",
+        "deploy; roll back; test; debug; refactor; monitor",
     ),
-    Topic(
+    _topic(
         "databases",
         (
-            "query planner",
-            "primary key",
-            "write ahead log",
-            "index scan",
-            "replication lag",
-            "connection pool",
-            "vacuum job",
-            "foreign key",
-            "schema migration",
-            "read replica",
+            "query planner; primary key; write ahead log; index scan; replication lag; "
+            "connection pool; vacuum job; foreign key; schema migration; read replica"
         ),
         (
-            "the primary node",
-            "the analytics cluster",
-            "production",
-            "the nightly backup",
-            "the test database",
+            "the primary node; the analytics cluster; production; the nightly backup; "
+            "the test database"
         ),
-        ("milliseconds", "gigabytes", "rows", "connections"),
-        ("migrate", "index", "tune", "partition", "back up", "benchmark"),
+        "milliseconds; gigabytes; rows; connections",
+        "migrate; index; tune; partition; back up; benchmark",
     ),
-    Topic(
+    _topic(
         "machine learning",
         (
-            "training loss",
-            "learning rate",
-            "validation set",
-            "embedding model",
-            "attention layer",
-            "batch size",
-            "gradient norm",
-            "test accuracy",
-            "tokenizer",
-            "feature store",
+            "training loss; learning rate; validation set; embedding model; attention layer; "
+            "batch size; gradient norm; test accuracy; tokenizer; feature store"
         ),
-        (
-            "the GPU cluster",
-            "the notebook",
-            "the evaluation run",
-            "the baseline model",
-            "the data pipeline",
-        ),
-        ("epochs", "percent", "tokens", "parameters"),
-        ("train", "evaluate", "fine tune", "regularise", "deploy", "profile"),
+        "the GPU cluster; the notebook; the evaluation run; the baseline model; the data pipeline",
+        "epochs; percent; tokens; parameters",
+        "train; evaluate; fine tune; regularise; deploy; profile",
     ),
-    Topic(
+    _topic(
         "cardiology",
         (
-            "heart rate",
-            "blood pressure",
-            "left ventricle",
-            "ejection fraction",
-            "arrhythmia",
-            "cholesterol level",
-            "stent",
-            "beta blocker",
-            "echocardiogram",
-            "coronary artery",
+            "heart rate; blood pressure; left ventricle; ejection fraction; arrhythmia; "
+            "cholesterol level; stent; beta blocker; echocardiogram; coronary artery"
         ),
         (
-            "the clinic",
-            "the intensive care unit",
-            "the trial cohort",
-            "the emergency room",
-            "the follow up visit",
+            "the clinic; the intensive care unit; the trial cohort; the emergency room; "
+            "the follow up visit"
         ),
-        ("beats per minute", "millimetres of mercury", "milligrams", "percent"),
-        ("diagnose", "treat", "monitor", "prescribe", "screen", "measure"),
+        "beats per minute; millimetres of mercury; milligrams; percent",
+        "diagnose; treat; monitor; prescribe; screen; measure",
     ),
-    Topic(
+    _topic(
         "Roman history",
         (
-            "Senate",
-            "legion",
-            "aqueduct",
-            "consul",
-            "Punic War",
-            "tax reform",
-            "road network",
-            "citizenship law",
-            "grain supply",
-            "frontier wall",
+            "Senate; legion; aqueduct; consul; Punic War; tax reform; road network; "
+            "citizenship law; grain supply; frontier wall"
         ),
-        ("Carthage", "the Forum", "Gaul", "the Rhine frontier", "Britannia"),
-        ("soldiers", "miles", "years", "denarii"),
-        ("defend", "build", "reform", "conquer", "supply", "govern"),
+        "Carthage; the Forum; Gaul; the Rhine frontier; Britannia",
+        "soldiers; miles; years; denarii",
+        "defend; build; reform; conquer; supply; govern",
     ),
-    Topic(
+    _topic(
         "urban transport",
         (
-            "bus network",
-            "tram line",
-            "cycle lane",
-            "congestion charge",
-            "rush hour",
-            "ticket price",
-            "metro extension",
-            "parking policy",
-            "traffic signal",
-            "ridership",
+            "bus network; tram line; cycle lane; congestion charge; rush hour; ticket price; "
+            "metro extension; parking policy; traffic signal; ridership"
         ),
         (
-            "the city centre",
-            "the northern suburbs",
-            "the central station",
-            "the ring road",
-            "the harbour district",
+            "the city centre; the northern suburbs; the central station; the ring road; "
+            "the harbour district"
         ),
-        ("passengers per day", "minutes", "kilometres", "percent"),
-        ("extend", "reroute", "subsidise", "electrify", "schedule", "survey"),
+        "passengers per day; minutes; kilometres; percent",
+        "extend; reroute; subsidise; electrify; schedule; survey",
     ),
-    Topic(
+    _topic(
         "renewable energy",
         (
-            "solar panel",
-            "wind turbine",
-            "battery storage",
-            "grid frequency",
-            "heat pump",
-            "capacity factor",
-            "feed in tariff",
-            "hydrogen plant",
-            "transmission line",
-            "peak demand",
+            "solar panel; wind turbine; battery storage; grid frequency; heat pump; "
+            "capacity factor; feed in tariff; hydrogen plant; transmission line; peak demand"
         ),
-        (
-            "the offshore farm",
-            "the substation",
-            "the rooftop array",
-            "the pilot plant",
-            "the national grid",
-        ),
-        ("megawatts", "kilowatt hours", "percent", "hertz"),
-        ("install", "connect", "balance", "store", "forecast", "curtail"),
+        "the offshore farm; the substation; the rooftop array; the pilot plant; the national grid",
+        "megawatts; kilowatt hours; percent; hertz",
+        "install; connect; balance; store; forecast; curtail",
     ),
-    Topic(
+    _topic(
         "astronomy",
         (
-            "red giant",
-            "exoplanet",
-            "light curve",
-            "neutron star",
-            "redshift",
-            "spiral galaxy",
-            "solar flare",
-            "orbital period",
-            "dark matter",
-            "telescope mirror",
+            "red giant; exoplanet; light curve; neutron star; redshift; spiral galaxy; "
+            "solar flare; orbital period; dark matter; telescope mirror"
         ),
-        (
-            "the Andromeda galaxy",
-            "the observatory",
-            "the Kuiper belt",
-            "the Milky Way",
-            "the southern sky",
-        ),
-        ("light years", "solar masses", "days", "kelvin"),
-        ("observe", "detect", "image", "measure", "catalogue", "model"),
+        "the Andromeda galaxy; the observatory; the Kuiper belt; the Milky Way; the southern sky",
+        "light years; solar masses; days; kelvin",
+        "observe; detect; image; measure; catalogue; model",
     ),
-    Topic(
+    _topic(
         "genetics",
         (
-            "gene expression",
-            "DNA sequence",
-            "point mutation",
-            "CRISPR edit",
-            "protein fold",
-            "allele frequency",
-            "cell culture",
-            "reference genome",
-            "RNA sample",
-            "promoter region",
+            "gene expression; DNA sequence; point mutation; CRISPR edit; protein fold; "
+            "allele frequency; cell culture; reference genome; RNA sample; promoter region"
         ),
-        (
-            "the lab",
-            "the mouse model",
-            "the patient cohort",
-            "the sequencing core",
-            "the control group",
-        ),
-        ("base pairs", "percent", "samples", "fold change"),
-        ("sequence", "edit", "amplify", "express", "knock out", "annotate"),
+        "the lab; the mouse model; the patient cohort; the sequencing core; the control group",
+        "base pairs; percent; samples; fold change",
+        "sequence; edit; amplify; express; knock out; annotate",
     ),
-    Topic(
+    _topic(
         "budget meeting",
         (
-            "quarterly budget",
-            "hiring plan",
-            "travel budget",
-            "cloud bill",
-            "marketing spend",
-            "revenue forecast",
-            "contractor costs",
-            "office lease",
-            "bonus pool",
-            "runway",
+            "quarterly budget; hiring plan; travel budget; cloud bill; marketing spend; "
+            "revenue forecast; contractor costs; office lease; bonus pool; runway"
         ),
-        (
-            "the finance team",
-            "the board meeting",
-            "the Berlin office",
-            "the sales team",
-            "next quarter",
-        ),
-        ("thousand euros", "percent", "people", "months"),
-        ("approve", "cut", "review", "postpone", "reallocate", "forecast"),
+        "the finance team; the board meeting; the Berlin office; the sales team; next quarter",
+        "thousand euros; percent; people; months",
+        "approve; cut; review; postpone; reallocate; forecast",
     ),
 )
 

@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = "1"
+CANDIDATES_PER_HIT = 10
+MIN_CANDIDATES = 50
 SPEC_META = "embedding_spec"
 DEFAULT_INDEX_DIR = Path("video_index")
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
@@ -173,18 +175,26 @@ class VideoIndex:
     ) -> FusionRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied.
 
-        Each modality is ranked by its own retriever (cosine similarity, this index's
-        threshold); frames are also ranked by their pixels when the index has visual
-        search and ``frame`` is among the modalities. See
-        :mod:`llama_index_video.store.fusion` for what the scores mean.
+        Each modality is a channel (cosine similarity, this index's threshold); frames
+        are also ranked by their pixels when the index has visual search and ``frame``
+        is among the modalities. See :mod:`llama_index_video.store.fusion` for what the
+        scores mean.
+
+        The text channels share one vector query for ``CANDIDATES_PER_HIT * top_k``
+        candidates, split by modality afterwards: a metadata-filtered query is about
+        50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
+        100 hours of transcript, a modality-filtered top-5 ~170 ms).
         """
         chosen = list(modalities or schema.MODALITIES)
-        channels = []
-        for modality in chosen:
-            retriever = VideoRetriever(  # raises on an unknown modality
-                self.index, top_k=top_k, modalities=[modality], threshold=self.threshold
-            )
-            channels.append(Channel(modality, retriever, self.weights[modality], self.embed_model))
+        shared = VideoRetriever(  # raises on an unknown modality
+            self.index,
+            top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
+            modalities=modalities,
+            threshold=self.threshold,
+        )
+        channels = [
+            Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
+        ]
         if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
             frames = VectorStoreIndex.from_vector_store(
                 self.frame_store, embed_model=self.visual_model

@@ -24,6 +24,8 @@ MEDIA_URL: Final = "media_url"  # "file.mp4#t=94.9"
 LANGUAGE: Final = "language"
 FRAME_TIME: Final = "frame_time"
 IMAGE_PATH: Final = "image_path"
+FRAME_ID: Final = "frame_id"  # on a transcript unit: the frame on screen ("" if none)
+UNIT_ID: Final = "unit_id"  # on a frame or OCR node: the unit spoken then ("" if none)
 NOTE: Final = "note"
 
 # Keys that locate a moment but carry no meaning for an embedding model.
@@ -41,6 +43,8 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     FRAME_TIME,
     IMAGE_PATH,
     NOTE,
+    FRAME_ID,
+    UNIT_ID,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -55,6 +59,8 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     IMAGE_PATH,
     FILE_NAME,
     NOTE,
+    FRAME_ID,
+    UNIT_ID,
 )
 
 

@@ -37,8 +37,10 @@ from llama_index.core.vector_stores.types import BasePydanticVectorStore
 from llama_index_video import schema
 from llama_index_video.postprocessing.timeline import (
     DocstoreTimeline,
+    Linked,
     Timeline,
     VectorStoreTimeline,
+    follow_links,
     of_modality,
     span,
 )
@@ -182,11 +184,12 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        nearby = self._fetch_nearby(nodes)
+        linked = self._follow_links(nodes)
+        nearby = self._fetch_nearby(nodes) if linked is None else {}
         entries: list[tuple[NodeWithScore, _Moment | None]] = []
         shown: set[str] = set()  # context units already handed on by a better moment
         for hit in nodes:
-            moment = self._expand(hit.node, nearby)
+            moment = self._expand(hit.node, nearby, linked)
             if moment is not None and self.merge:
                 target = next((m for _, m in entries if m is not None and m.shows(moment)), None)
                 if target is not None:
@@ -200,6 +203,21 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
             hit if moment is None else NodeWithScore(node=_moment_node(moment), score=hit.score)
             for hit, moment in entries
         ]
+
+    def _follow_links(self, hits: Sequence[NodeWithScore]) -> dict[str, Linked] | None:
+        """Context by id through the reader's links, when they answer what was asked."""
+        if self.window_seconds is not None or self.frame_choice != "inside":
+            return None
+        timed = [
+            h.node
+            for h in hits
+            if span(h.node) is not None
+            and h.node.metadata.get(schema.CONTENT_HASH) is not None
+            and h.node.metadata.get(schema.MODALITY) in TIMED_MODALITIES
+        ]
+        return follow_links(
+            self._timeline, timed, neighbours=self.neighbours, frames=self.attach_frames
+        )
 
     def _fetch_nearby(self, hits: Sequence[NodeWithScore]) -> dict[str, list[BaseNode]]:
         """One lookup per file covering every hit in it."""
@@ -216,12 +234,23 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
             for key, (lo, hi) in ranges.items()
         }
 
-    def _expand(self, node: BaseNode, nearby: dict[str, list[BaseNode]]) -> _Moment | None:
+    def _expand(
+        self,
+        node: BaseNode,
+        nearby: dict[str, list[BaseNode]],
+        linked: dict[str, Linked] | None,
+    ) -> _Moment | None:
         hit_span = span(node)
         key = node.metadata.get(schema.CONTENT_HASH)
         modality = node.metadata.get(schema.MODALITY)
         if hit_span is None or key is None or modality not in TIMED_MODALITIES:
             return None
+        if linked is not None:
+            context = linked[node.node_id]
+            moment = _Moment(node, key, hit_span[0], hit_span[1], hit_ids=[node.node_id])
+            moment.units = {unit.node_id: unit for unit in context.units}
+            moment.frame = context.frame
+            return moment
         found = nearby.get(key, [])
         units = of_modality(found, "transcript")
         moment = _Moment(node, key, hit_span[0], hit_span[1], hit_ids=[node.node_id])

@@ -195,3 +195,39 @@ def _link_source(node: TextNode, source: SourceFile) -> None:
         node_type=ObjectType.DOCUMENT,
         metadata={schema.SOURCE: str(source.path)},
     )
+
+
+def link_moments(units: Sequence[BaseNode], shown: Sequence[BaseNode]) -> None:
+    """Record, in metadata, which frame each unit was spoken over and the reverse.
+
+    A unit gets the ``frame_id`` of the frame on screen longest during it (else the
+    nearest); a frame or OCR node gets the ``unit_id`` of the unit spoken when it
+    appeared (else the nearest). ``""`` means there is none. These links let
+    ``TimestampFramePostprocessor`` fetch context by id, which vector stores answer far
+    faster than time-range filters.
+    """
+    frames = [n for n in shown if n.metadata.get(schema.MODALITY) == "frame"]
+    for unit in units:
+        unit.metadata[schema.FRAME_ID] = _closest(unit, frames, by_overlap=True)
+    for node in shown:
+        node.metadata[schema.UNIT_ID] = _closest(node, units, by_overlap=False)
+
+
+def _closest(node: BaseNode, candidates: Sequence[BaseNode], *, by_overlap: bool) -> str:
+    """Id of the candidate overlapping ``node`` most (or covering its start), else nearest."""
+    if not candidates:
+        return ""
+    start, end = node.metadata[schema.START_S], node.metadata[schema.END_S]
+
+    def overlap(other: BaseNode) -> float:
+        lo, hi = other.metadata[schema.START_S], other.metadata[schema.END_S]
+        if not by_overlap:  # the one spoken when the picture appeared
+            return 1.0 if lo <= start <= hi else 0.0
+        return max(0.0, min(end, hi) - max(start, lo))
+
+    def distance(other: BaseNode) -> float:
+        lo, hi = other.metadata[schema.START_S], other.metadata[schema.END_S]
+        return max(lo - end, start - hi, 0.0)
+
+    best = max(candidates, key=lambda c: (overlap(c), -distance(c)))
+    return best.node_id

@@ -210,7 +210,9 @@ class VideoReader(BaseReader):
             moments.transcript_nodes(source, units, language=language, note=note)
         )
         if info.has_video and self.frames is not None:
-            nodes.extend(self._frame_nodes(source, info, units, note, progress))
+            shown = self._frame_nodes(source, info, units, note, progress)
+            moments.link_moments(nodes, shown)
+            nodes.extend(shown)
         if self.clips is not None:
             nodes.extend(self._clip_nodes(source, info, units, note, progress))
         if not nodes:

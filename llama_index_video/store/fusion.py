@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from llama_index_video import schema
+
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
@@ -61,12 +63,21 @@ class Channel:
         weight: Its share in the fused score (0 mutes it).
         embed_model: The model its retriever embeds queries with; channels sharing a
             model get the query embedded once.
+        modality: Keep only the retriever's hits of this modality; channels sharing
+            a retriever then share one query, split by modality.
     """
 
     name: str
     retriever: BaseRetriever
     weight: float = 1.0
     embed_model: BaseEmbedding | None = None
+    modality: str | None = None
+
+    def keep(self, hits: list[NodeWithScore]) -> list[NodeWithScore]:
+        """The channel's share of its retriever's hits."""
+        if self.modality is None:
+            return hits
+        return [h for h in hits if h.node.metadata.get(schema.MODALITY) == self.modality]
 
     def __post_init__(self) -> None:
         if self.weight < 0:
@@ -98,24 +109,34 @@ class FusionRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         texts = query_bundle.embedding_strs
         vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
-        results = [
-            c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
-            for c in self.channels
-        ]
-        return self._combine(results)
+        retrievers = self._retrievers()
+        found = {
+            key: c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
+            for key, c in retrievers.items()
+        }
+        return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         models = self._models()
         texts = query_bundle.embedding_strs
-        found = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
-        vectors = {id(m): v for m, v in zip(models, found, strict=True)}
+        embedded = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
+        vectors = {id(m): v for m, v in zip(models, embedded, strict=True)}
+        retrievers = self._retrievers()
         results = await asyncio.gather(
             *(
                 c.retriever.aretrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
-                for c in self.channels
+                for c in retrievers.values()
             )
         )
-        return self._combine(list(results))
+        found = dict(zip(retrievers, results, strict=True))
+        return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+
+    def _retrievers(self) -> dict[int, Channel]:
+        """One channel per distinct retriever: each retriever is queried once."""
+        distinct: dict[int, Channel] = {}
+        for channel in self.channels:
+            distinct.setdefault(id(channel.retriever), channel)
+        return distinct
 
     def _combine(self, results: Sequence[list[NodeWithScore]]) -> list[NodeWithScore]:
         """Blend channels of one model by weighted similarity, then fuse models by rank."""

@@ -182,3 +182,63 @@ def test_composes_after_other_postprocessors_in_a_query_engine(chroma_index):
 def test_needs_somewhere_to_look():
     with pytest.raises(ValueError, match="vector_store or the docstore"):
         TimestampFramePostprocessor()
+
+
+class CountingTimeline:
+    """The real lookups, counted: which kind the postprocessor used, and how often."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.calls = {"overlapping": 0, "by_ids": 0}
+
+    def overlapping(self, content_hash, start, end):
+        self.calls["overlapping"] += 1
+        return self.inner.overlapping(content_hash, start, end)
+
+    def by_ids(self, node_ids):
+        self.calls["by_ids"] += 1
+        return self.inner.by_ids(node_ids)
+
+
+@pytest.fixture(scope="module")
+def linked_index(tmp_path_factory, ozone_nodes, embed_model):
+    nodes = [n.model_copy(deep=True) for n in ozone_nodes]
+    units = [n for n in nodes if n.metadata[schema.MODALITY] == "transcript"]
+    moments.link_moments(units, [n for n in nodes if n not in units])
+    store = open_chroma(tmp_path_factory.mktemp("linked"))
+    context = StorageContext.from_defaults(vector_store=store)
+    return VectorStoreIndex(nodes, storage_context=context, embed_model=embed_model)
+
+
+def _unlinked(hits):
+    copies = []
+    for hit in hits:
+        node = hit.node.model_copy(deep=True)
+        node.metadata.pop(schema.FRAME_ID, None)
+        node.metadata.pop(schema.UNIT_ID, None)
+        copies.append(NodeWithScore(node=node, score=hit.score))
+    return copies
+
+
+@pytest.mark.parametrize(
+    "question",
+    [WHY_WARM, "How much ultraviolet C is absorbed?", "Montreal Protocol signatories", "ozone"],
+)
+def test_links_give_the_same_context_as_time_ranges_with_lookups_by_id(linked_index, question):
+    from llama_index_video.postprocessing.timeline import VectorStoreTimeline
+
+    hits = linked_index.as_retriever(similarity_top_k=4).retrieve(question)
+    fast = CountingTimeline(VectorStoreTimeline(linked_index.vector_store))
+    slow = CountingTimeline(VectorStoreTimeline(linked_index.vector_store))
+    by_links = TimestampFramePostprocessor(timeline=fast).postprocess_nodes(hits)
+    by_ranges = TimestampFramePostprocessor(timeline=slow).postprocess_nodes(_unlinked(hits))
+    assert fast.calls["overlapping"] == 0 and 1 <= fast.calls["by_ids"] <= 2
+    assert slow.calls["by_ids"] == 0 and slow.calls["overlapping"] >= 1
+
+    def view(results):
+        return [
+            (h.node.node_id, [c.node_id for c in h.node.context], h.node.frame_time)
+            for h in results
+        ]
+
+    assert view(by_links) == view(by_ranges)
