@@ -9,7 +9,8 @@ The index folder is built the way ``VideoIndex.ingest`` builds one, minus the me
 synthetic speech (:mod:`benchmarks.latency_support`) becomes ``Segment``s, the
 library's ``build_units`` regroups them into transcript units, ``transcript_nodes``
 and ``frame_node`` make the nodes (a frame every ``--frame-interval`` seconds, all
-pointing at one shared small JPEG), ``VectorStoreIndex.insert_nodes`` adds them to
+pointing at one shared small JPEG) and ``link_moments`` links units and frames as
+``VideoReader`` does, ``VectorStoreIndex.insert_nodes`` adds them to
 the folder's Chroma collection, and the manifest gets the identity meta and one
 ``indexed`` file record per recording (content hash: sha256 of the recording's name;
 an empty placeholder file stands for the recording). ``VideoIndex(folder)`` opens it.
@@ -36,10 +37,10 @@ Measured per query, each variant in its own pass after the same warm-up queries:
     and every query's hits are compared with those of (b). Also split into stages, and
     into the queries that found something and those that found nothing.
 (b) ``VideoIndex.search(query)``, query embedding included.
-(c) the raw Chroma ``collection.query`` for the top k, without and with the modality
-    filter each channel adds.
-(d) one channel's ``VideoRetriever`` (Chroma query + LlamaIndex nodes), for a modality
-    the index holds and for one it does not.
+(c) the raw Chroma ``collection.query``: the top k and the candidates the text channels
+    share (``MIN_CANDIDATES``/``CANDIDATES_PER_HIT`` of ``index.py``), both unfiltered,
+    and the top k with a modality filter, as per-modality channels used to ask.
+(d) each distinct retriever behind the channels (Chroma query + LlamaIndex nodes).
 (e) the query embedding alone.
 
 ``--profile N`` runs cProfile over (a) for N of the queries that found something and
@@ -75,11 +76,12 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
+from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, QueryBundle
 from PIL import Image
 
 from llama_index_video.answering.search import hit_from_node
-from llama_index_video.index import VideoIndex
+from llama_index_video.index import CANDIDATES_PER_HIT, MIN_CANDIDATES, VideoIndex
 from llama_index_video.media.frames import Frame
 from llama_index_video.reader import moments
 from llama_index_video.reader.units import build_units
@@ -106,7 +108,7 @@ if TYPE_CHECKING:
     from llama_index_video.answering.search import SearchHit
 
 CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
-BUILD_VERSION = 2  # bump when the synthetic index changes shape
+BUILD_VERSION = 3  # bump when the synthetic index changes shape
 TARGET_P50_MS = 50.0
 INSERT_BATCH = 512
 FIDELITY_SAMPLES = 2  # per recording and modality
@@ -172,14 +174,15 @@ def make_recording(
     units = list(build_units(Segment(s.start, s.end, s.text) for s in sentences))
     groups = group_sentences([u.text for u in units], [s.text for s in sentences])
     unit_sentences = [[sentences[i].text for i in group] for group in groups]
-    nodes: list[BaseNode] = list(moments.transcript_nodes(source, units, language="en", note=None))
+    spoken_nodes = moments.transcript_nodes(source, units, language="en", note=None)
+    frame_nodes: list[BaseNode] = []
     sentences_of = list(unit_sentences)
     for step in range(math.ceil(duration / frame_interval)):
         start = step * frame_interval
         end = min(start + frame_interval, duration)
         frame = Frame(start, end, frame_image, 320, 180, "interval")
         spoken = moments.spoken_between(units, start, end, _SPOKEN_CHARS_PER_FRAME)
-        nodes.append(moments.frame_node(source, frame, spoken=spoken, note=None))
+        frame_nodes.append(moments.frame_node(source, frame, spoken=spoken, note=None))
         sentences_of.append(
             [
                 text
@@ -188,6 +191,8 @@ def make_recording(
                 for text in texts
             ]
         )
+    moments.link_moments(spoken_nodes, frame_nodes)  # as VideoReader does
+    nodes = [*spoken_nodes, *frame_nodes]
     return Recording(path, source.content_hash, duration, len(sentences), nodes, sentences_of)
 
 
@@ -510,22 +515,29 @@ def measure(
     warm, measured = range(warmup), range(warmup, warmup + queries)
     precomputed = PrecomputedEmbedding()
     collection = video_index.vector_store.client  # the chromadb Collection
-    channels = {c.name: c.retriever for c in video_index.as_retriever(top_k=top_k).channels}
+    channels = video_index.as_retriever(top_k=top_k).channels
+    shared: dict[int, tuple[BaseRetriever, list[str]]] = {}  # retrievers and their channels
+    for channel in channels:
+        shared.setdefault(id(channel.retriever), (channel.retriever, []))[1].append(channel.name)
+    candidates = max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k)  # what the shared one asks
 
     def embed(i: int) -> None:
         precomputed.vectors[texts[i]] = model.get_query_embedding(texts[i])
 
-    def raw_query(i: int) -> None:
-        collection.query(query_embeddings=[precomputed.vectors[texts[i]]], n_results=top_k)
+    def raw_query(count: int) -> Callable[[int], None]:
+        def run(i: int) -> None:
+            collection.query(query_embeddings=[precomputed.vectors[texts[i]]], n_results=count)
+
+        return run
 
     def raw_filtered_query(i: int) -> None:
-        where = {"modality": {"$in": ["transcript"]}}  # what a channel's filter becomes
+        where = {"modality": {"$in": ["transcript"]}}  # a VideoRetriever's modality filter
         vector = precomputed.vectors[texts[i]]
         collection.query(query_embeddings=[vector], n_results=top_k, where=where)
 
-    def channel_query(name: str) -> Callable[[int], None]:
+    def retriever_query(retriever: BaseRetriever) -> Callable[[int], None]:
         def run(i: int) -> None:
-            channels[name].retrieve(QueryBundle(texts[i], embedding=precomputed.vectors[texts[i]]))
+            retriever.retrieve(QueryBundle(texts[i], embedding=precomputed.vectors[texts[i]]))
 
         return run
 
@@ -542,10 +554,16 @@ def measure(
     variants = [
         (Variant("(a) retrieval + postprocessing, embedding excluded", split_by_hits=True), run_a),
         (Variant("(b) VideoIndex.search, embedding included", split_by_hits=True), run_b),
-        (Variant(f"(c) raw Chroma query, top {top_k}, no filter"), raw_query),
+        (Variant(f"(c) raw Chroma query, top {top_k}, no filter"), raw_query(top_k)),
+        (Variant(f"(c) raw Chroma query, top {candidates}, no filter"), raw_query(candidates)),
         (Variant(f"(c) raw Chroma query, top {top_k}, transcript filter"), raw_filtered_query),
-        (Variant("(d) one channel: transcript VideoRetriever"), channel_query("transcript")),
-        (Variant("(d) one channel: audio VideoRetriever (no nodes)"), channel_query("audio")),
+        *(
+            (
+                Variant(f"(d) {type(r).__name__} serving {len(names)} channel(s)"),
+                retriever_query(r),
+            )
+            for r, names in shared.values()
+        ),
         (Variant("(e) query embedding alone"), embed),
     ]
     embedding, embed_call = variants[-1]
@@ -568,7 +586,7 @@ def measure(
         fusion_embeds_given_vector=calls.count - before,
         open_seconds=open_seconds,
         threshold=video_index.threshold,
-        channels=list(channels),
+        channels=[c.name for c in channels],
     )
     answered = [texts[i] for i in measured if hits_a[i]]
     return measurement, video_index, answered, precomputed

@@ -24,7 +24,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video.answering.citations import Citation, check_citations
-from llama_index_video.answering.extractive import Answer, extractive_answer
+from llama_index_video.answering.extractive import Answer, citation_for, extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
 from llama_index_video.answering.search import SearchHit, hit_from_node
 from llama_index_video.errors import AnswerError
@@ -191,19 +191,7 @@ class VideoAnswerer:
         """Every moment the model was shown: each hit and each unit of its context."""
         citations: list[Citation] = []
         for node, hit in zip(nodes, hits, strict=True):
-            found = Citation.from_node(node.node)
-            citations.append(
-                Citation(
-                    source=hit.source,
-                    file_name=found.file_name,
-                    start=found.start,
-                    end=found.end,
-                    label=found.label,
-                    url=hit.url or hit.source,
-                    frame_path=found.frame_path,
-                    modality=found.modality,
-                )
-            )
+            citations.append(citation_for(hit))
             if isinstance(node.node, MomentNode):
                 citations.extend(
                     Citation(

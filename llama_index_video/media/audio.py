@@ -17,13 +17,12 @@ from pathlib import Path
 import av
 import numpy as np
 
-from llama_index_video.errors import MediaDecodeError, UnsupportedMediaError
-from llama_index_video.media.probe import open_container
+from llama_index_video.errors import UnsupportedMediaError
+from llama_index_video.media.probe import decoded_frames, open_container
 
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16_000
-_MAX_CORRUPT_PACKETS = 50
 _GAP_TOLERANCE_S = 0.25
 
 
@@ -89,44 +88,19 @@ def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
         resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
         origin = float(container.start_time) / av.time_base if container.start_time else 0.0
         emitted = 0
-        corrupt = 0
-        packets = container.demux(stream)
-        while True:
-            try:
-                packet = next(packets)
-                frames = packet.decode()
-            except StopIteration:
-                break
-            except av.error.EOFError:
-                break
-            except av.error.FFmpegError as exc:
-                corrupt += 1
-                if corrupt > _MAX_CORRUPT_PACKETS:
-                    if emitted == 0:
-                        raise MediaDecodeError(path, f"audio cannot be decoded ({exc})") from exc
-                    logger.warning(
-                        "%s: audio decoding stopped at %.1f s after repeated errors (%s)",
-                        path,
-                        emitted / SAMPLE_RATE,
-                        exc,
-                    )
-                    break
-                continue
-            for frame in frames:
-                if frame.pts is not None and frame.time_base is not None:
-                    frame_time = float(frame.pts * frame.time_base) - origin
-                    gap = int((frame_time - emitted / SAMPLE_RATE) * SAMPLE_RATE)
-                    if gap > _GAP_TOLERANCE_S * SAMPLE_RATE:
-                        yield np.zeros(gap, dtype=np.float32)
-                        emitted += gap
-                for out in resampler.resample(frame):
-                    block = out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
-                    emitted += len(block)
-                    yield block
+        for frame in decoded_frames(container, stream, path, "audio"):
+            if frame.pts is not None and frame.time_base is not None:
+                frame_time = float(frame.pts * frame.time_base) - origin
+                gap = int((frame_time - emitted / SAMPLE_RATE) * SAMPLE_RATE)
+                if gap > _GAP_TOLERANCE_S * SAMPLE_RATE:
+                    yield np.zeros(gap, dtype=np.float32)
+                    emitted += gap
+            for out in resampler.resample(frame):
+                block = out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
+                emitted += len(block)
+                yield block
         for out in resampler.resample(None):
             yield out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
-        if corrupt:
-            logger.warning("%s: skipped %d corrupt audio packets", path, corrupt)
 
 
 def _quietest_cut(samples: np.ndarray, search: int) -> int:

@@ -27,13 +27,12 @@ import av
 import numpy as np
 
 from llama_index_video.errors import MediaDecodeError, UnsupportedMediaError
-from llama_index_video.media.probe import open_container
+from llama_index_video.media.probe import decoded_frames, open_container
 
 logger = logging.getLogger(__name__)
 
 _THUMB_SIZE = (64, 36)
 _PIXEL_DELTA = 20.0  # grey levels (0-255) that count as a clear change of one pixel
-_MAX_CORRUPT_PACKETS = 50
 
 
 @dataclass(frozen=True)
@@ -191,33 +190,17 @@ def _decode(path: Path, analysis_fps: float) -> Iterator[tuple[float, av.VideoFr
         origin = float(container.start_time) / av.time_base if container.start_time else 0.0
         step = 1.0 / analysis_fps
         next_time = 0.0
-        decoded = corrupt = 0
-        packets = container.demux(stream)
-        while True:
-            try:
-                frames = next(packets).decode()
-            except (StopIteration, av.error.EOFError):
-                break
-            except av.error.FFmpegError as exc:
-                corrupt += 1
-                if corrupt > _MAX_CORRUPT_PACKETS:
-                    if decoded == 0:
-                        raise MediaDecodeError(path, f"video cannot be decoded ({exc})") from exc
-                    logger.warning("%s: video decoding stopped early (%s)", path, exc)
-                    break
+        decoded = 0
+        for frame in decoded_frames(container, stream, path, "video"):
+            if frame.pts is None or frame.time_base is None:
                 continue
-            for frame in frames:
-                if frame.pts is None or frame.time_base is None:
-                    continue
-                time = max(0.0, float(frame.pts * frame.time_base) - origin)
-                decoded += 1
-                if time + 1e-6 >= next_time:
-                    next_time = time + step
-                    yield time, frame
+            time = max(0.0, float(frame.pts * frame.time_base) - origin)
+            decoded += 1
+            if time + 1e-6 >= next_time:
+                next_time = time + step
+                yield time, frame
         if decoded == 0:
             raise MediaDecodeError(path, "no video frame could be decoded")
-        if corrupt:
-            logger.warning("%s: skipped %d corrupt video packets", path, corrupt)
 
 
 def _thumbnail(frame: av.VideoFrame) -> np.ndarray:

@@ -9,16 +9,19 @@ as video.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import av
 
-from llama_index_video.errors import MediaError, UnsupportedMediaError
+from llama_index_video.errors import MediaDecodeError, MediaError, UnsupportedMediaError
 
 logger = logging.getLogger(__name__)
 
 _ATTACHED_PIC = 0x0400  # AV_DISPOSITION_ATTACHED_PIC
+MAX_CORRUPT_PACKETS = 50
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,41 @@ def open_container(path: Path) -> av.container.InputContainer:
         raise UnsupportedMediaError(
             path, f"not a readable audio or video file ({_ffmpeg_reason(exc)})"
         ) from exc
+
+
+def decoded_frames(
+    container: av.container.InputContainer, stream: av.stream.Stream, path: Path, kind: str
+) -> Iterator[Any]:
+    """Decoded frames of ``stream`` (audio or video), skipping some corrupt packets.
+
+    Up to ``MAX_CORRUPT_PACKETS`` undecodable packets are skipped (one warning at the
+    end); past that, decoding stops with a warning, or fails if nothing was decoded.
+
+    Raises:
+        MediaDecodeError: nothing could be decoded.
+    """
+    packets = container.demux(stream)
+    corrupt = decoded = 0
+    while True:
+        try:
+            frames = next(packets).decode()
+        except (StopIteration, av.error.EOFError):
+            break
+        except av.error.FFmpegError as exc:
+            corrupt += 1
+            if corrupt <= MAX_CORRUPT_PACKETS:
+                continue
+            if decoded == 0:
+                raise MediaDecodeError(path, f"{kind} cannot be decoded ({exc})") from exc
+            logger.warning(
+                "%s: %s decoding stopped early after repeated errors (%s)", path, kind, exc
+            )
+            break
+        for frame in frames:
+            decoded += 1
+            yield frame
+    if corrupt:
+        logger.warning("%s: skipped %d corrupt %s packets", path, corrupt, kind)
 
 
 def probe(path: str | Path) -> MediaInfo:
