@@ -48,6 +48,8 @@ class AskOptions:
         num_queries: Phrasings searched; above 1 the LLM writes the extra ones and
             the results are fused by reciprocal rank (needs an LLM).
         max_images: Most frames sent to the model.
+        max_clips: Most retrieved video or audio clips sent to the model (Gemini
+            watches them; others leave them out).
         unverified: What to do with a cited label that matches nothing retrieved:
             ``"flag"`` it in the text, ``"strip"`` it, or ``"keep"`` it as written
             (it is never a citation either way).
@@ -56,6 +58,7 @@ class AskOptions:
     top_k: int = 5
     num_queries: int = 1
     max_images: int = 8
+    max_clips: int = 1
     unverified: Literal["flag", "strip", "keep"] = "flag"
 
     def __post_init__(self) -> None:
@@ -148,7 +151,9 @@ class VideoAnswerer:
             return AnswerStream(iter([answer.text]), lambda _text: answer)
         llm = self.llm
         items = [ContextItem.from_node(n.node) for n in nodes]
-        messages = build_messages(question, items, max_images=self.options.max_images)
+        messages = build_messages(
+            question, items, max_images=self.options.max_images, max_clips=self.options.max_clips
+        )
         retrieved = self._citations(nodes, hits)
 
         def finish(text: str) -> Answer:

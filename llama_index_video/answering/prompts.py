@@ -17,14 +17,16 @@ from pathlib import Path
 from typing import Final
 
 from llama_index.core.base.llms.types import (
+    AudioBlock,
     ChatMessage,
     ContentBlock,
     ImageBlock,
     MessageRole,
     TextBlock,
+    VideoBlock,
 )
 from llama_index.core.prompts import RichPromptTemplate
-from llama_index.core.schema import BaseNode, ImageNode, MetadataMode
+from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node
 
 from llama_index_video.answering.citations import Citation
 
@@ -95,32 +97,47 @@ class ContextItem:
             the answer's labels are checked against.
         text: Transcript text, on-screen text, a document chunk or a frame's
             description; may be empty for a bare frame.
+        clip: A retrieved video or audio clip file (clip nodes), for models that take
+            media (Gemini); None otherwise.
+        clip_mimetype: The clip's MIME type.
     """
 
     citation: Citation
     text: str
+    clip: Path | None = None
+    clip_mimetype: str | None = None
 
     @classmethod
     def from_node(cls, node: BaseNode) -> ContextItem:
         """The context item of a retrieved node (see :meth:`Citation.from_node`)."""
         text = node.text if isinstance(node, ImageNode) else node.get_content(MetadataMode.NONE)
-        return cls(citation=Citation.from_node(node), text=text.strip())
+        resource = (node.video_resource or node.audio_resource) if isinstance(node, Node) else None
+        clip = Path(resource.path) if resource is not None and resource.path else None
+        return cls(
+            citation=Citation.from_node(node),
+            text=text.strip(),
+            clip=clip,
+            clip_mimetype=resource.mimetype if clip is not None and resource else None,
+        )
 
 
 def build_messages(
-    question: str, items: Sequence[ContextItem], *, max_images: int = 8
+    question: str, items: Sequence[ContextItem], *, max_images: int = 8, max_clips: int = 1
 ) -> list[ChatMessage]:
     """The system message and the multimodal user message for one question.
 
     Each item becomes ``[label] kind:`` and its text; a frame's image follows its
     label while fewer than ``max_images`` are attached (items come most relevant
-    first, so the best frames are kept). Frames whose file is missing are left out
-    with a warning; the item's text stays.
+    first, so the best frames are kept); a retrieved clip follows its label as a
+    ``VideoBlock``/``AudioBlock`` while fewer than ``max_clips`` are attached (Gemini
+    watches it; models without video input leave it out with a warning). Media whose
+    file is missing is left out with a warning; the item's text stays.
 
     Args:
         question: The user's question.
         items: The retrieved moments, most relevant first.
         max_images: Most frames to attach.
+        max_clips: Most video or audio clips to attach.
 
     Returns:
         ``[system message, user message]``.
@@ -136,11 +153,17 @@ def build_messages(
     if max_images < 0:
         raise ValueError(f"max_images must be >= 0, got {max_images}")
     blocks: list[ContentBlock] = [TextBlock(text="Moments:")]
-    images = 0
+    images = clips = 0
     for item in items:
         moment = item.citation
         kind = _KINDS.get(moment.modality, moment.modality)
         blocks.append(TextBlock(text=f"{moment.label} {kind}:\n{item.text}".rstrip()))
+        if item.clip is not None and clips < max_clips:
+            if item.clip.is_file():
+                blocks.append(_clip_block(item.clip, item.clip_mimetype, moment.modality))
+                clips += 1
+            else:
+                logger.warning("clip %s of %s is missing; sent without it", item.clip, moment.label)
         frame = Path(moment.frame_path) if moment.frame_path else None
         if frame is None or images >= max_images:
             continue
@@ -154,3 +177,9 @@ def build_messages(
         ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
         ChatMessage(role=MessageRole.USER, blocks=blocks),
     ]
+
+
+def _clip_block(path: Path, mimetype: str | None, modality: str) -> ContentBlock:
+    if modality == "audio":
+        return AudioBlock(path=path, format=path.suffix.lstrip(".") or "mp3")
+    return VideoBlock(path=path, video_mimetype=mimetype or "video/mp4")

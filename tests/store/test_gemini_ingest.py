@@ -50,6 +50,17 @@ def _rows(index):
     return index.vector_store._collection.get(include=["metadatas", "embeddings"])
 
 
+def _media_types(parts):
+    """The MIME type of every media part (inline or uploaded), either JSON spelling."""
+    for part in parts:
+        media = next(
+            (part[k] for k in ("inline_data", "inlineData", "file_data", "fileData") if k in part),
+            None,
+        )
+        if media is not None:
+            yield media.get("mime_type") or media.get("mimeType")
+
+
 def _parts(contents):
     return [part for content in contents for part in content["parts"]]
 
@@ -77,12 +88,7 @@ def test_mixed_folder_gets_native_vectors_in_one_collection(gemini, folder, tmp_
     parts = _parts(contents)
     texts = [p["text"] for p in parts if "text" in p]
     assert texts and all(t.startswith("title: ") and " | text: " in t for t in texts)
-    media = [
-        p.get("inline_data") or p.get("inlineData") or p.get("file_data") or p.get("fileData")
-        for p in parts
-        if "text" not in p
-    ]
-    mimes = {m.get("mime_type") or m.get("mimeType") for m in media}
+    mimes = set(_media_types(parts))
     assert {"image/jpeg", "video/mp4", "audio/mp3"} <= mimes
     dims = {
         r["outputDimensionality"]
@@ -153,3 +159,26 @@ def test_cli_ingest_with_gemini_then_search_reopens_with_it(
     assert len(gemini.requests_to("embed")) == calls + 1
     assert all(h["modality"] == "text" for h in hits)
     assert gemini.api_key not in out
+
+
+def test_gemini_answers_with_the_retrieved_clip_itself(gemini, folder, tmp_path, transcriber):
+    from llama_index_video.answering.engine import AskOptions
+    from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
+
+    path = tmp_path / "index"
+    index = VideoIndex(
+        path,
+        embed_model=EmbeddingSpec(backend="gemini", dimension=128),
+        reader=_reader(path, transcriber),
+    )
+    assert index.ingest([folder / "ozone_explainer.mp4"]).ok
+    gemini.queue_generate("Ozone absorbs UV [ozone_explainer.mp4 00:00-01:20].")
+    llm = GeminiMultimodalLLM(max_retries=0)
+    # Every moment is retrieved (the fake's vectors carry no meaning), the clip among them.
+    answer = index.ask("What happens in this video?", llm=llm, options=AskOptions(top_k=50))
+    body = gemini.requests_to("generate")[0].json
+    parts = [part for content in body["contents"] for part in content["parts"]]
+    videos = [m for m in _media_types(parts) if m == "video/mp4"]
+    assert len(videos) == 1
+    assert answer.found and answer.model
+    index.close()
