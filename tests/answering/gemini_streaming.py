@@ -43,7 +43,7 @@ class StreamingGeminiServer(FakeGeminiServer):
     def __post_init__(self) -> None:
         super().__post_init__()
         self._streams: deque[list[dict[str, Any]]] = deque()
-        handler = self._httpd.RequestHandlerClass
+        handler = self._server.httpd.RequestHandlerClass
         server = self
 
         class StreamingHandler(handler):
@@ -59,7 +59,7 @@ class StreamingGeminiServer(FakeGeminiServer):
                     self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
                     self.wfile.flush()
 
-        self._httpd.RequestHandlerClass = StreamingHandler
+        self._server.httpd.RequestHandlerClass = StreamingHandler
 
     def queue_stream(self, *texts: str, **final: Any) -> None:
         """Stream the next answer as one event per text, then :func:`final_chunk` (``final``)."""

@@ -18,8 +18,10 @@ import json
 import threading
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.loopback import LoopbackHTTP
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -94,18 +96,12 @@ class FakeAnthropicServer:
     def __post_init__(self) -> None:
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._closing = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._server = LoopbackHTTP(_make_handler(self))
 
     @property
     def url(self) -> str:
         """Base URL for the SDK's ``base_url``."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     def enqueue(self, *replies: Reply) -> None:
         """Answer the next requests with ``replies``, in order."""
@@ -117,14 +113,11 @@ class FakeAnthropicServer:
         return [r for r in self.requests if r.path.startswith("/v1/messages")]
 
     def __enter__(self) -> FakeAnthropicServer:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._closing.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
     def _next_reply(self, request: RecordedRequest) -> Reply:
         with self._lock:
@@ -201,7 +194,7 @@ def _make_handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             request = RecordedRequest("POST", self.path, headers, json.loads(raw or b"{}"))
             reply = server._next_reply(request)
-            if reply.delay and server._closing.wait(reply.delay):
+            if reply.delay and server._server.closing.wait(reply.delay):
                 return
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client gave up
                 self._answer(request, reply)

@@ -41,11 +41,13 @@ import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
+
+from tests.fakes.loopback import LoopbackHTTP
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -153,7 +155,6 @@ class FakeGeminiServer:
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self._closing = threading.Event()
         self._faults: dict[str, deque[Fault]] = {name: deque() for name in ENDPOINTS}
         self._generate: deque[dict[str, Any]] = deque()
         self._uploads: dict[str, dict[str, Any]] = {}
@@ -161,28 +162,19 @@ class FakeGeminiServer:
         self._ids = iter(range(1, 1 << 30))
         self._in_flight = 0
         self.max_in_flight = 0
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._httpd.daemon_threads = True
-        self._httpd.block_on_close = False
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
+        self._server = LoopbackHTTP(_handler_for(self))
 
     @property
     def base_url(self) -> str:
         """Base URL for ``HttpOptions(base_url=...)``."""
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self._server.url
 
     def __enter__(self) -> FakeGeminiServer:
-        self._thread.start()
+        self._server.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        self._closing.set()
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
+        self._server.stop()
 
     # -- scripting ----------------------------------------------------------------------
 
@@ -480,7 +472,7 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
             )
             fault = server._record(request)
             try:
-                if fault is not None and fault.delay and server._closing.wait(fault.delay):
+                if fault is not None and fault.delay and server._server.closing.wait(fault.delay):
                     return
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client left
                     try:
