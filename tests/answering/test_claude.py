@@ -7,8 +7,6 @@ import base64
 import io
 import logging
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,7 @@ from llama_index_video.answering.prompts import (
     ContextItem,
     build_messages,
 )
-from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
+from llama_index_video.errors import AnswerError, RemoteAPIError
 from tests.answering.llm_checks import agreement_conversation, exposures
 from tests.fakes.anthropic_server import error_reply, slow_reply, text_reply
 
@@ -379,19 +377,6 @@ def test_the_key_never_leaks(make_claude, fake_anthropic, caplog):
     exposed = [*exposures(llm), caplog.text, *(f"{error!s} {error!r}" for error in errors)]
     assert caplog.text  # the loggers did speak
     assert not [text for text in exposed if key in text]
-
-
-def test_the_sdk_is_imported_lazily_and_its_absence_names_the_extra(monkeypatch):
-    code = "import sys, llama_index_video.answering.claude; print('anthropic' in sys.modules)"
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "False"
-
-    llm = ClaudeMultimodalLLM(api_key="k")
-    monkeypatch.setitem(sys.modules, "anthropic", None)
-    with pytest.raises(MissingDependencyError, match=r"llama-index-video\[anthropic\]"):
-        llm.chat([user(TextBlock(text="hi"))])
 
 
 # -- inside LlamaIndex's own multimodal query engine ----------------------------------------

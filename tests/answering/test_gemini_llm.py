@@ -12,8 +12,6 @@ import inspect
 import io
 import logging
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -43,7 +41,7 @@ from llama_index_video.answering.prompts import (
     ContextItem,
     build_messages,
 )
-from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
+from llama_index_video.errors import AnswerError, RemoteAPIError
 from llama_index_video.media.clips import Clip, cut_clips
 from tests.answering.gemini_streaming import StreamingGeminiServer
 from tests.answering.llm_checks import agreement_conversation, exposures
@@ -500,21 +498,6 @@ def test_the_key_never_leaks(make_gemini, fake_gemini, clip, caplog):
     assert caplog.text  # the loggers did speak
     assert not [text for text in exposed if SECRET in text]
     assert "echo ***" in str(errors[0])
-
-
-def test_the_sdk_is_imported_lazily_and_its_absence_names_the_extra(monkeypatch):
-    code = (
-        "import sys, llama_index_video.answering.gemini_llm; print('google.genai' in sys.modules)"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "False"
-
-    llm = GeminiMultimodalLLM(api_key="k")
-    monkeypatch.setitem(sys.modules, "google.genai", None)
-    with pytest.raises(MissingDependencyError, match=r"llama-index-video\[gemini\]"):
-        llm.chat([user(TextBlock(text="hi"))])
 
 
 # -- inside LlamaIndex's own multimodal query engine ----------------------------------------
