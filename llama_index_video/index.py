@@ -25,7 +25,7 @@ from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index_video import __version__, schema
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
 from llama_index_video.answering.extractive import Answer
-from llama_index_video.answering.search import SearchHit, hit_from_node
+from llama_index_video.answering.search import SearchHit
 from llama_index_video.embeddings.dimensions import check_dimension
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
@@ -35,7 +35,7 @@ from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostp
 from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import DEFAULT_COLLECTION, open_chroma
-from llama_index_video.store.fusion import Channel, FusionRetriever, similarities
+from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
@@ -214,13 +214,11 @@ class VideoIndex:
         self, query: str, *, top_k: int = 5, modalities: Sequence[str] | None = None
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant."""
-        hits = self.as_retriever(top_k=top_k, modalities=modalities).retrieve(query)
-        cosine = similarities(hits)
-        hits = self.postprocessor().postprocess_nodes(hits, query_str=query)
-        return [
-            hit_from_node(hit, locate=self.locate, similarity=cosine.get(hit.node.node_id))
-            for hit in hits
-        ]
+        return VideoAnswerer(
+            retriever=self.as_retriever(top_k=top_k, modalities=modalities),
+            postprocessors=[self.postprocessor()],
+            locate=self.locate,
+        ).search(query)
 
     def answerer(
         self,

@@ -117,6 +117,10 @@ class VideoAnswerer:
         """The moments for ``question``, post-processed, most relevant first."""
         return self._retrieve(question)[0]
 
+    def search(self, question: str) -> list[SearchHit]:
+        """The moments as search hits (the ``search --json`` contract)."""
+        return self._moments(question)[1]
+
     def _retrieve(self, question: str) -> tuple[list[NodeWithScore], dict[str, float]]:
         """The moments, and each fused hit's cosine similarity (postprocessors drop it)."""
         bundle = QueryBundle(question)
@@ -125,6 +129,15 @@ class VideoAnswerer:
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
         return nodes, cosine
+
+    def _moments(self, question: str) -> tuple[list[NodeWithScore], list[SearchHit]]:
+        """The post-processed moments and their hits, scored by cosine similarity."""
+        nodes, cosine = self._retrieve(question)
+        hits = [
+            hit_from_node(n, locate=self._locate, similarity=cosine.get(n.node.node_id))
+            for n in nodes
+        ]
+        return nodes, hits
 
     def ask(self, question: str) -> Answer:
         """Answer ``question`` (see the module docstring for the rules)."""
@@ -141,11 +154,7 @@ class VideoAnswerer:
         """
         if not question.strip():
             raise AnswerError("the question is empty")
-        nodes, cosine = self._retrieve(question)
-        hits = [
-            hit_from_node(n, locate=self._locate, similarity=cosine.get(n.node.node_id))
-            for n in nodes
-        ]
+        nodes, hits = self._moments(question)
         if not nodes or self.llm is None:
             answer = extractive_answer(question, hits)
             return AnswerStream(iter([answer.text]), lambda _text: answer)
