@@ -7,7 +7,9 @@ windows of about ``target_chars``. Windows end at sentence ends; only where a se
 too long for one window is cut do the last few words repeat in the next window.
 Overlapping whole sentences would blur neighbouring facts ("90% of UV-B" creeping
 into the "100% of UV-C" unit). Without word timestamps, word times are interpolated
-within their segment.
+within their segment. Words are joined with the spacing of their segment's text, so
+numbers and punctuation Whisper split into several words ("20" + ",000") read as they
+were heard.
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
@@ -65,6 +67,7 @@ class _Token:
     start: float
     end: float
     text: str
+    glued: bool = False  # follows the previous token with no space ("20" ",000")
 
 
 def build_units(
@@ -113,9 +116,7 @@ def build_units(
 def _tokens(segments: Iterable[Segment]) -> Iterator[_Token]:
     for segment in segments:
         if segment.words:
-            for word in segment.words:
-                if text := word.text.strip():
-                    yield _Token(word.start, word.end, text)
+            yield from _word_tokens(segment)
             continue
         pieces = segment.text.split()
         total = sum(len(p) + 1 for p in pieces)
@@ -127,10 +128,31 @@ def _tokens(segments: Iterable[Segment]) -> Iterator[_Token]:
             yield _Token(start, segment.start + span * offset / total, piece)
 
 
+def _word_tokens(segment: Segment) -> Iterator[_Token]:
+    """The segment's words, each glued to the previous one where the segment's text has no space.
+
+    Backends strip the leading space Whisper puts on each word token, so the segment's
+    text is what still says whether ",000" continues "20"; a word not found there (a
+    backend whose words differ from its text) is spaced.
+    """
+    cursor = 0
+    first = True
+    for word in segment.words:
+        text = word.text.strip()
+        if not text:
+            continue
+        found = segment.text.find(text, cursor)
+        glued = not first and found > 0 and found == cursor and not word.text[:1].isspace()
+        if found >= 0:
+            cursor = found + len(text)
+        first = False
+        yield _Token(word.start, word.end, text, glued=glued)
+
+
 def _cut_long(tokens: list[_Token], max_chars: int) -> Iterator[list[_Token]]:
     piece: list[_Token] = []
     for token in tokens:
-        if piece and _length(piece) + 1 + len(token.text) > max_chars:
+        if piece and _length([*piece, token]) > max_chars:
             yield piece
             piece = []
         piece.append(token)
@@ -139,12 +161,18 @@ def _cut_long(tokens: list[_Token], max_chars: int) -> Iterator[list[_Token]]:
 
 
 def _length(tokens: list[_Token]) -> int:
-    return sum(len(t.text) for t in tokens) + max(0, len(tokens) - 1)
+    return len(_joined(tokens))
+
+
+def _joined(tokens: list[_Token]) -> str:
+    return "".join(
+        t.text if index == 0 or t.glued else " " + t.text for index, t in enumerate(tokens)
+    )
 
 
 def _unit(tokens: list[_Token]) -> TranscriptUnit:
     return TranscriptUnit(
         start=round(tokens[0].start, 3),
         end=round(max(t.end for t in tokens), 3),
-        text=" ".join(t.text for t in tokens),
+        text=_joined(tokens),
     )

@@ -96,3 +96,52 @@ def test_units_keep_every_word_in_time_order(raw):
     covered = " ".join(u.text for u in units).split()
     assert set(spoken) == set(covered)
     assert len(covered) >= len(spoken)
+
+
+def _heard(text: str, start: float = 0.0) -> Segment:
+    """A segment as faster-whisper gives it: words split on Whisper's tokens, stripped."""
+    pieces = text.replace(",000", " ,000").split()
+    words = tuple(Word(start + i * 0.3, start + i * 0.3 + 0.3, p) for i, p in enumerate(pieces))
+    return Segment(start, start + 0.3 * len(pieces), text, words=words)
+
+
+def test_words_split_inside_a_number_read_like_the_segment():
+    segments = [
+        _heard("In winter the colony shrinks to about 20,000 bees."),
+        _heard("A queen lays up to 2,000 eggs a day.", start=5.0),
+    ]
+    units = list(build_units(segments))
+    assert " ".join(u.text for u in units) == " ".join(s.text for s in segments)
+    assert not any(" ," in u.text or " ." in u.text for u in units)
+
+
+def test_words_carrying_their_own_leading_space_are_not_double_spaced():
+    words = (Word(0.0, 0.4, " about"), Word(0.4, 0.8, " 20"), Word(0.8, 1.0, ",000"))
+    units = list(build_units([Segment(0.0, 1.0, "about 20,000", words=words)]))
+    assert [u.text for u in units] == ["about 20,000"]
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["20", ",000", " bees", " it", ".", " is", " 3", ".5", "?", " UV"]),
+            min_size=1,
+            max_size=15,
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_unit_text_reads_like_the_segments_text(raw):
+    # Whisper-like tokens (leading space = new word), stripped as the backends store them.
+    segments = []
+    for index, tokens in enumerate(raw):
+        words = tuple(
+            Word(index * 10 + i * 0.2, index * 10 + i * 0.2 + 0.2, token.strip())
+            for i, token in enumerate(tokens)
+        )
+        segments.append(Segment(index * 10, index * 10 + 5, "".join(tokens).strip(), words=words))
+    units = list(build_units(segments, UnitOptions(target_chars=20, max_chars=40)))
+    spoken = " ".join(s.text for s in segments)
+    assert units
+    assert all(u.text in spoken for u in units), (units, spoken)
