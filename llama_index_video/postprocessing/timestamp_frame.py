@@ -110,15 +110,19 @@ class _Moment:
 
         Only the units of the hit itself join the context (not its neighbours, so
         moments do not chain into one); the moment stays the best hit: its span, label
-        and text are what the user plays and cites. A retrieved frame replaces an
-        attached one, since it matched the query itself.
+        and text are what the user plays and cites. Its frame is the one on screen
+        during its span: a retrieved frame replaces the attached one only if it appeared
+        within that span (it matched the query itself, so it is the better picture of
+        it); one shown earlier, for a neighbour, would illustrate something else.
         """
         for unit_id, unit in other.units.items():
             if _overlaps(span(unit), other.start, other.end):
                 self.units[unit_id] = unit
         self.hit_ids.extend(other.hit_ids)
         if other.modality == "frame" and self.modality != "frame":
-            self.frame = other.frame
+            appeared = float(other.source.metadata.get(schema.FRAME_TIME, other.start))
+            if self.start <= appeared <= self.end:
+                self.frame = other.frame
 
     @property
     def lo(self) -> float:

@@ -134,12 +134,30 @@ def test_untimed_nodes_pass_through(chroma_index):
     assert _chroma_postprocessor(chroma_index).postprocess_nodes([document]) == [document]
 
 
-def test_a_frame_hit_gets_the_speech_around_it(chroma_index):
-    frame = next(
+def _frame(index, seconds):
+    return next(
         n
-        for n in chroma_index.vector_store.get_nodes(None)
-        if isinstance(n, ImageNode) and n.metadata[schema.FRAME_TIME] == pytest.approx(64, abs=0.3)
+        for n in index.vector_store.get_nodes(None)
+        if isinstance(n, ImageNode)
+        and n.metadata[schema.FRAME_TIME] == pytest.approx(seconds, abs=0.3)
     )
+
+
+@pytest.mark.parametrize("store", ["chroma_index", "linked_index"])
+def test_a_lower_ranked_frame_shown_before_the_hit_does_not_replace_its_frame(store, request):
+    index = request.getfixturevalue(store)
+    hits = [
+        _hit(index, "rises with altitude because", 0.8),  # spoken 36.0-39.4 over the 36 s slide
+        NodeWithScore(node=_frame(index, 36.0), score=0.7),
+        NodeWithScore(node=_frame(index, 22.53), score=0.6),  # in the context, not the hit
+    ]
+    moment = TimestampFramePostprocessor(vector_store=index.vector_store).postprocess_nodes(hits)
+    assert len(moment) == 1
+    assert moment[0].node.frame_time == pytest.approx(36.0, abs=0.25)
+
+
+def test_a_frame_hit_gets_the_speech_around_it(chroma_index):
+    frame = _frame(chroma_index, 64)
     moment = _chroma_postprocessor(chroma_index).postprocess_nodes(
         [NodeWithScore(node=frame, score=1)]
     )
@@ -242,3 +260,29 @@ def test_links_give_the_same_context_as_time_ranges_with_lookups_by_id(linked_in
         ]
 
     assert view(by_links) == view(by_ranges)
+
+
+@pytest.mark.parametrize("top_k", [6, 7, 8])
+def test_the_answer_is_shown_with_the_slide_on_screen_while_it_is_spoken(
+    example_index, timeline, top_k
+):
+    # The README's recipe retrieves 8: lower-ranked frames land inside a moment's context.
+    retriever = VectorStoreIndex.from_vector_store(
+        example_index.vector_store, embed_model=example_index.embed_model
+    ).as_retriever(similarity_top_k=top_k)
+    hits = retriever.retrieve("Why does the stratosphere warm up?")
+    results = example_index.postprocessor().postprocess_nodes(hits)
+    spoken = next(
+        h.node
+        for h in results
+        if h.node.metadata[schema.MODALITY] == "transcript"
+        and h.node.metadata[schema.START_S] <= 40 <= h.node.metadata[schema.END_S]
+    )
+    start, end = spoken.metadata[schema.START_S], spoken.metadata[schema.END_S]
+    slide = max(
+        timeline["ozone_explainer.mp4"]["slides"],
+        key=lambda s: min(end, s["end"]) - max(start, s["start"]),
+    )
+    assert slide["title"] == "Stratospheric warming"
+    assert spoken.frame_time is not None
+    assert slide["start"] - 0.3 <= spoken.frame_time < slide["end"], spoken.frame_time
