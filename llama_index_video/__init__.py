@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from llama_index_video._version import __version__
 
 _EXPORTS: dict[str, str] = {
     "VideoReader": "llama_index_video.reader.video_reader",
@@ -42,41 +42,18 @@ _EXPORTS: dict[str, str] = {
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
     "MissingDependencyError": "llama_index_video.errors",
+    "UnsupportedMediaError": "llama_index_video.errors",
+    "MediaDecodeError": "llama_index_video.errors",
+    "TranscriptionError": "llama_index_video.errors",
+    "EmbeddingError": "llama_index_video.errors",
+    "RemoteAPIError": "llama_index_video.errors",
+    "IndexCompatibilityError": "llama_index_video.errors",
+    "AnswerError": "llama_index_video.errors",
+    "local_embedding": "llama_index_video.embeddings.local",
+    "VIDEO_QA_TEMPLATE": "llama_index_video.answering.prompts",
 }
 
-__all__ = [
-    "Answer",
-    "AskOptions",
-    "Citation",
-    "ClaudeMultimodalLLM",
-    "ClipNode",
-    "ClipOptions",
-    "EmbeddingSpec",
-    "FasterWhisperTranscriber",
-    "FrameNode",
-    "FrameSamplingOptions",
-    "GeminiMultimodalEmbedding",
-    "GeminiMultimodalLLM",
-    "MediaError",
-    "MediaInfo",
-    "MissingDependencyError",
-    "MomentNode",
-    "OpenAIWhisperTranscriber",
-    "ReadResult",
-    "SearchHit",
-    "Segment",
-    "TimestampFramePostprocessor",
-    "Transcriber",
-    "UnitOptions",
-    "VideoAnswerer",
-    "VideoIndex",
-    "VideoIndexError",
-    "VideoReader",
-    "VideoRetriever",
-    "Word",
-    "__version__",
-    "probe",
-]
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from llama_index_video.answering.citations import Citation
@@ -84,10 +61,23 @@ if TYPE_CHECKING:
     from llama_index_video.answering.engine import AskOptions, VideoAnswerer
     from llama_index_video.answering.extractive import Answer
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
+    from llama_index_video.answering.prompts import VIDEO_QA_TEMPLATE
     from llama_index_video.answering.search import SearchHit
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+    from llama_index_video.embeddings.local import local_embedding
     from llama_index_video.embeddings.spec import EmbeddingSpec
-    from llama_index_video.errors import MediaError, MissingDependencyError, VideoIndexError
+    from llama_index_video.errors import (
+        AnswerError,
+        EmbeddingError,
+        IndexCompatibilityError,
+        MediaDecodeError,
+        MediaError,
+        MissingDependencyError,
+        RemoteAPIError,
+        TranscriptionError,
+        UnsupportedMediaError,
+        VideoIndexError,
+    )
     from llama_index_video.index import VideoIndex
     from llama_index_video.media.frames import FrameSamplingOptions
     from llama_index_video.media.probe import MediaInfo, probe

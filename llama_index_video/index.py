@@ -22,7 +22,8 @@ from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 
-from llama_index_video import __version__, schema
+from llama_index_video import schema
+from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
 from llama_index_video.answering.extractive import Answer
 from llama_index_video.answering.search import SearchHit

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import llama_index_video
+from tests_support import ROOT
 
 EXPECTED = {
     "__version__",
@@ -39,6 +40,15 @@ EXPECTED = {
     "VideoRetriever",
     "Word",
     "probe",
+    "local_embedding",
+    "VIDEO_QA_TEMPLATE",
+    "UnsupportedMediaError",
+    "MediaDecodeError",
+    "TranscriptionError",
+    "EmbeddingError",
+    "RemoteAPIError",
+    "IndexCompatibilityError",
+    "AnswerError",
 }
 
 
@@ -59,3 +69,9 @@ def test_import_is_light():
     code = "import sys, llama_index_video; print('torch' in sys.modules, 'av' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_readme_examples_need_no_deep_import():
+    readme = (ROOT / "README.md").read_text()
+    deep = [line for line in readme.splitlines() if line.startswith("from llama_index_video.")]
+    assert deep == []

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video import __version__
+from llama_index_video._version import __version__
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.schema import MODALITIES

@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from llama_index_video import __version__
+from llama_index_video._version import __version__
 from llama_index_video.errors import (
     AnswerError,
     EmbeddingError,
