@@ -27,7 +27,6 @@ from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
 from llama_index_video.answering.extractive import Answer
 from llama_index_video.answering.search import SearchHit
-from llama_index_video.embeddings.dimensions import check_dimension
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -35,7 +34,8 @@ from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
-from llama_index_video.store.collection import DEFAULT_COLLECTION, open_chroma
+from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collection, open_chroma
+from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 from llama_index_video.store.manifest import Manifest
@@ -164,8 +164,9 @@ class VideoIndex:
     ) -> IngestReport:
         """Add files and folders; unchanged content is skipped, changed content replaced."""
         dimension = getattr(self.embed_model, "output_dimensionality", None)
-        if dimension and hasattr(self.vector_store, "client"):
-            check_dimension(self.vector_store, dimension, model=self.identity)
+        collection = chroma_collection(self.vector_store)
+        if dimension and collection is not None:
+            check_dimension(collection, dimension, model=self.identity)
         self._record_identity()
         return Ingestor(
             self.index, self.manifest, self.reader, embed_model=self.embed_model, progress=progress

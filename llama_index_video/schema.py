@@ -11,6 +11,15 @@ from typing import Final, Literal
 Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio"]
 MODALITIES: Final[tuple[str, ...]] = ("transcript", "frame", "ocr", "text", "video", "audio")
 
+
+def parse_modalities(text: str) -> list[str]:
+    """``"transcript, ocr"`` -> ``["transcript", "ocr"]``; ValueError naming the choices."""
+    chosen = [m.strip() for m in text.split(",") if m.strip()]
+    if not chosen or not set(chosen) <= set(MODALITIES):
+        raise ValueError(f"choose from {','.join(MODALITIES)}")
+    return chosen
+
+
 # Metadata keys.
 SOURCE: Final = "source"  # path of the media file as ingested
 FILE_NAME: Final = "file_name"

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from llama_index_video._version import __version__
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError
-from llama_index_video.schema import MODALITIES
+from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
+from llama_index_video.schema import MODALITIES, parse_modalities
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -100,10 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--clip-seconds",
         type=float,
         default=None,
-        help="longest video clip for Gemini (default: 80 with sound, else 120)",
+        help=(
+            f"longest video clip for Gemini (default: {VIDEO_WITH_AUDIO_SECONDS:g} with sound,"
+            f" else {MAX_SECONDS['video']:g})"
+        ),
     )
     embedding.add_argument(
-        "--clip-overlap", type=float, default=10.0, help="seconds shared by consecutive clips"
+        "--clip-overlap",
+        type=float,
+        default=DEFAULT_WINDOWS["video"][1],
+        help="seconds shared by consecutive clips",
     )
 
     search = commands.add_parser(
@@ -358,11 +365,10 @@ def _positive_int(text: str) -> int:
 
 
 def _modalities(text: str) -> list[str]:
-    chosen = [m.strip() for m in text.split(",") if m.strip()]
-    unknown = [m for m in chosen if m not in MODALITIES]
-    if unknown or not chosen:
-        raise argparse.ArgumentTypeError(f"choose from {','.join(MODALITIES)}")
-    return chosen
+    try:
+        return parse_modalities(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _configure_logging(*, debug: bool) -> None:

@@ -20,7 +20,7 @@ The model's known traps, handled here:
   documented prefixes (``query_template`` / ``document_template``);
 - truncated (Matryoshka) vectors are not unit length: every vector is
   L2-normalised here, and its length is checked against ``output_dimensionality``;
-- one index holds one dimension: :mod:`~llama_index_video.embeddings.dimensions`
+- one index holds one dimension: :mod:`~llama_index_video.store.dimensions`
   refuses a mismatch.
 
 Failures: the single-item methods raise :class:`RemoteAPIError` (or the

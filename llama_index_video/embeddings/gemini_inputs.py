@@ -31,6 +31,7 @@ from llama_index.core.schema import BaseNode, ImageNode, MediaResource, Metadata
 
 from llama_index_video.errors import EmbeddingError, MediaError
 from llama_index_video.media.clips import Clip
+from llama_index_video.media.limits import MAX_SECONDS
 from llama_index_video.media.probe import probe
 from llama_index_video.reader.nodes import MediaText
 
@@ -39,8 +40,6 @@ if TYPE_CHECKING:
 
 Kind = Literal["text", "image", "video", "audio", "document"]
 
-#: Longest media the model takes, in seconds (120 s video, 80 s audio).
-MAX_SECONDS: Final[dict[str, float]] = {"video": 120.0, "audio": 80.0}
 #: Slack on those limits: container timestamps add a few hundredths of a second.
 DURATION_SLACK: Final = 0.5
 MAX_IMAGES_PER_REQUEST: Final = 6

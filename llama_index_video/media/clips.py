@@ -45,6 +45,8 @@ import av
 
 from llama_index_video.errors import MediaError, MissingDependencyError, UnsupportedMediaError
 from llama_index_video.media.ffmpeg import ffmpeg_executable, run_ffmpeg
+from llama_index_video.media.limits import DEFAULT_WINDOWS, VIDEO_WITH_AUDIO_SECONDS
+from llama_index_video.media.names import clip_name
 from llama_index_video.media.probe import open_container, probe
 
 logger = logging.getLogger(__name__)
@@ -52,13 +54,6 @@ logger = logging.getLogger(__name__)
 ClipModality = Literal["video", "audio"]
 AudioFormat = Literal["mp3", "wav"]
 
-#: Default ``(max_seconds, overlap_seconds)`` per modality, from Gemini Embedding 2's limits.
-DEFAULT_WINDOWS: Final[dict[str, tuple[float, float]]] = {
-    "video": (120.0, 10.0),
-    "audio": (80.0, 5.0),
-}
-#: A safer video window when the clips keep their audio track.
-VIDEO_WITH_AUDIO_SECONDS: Final = 80.0
 
 _MIMETYPES: Final = {"mp4": "video/mp4", "mp3": "audio/mp3", "wav": "audio/wav"}
 # Codecs a stream-copied MP4 may keep (decoder names as PyAV reports them); others are
@@ -261,10 +256,7 @@ class _Cutter:
         return clip
 
     def _describe(self, plan: _Plan) -> Clip:
-        name = (
-            f"{self.content_hash[:16]}_{self.modality}_"
-            f"{round(plan.start * 1000):09d}-{round(plan.end * 1000):09d}.{self.extension}"
-        )
+        name = clip_name(self.content_hash, self.modality, plan.start, plan.end, self.extension)
         return Clip(
             source=self.source,
             start=plan.start,

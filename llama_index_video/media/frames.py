@@ -27,6 +27,7 @@ import av
 import numpy as np
 
 from llama_index_video.errors import MediaDecodeError, UnsupportedMediaError
+from llama_index_video.media.names import frame_name
 from llama_index_video.media.probe import decoded_frames, open_container
 
 logger = logging.getLogger(__name__)
@@ -218,7 +219,7 @@ def _store(
 ) -> Frame:
     image = candidate.frame.to_image()
     image.thumbnail((options.max_side, options.max_side))
-    target = out_dir / f"{prefix}_{round(candidate.time * 1000):09d}.jpg"
+    target = out_dir / frame_name(prefix, candidate.time)
     if not target.exists():
         partial = target.with_suffix(".part")
         image.save(partial, format="JPEG", quality=options.jpeg_quality)

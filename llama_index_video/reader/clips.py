@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from llama_index.core.schema import MediaResource, NodeRelationship, ObjectType, RelatedNodeInfo
 
 from llama_index_video import schema
-from llama_index_video.media.clips import Clip
+from llama_index_video.media.clips import Clip, ClipModality
+from llama_index_video.media.limits import (
+    DEFAULT_WINDOWS,
+    MAX_SECONDS,
+    MIN_WINDOW_SECONDS,
+    VIDEO_WITH_AUDIO_SECONDS,
+)
 from llama_index_video.reader.ids import millis, stable_id
 from llama_index_video.reader.moments import SourceFile, spoken_between
 from llama_index_video.reader.nodes import ClipNode
@@ -37,19 +43,29 @@ class ClipOptions:
     """
 
     video_seconds: float | None = None
-    video_overlap: float = 10.0
-    audio_seconds: float = 80.0
-    audio_overlap: float = 5.0
+    video_overlap: float = DEFAULT_WINDOWS["video"][1]
+    audio_seconds: float = DEFAULT_WINDOWS["audio"][0]
+    audio_overlap: float = DEFAULT_WINDOWS["audio"][1]
 
     def __post_init__(self) -> None:
-        for name in ("video_seconds", "audio_seconds"):
-            value = getattr(self, name)
-            if value is not None and not 5 <= value <= 120:
-                raise ValueError(f"{name} must be within 5..120 seconds, got {value}")
-        if not 0 <= self.video_overlap < (self.video_seconds or 80) / 2:
+        for name, modality in (("video_seconds", "video"), ("audio_seconds", "audio")):
+            value, longest = getattr(self, name), MAX_SECONDS[modality]
+            if value is not None and not MIN_WINDOW_SECONDS <= value <= longest:
+                raise ValueError(
+                    f"{name} must be within {MIN_WINDOW_SECONDS:g}..{longest:g} seconds, "
+                    f"got {value}"
+                )
+        if not 0 <= self.video_overlap < (self.video_seconds or VIDEO_WITH_AUDIO_SECONDS) / 2:
             raise ValueError("video_overlap must be >= 0 and under half a clip")
         if not 0 <= self.audio_overlap < self.audio_seconds / 2:
             raise ValueError("audio_overlap must be >= 0 and under half a clip")
+
+    def window(self, modality: ClipModality, *, has_audio: bool) -> tuple[float, float]:
+        """``(max_seconds, overlap_seconds)`` for clips of this modality."""
+        if modality == "audio":
+            return self.audio_seconds, self.audio_overlap
+        default = VIDEO_WITH_AUDIO_SECONDS if has_audio else MAX_SECONDS["video"]
+        return self.video_seconds or default, self.video_overlap
 
 
 def clip_node(

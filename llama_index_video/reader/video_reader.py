@@ -23,6 +23,7 @@ from llama_index.core.schema import BaseNode
 from llama_index_video.errors import MediaError, UnsupportedMediaError, VideoIndexError
 from llama_index_video.media.audio import iter_audio_chunks
 from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
+from llama_index_video.media.names import source_prefix
 from llama_index_video.media.probe import MediaInfo, probe
 from llama_index_video.ocr import (
     OcrEngine,
@@ -232,15 +233,11 @@ class VideoReader(BaseReader):
         progress: Progress,
     ) -> list[BaseNode]:
         """Video clips of a video (audio clips of an audio file) for native embedding."""
-        from llama_index_video.media.clips import VIDEO_WITH_AUDIO_SECONDS, cut_clips
+        from llama_index_video.media.clips import cut_clips
 
         options = self.clips or ClipOptions()
         modality: Literal["video", "audio"] = "video" if info.has_video else "audio"
-        if modality == "video":
-            default = VIDEO_WITH_AUDIO_SECONDS if info.has_audio else 120.0
-            seconds, overlap = options.video_seconds or default, options.video_overlap
-        else:
-            seconds, overlap = options.audio_seconds, options.audio_overlap
+        seconds, overlap = options.window(modality, has_audio=info.has_audio)
         clips = []
         for clip in cut_clips(
             source.path,
@@ -268,7 +265,7 @@ class VideoReader(BaseReader):
         for frame in sample_frames(
             source.path,
             out_dir=self.media_dir / "frames",
-            name_prefix=source.content_hash[:16],
+            name_prefix=source_prefix(source.content_hash),
             options=self.frames,
             duration=info.duration,
         ):

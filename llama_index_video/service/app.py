@@ -45,7 +45,7 @@ from llama_index_video.errors import (
     TranscriptionError,
     VideoIndexError,
 )
-from llama_index_video.schema import MODALITIES
+from llama_index_video.schema import parse_modalities
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
 from llama_index_video.service.live import Answerer, LiveIndex, Reopen
 from llama_index_video.service.media import FRAME_ROUTE, MEDIA_ROUTE, MediaCatalog
@@ -208,11 +208,10 @@ def create_app(
 def _modalities(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    chosen = [m.strip() for m in text.split(",") if m.strip()]
-    unknown = sorted(set(chosen) - set(MODALITIES))
-    if unknown or not chosen:
-        raise HTTPException(422, f"modality: choose from {','.join(MODALITIES)}")
-    return chosen
+    try:
+        return parse_modalities(text)
+    except ValueError as exc:
+        raise HTTPException(422, f"modality: {exc}") from exc
 
 
 def _with_links(item: dict[str, Any], catalog: MediaCatalog) -> dict[str, Any]:

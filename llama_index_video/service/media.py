@@ -21,12 +21,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from llama_index_video.media.names import FRAME_NAME, source_prefix
 from llama_index_video.store.manifest import Manifest, PathRecord
 
 MEDIA_ROUTE = "/media/"
 FRAME_ROUTE = "/frames/"
 _CONTENT_HASH = re.compile(r"[0-9a-f]{64}")
-_FRAME_NAME = re.compile(r"([0-9a-f]{16})_[0-9]{9}\.jpg")
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ class MediaCatalog:
             self._paths[record.content_hash] = paths
             for path in paths:
                 self._by_source.setdefault(path.source, record.content_hash)
-        self._frame_prefixes = {content_hash[:16] for content_hash in self._paths}
+        self._frame_prefixes = {source_prefix(content_hash) for content_hash in self._paths}
         self._frames_dir = frames_dir.resolve()
 
     def media(self, content_hash: str) -> MediaFile | None:
@@ -92,7 +92,7 @@ class MediaCatalog:
 
     def frame(self, name: str) -> Path | None:
         """The frame image called ``name``, or None if it must not be sent."""
-        match = _FRAME_NAME.fullmatch(name)
+        match = FRAME_NAME.fullmatch(name)
         if match is None or match.group(1) not in self._frame_prefixes:
             return None
         try:

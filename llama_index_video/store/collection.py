@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video.errors import MissingDependencyError
 
@@ -31,6 +31,15 @@ def open_chroma(folder: Path, collection: str = DEFAULT_COLLECTION) -> ChromaVec
         collection, configuration={"hnsw": {"space": "cosine"}}
     )
     return ChromaVectorStore(chroma_collection=chroma_collection)
+
+
+def chroma_collection(store: Any) -> Any | None:
+    """The ``chromadb`` collection behind a LlamaIndex vector store; None when not Chroma."""
+    try:
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+    except ImportError:  # without the Chroma integration no store can be Chroma
+        return None
+    return store.client if isinstance(store, ChromaVectorStore) else None
 
 
 def release_chroma(folder: Path) -> None:

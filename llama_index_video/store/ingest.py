@@ -27,6 +27,7 @@ from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 
 from llama_index_video import schema
 from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.media.names import source_files_glob
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
@@ -115,7 +116,7 @@ class Ingestor:
     def remove(self, file_hash: str) -> None:
         """Delete a content's nodes and frames and forget it."""
         self._delete_nodes(file_hash)
-        for path in self._reader.media_dir.glob(f"**/{file_hash[:16]}_*"):
+        for path in self._reader.media_dir.glob(source_files_glob(file_hash)):
             path.unlink(missing_ok=True)
         self._manifest.forget_pending(file_hash)
         self._manifest.forget_file(file_hash)

@@ -22,6 +22,7 @@ from llama_index.core.vector_stores.types import (
 )
 
 from llama_index_video import schema
+from llama_index_video.store.collection import chroma_collection
 
 
 class VideoRetriever(BaseRetriever):
@@ -61,7 +62,7 @@ class VideoRetriever(BaseRetriever):
             )
         # Not index.as_retriever(): a MultiModalVectorStoreIndex's would add image hits.
         self._retriever = VectorIndexRetriever(index, similarity_top_k=top_k, filters=filters)
-        self._from_chroma = type(index.vector_store).__name__ == "ChromaVectorStore"
+        self._from_chroma = chroma_collection(index.vector_store) is not None
         self.threshold = threshold
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -7,8 +7,9 @@ import pytest
 from chromadb.config import Settings
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
-from llama_index_video.embeddings.dimensions import check_dimension, stored_dimension
 from llama_index_video.errors import EmbeddingError
+from llama_index_video.store.collection import chroma_collection
+from llama_index_video.store.dimensions import check_dimension, stored_dimension
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def test_an_empty_collection_takes_any_dimension(collection):
 def test_the_same_dimension_passes_and_another_is_refused(collection):
     collection.add(ids=["a"], embeddings=[[0.1] * 768], documents=["x"])
     store = ChromaVectorStore(chroma_collection=collection)
-    for holder in (collection, store):
+    for holder in (collection, chroma_collection(store)):
         assert stored_dimension(holder) == 768
         check_dimension(holder, 768, model="gemini-embedding-2")
         with pytest.raises(EmbeddingError) as failure:
@@ -36,3 +37,10 @@ def test_the_same_dimension_passes_and_another_is_refused(collection):
         assert "'moments' holds 768-dimensional vectors" in message
         assert "gemini-embedding-2 makes 1536-dimensional" in message
         assert "output_dimensionality=768" in message
+
+
+def test_only_a_chroma_store_has_a_chroma_collection(collection):
+    from llama_index.core.vector_stores import SimpleVectorStore
+
+    assert chroma_collection(ChromaVectorStore(chroma_collection=collection)) is collection
+    assert chroma_collection(SimpleVectorStore()) is None

@@ -13,14 +13,8 @@ from typing import Any
 from llama_index_video.errors import EmbeddingError
 
 
-def stored_dimension(store: Any) -> int | None:
-    """The length of the vectors already in a Chroma collection (``None`` when it is empty).
-
-    Args:
-        store: A ``chromadb`` collection, or a ``ChromaVectorStore`` (its ``client``
-            is the collection).
-    """
-    collection = store.client if hasattr(store, "client") else store
+def stored_dimension(collection: Any) -> int | None:
+    """The length of the vectors already in a ``chromadb`` collection (``None`` when empty)."""
     rows = collection.get(limit=1, include=["embeddings"])
     embeddings = rows.get("embeddings")
     if embeddings is None or len(embeddings) == 0:
@@ -28,20 +22,19 @@ def stored_dimension(store: Any) -> int | None:
     return len(embeddings[0])
 
 
-def check_dimension(store: Any, dimension: int, *, model: str) -> None:
+def check_dimension(collection: Any, dimension: int, *, model: str) -> None:
     """Refuse to mix vector lengths in one collection.
 
     Args:
-        store: A ``chromadb`` collection or a ``ChromaVectorStore``.
+        collection: A ``chromadb`` collection.
         dimension: The length of the vectors ``model`` makes.
         model: The embedding model, as named in the error.
 
     Raises:
         EmbeddingError: the collection already holds vectors of another length.
     """
-    stored = stored_dimension(store)
+    stored = stored_dimension(collection)
     if stored is not None and stored != dimension:
-        collection = store.client if hasattr(store, "client") else store
         name = getattr(collection, "name", "the collection")
         raise EmbeddingError(
             f"index collection {name!r} holds {stored}-dimensional vectors but {model} makes "
