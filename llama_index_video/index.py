@@ -5,10 +5,11 @@ manifest (``manifest.sqlite``) that makes ingest incremental and records which
 embedding model built the index, so opening it with another model fails clearly
 instead of returning wrong results. Any LlamaIndex vector store can replace Chroma.
 
-Search fuses one retriever per modality (transcript, OCR text, frames by their text,
-and, when the folder has visual search, frames by their pixels) by weighted
-reciprocal rank (:mod:`llama_index_video.store.fusion`); where frame vectors are
-kept is explained in :mod:`llama_index_video.store.visual`.
+Search combines one retriever per modality (transcript, OCR text, frames by their
+text, and, when the folder has visual search, frames by their pixels): channels of
+one embedding model are blended by weighted cosine, and only the text and visual
+models are fused by reciprocal rank (:mod:`llama_index_video.store.fusion`); where
+frame vectors are kept is explained in :mod:`llama_index_video.store.visual`.
 """
 
 from __future__ import annotations

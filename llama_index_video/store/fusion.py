@@ -1,12 +1,18 @@
-"""One ranking over speech, screen text and pixels: weighted reciprocal rank fusion.
+"""One ranking over speech, screen text and pixels, in two steps.
 
 Each :class:`Channel` is a retriever over one modality (transcript units, OCR text,
-frames by their text, frames by their pixels, ...) with a weight. A node's fused score
-is the sum, over the channels that returned it, of ``weight / (k + rank)`` (rank from
-1; ``k = 60`` as in Cormack et al., 2009). Ranks are compared, not similarities:
-cosines from different models (MiniLM text-text, CLIP text-image) are not on one
-scale, and a modality with weaker matches (OCR text is terse) still gets its best
-hit seen. Equal fused scores go to the higher similarity.
+frames by their text, frames by their pixels, ...) with a weight.
+
+1. **Channels of one embedding model are blended by weighted cosine** (:func:`blend`):
+   their similarities share one scale, so a hit scores ``weight * similarity`` and a
+   node found by several channels keeps its best. With one model (the usual case:
+   transcript, OCR and frame text all embedded by MiniLM) this is the whole ranking.
+2. **Models are fused by weighted reciprocal rank** (:func:`fuse`), only when the
+   channels come from more than one model (text search plus CLIP visual search): a
+   node's fused score is the sum over the models' blended lists of
+   ``weight / (k + rank)`` (rank from 1; ``k = 60`` as in Cormack et al., 2009). Ranks
+   are compared there because cosines from different models (MiniLM text-text, CLIP
+   text-image) are not on one scale. Equal fused scores go to the higher similarity.
 
 Scores and the threshold: every channel applies its own relevance threshold to its
 own cosine similarities *before* fusion, so nothing below it enters the ranking and
@@ -22,7 +28,7 @@ ids to similarities before they run.
 The query is embedded once per embedding model (``Channel.embed_model``) and handed
 to every channel of that model, so six text channels cost one query embedding.
 
-Why not LlamaIndex's ``QueryFusionRetriever(mode="reciprocal_rerank")``: in
+Why not LlamaIndex's ``QueryFusionRetriever(mode="reciprocal_rerank")`` for step 2: in
 llama-index-core 0.14.25 that mode ignores ``retriever_weights``
 (run-llama/llama_index#21444), keys nodes by content hash (an ``ImageNode``'s hash
 ignores its metadata, so two frames of one slide collapse), overwrites the scores so
@@ -85,7 +91,7 @@ class Channel:
 
 
 class FusionRetriever(BaseRetriever):
-    """Weighted reciprocal rank fusion of several retrievers (see the module docstring).
+    """Channels blended by weighted cosine per model, models fused by rank (module docstring).
 
     Args:
         channels: The retrievers to fuse, with their weights.
