@@ -105,7 +105,7 @@ from benchmarks.latency_support import (  # noqa: E402
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode
 
-    from llama_index_video.answering.search import SearchHit
+    from llama_index_video.results import SearchHit
 
 CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
 BUILD_VERSION = 3  # bump when the synthetic index changes shape

@@ -29,9 +29,11 @@ _EXPORTS: dict[str, str] = {
     "MomentNode": "llama_index_video.postprocessing.timestamp_frame",
     "VideoRetriever": "llama_index_video.store.retriever",
     "VideoIndex": "llama_index_video.index",
-    "SearchHit": "llama_index_video.answering.search",
-    "Answer": "llama_index_video.answering.extractive",
-    "Citation": "llama_index_video.answering.citations",
+    "SearchHit": "llama_index_video.results",
+    "ContextSpan": "llama_index_video.results",
+    "Answer": "llama_index_video.results",
+    "Citation": "llama_index_video.results",
+    "VideoSearcher": "llama_index_video.answering.search",
     "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
     "GeminiMultimodalLLM": "llama_index_video.answering.gemini_llm",
     "VideoAnswerer": "llama_index_video.answering.engine",
@@ -56,13 +58,11 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
-    from llama_index_video.answering.citations import Citation
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
     from llama_index_video.answering.engine import AskOptions, VideoAnswerer
-    from llama_index_video.answering.extractive import Answer
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
     from llama_index_video.answering.prompts import VIDEO_QA_TEMPLATE
-    from llama_index_video.answering.search import SearchHit
+    from llama_index_video.answering.search import VideoSearcher
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
     from llama_index_video.embeddings.local import local_embedding
     from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -89,6 +89,7 @@ if TYPE_CHECKING:
     from llama_index_video.reader.nodes import ClipNode, FrameNode
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
+    from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
     from llama_index_video.store.retriever import VideoRetriever
     from llama_index_video.transcription.base import Segment, Transcriber, Word
     from llama_index_video.transcription.faster import FasterWhisperTranscriber

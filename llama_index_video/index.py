@@ -26,8 +26,8 @@ from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index_video import schema
 from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
-from llama_index_video.answering.extractive import Answer
-from llama_index_video.answering.search import SearchHit
+from llama_index_video.answering.relevance import RelevanceGate
+from llama_index_video.answering.search import VideoSearcher
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -35,6 +35,7 @@ from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.results import Answer, SearchHit
 from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collection, open_chroma
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
@@ -68,6 +69,10 @@ DEFAULT_INDEX_DIR = Path("video_index")
 DEFAULT_THRESHOLDS: dict[str, float] = {
     f"HuggingFaceEmbedding:{DEFAULT_LOCAL_MODEL}": 0.25,
 }
+# When a query's best hits are relevant enough to answer from (cosine plus coverage of
+# the question's words; llama_index_video.answering.relevance), per embedding model,
+# calibrated with the same benchmark: `python benchmarks/evaluate.py --sweep`.
+DEFAULT_GATES: dict[str, RelevanceGate] = {}
 # Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
 # A frame's text repeats what OCR and the transcript hold, so its own hits count half.
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -102,6 +107,10 @@ class VideoIndex:
             ``"auto"``: the default for the model (see ``DEFAULT_VISUAL_THRESHOLDS``).
         weights: Fusion weights per channel (modality or ``"visual"``), overriding
             ``DEFAULT_WEIGHTS``; 0 leaves a channel out.
+        relevance: When a query's hits are relevant enough to answer from (a
+            ``RelevanceGate``); ``"auto"``: the calibrated gate of the default model
+            (``DEFAULT_GATES``), none for other models; None: every hit above the
+            threshold.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -121,6 +130,7 @@ class VideoIndex:
         frame_store: BasePydanticVectorStore | None = None,
         visual_threshold: float | str | None = "auto",
         weights: Mapping[str, float] | None = None,
+        relevance: RelevanceGate | str | None = "auto",
     ) -> None:
         unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
         if unknown:
@@ -156,6 +166,11 @@ class VideoIndex:
         self.visual_threshold = _threshold(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
         )
+        if relevance == "auto":
+            relevance = DEFAULT_GATES.get(self.identity)
+        elif isinstance(relevance, str):
+            raise ValueError(f"relevance must be a gate, None or 'auto', got {relevance!r}")
+        self.relevance: RelevanceGate | None = relevance
 
     def close(self) -> None:
         self.manifest.close()
@@ -217,10 +232,11 @@ class VideoIndex:
         self, query: str, *, top_k: int = 5, modalities: Sequence[str] | None = None
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant."""
-        return VideoAnswerer(
+        return VideoSearcher(
             retriever=self.as_retriever(top_k=top_k, modalities=modalities),
             postprocessors=[self.postprocessor()],
             locate=self.locate,
+            relevance=self.relevance,
         ).search(query)
 
     def answerer(
@@ -246,6 +262,7 @@ class VideoIndex:
             llm=llm,
             options=options,
             locate=self.locate,
+            relevance=self.relevance,
         )
 
     def ask(

@@ -17,23 +17,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING
 
-from llama_index.core.schema import BaseNode, ImageNode
+from llama_index_video import results
 
-from llama_index_video.schema import (
-    END_S,
-    FILE_NAME,
-    FRAME_TIME,
-    IMAGE_PATH,
-    LABEL,
-    MEDIA_URL,
-    MODALITY,
-    SOURCE,
-    START_S,
-    media_fragment_url,
-    moment_label,
-)
+if TYPE_CHECKING:
+    from llama_index_video.results import Citation
 
 DEFAULT_TOLERANCE_S = 2.0
 UNVERIFIED_MARK = " (unverified)"
@@ -47,65 +36,6 @@ _PIECE = re.compile(
     re.IGNORECASE,
 )
 _FILE_LIKE = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,5}$")  # ".mp4", not ".2"
-
-
-@dataclass(frozen=True)
-class Citation:
-    """A retrieved moment an answer may cite.
-
-    Attributes:
-        source: Path of the media or document as ingested.
-        file_name: File name shown in the label.
-        start: Start in seconds on the source's timeline (None for untimed documents).
-        end: End in seconds (None for a single instant or an untimed document).
-        label: The label the model is shown, ``[file mm:ss-mm:ss]``.
-        url: Where a click lands: ``source#t=start,end`` (the source for documents).
-        frame_path: The frame image of a frame moment, else None.
-        modality: ``transcript``, ``frame``, ``ocr``, ``text``, ``video`` or ``audio``.
-    """
-
-    source: str
-    file_name: str
-    start: float | None
-    end: float | None
-    label: str
-    url: str
-    frame_path: str | None
-    modality: str
-
-    @classmethod
-    def from_node(cls, node: BaseNode) -> Citation:
-        """Build the citation of a retrieved node from its metadata.
-
-        Missing keys are derived: the file name from the source, the label with
-        :func:`~llama_index_video.schema.moment_label`, the link with
-        :func:`~llama_index_video.schema.media_fragment_url`, a frame's time from
-        ``frame_time`` and its path from ``ImageNode.image_path``.
-        """
-        meta = node.metadata
-        source = str(meta.get(SOURCE) or meta.get(FILE_NAME) or node.ref_doc_id or node.node_id)
-        file_name = str(meta.get(FILE_NAME) or PurePath(source).name)
-        start = _seconds(meta.get(START_S))
-        if start is None:
-            start = _seconds(meta.get(FRAME_TIME))
-        end = _seconds(meta.get(END_S))
-        frame_path = meta.get(IMAGE_PATH) or (
-            node.image_path if isinstance(node, ImageNode) else None
-        )
-        if start is None:
-            url = str(meta.get(MEDIA_URL) or source)
-        else:
-            url = str(meta.get(MEDIA_URL) or media_fragment_url(source, start, end))
-        return cls(
-            source=source,
-            file_name=file_name,
-            start=start,
-            end=end,
-            label=str(meta.get(LABEL) or moment_label(file_name, start, end)),
-            url=url,
-            frame_path=str(frame_path) if frame_path else None,
-            modality=str(meta.get(MODALITY) or ("frame" if frame_path else "text")),
-        )
 
 
 @dataclass(frozen=True)
@@ -226,10 +156,6 @@ def parse_timestamp(text: str) -> float:
     return seconds
 
 
-def _seconds(value: Any) -> float | None:
-    return None if value is None or value == "" else float(value)
-
-
 def _parse_piece(
     piece: str, retrieved: Sequence[Citation]
 ) -> tuple[str, float | None, float | None] | None:
@@ -280,3 +206,6 @@ def _match(
     if not named and len({moment.source for moment in fits}) > 1:
         return None  # "[VIDEO at 02:14]" fits moments of several files: ambiguous
     return min(fits, key=lambda moment: abs((moment.start or 0.0) - start), default=None)
+
+
+__getattr__ = results.moved_here(__name__, "Citation")

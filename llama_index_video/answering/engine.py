@@ -15,27 +15,24 @@ import logging
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import PurePath
 from typing import Literal
 
 from llama_index.core.llms import LLM
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.schema import NodeWithScore
 
-from llama_index_video.answering.citations import Citation, check_citations
-from llama_index_video.answering.extractive import Answer, citation_for, extractive_answer
+from llama_index_video.answering.citations import check_citations
+from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
-from llama_index_video.answering.search import SearchHit, hit_from_node
+from llama_index_video.answering.relevance import RelevanceGate
+from llama_index_video.answering.search import Locate, VideoSearcher
 from llama_index_video.errors import AnswerError
-from llama_index_video.postprocessing.timestamp_frame import MomentNode
-from llama_index_video.schema import media_fragment_url
-from llama_index_video.store.fusion import similarities
+from llama_index_video.results import Answer, Citation, SearchHit
 
 logger = logging.getLogger(__name__)
 
 LlmChoice = Literal["auto", "claude", "gemini", "none"]
-Locate = Callable[[str, str], str]
 NO_ANSWER_TEXT = "The model returned no answer (empty or blocked); see the moments below."
 
 
@@ -82,6 +79,8 @@ class VideoAnswerer:
             extractively.
         options: See :class:`AskOptions`.
         locate: Maps ``(content_hash, stored source)`` to where the file is now.
+        relevance: Rejects questions the hits do not answer (see
+            :class:`~llama_index_video.answering.search.VideoSearcher`).
     """
 
     def __init__(
@@ -92,6 +91,7 @@ class VideoAnswerer:
         llm: LLM | None = None,
         options: AskOptions | None = None,
         locate: Locate | None = None,
+        relevance: RelevanceGate | None = None,
     ) -> None:
         self.options = options or AskOptions()
         if self.options.num_queries > 1:
@@ -108,36 +108,18 @@ class VideoAnswerer:
                 similarity_top_k=self.options.top_k,
                 use_async=False,
             )
-        self.retriever = retriever
-        self.postprocessors = list(postprocessors)
+        self.searcher = VideoSearcher(
+            retriever=retriever, postprocessors=postprocessors, locate=locate, relevance=relevance
+        )
         self.llm = llm
-        self._locate = locate
 
     def retrieve(self, question: str) -> list[NodeWithScore]:
         """The moments for ``question``, post-processed, most relevant first."""
-        return self._retrieve(question)[0]
+        return self.searcher.retrieve(question)
 
     def search(self, question: str) -> list[SearchHit]:
         """The moments as search hits (the ``search --json`` contract)."""
-        return self._moments(question)[1]
-
-    def _retrieve(self, question: str) -> tuple[list[NodeWithScore], dict[str, float]]:
-        """The moments, and each fused hit's cosine similarity (postprocessors drop it)."""
-        bundle = QueryBundle(question)
-        nodes = self.retriever.retrieve(bundle)
-        cosine = similarities(nodes)
-        for postprocessor in self.postprocessors:
-            nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
-        return nodes, cosine
-
-    def _moments(self, question: str) -> tuple[list[NodeWithScore], list[SearchHit]]:
-        """The post-processed moments and their hits, scored by cosine similarity."""
-        nodes, cosine = self._retrieve(question)
-        hits = [
-            hit_from_node(n, locate=self._locate, similarity=cosine.get(n.node.node_id))
-            for n in nodes
-        ]
-        return nodes, hits
+        return self.searcher.search(question)
 
     def ask(self, question: str) -> Answer:
         """Answer ``question`` (see the module docstring for the rules)."""
@@ -154,16 +136,19 @@ class VideoAnswerer:
         """
         if not question.strip():
             raise AnswerError("the question is empty")
-        nodes, hits = self._moments(question)
-        if not nodes or self.llm is None:
+        moments = self.searcher.moments(question)
+        hits = [moment.hit for moment in moments]
+        if not moments or self.llm is None:
             answer = extractive_answer(question, hits)
             return AnswerStream(iter([answer.text]), lambda _text: answer)
         llm = self.llm
-        items = [ContextItem.from_node(n.node) for n in nodes]
+        # The model is shown each hit's own citation, and its answer is checked against
+        # those and their context units: one source for both.
+        items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in moments]
         messages = build_messages(
             question, items, max_images=self.options.max_images, max_clips=self.options.max_clips
         )
-        retrieved = self._citations(nodes, hits)
+        retrieved = [citation for hit in hits for citation in hit.citations()]
 
         def finish(text: str) -> Answer:
             return self._checked(question, text, retrieved, hits)
@@ -200,27 +185,6 @@ class VideoAnswerer:
             model=model,
             unverified=list(checked.unverified),
         )
-
-    def _citations(self, nodes: list[NodeWithScore], hits: list[SearchHit]) -> list[Citation]:
-        """Every moment the model was shown: each hit and each unit of its context."""
-        citations: list[Citation] = []
-        for node, hit in zip(nodes, hits, strict=True):
-            citations.append(citation_for(hit))
-            if isinstance(node.node, MomentNode):
-                citations.extend(
-                    Citation(
-                        source=hit.source,
-                        file_name=PurePath(hit.source).name,
-                        start=unit.start,
-                        end=unit.end,
-                        label=unit.label,
-                        url=media_fragment_url(hit.source, unit.start, unit.end),
-                        frame_path=None,
-                        modality=unit.modality,
-                    )
-                    for unit in node.node.context
-                )
-        return citations
 
 
 class AnswerStream:

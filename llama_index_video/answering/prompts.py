@@ -28,7 +28,7 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.prompts import RichPromptTemplate
 from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node
 
-from llama_index_video.answering.citations import Citation
+from llama_index_video.results import Citation
 
 logger = logging.getLogger(__name__)
 
@@ -108,13 +108,19 @@ class ContextItem:
     clip_mimetype: str | None = None
 
     @classmethod
-    def from_node(cls, node: BaseNode) -> ContextItem:
-        """The context item of a retrieved node (see :meth:`Citation.from_node`)."""
+    def from_node(cls, node: BaseNode, *, citation: Citation | None = None) -> ContextItem:
+        """The context item of a retrieved node.
+
+        Args:
+            node: The node (a ``MomentNode`` for a post-processed hit).
+            citation: The moment's citation when already known (a search hit's);
+                else :meth:`Citation.from_node`.
+        """
         text = node.text if isinstance(node, ImageNode) else node.get_content(MetadataMode.NONE)
         resource = (node.video_resource or node.audio_resource) if isinstance(node, Node) else None
         clip = Path(resource.path) if resource is not None and resource.path else None
         return cls(
-            citation=Citation.from_node(node),
+            citation=citation or Citation.from_node(node),
             text=text.strip(),
             clip=clip,
             clip_mimetype=resource.mimetype if clip is not None and resource else None,

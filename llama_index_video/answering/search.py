@@ -1,110 +1,145 @@
-"""Search hits as data: the ``search --json`` contract.
+"""Search: retrieve, post-process and score moments, as :class:`SearchHit` results.
 
-One object per hit, best first::
+:class:`VideoSearcher` is what ``VideoIndex.search`` and ``search --json`` run, and
+what :class:`~llama_index_video.answering.engine.VideoAnswerer` calls before it
+answers. The result types live in :mod:`llama_index_video.results`.
 
-    {"source": "talks/ozone.mp4", "modality": "transcript", "start": 36.0, "end": 45.2,
-     "score": 0.71, "text": "...", "label": "[ozone.mp4 00:36-00:45]",
-     "url": "talks/ozone.mp4#t=36.0", "frame_path": ".../frames/ab12_000036000.jpg",
-     "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "..."}]}
-
-``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
-are null when no frame is attached; ``context`` lists the neighbouring units. An
-``ocr`` hit is text that stayed on screen from ``start`` to ``end``: ``text`` is the
-recognised text and ``frame_path``/``frame_time`` the frame it was read from.
-
-The list is ordered by fused rank (transcript, OCR and visual hits fused by weighted
-reciprocal rank); ``score`` is the hit's cosine similarity to the query in the space
-that found it (text embeddings, or text-to-image for a frame found by its pixels):
-the number the relevance threshold was applied to. Similarities of different spaces
-are not comparable, so ``score`` need not decrease down the list.
+Within one embedding model, channels (transcript, OCR text, frames by their text) are
+blended by weighted cosine similarity; hits of different models (frames by their
+pixels) are fused by weighted reciprocal rank (:mod:`llama_index_video.store.fusion`).
+A hit's ``score`` is its cosine similarity to the query in the space that found it
+(text embeddings, or text-to-image for a frame found by its pixels): the number the
+relevance threshold was applied to. Similarities of different spaces are not
+comparable, so ``score`` need not decrease down the list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
-from llama_index.core.schema import NodeWithScore
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from llama_index_video import schema
+from llama_index_video import results, schema
+from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
+from llama_index_video.store.fusion import similarities
+
+Locate = Callable[[str, str], str]
 
 
 @dataclass(frozen=True)
-class ContextSpan:
-    """A neighbouring unit shown with a hit."""
+class Moment:
+    """A post-processed retrieved node and the search hit made of it."""
 
-    start: float
-    end: float
-    text: str
+    node: NodeWithScore
+    hit: results.SearchHit
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    """One ranked moment (see the module docstring for the JSON shape)."""
+class VideoSearcher:
+    """Finds the moments for a query: retrieval, postprocessors, then hits.
 
-    source: str
-    modality: str
-    start: float | None
-    end: float | None
-    score: float | None
-    text: str | None
-    label: str
-    url: str | None
-    frame_path: str | None
-    frame_time: float | None
-    context: list[ContextSpan] = field(default_factory=list)
+    Args:
+        retriever: Any LlamaIndex retriever over this package's nodes (the fused
+            retriever of ``VideoIndex.as_retriever`` reports cosine similarities).
+        postprocessors: Applied in order after retrieval, e.g. a reranker and then
+            ``TimestampFramePostprocessor``.
+        locate: Maps ``(content_hash, stored source)`` to where the file is now.
+        relevance: Rejects a query whose best hits do not look like they answer it
+            (:mod:`llama_index_video.answering.relevance`); None keeps every hit that
+            passed the retriever's threshold.
+    """
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def __init__(
+        self,
+        *,
+        retriever: BaseRetriever,
+        postprocessors: Sequence[BaseNodePostprocessor] = (),
+        locate: Locate | None = None,
+        relevance: RelevanceGate | None = None,
+    ) -> None:
+        self.retriever = retriever
+        self.postprocessors = list(postprocessors)
+        self.locate = locate
+        self.relevance = relevance
+
+    def search(self, query: str) -> list[results.SearchHit]:
+        """The best moments for ``query`` (the ``search --json`` contract)."""
+        return [moment.hit for moment in self.moments(query)]
+
+    def retrieve(self, query: str) -> list[NodeWithScore]:
+        """The post-processed nodes for ``query``, most relevant first."""
+        return [moment.node for moment in self.moments(query)]
+
+    def moments(self, query: str) -> list[Moment]:
+        """The post-processed nodes and their hits, scored by cosine similarity.
+
+        Empty when nothing passed the retriever's threshold or the relevance gate.
+        """
+        bundle = QueryBundle(query)
+        nodes = self.retriever.retrieve(bundle)
+        cosine = similarities(nodes)  # postprocessors build new NodeWithScores
+        for postprocessor in self.postprocessors:
+            nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
+        moments = [
+            Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
+            for n in nodes
+        ]
+        hits = [moment.hit for moment in moments]
+        if self.relevance is not None and not self.relevance.accepts(query, hits):
+            return []
+        return moments
 
 
 def hit_from_node(
     hit: NodeWithScore,
     *,
-    locate: Callable[[str, str], str] | None = None,
+    locate: Locate | None = None,
     similarity: float | None = None,
-) -> SearchHit:
+) -> results.SearchHit:
     """Turn a retrieved (and post-processed) node into a :class:`SearchHit`.
 
     Args:
         hit: The node and its score.
         locate: Maps ``(content_hash, stored_source)`` to the file's current path, so a
             file moved after indexing is reported where it is now.
-        similarity: The hit's cosine similarity, reported as ``score`` (see the module
-            docstring); ``None``: the node's own score.
+        similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
+            node's own score.
     """
     node = hit.node
     metadata = node.metadata
     stored = str(metadata.get(schema.SOURCE, ""))
     key = metadata.get(schema.CONTENT_HASH)
     source = locate(str(key), stored) if locate and key else stored
+    citation = results.Citation.from_node(node, source=source)
     modality = str(metadata.get(schema.MODALITY, "text"))
     start = _float(metadata.get(schema.START_S))
-    end = _float(metadata.get(schema.END_S))
-    file_name = str(metadata.get(schema.FILE_NAME, stored))
     shows_frame = modality in ("frame", "ocr")
     frame_path = _str(metadata.get(schema.IMAGE_PATH)) if shows_frame else None
     frame_time = _float(metadata.get(schema.FRAME_TIME)) if shows_frame else None
     score = hit.score if similarity is None else similarity
-    context: list[ContextSpan] = []
+    context: list[results.ContextSpan] = []
     text: str | None = node.get_content() or None
     if isinstance(node, MomentNode):
         if node.image_path or not shows_frame:  # an ocr hit keeps its own frame otherwise
             frame_path = node.image_path
             frame_time = node.frame_time
-        context = [ContextSpan(round(c.start, 3), round(c.end, 3), c.text) for c in node.context]
+        context = [
+            results.ContextSpan(round(c.start, 3), round(c.end, 3), c.text, c.label, c.modality)
+            for c in node.context
+        ]
         text = node.hit_text or None
-    return SearchHit(
+    return results.SearchHit(
         source=source,
         modality=modality,
         start=start,
-        end=end,
+        end=_float(metadata.get(schema.END_S)),
         score=None if score is None else round(score, 4),
         text=text,
-        label=schema.moment_label(file_name, start, end),
-        url=schema.media_fragment_url(source, start) if start is not None else None,
+        label=citation.label,
+        url=citation.url if start is not None else None,
         frame_path=frame_path,
         frame_time=frame_time,
         context=context,
@@ -117,3 +152,6 @@ def _float(value: object) -> float | None:
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+__getattr__ = results.moved_here(__name__, "SearchHit", "ContextSpan")

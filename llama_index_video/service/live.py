@@ -27,14 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.answering.engine import AskOptions
-from llama_index_video.answering.extractive import Answer
+from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
-    from llama_index_video.answering.search import SearchHit
     from llama_index_video.index import VideoIndex
+    from llama_index_video.results import SearchHit
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from llama_index.core.schema import ImageNode, TextNode
 
 from llama_index_video.answering.citations import (
     CheckedAnswer,
-    Citation,
     check_citations,
     parse_timestamp,
 )
+from llama_index_video.results import Citation
 from llama_index_video.schema import format_timestamp, moment_label
 
 

@@ -8,7 +8,6 @@ import pytest
 from llama_index.core.base.llms.types import ImageBlock, MessageRole, TextBlock
 from llama_index.core.schema import ImageNode, MetadataMode, TextNode
 
-from llama_index_video.answering.citations import Citation
 from llama_index_video.answering.prompts import (
     NOT_FOUND_ANSWER,
     SYSTEM_PROMPT,
@@ -16,6 +15,7 @@ from llama_index_video.answering.prompts import (
     ContextItem,
     build_messages,
 )
+from llama_index_video.results import Citation
 
 
 def transcript_node(start: float, end: float, text: str) -> TextNode:

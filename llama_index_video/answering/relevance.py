@@ -1,0 +1,124 @@
+"""Is what search found relevant enough to answer from? The rejection signal.
+
+A single cosine cut cannot tell "the index answers this" from "the index is about
+this topic": with all-MiniLM-L6-v2, questions no recording answers but that sit near
+a recording's topic reach cosine 0.32-0.34 with its moments, while answerable
+questions reach 0.26-0.34 only. What separates them is whether the moments found say
+what the question asks about. :class:`RelevanceGate` combines two signals of the
+best hits:
+
+- ``similarity``: the best cosine similarity among them, as before;
+- ``coverage``: the share of the question's content words that the text handed on
+  (the hits and their context units) contains, each word weighted by how
+  *distinctive* it is among the hits: a word every hit contains (the topic,
+  "ozone") weighs little, a word no hit contains (the specific thing asked,
+  "Arctic") weighs most. A near-topic question misses its distinctive words;
+  an answerable one, even paraphrased, keeps some.
+
+The query passes when ``similarity + weight * coverage >= cut``. The weight and cut
+are calibrated per embedding model by ``python benchmarks/evaluate.py --sweep``
+(cross-validated over ``benchmarks/questions.json``, checked on a held-out
+recording; see docs/evaluation.md) and kept beside the thresholds, in
+``llama_index_video.index.DEFAULT_GATES``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from llama_index_video.results import SearchHit
+
+DEPTH = 3
+"""How many of the best hits the signals look at (as many as an answer quotes)."""
+
+STEM_LENGTH = 5
+"""Words agree when they agree in their first letters ("absorbs" ~ "absorption")."""
+
+# Function words and the verbs every question uses; what is left is what it asks about.
+_STOPWORD_TEXT = """
+a about above after again against all am an and any are as at be because been before
+being below between both but by can could did do does doing done down during each few
+for from further get gets got had has have having he her here hers him his how i if in
+into is it its itself just me more most my no nor not now of off on once only or other
+our ours out over own same she should so some such than that the their theirs them then
+there these they this those through to too under until up very was we were what when
+where which while who whom why will with would you your yours s t many much one ever
+also us let lets like know tell say said mean means happen happens happened use used
+using make made way thing things kind
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that carry meaning, stemmed, each once, in order."""
+    words = (w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return list(dict.fromkeys(w[:STEM_LENGTH] for w in words if len(w) > 1 or w.isdigit()))
+
+
+def coverage(question: str, texts: Sequence[str]) -> float:
+    """Share of the question's content words found in ``texts``, weighted by distinctiveness.
+
+    A word's weight is ``log((n + 1) / (found_in + 0.5))`` over the ``n`` texts: the
+    fewer texts contain it, the more it says about whether they answer the question.
+    The share is of the total weight found in any text; 1.0 for a question with no
+    content words (nothing to contradict).
+    """
+    wanted = content_words(question)
+    if not wanted:
+        return 1.0
+    vocabularies = [set(content_words(text)) for text in texts]
+    found_in = {w: sum(w in vocabulary for vocabulary in vocabularies) for w in wanted}
+    weight = {w: math.log((len(texts) + 1) / (found_in[w] + 0.5)) for w in wanted}
+    total = sum(weight.values())
+    return sum(weight[w] for w in wanted if found_in[w]) / total
+
+
+def hit_text(hit: SearchHit) -> str:
+    """The text a hit hands on: its own and its context units'."""
+    return " ".join([hit.text or "", *(unit.text for unit in hit.context)])
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """The signals of one query's best hits (see the module docstring)."""
+
+    similarity: float
+    coverage: float
+
+    @classmethod
+    def of(cls, question: str, hits: Sequence[SearchHit], *, depth: int = DEPTH) -> Relevance:
+        best = list(hits[:depth])
+        cosines = [hit.score for hit in best if hit.score is not None]
+        return cls(
+            similarity=max(cosines, default=0.0),
+            coverage=coverage(question, [hit_text(hit) for hit in best]) if best else 0.0,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RelevanceGate:
+    """Accepts a query's hits when ``similarity + weight * coverage >= cut``.
+
+    Attributes:
+        weight: How much coverage counts against cosine similarity.
+        cut: The least combined score of an answerable query.
+    """
+
+    weight: float
+    cut: float
+
+    def __post_init__(self) -> None:
+        if self.weight < 0:
+            raise ValueError(f"weight must be >= 0, got {self.weight}")
+
+    def score(self, relevance: Relevance) -> float:
+        return relevance.similarity + self.weight * relevance.coverage
+
+    def accepts(self, question: str, hits: Sequence[SearchHit]) -> bool:
+        """Whether ``hits`` are relevant enough to answer ``question`` from."""
+        return bool(hits) and self.score(Relevance.of(question, hits)) >= self.cut

@@ -1,0 +1,243 @@
+"""What searching and answering return: hits, their context, citations and answers.
+
+Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
+``ask --json`` contracts). One search hit, best first in a list::
+
+    {"source": "talks/ozone.mp4", "modality": "transcript", "start": 36.0, "end": 45.2,
+     "score": 0.71, "text": "...", "label": "[ozone.mp4 00:36-00:45]",
+     "url": "talks/ozone.mp4#t=36.0", "frame_path": ".../frames/ab12_000036000.jpg",
+     "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "...",
+     "label": "[ozone.mp4 00:30-00:35]", "modality": "transcript"}]}
+
+``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
+are null when no frame is attached; ``context`` lists the units shown with the hit.
+An ``ocr`` hit is text that stayed on screen from ``start`` to ``end``: ``text`` is
+the recognised text and ``frame_path``/``frame_time`` the frame it was read from.
+``score`` is the hit's cosine similarity to the query in the space that found it
+(see :mod:`llama_index_video.answering.search`).
+
+A :class:`Citation` is built one way, :meth:`Citation.at` (which
+:meth:`Citation.from_node` and :attr:`SearchHit.citation` go through), so the labels a
+model is shown and the moments its answer is checked against cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from llama_index.core.schema import BaseNode, ImageNode
+
+from llama_index_video import schema
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A retrieved moment an answer may cite.
+
+    Attributes:
+        source: Path of the media or document (where it is now, when known).
+        file_name: File name shown in the label.
+        start: Start in seconds on the source's timeline (None for untimed documents).
+        end: End in seconds (None for a single instant or an untimed document).
+        label: The label the model is shown, ``[file mm:ss-mm:ss]``.
+        url: Where a click lands: ``source#t=start`` (the source for documents).
+        frame_path: The frame image of a frame moment, else None.
+        modality: ``transcript``, ``frame``, ``ocr``, ``text``, ``video`` or ``audio``.
+    """
+
+    source: str
+    file_name: str
+    start: float | None
+    end: float | None
+    label: str
+    url: str
+    frame_path: str | None
+    modality: str
+
+    @classmethod
+    def at(
+        cls,
+        source: str,
+        start: float | None,
+        end: float | None = None,
+        *,
+        modality: str,
+        file_name: str | None = None,
+        label: str | None = None,
+        url: str | None = None,
+        frame_path: str | None = None,
+    ) -> Citation:
+        """The citation of a moment of ``source``; what is not given is derived.
+
+        The file name comes from ``source``, the label from
+        :func:`~llama_index_video.schema.moment_label` and the link from
+        :func:`~llama_index_video.schema.media_fragment_url`.
+        """
+        name = file_name or PurePath(source).name
+        return cls(
+            source=source,
+            file_name=name,
+            start=start,
+            end=end,
+            label=label or schema.moment_label(name, start, end),
+            url=url or (source if start is None else schema.media_fragment_url(source, start)),
+            frame_path=frame_path,
+            modality=modality,
+        )
+
+    @classmethod
+    def from_node(cls, node: BaseNode, *, source: str | None = None) -> Citation:
+        """The citation of a retrieved node, from the metadata stored at ingest.
+
+        Args:
+            node: A node of this package (or any node: missing keys are derived, a
+                frame's time from ``frame_time`` and its path from ``image_path``).
+            source: Where the file is now, if it moved since it was indexed; the
+                stored link then no longer applies and is derived again.
+        """
+        meta = node.metadata
+        stored = str(
+            meta.get(schema.SOURCE) or meta.get(schema.FILE_NAME) or node.ref_doc_id or node.node_id
+        )
+        start = _seconds(meta.get(schema.START_S))
+        if start is None:
+            start = _seconds(meta.get(schema.FRAME_TIME))
+        frame_path = meta.get(schema.IMAGE_PATH) or (
+            node.image_path if isinstance(node, ImageNode) else None
+        )
+        moved = source is not None and source != stored
+        return cls.at(
+            source if source is not None else stored,
+            start,
+            _seconds(meta.get(schema.END_S)),
+            modality=str(meta.get(schema.MODALITY) or ("frame" if frame_path else "text")),
+            file_name=_text(meta.get(schema.FILE_NAME)),
+            label=_text(meta.get(schema.LABEL)),
+            url=None if moved else _text(meta.get(schema.MEDIA_URL)),
+            frame_path=str(frame_path) if frame_path else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``ask --json`` citation object."""
+        return {
+            "source": self.source,
+            "start": self.start,
+            "end": self.end,
+            "label": self.label,
+            "url": self.url,
+            "frame_path": self.frame_path,
+            "modality": self.modality,
+        }
+
+
+@dataclass(frozen=True)
+class ContextSpan:
+    """A unit shown with a hit: a neighbouring stretch of speech, or text on screen."""
+
+    start: float
+    end: float
+    text: str
+    label: str = ""
+    modality: str = "transcript"
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked moment (see the module docstring for the JSON shape)."""
+
+    source: str
+    modality: str
+    start: float | None
+    end: float | None
+    score: float | None
+    text: str | None
+    label: str
+    url: str | None
+    frame_path: str | None
+    frame_time: float | None
+    context: list[ContextSpan] = field(default_factory=list)
+
+    @property
+    def citation(self) -> Citation:
+        """The citation of the hit itself."""
+        return Citation.at(
+            self.source,
+            self.start,
+            self.end,
+            modality=self.modality,
+            label=self.label,
+            url=self.url,
+            frame_path=self.frame_path,
+        )
+
+    def citations(self) -> list[Citation]:
+        """Every moment this hit shows: the hit, then each unit of its context."""
+        return [
+            self.citation,
+            *(
+                Citation.at(
+                    self.source, unit.start, unit.end, modality=unit.modality, label=unit.label
+                )
+                for unit in self.context
+            ),
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer with its citations (as data) and the hits it was built from."""
+
+    question: str
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    hits: list[SearchHit] = field(default_factory=list)
+    found: bool = True
+    model: str | None = None
+    unverified: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "found": self.found,
+            "model": self.model,
+            "citations": [c.to_dict() for c in self.citations],
+            "unverified_citations": list(self.unverified),
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+def _seconds(value: Any) -> float | None:
+    return None if value is None or value == "" else float(value)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or value == "" else str(value)
+
+
+def moved_here(old_module: str, *names: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` keeping ``old_module.<name>`` importable for one release.
+
+    The result types used to live in the answering modules; importing them from there
+    still works, with a ``DeprecationWarning`` naming the new path.
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        warnings.warn(
+            f"{old_module}.{name} moved to llama_index_video.results.{name} (also importable "
+            "from llama_index_video); the old path will be removed in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return globals()[name]
+
+    return __getattr__

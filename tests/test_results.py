@@ -1,0 +1,139 @@
+"""Result types: one way to build a citation, JSON shapes, and the old import paths."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from llama_index.core.schema import TextNode
+
+import llama_index_video
+from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
+
+
+def _unit_node(source: str = "/media/talk.mp4") -> TextNode:
+    return TextNode(
+        text="We train with cross-entropy.",
+        metadata={
+            "source": "/media/talk.mp4",
+            "file_name": "talk.mp4",
+            "modality": "transcript",
+            "start_s": 94.9,
+            "end_s": 101.2,
+            "label": "[talk.mp4 01:34-01:41]",
+            "media_url": "/media/talk.mp4#t=94.9",
+        },
+    )
+
+
+HIT = SearchHit(
+    source="/media/talk.mp4",
+    modality="transcript",
+    start=94.9,
+    end=101.2,
+    score=0.61,
+    text="We train with cross-entropy.",
+    label="[talk.mp4 01:34-01:41]",
+    url="/media/talk.mp4#t=94.9",
+    frame_path="/idx/f96.jpg",
+    frame_time=96.0,
+    context=[
+        ContextSpan(88.0, 94.8, "First the data.", "[talk.mp4 01:28-01:34]"),
+        ContextSpan(94.9, 101.2, "We train with cross-entropy.", "[talk.mp4 01:34-01:41]"),
+        ContextSpan(96.0, 99.0, "LOSS = CE", "[talk.mp4 01:36-01:39]", "ocr"),
+    ],
+)
+
+
+def test_a_hit_cites_itself_as_its_node_does():
+    assert HIT.citation == Citation(
+        source="/media/talk.mp4",
+        file_name="talk.mp4",
+        start=94.9,
+        end=101.2,
+        label="[talk.mp4 01:34-01:41]",
+        url="/media/talk.mp4#t=94.9",
+        frame_path="/idx/f96.jpg",
+        modality="transcript",
+    )
+    from_node = Citation.from_node(_unit_node())
+    assert (from_node.label, from_node.url, from_node.start, from_node.end) == (
+        HIT.citation.label,
+        HIT.citation.url,
+        HIT.citation.start,
+        HIT.citation.end,
+    )
+
+
+def test_a_hit_cites_each_unit_of_its_context_with_the_label_it_was_shown():
+    cited = HIT.citations()
+    assert cited[0] == HIT.citation
+    assert [c.label for c in cited[1:]] == [unit.label for unit in HIT.context]
+    assert [c.modality for c in cited[1:]] == ["transcript", "transcript", "ocr"]
+    assert all(c.source == HIT.source and c.url.startswith(HIT.source + "#t=") for c in cited)
+
+
+def test_a_moved_file_is_cited_where_it_is_now():
+    citation = Citation.from_node(_unit_node(), source="/archive/talk.mp4")
+    assert citation.source == "/archive/talk.mp4"
+    assert citation.url == "/archive/talk.mp4#t=94.9"  # the stored link points at the old place
+    assert citation.label == "[talk.mp4 01:34-01:41]"
+
+
+def test_citation_at_derives_what_is_missing():
+    assert Citation.at("/d/notes.md", None, modality="text") == Citation(
+        "/d/notes.md", "notes.md", None, None, "[notes.md]", "/d/notes.md", None, "text"
+    )
+    frame = Citation.at("/m/a.mp4", 130.0, modality="frame", frame_path="/f.jpg")
+    assert (frame.label, frame.url) == ("[a.mp4 02:10]", "/m/a.mp4#t=130.0")
+
+
+def test_json_shapes():
+    hit = HIT.to_dict()
+    assert hit["context"][2] == {
+        "start": 96.0,
+        "end": 99.0,
+        "text": "LOSS = CE",
+        "label": "[talk.mp4 01:36-01:39]",
+        "modality": "ocr",
+    }
+    answer = Answer("Why?", "Because [talk.mp4 01:34-01:41].", [HIT.citation], [HIT]).to_dict()
+    assert set(answer) == {
+        "question",
+        "answer",
+        "found",
+        "model",
+        "citations",
+        "unverified_citations",
+        "hits",
+    }
+    assert answer["citations"][0] == {
+        "source": "/media/talk.mp4",
+        "start": 94.9,
+        "end": 101.2,
+        "label": "[talk.mp4 01:34-01:41]",
+        "url": "/media/talk.mp4#t=94.9",
+        "frame_path": "/idx/f96.jpg",
+        "modality": "transcript",
+    }
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("llama_index_video.answering.search", "SearchHit"),
+        ("llama_index_video.answering.search", "ContextSpan"),
+        ("llama_index_video.answering.extractive", "Answer"),
+        ("llama_index_video.answering.citations", "Citation"),
+    ],
+)
+def test_old_import_paths_still_work_with_a_deprecation_warning(module, name):
+    with pytest.warns(DeprecationWarning, match=f"llama_index_video.results.{name}"):
+        moved = getattr(importlib.import_module(module), name)
+    assert moved is getattr(llama_index_video, name)
+
+
+def test_unknown_names_are_still_attribute_errors():
+    search = importlib.import_module("llama_index_video.answering.search")
+    with pytest.raises(AttributeError):
+        search.NoSuchThing  # noqa: B018
