@@ -12,6 +12,7 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from llama_index.core.schema import TextNode
 
 from tests_support import EXAMPLES
 
@@ -51,6 +52,23 @@ def example_index(tmp_path_factory, transcriber, embed_model):
     assert report.ok, report
     yield index
     index.close()
+
+
+@pytest.fixture
+def talk_transcript() -> TextNode:
+    """A transcript node shaped like the reader's: [talk.mp4 01:34-01:41]."""
+    return TextNode(
+        text="We train with cross-entropy.",
+        metadata={
+            "source": "/media/talk.mp4",
+            "file_name": "talk.mp4",
+            "modality": "transcript",
+            "start_s": 94.9,
+            "end_s": 101.2,
+            "label": "[talk.mp4 01:34-01:41]",
+            "media_url": "/media/talk.mp4#t=94.9",
+        },
+    )
 
 
 VideoWriter = Callable[..., Path]

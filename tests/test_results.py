@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 
 import pytest
-from llama_index.core.schema import TextNode
 
 import llama_index_video
 from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
-
-
-def _unit_node(source: str = "/media/talk.mp4") -> TextNode:
-    return TextNode(
-        text="We train with cross-entropy.",
-        metadata={
-            "source": "/media/talk.mp4",
-            "file_name": "talk.mp4",
-            "modality": "transcript",
-            "start_s": 94.9,
-            "end_s": 101.2,
-            "label": "[talk.mp4 01:34-01:41]",
-            "media_url": "/media/talk.mp4#t=94.9",
-        },
-    )
-
 
 HIT = SearchHit(
     source="/media/talk.mp4",
@@ -45,24 +29,8 @@ HIT = SearchHit(
 )
 
 
-def test_a_hit_cites_itself_as_its_node_does():
-    assert HIT.citation == Citation(
-        source="/media/talk.mp4",
-        file_name="talk.mp4",
-        start=94.9,
-        end=101.2,
-        label="[talk.mp4 01:34-01:41]",
-        url="/media/talk.mp4#t=94.9",
-        frame_path="/idx/f96.jpg",
-        modality="transcript",
-    )
-    from_node = Citation.from_node(_unit_node())
-    assert (from_node.label, from_node.url, from_node.start, from_node.end) == (
-        HIT.citation.label,
-        HIT.citation.url,
-        HIT.citation.start,
-        HIT.citation.end,
-    )
+def test_a_hit_cites_itself_as_its_node_does(talk_transcript):
+    assert HIT.citation == replace(Citation.from_node(talk_transcript), frame_path="/idx/f96.jpg")
 
 
 def test_a_hit_cites_each_unit_of_its_context_with_the_label_it_was_shown():
@@ -73,8 +41,8 @@ def test_a_hit_cites_each_unit_of_its_context_with_the_label_it_was_shown():
     assert all(c.source == HIT.source and c.url.startswith(HIT.source + "#t=") for c in cited)
 
 
-def test_a_moved_file_is_cited_where_it_is_now():
-    citation = Citation.from_node(_unit_node(), source="/archive/talk.mp4")
+def test_a_moved_file_is_cited_where_it_is_now(talk_transcript):
+    citation = Citation.from_node(talk_transcript, source="/archive/talk.mp4")
     assert citation.source == "/archive/talk.mp4"
     assert citation.url == "/archive/talk.mp4#t=94.9"  # the stored link points at the old place
     assert citation.label == "[talk.mp4 01:34-01:41]"

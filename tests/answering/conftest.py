@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from llama_index.core.schema import TextNode
 from PIL import Image
 
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
@@ -57,23 +56,6 @@ def frames(tmp_path: Path) -> list[Path]:
         Image.new("RGB", (320, 180), (index * 20, 40, 90)).save(path)
         paths.append(path)
     return paths
-
-
-@pytest.fixture
-def talk_transcript() -> TextNode:
-    """A transcript node shaped like the reader's: [talk.mp4 01:34-01:41]."""
-    return TextNode(
-        text="We train with cross-entropy.",
-        metadata={
-            "source": "/media/talk.mp4",
-            "file_name": "talk.mp4",
-            "modality": "transcript",
-            "start_s": 94.9,
-            "end_s": 101.2,
-            "label": "[talk.mp4 01:34-01:41]",
-            "media_url": "/media/talk.mp4#t=94.9",
-        },
-    )
 
 
 @pytest.fixture(scope="session")
