@@ -11,7 +11,7 @@ the request's media stays within ``max_inline_bytes``; larger files go through t
 Files API: uploaded, polled until ``ACTIVE``, and deleted after the answer, also when
 the call fails or a stream is abandoned.
 
-Network traffic reuses :mod:`~llama_index_video.embeddings.gemini_transport`: the SDK
+Network traffic goes through the private :mod:`llama_index_video._gemini` layer: the SDK
 retries 408/429/5xx answers, connection failures and (sync) timeouts with backoff;
 the transport adds what the SDK leaves out (async timeouts, whole uploads); all
 bounded by ``max_retries``. A stream is retried only before its first chunk, by the
@@ -29,7 +29,6 @@ The API key is held privately as a ``SecretStr``: never in ``repr``, ``model_dum
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -45,6 +44,8 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.bridge.pydantic import Field, model_validator
 from llama_index.core.llms.callbacks import llm_chat_callback
 
+from llama_index_video._gemini import transport
+from llama_index_video._gemini.client import API_KEY_ENV, make_client
 from llama_index_video.answering.chat_llm import (
     MultimodalChatLLM,
     delta_response,
@@ -56,9 +57,7 @@ from llama_index_video.answering.gemini_messages import (
     Reply,
     Turn,
 )
-from llama_index_video.embeddings import gemini_transport as transport
-from llama_index_video.embeddings.gemini import API_KEY_ENV
-from llama_index_video.errors import AnswerError, MissingDependencyError, RemoteAPIError
+from llama_index_video.errors import AnswerError, RemoteAPIError
 
 if TYPE_CHECKING:
     from google import genai
@@ -68,13 +67,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_GEMINI_MODEL: Final = "gemini-2.5-flash"
-
-
-def _import_genai() -> Any:
-    try:
-        return importlib.import_module("google.genai")
-    except ImportError as exc:
-        raise MissingDependencyError("google-genai", "gemini", "Answering with Gemini") from exc
 
 
 @dataclass(frozen=True)
@@ -279,11 +271,12 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
         )
 
     def _genai_client(self) -> genai.Client:
-        # One client serves sync and async calls: the SDK keeps an HTTP session per loop.
         if self._client is None:
-            self._client = _import_genai().Client(
+            self._client = make_client(
                 api_key=self._api_key.get_secret_value(),
-                http_options=self._policy().http_options(self.base_url),
+                policy=self._policy(),
+                base_url=self.base_url,
+                purpose="Answering with Gemini",
             )
         return self._client
 

@@ -55,7 +55,8 @@ from llama_index.core.bridge.pydantic import (
 from llama_index.core.embeddings import MultiModalEmbedding
 from llama_index.core.schema import BaseNode, ImageType, MetadataMode
 
-from llama_index_video.embeddings import gemini_transport as transport
+from llama_index_video._gemini import transport
+from llama_index_video._gemini.client import API_KEY_ENV, import_genai, make_client
 from llama_index_video.embeddings.gemini_inputs import (
     EmbedInput,
     input_for_node,
@@ -73,7 +74,6 @@ from llama_index_video.embeddings.gemini_requests import (
 from llama_index_video.errors import (
     EmbeddingError,
     MediaError,
-    MissingDependencyError,
     RemoteAPIError,
     VideoIndexError,
 )
@@ -88,7 +88,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_MODEL: Final = "gemini-embedding-2"
 QUERY_TEMPLATE: Final = "task: search result | query: {text}"
 DOCUMENT_TEMPLATE: Final = "title: none | text: {text}"
-API_KEY_ENV: Final = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+_PURPOSE: Final = "GeminiMultimodalEmbedding"
 
 MediaSource: TypeAlias = "str | Path | bytes | Clip"
 
@@ -209,7 +210,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
             MissingDependencyError: google-genai is not installed.
         """
         super().__init__(**data)
-        _import_genai()
+        import_genai(_PURPOSE)
         key = api_key or next((os.environ[n] for n in API_KEY_ENV if os.environ.get(n)), None)
         if not key:
             raise EmbeddingError(
@@ -454,9 +455,11 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         runtime = self._runtime
         with runtime.lock:
             if runtime.client is None:
-                runtime.client = _import_genai().Client(
+                runtime.client = make_client(
                     api_key=self._api_key.get_secret_value(),
-                    http_options=self._policy().http_options(self.base_url),
+                    policy=self._policy(),
+                    base_url=self.base_url,
+                    purpose=_PURPOSE,
                 )
             return runtime.client
 
@@ -493,14 +496,6 @@ class _Runtime:
 
 
 Prepared: TypeAlias = "EmbedInput | VideoIndexError"
-
-
-def _import_genai() -> Any:
-    try:
-        from google import genai
-    except ImportError as exc:
-        raise MissingDependencyError("google-genai", "gemini", "GeminiMultimodalEmbedding") from exc
-    return genai
 
 
 def _prepared(make: Callable[[], EmbedInput]) -> Prepared:

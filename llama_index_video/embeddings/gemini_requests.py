@@ -1,7 +1,7 @@
 """The embedding requests themselves: direct calls, Batch API jobs, uploads around them.
 
 :class:`Requests` turns groups of :class:`~.gemini_inputs.EmbedInput` into
-protocols (see :mod:`.gemini_transport`) that return one result per input: a
+protocols (see :mod:`llama_index_video._gemini.transport`) that return one result per input: a
 unit-length vector, or the error that input met. One input failing never fails
 the others: a request the API rejects as invalid (400) is re-sent input by input
 to find the bad one; an upload that fails fails only its own input.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import numpy as np
 
-from llama_index_video.embeddings import gemini_transport as transport
+from llama_index_video._gemini import transport
 from llama_index_video.embeddings.gemini_inputs import (
     MAX_ITEMS_PER_REQUEST,
     EmbedInput,

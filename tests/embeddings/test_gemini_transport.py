@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+import warnings
 from typing import Any
 
 import pytest
 from llama_index.core.schema import TextNode
 
+from llama_index_video._gemini import transport
 from llama_index_video.errors import RemoteAPIError
 from llama_index_video.reader.nodes import FrameNode
 from tests.embeddings.wire import call, kind_of
@@ -55,6 +57,22 @@ def test_timeouts_are_bounded_too(gemini, make_embedding, mode):
     with pytest.raises(RemoteAPIError, match="no answer within the request timeout"):
         call(mode, model, "get_query_embedding", "q")
     assert len(gemini.requests_to("embed")) == 2
+
+
+def test_we_know_which_transport_errors_the_sdk_retries():
+    """Pins our copy of a private SDK list: retrying what the SDK retried multiplies attempts."""
+    from google.genai import _api_client
+    from google.genai.version import __version__ as sdk
+
+    names = ("_HTTPX_TRANSIENT_EXC", "_AIOHTTP_TRANSIENT_EXC")
+    missing = [name for name in names if not hasattr(_api_client, name)]
+    advice = (
+        "check which transport errors HttpRetryOptions retries and update "
+        "SDK_RETRIED_TRANSPORT in llama_index_video/_gemini/transport.py"
+    )
+    assert not missing, f"google-genai {sdk} has no {missing}: {advice}"
+    theirs = {cls for name in names for cls in getattr(_api_client, name)}
+    assert set(transport.sdk_retried_transport()) == theirs, f"google-genai {sdk}: {advice}"
 
 
 def test_a_failed_upload_is_restarted(gemini, make_embedding, media, mode):
@@ -246,6 +264,13 @@ def test_batch_api_embeds_a_whole_batch_in_one_job(gemini, make_embedding, media
     assert model.usage.batch_jobs == 1
     assert model.usage.embedded_items == 3
     assert model.usage.prompt_tokens > 0
+
+
+def test_the_batch_api_leaves_the_warning_filters_alone(gemini, make_embedding, mode):
+    before = list(warnings.filters)
+    model = make_embedding(use_batch_api=True)
+    assert call(mode, model, "try_embed_nodes", [TextNode(text="a")])[0].ok
+    assert warnings.filters == before  # (and the suite's "error" filter saw no warning)
 
 
 def test_batch_api_keeps_per_item_errors_per_item(gemini, make_embedding, mode):

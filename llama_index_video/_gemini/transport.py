@@ -17,6 +17,11 @@ Retries happen in two bounded layers sharing one :class:`RetryPolicy`:
   never restarts the upload) and transport failures its aiohttp transport (the
   async client) passes through, such as read timeouts.
 
+Why a protocol runner rather than tenacity alone: each protocol here spans several
+calls (upload, poll, use, delete; create a batch job, poll, cancel) and is written once
+for the sync and the async client; tenacity retries single calls, and every protocol
+would be written twice.
+
 The Files API processes uploads before they can be used, so an upload is polled
 until ``ACTIVE`` with a deadline; ``FAILED`` and the deadline are errors. Batch jobs
 are polled the same way.
@@ -27,13 +32,14 @@ google-genai is imported lazily: this module loads without the ``gemini`` extra.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import io
 import logging
 import random
 import time
 import warnings
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, Generic, TypeVar
@@ -53,10 +59,15 @@ RETRYABLE_STATUS: Final = (408, 429, 500, 502, 503, 504)
 
 @dataclass(frozen=True)
 class Call:
-    """Call an SDK method, named by its dotted path on the client (``"models.embed_content"``)."""
+    """Call an SDK method, named by its dotted path on the client (``"models.embed_content"``).
+
+    ``experimental``: the SDK warns on every call that the method is experimental;
+    the caller chose it, so that warning is silenced for this call alone.
+    """
 
     method: str
     kwargs: Mapping[str, Any]
+    experimental: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +128,8 @@ def run(steps: Steps[T], client: genai.Client) -> T:
     try:
         while (op := stepper.next_op()) is not None:
             try:
-                stepper.resolve(_bind(op, client, time.sleep)())
+                with _quiet(op):
+                    stepper.resolve(_bind(op, client, time.sleep)())
             except Exception as exc:  # handed to the protocol, which decides
                 stepper.fail(exc)
     finally:
@@ -131,7 +143,8 @@ async def arun(steps: Steps[T], client: genai.Client) -> T:
     try:
         while (op := stepper.next_op()) is not None:
             try:
-                stepper.resolve(await _bind(op, client.aio, asyncio.sleep)())
+                with _quiet(op):
+                    stepper.resolve(await _bind(op, client.aio, asyncio.sleep)())
             except Exception as exc:  # handed to the protocol, which decides
                 stepper.fail(exc)
     finally:
@@ -164,6 +177,19 @@ class _Stepper(Generic[T]):
 
     def fail(self, error: Exception) -> None:
         self._error = error
+
+
+@contextlib.contextmanager
+def _quiet(op: Op) -> Iterator[None]:
+    """Silence the SDK's experimental-method warning during an ``experimental`` call."""
+    if not (isinstance(op, Call) and op.experimental):
+        yield
+        return
+    from google.genai import errors
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=errors.ExperimentalWarning)
+        yield
 
 
 def _bind(op: Op, api: Any, sleep: Callable[[float], Any]) -> Callable[[], Any]:
@@ -205,9 +231,12 @@ def retrying(
             attempt += 1
 
 
-def call(policy: RetryPolicy, method: str, **kwargs: Any) -> Steps[Any]:
+def call(
+    policy: RetryPolicy, method: str, *, experimental: bool = False, **kwargs: Any
+) -> Steps[Any]:
     """A JSON API call; the SDK retries HTTP errors, this adds what it leaves out."""
-    return retrying(policy, Call(method, kwargs), what=method, retry_on=_not_retried_by_sdk)
+    op = Call(method, kwargs, experimental)
+    return retrying(policy, op, what=method, retry_on=_not_retried_by_sdk)
 
 
 def upload(
@@ -296,16 +325,12 @@ def batch_job(
     Raises:
         RemoteAPIError: the job did not end within ``timeout`` (it is cancelled).
     """
-    from google.genai import errors, types
+    from google.genai import types
 
-    # The caller opted into the Batch API; the SDK's per-call notice that it is
-    # experimental would only repeat that (and fail test suites that error on warnings).
-    warnings.filterwarnings(
-        "ignore", message=r"batches\.create_embeddings", category=errors.ExperimentalWarning
-    )
     job: types.BatchJob = yield from call(
         policy,
         "batches.create_embeddings",
+        experimental=True,  # the caller opted into the Batch API
         model=model,
         src=src,
         config=types.CreateEmbeddingsBatchJobConfig(display_name=display_name),
@@ -362,7 +387,7 @@ def _not_retried_by_sdk(exc: BaseException) -> bool:
 
     if isinstance(exc, errors.APIError):
         return False  # HttpRetryOptions already retried the retryable codes
-    return _is_transport(exc) and not isinstance(exc, _sdk_retried_transport())
+    return _is_transport(exc) and not isinstance(exc, sdk_retried_transport())
 
 
 @functools.cache
@@ -374,16 +399,26 @@ def _transport_errors() -> tuple[type[BaseException], ...]:
     return tuple(found)
 
 
-@functools.cache
-def _sdk_retried_transport() -> tuple[type[BaseException], ...]:
-    """The transport errors google-genai's own retry predicate accepts."""
-    from google.genai import _api_client
+SDK_RETRIED_TRANSPORT: Final = (
+    ("httpx", "TimeoutException"),
+    ("httpx", "ConnectError"),
+    ("httpx2", "TimeoutException"),
+    ("httpx2", "ConnectError"),
+    ("aiohttp", "ClientConnectorError"),
+    ("aiohttp", "ClientOSError"),
+    ("aiohttp", "ServerDisconnectedError"),
+)
+"""The transport errors ``HttpRetryOptions`` retry, as (module, class).
 
-    classes = (
-        *getattr(_api_client, "_HTTPX_TRANSIENT_EXC", ()),
-        *getattr(_api_client, "_AIOHTTP_TRANSIENT_EXC", ()),
-    )
-    return tuple(c for c in classes if isinstance(c, type))
+google-genai keeps this list private; a test compares it with the SDK's so that a
+change there fails loudly instead of doubling (or dropping) retries here.
+"""
+
+
+@functools.cache
+def sdk_retried_transport() -> tuple[type[BaseException], ...]:
+    """The classes of :data:`SDK_RETRIED_TRANSPORT` whose module is installed."""
+    return tuple(c for module, name in SDK_RETRIED_TRANSPORT for c in _optional_class(module, name))
 
 
 def _is_transport(exc: BaseException) -> bool:
