@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final, Generic, TypeVar
 
+from llama_index_video.api_keys import scrub
 from llama_index_video.errors import RemoteAPIError
 
 if TYPE_CHECKING:
@@ -434,21 +435,20 @@ def _optional_class(module: str, name: str) -> list[type[BaseException]]:
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line account of an API or network failure."""
+    """A one-line account of an API or network failure, API keys masked."""
     from google.genai import errors
 
     if isinstance(exc, errors.APIError):
-        return f"HTTP {exc.code} {exc.status or ''}: {exc.message or 'no message'}".strip()
-    if isinstance(exc, TimeoutError | asyncio.TimeoutError) or "Timeout" in type(exc).__name__:
-        return f"no answer within the request timeout ({type(exc).__name__})"
-    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        text = f"HTTP {exc.code} {exc.status or ''}: {exc.message or 'no message'}".strip()
+    elif isinstance(exc, TimeoutError | asyncio.TimeoutError) or "Timeout" in type(exc).__name__:
+        text = f"no answer within the request timeout ({type(exc).__name__})"
+    else:
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return scrub(text)
 
 
-def remote_error(exc: BaseException, *, what: str, secret: str) -> RemoteAPIError:
-    """Translate an SDK or network failure into the package's error, with advice.
-
-    ``secret`` (the API key) is removed from the message wherever it appears.
-    """
+def remote_error(exc: BaseException, *, what: str) -> RemoteAPIError:
+    """Translate an SDK or network failure into the package's error, with advice."""
     from google.genai import errors
 
     if isinstance(exc, RemoteAPIError):
@@ -456,8 +456,6 @@ def remote_error(exc: BaseException, *, what: str, secret: str) -> RemoteAPIErro
     status = exc.code if isinstance(exc, errors.APIError) else None
     advice = _ADVICE.get(status or 0, "the next ingest retries items that failed")
     reason = f"{what} failed: {describe(exc)}; {advice}"
-    if secret:
-        reason = reason.replace(secret, "***")
     return RemoteAPIError(SERVICE, reason, status=status)
 
 

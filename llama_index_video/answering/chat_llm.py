@@ -6,11 +6,11 @@ the sync ones on the event loop. A subclass of :class:`MultimodalChatLLM` implem
 the four chat methods against its SDK's sync and async clients; the base class gives
 it the rest:
 
-- the API key, from ``api_key=`` or the vendor's environment variables, held as a
-  private ``SecretStr``: it is not a field, so it never shows in ``repr``,
+- the API key, from ``api_key=`` or the vendor's environment variables, stripped and
+  held as a private ``SecretStr``: it is not a field, so it never shows in ``repr``,
   ``model_dump``, ``to_json`` or the instrumentation payload;
 - ``metadata`` from the ``model``, ``max_tokens`` and ``context_window`` fields;
-- ``_one_line`` for error messages: one line, the key masked;
+- ``_one_line`` for error messages: one line, keys masked (:mod:`llama_index_video.api_keys`);
 - the four completion methods, which send the prompt as one user message through chat.
 
 :func:`split_turns` is the message walk both vendors' APIs need (a separate system
@@ -21,7 +21,6 @@ subclass returns, with token usage where LlamaIndex's token counter looks for it
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -46,6 +45,7 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.llms.llm import LLM
 
+from llama_index_video.api_keys import read_api_key, scrub
 from llama_index_video.errors import AnswerError
 
 Part = TypeVar("Part")
@@ -85,14 +85,14 @@ class MultimodalChatLLM(LLM):
     def __init__(self, *, api_key: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         names = self.key_variables
-        key = api_key or next((os.environ[n] for n in names if os.environ.get(n)), "")
-        if not key.strip():
+        key = read_api_key(api_key, names)
+        if key is None:
             also = f" (or {', '.join(names[1:])})" if len(names) > 1 else ""
             raise AnswerError(
                 f"{self.service} needs an API key: set {names[0]}{also} or pass api_key=, "
                 "or answer without an LLM"
             )
-        self._api_key = SecretStr(key.strip())
+        self._api_key = SecretStr(key)
 
     @property
     def metadata(self) -> LLMMetadata:
@@ -105,8 +105,8 @@ class MultimodalChatLLM(LLM):
         )
 
     def _one_line(self, text: str) -> str:
-        """``text`` as one line of at most 300 characters, with the API key masked."""
-        line = " ".join(text.split()).replace(self._api_key.get_secret_value(), "***")
+        """``text`` as one line of at most 300 characters, with API keys masked."""
+        line = " ".join(scrub(text).split())
         return line if len(line) <= 300 else line[:297] + "..."
 
     @llm_completion_callback()

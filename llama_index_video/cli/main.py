@@ -2,7 +2,8 @@
 
 It parses arguments, builds the library objects and prints; every error the package
 raises on purpose ends the command with one line on stderr and a non-zero status
-(``--debug`` shows the traceback).
+(``--debug`` shows the traceback). API keys are masked in everything it prints and
+logs, tracebacks included (:mod:`llama_index_video.api_keys`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video._version import __version__
+from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 EXIT_FAILED_FILES = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_BUG = 70  # EX_SOFTWARE: an error the package did not expect
 _OCR_CHOICES = {"auto": None, "rapidocr": True, "off": False}
 
 
@@ -179,9 +182,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except VideoIndexError as exc:
         if args.debug:
-            raise
-        print(f"error: {exc}", file=sys.stderr)
+            print(scrubbed_traceback(exc), end="", file=sys.stderr)
+        else:
+            print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception as exc:  # a bug: show where, but an SDK's message may hold the key
+        print(scrubbed_traceback(exc), end="", file=sys.stderr)
+        return EXIT_BUG
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -372,10 +379,13 @@ def _modalities(text: str) -> list[str]:
 
 
 def _configure_logging(*, debug: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if debug else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s" if debug else "warning: %(message)s",
+    handler = logging.StreamHandler()
+    handler.setFormatter(
+        ScrubbingFormatter(
+            "%(levelname)s %(name)s: %(message)s" if debug else "warning: %(message)s"
+        )
     )
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
     if not debug:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")

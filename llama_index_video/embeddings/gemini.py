@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -57,6 +56,7 @@ from llama_index.core.schema import BaseNode, ImageType, MetadataMode
 
 from llama_index_video._gemini import transport
 from llama_index_video._gemini.client import API_KEY_ENV, import_genai, make_client
+from llama_index_video.api_keys import read_api_key
 from llama_index_video.embeddings.gemini_inputs import (
     EmbedInput,
     input_for_node,
@@ -127,8 +127,8 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         >>> index = VectorStoreIndex(nodes, embed_model=embed_model)  # doctest: +SKIP
 
     The API key comes from ``api_key``, else ``GEMINI_API_KEY``, else
-    ``GOOGLE_API_KEY``; it is kept out of ``repr``, ``to_dict``/``to_json``, logs
-    and errors.
+    ``GOOGLE_API_KEY``, stripped of surrounding whitespace; it is kept out of
+    ``repr``, ``to_dict``/``to_json``, logs and errors.
     """
 
     model_name: str = Field(
@@ -211,8 +211,8 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         """
         super().__init__(**data)
         import_genai(_PURPOSE)
-        key = api_key or next((os.environ[n] for n in API_KEY_ENV if os.environ.get(n)), None)
-        if not key:
+        key = read_api_key(api_key, API_KEY_ENV)
+        if key is None:
             raise EmbeddingError(
                 "GeminiMultimodalEmbedding needs an API key: pass api_key=... "
                 "or set GEMINI_API_KEY (or GOOGLE_API_KEY)"
@@ -424,7 +424,6 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
             batch_poll_interval=self.batch_poll_interval,
             batch_timeout=self.batch_timeout,
             usage=self._usage,
-            secret=self._api_key.get_secret_value(),
         )
         inputs = [item for item in prepared if isinstance(item, EmbedInput)]
         return requests.protocols(inputs, batch=batch)

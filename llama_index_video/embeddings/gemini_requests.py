@@ -106,7 +106,6 @@ class Requests:
     batch_poll_interval: float
     batch_timeout: float
     usage: UsageCounter
-    secret: str = field(repr=False)
 
     def protocols(self, inputs: Sequence[EmbedInput], *, batch: bool) -> list[Protocol]:
         """One protocol per ``batchEmbedContents`` call (or per Batch API job)."""
@@ -261,7 +260,7 @@ class Requests:
             return exc
         if not transport.is_failure(exc):
             raise exc
-        return transport.remote_error(exc, what=what, secret=self.secret)
+        return transport.remote_error(exc, what=what)
 
 
 def _rejects_an_input(exc: Exception) -> bool:

@@ -5,7 +5,8 @@ safe to interrupt: a file is marked ``indexing`` before its nodes are written an
 ``indexed`` after, so a run that was killed part-way leaves a mark the next run
 cleans up (delete the partial nodes, then add again; node ids are deterministic, so
 nothing is duplicated). Paths are keyed by their resolved absolute form; files by
-content hash, so a moved or copied file is recognised without re-reading it.
+content hash, so a moved or copied file is recognised without re-reading it. Error
+texts are stored with API keys masked.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from llama_index_video.api_keys import scrub
 
 Status = Literal["indexing", "indexed", "failed"]
 
@@ -144,7 +147,7 @@ class Manifest:
             "INSERT OR REPLACE INTO files "
             "(content_hash, status, node_count, duration, notes, error, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (content_hash, status, node_count, duration, notes, error, time.time()),
+            (content_hash, status, node_count, duration, scrub(notes), scrub(error), time.time()),
         )
 
     def forget_file(self, content_hash: str) -> None:
@@ -184,7 +187,7 @@ class Manifest:
                 item.content_hash,
                 item.node_type,
                 item.node_json,
-                item.error,
+                scrub(item.error),
                 time.time(),
             ),
         )

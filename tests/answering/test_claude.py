@@ -32,6 +32,7 @@ from llama_index_video.answering.prompts import (
     ContextItem,
     build_messages,
 )
+from llama_index_video.api_keys import scrubbed_traceback
 from llama_index_video.errors import AnswerError, RemoteAPIError
 from tests.answering.llm_checks import agreement_conversation, exposures
 from tests.fakes.anthropic_server import error_reply, slow_reply, text_reply
@@ -443,3 +444,17 @@ def test_live_claude_reads_a_frame(tmp_path):
     answer = llm.chat([message])
     assert "red" in (answer.message.content or "").lower()
     assert answer.raw["usage"]["input_tokens"] > 0
+
+
+@pytest.mark.parametrize("padding", ["\n", " ", " \r\n"], ids=["newline", "space", "crlf"])
+def test_a_pasted_key_is_stripped_and_masked_when_echoed(fake_anthropic, monkeypatch, padding):
+    key = fake_anthropic.api_key
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key + padding)
+    fake_anthropic.echo_headers = True
+    fake_anthropic.enqueue(error_reply(400))
+    llm = ClaudeMultimodalLLM(base_url=fake_anthropic.url, max_retries=0)
+    with pytest.raises(RemoteAPIError) as caught:
+        llm.chat([user(TextBlock(text="hi"))])
+    assert fake_anthropic.messages_requests()[0].headers["authorization"] == f"Bearer {key}"
+    assert "'authorization': 'Bearer ***'" in str(caught.value)
+    assert key not in scrubbed_traceback(caught.value)  # the SDK's own error included

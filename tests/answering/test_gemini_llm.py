@@ -41,6 +41,7 @@ from llama_index_video.answering.prompts import (
     ContextItem,
     build_messages,
 )
+from llama_index_video.api_keys import scrubbed_traceback
 from llama_index_video.errors import AnswerError, RemoteAPIError
 from llama_index_video.media.clips import Clip, cut_clips
 from tests.answering.gemini_streaming import StreamingGeminiServer
@@ -498,6 +499,19 @@ def test_the_key_never_leaks(make_gemini, fake_gemini, clip, caplog):
     assert caplog.text  # the loggers did speak
     assert not [text for text in exposed if SECRET in text]
     assert "echo ***" in str(errors[0])
+
+
+@pytest.mark.parametrize("padding", ["\n", " ", " \r\n"], ids=["newline", "space", "crlf"])
+def test_a_pasted_key_is_stripped_and_masked_when_echoed(fake_gemini, monkeypatch, padding):
+    monkeypatch.setenv("GEMINI_API_KEY", SECRET + padding)
+    fake_gemini.echo_headers = True
+    fake_gemini.fail("generate", 403)
+    llm = GeminiMultimodalLLM(base_url=fake_gemini.base_url, max_retries=0)
+    with pytest.raises(RemoteAPIError) as caught:
+        llm.chat([user(TextBlock(text="hi"))])
+    assert fake_gemini.requests_to("generate")[0].headers["x-goog-api-key"] == SECRET
+    assert "you sent {'x-goog-api-key': '***'" in str(caught.value)
+    assert SECRET not in scrubbed_traceback(caught.value)  # the SDK's own error included
 
 
 # -- inside LlamaIndex's own multimodal query engine ----------------------------------------

@@ -395,6 +395,18 @@ def test_a_key_echoed_by_the_server_is_redacted(gemini, make_embedding):
     assert "key *** is suspended" in str(failure.value)
 
 
+@pytest.mark.parametrize("padding", ["\n", " ", " \r\n"], ids=["newline", "space", "crlf"])
+def test_a_pasted_key_is_stripped_and_masked_when_echoed(gemini, make_embedding, padding, mode):
+    gemini.echo_headers = True
+    gemini.fail("embed", 403)
+    model = make_embedding(api_key=gemini.api_key + padding, max_retries=0)
+    with pytest.raises(RemoteAPIError) as failure:
+        call(mode, model, "get_query_embedding", "q")
+    assert model._api_key.get_secret_value() == gemini.api_key
+    assert "you sent {'x-goog-api-key': '***'" in str(failure.value)
+    assert gemini.api_key not in str(failure.value)
+
+
 def test_settings_round_trip_without_the_key(gemini, make_embedding, monkeypatch):
     model = make_embedding(output_dimensionality=768, use_batch_api=True)
     assert model.class_name() == "GeminiMultimodalEmbedding"

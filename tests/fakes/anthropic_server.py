@@ -6,9 +6,11 @@ server-sent events when the body says ``"stream": true`` (``message_start``,
 ``content_block_stop``, ``message_delta``, ``message_stop``). Replies are scripted
 in a queue; when it is empty ``default`` answers. Errors use the API's body
 ``{"type": "error", "error": {"type": ..., "message": ...}}`` and optional
-``retry-after``; a reply can also wait before answering (to trip the SDK's timeout)
-or fail in the middle of a stream. Every request is recorded with its headers and
-JSON body, and requests without the expected key get the API's 401.
+``retry-after`` (with ``echo_headers``, the message quotes the request's headers, key
+included, as a careless proxy might); a reply can also wait before answering (to
+trip the SDK's timeout) or fail in the middle of a stream. Every request is recorded
+with its headers and JSON body, and requests without the expected key get the API's
+401.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.fakes.loopback import LoopbackHTTP
+from tests.fakes.loopback import LoopbackHTTP, echoed
 
 ERROR_TYPES = {
     400: "invalid_request_error",
@@ -91,6 +93,7 @@ class FakeAnthropicServer:
     api_key: str = "sk-ant-fake-test-key"
     model: str = "claude-sonnet-4-6"
     default: Reply = field(default_factory=Reply)
+    echo_headers: bool = False
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -205,7 +208,10 @@ def _make_handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
             elif not server._authorised(request.headers):
                 self._error(401, "authentication_error", "invalid x-api-key")
             elif reply.status >= 400:
-                self._error(reply.status, reply.error_type or "api_error", reply.message, reply)
+                message = reply.message
+                if server.echo_headers:
+                    message = f"{message}; you sent {echoed(request.headers)}"
+                self._error(reply.status, reply.error_type or "api_error", message, reply)
             elif request.body.get("stream"):
                 self._stream(reply)
             else:

@@ -24,10 +24,12 @@ the SDK uses (``/v1`` for google-genai 3.x, ``/v1beta`` for 2.x; both routes wor
 
 Faults are scripted per endpoint (:meth:`FakeGeminiServer.fail`): an HTTP error
 with the API's body ``{"error": {"code", "message", "status"}}`` and/or a delay
-before answering (to trip the SDK's timeout). Every request is recorded (method,
-path, query, lower-cased headers, raw body and parsed JSON); a request without the
-expected ``x-goog-api-key`` gets the API's 400 ``API_KEY_INVALID``. ``max_in_flight``
-is the most requests the server was handling at once.
+before answering (to trip the SDK's timeout); with ``echo_headers`` an error's message
+quotes the request's headers, API key included, as a careless proxy might. Every
+request is recorded (method, path, query, lower-cased headers, raw body and parsed
+JSON); a request without the expected ``x-goog-api-key`` gets the API's 400
+``API_KEY_INVALID``. ``max_in_flight`` is the most requests the server was handling
+at once.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from tests.fakes.loopback import LoopbackHTTP
+from tests.fakes.loopback import LoopbackHTTP, echoed
 
 STATUS_NAMES = {
     400: "INVALID_ARGUMENT",
@@ -150,6 +152,7 @@ class FakeGeminiServer:
     batch_final_state: str = "BATCH_STATE_SUCCEEDED"
     batch_failing_items: frozenset[int] = frozenset()
     answer_dimension: int | None = None
+    echo_headers: bool = False
     requests: list[RecordedRequest] = field(default_factory=list)
     files: dict[str, StoredFile] = field(default_factory=dict)
 
@@ -486,7 +489,8 @@ def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                             if request.endpoint == "upload"
                             else {}
                         )
-                        self._reply(exc.code, _error_body(exc), final)
+                        echo = echoed(request.headers) if server.echo_headers else None
+                        self._reply(exc.code, _error_body(exc, echo), final)
             finally:
                 server._done()
 
@@ -597,8 +601,9 @@ def _endpoint(method: str, path: str) -> str:
     )
 
 
-def _error_body(error: _ApiError) -> dict[str, Any]:
-    body = {"code": error.code, "message": error.message, "status": STATUS_NAMES.get(error.code)}
+def _error_body(error: _ApiError, echo: str | None = None) -> dict[str, Any]:
+    message = error.message if echo is None else f"{error.message}; you sent {echo}"
+    body = {"code": error.code, "message": message, "status": STATUS_NAMES.get(error.code)}
     if error.details:
         body["details"] = error.details
     return {"error": body}

@@ -35,3 +35,12 @@ class LoopbackHTTP:
         self.httpd.shutdown()
         self.httpd.server_close()
         self._thread.join(timeout=5)
+
+
+def echoed(headers: dict[str, str]) -> str:
+    """Request headers as a careless server quotes them back, credentials first."""
+
+    def credential_last(name: str) -> bool:
+        return not ("key" in name or "authorization" in name)
+
+    return repr({name: headers[name] for name in sorted(headers, key=credential_last)})
