@@ -5,7 +5,7 @@ up afterwards) is written once, as generators that *yield operations* (a
 :class:`Call` of an SDK method, an :class:`Upload`, a :class:`Sleep`) and receive
 each operation's result, or its exception, back. :func:`run` performs the
 operations with the synchronous ``genai.Client``, :func:`arun` with ``client.aio``,
-so the sync and async embeddings cannot drift apart.
+so the sync and async paths of the embedding and the LLM cannot drift apart.
 
 Retries happen in two bounded layers sharing one :class:`RetryPolicy`:
 
