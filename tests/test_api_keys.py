@@ -1,8 +1,9 @@
 """API keys are read stripped and never reach output, logs, errors or the manifest.
 
 The end-to-end tests go through the command line with keys pasted the careless
-way (a trailing newline or space) against fake APIs that echo the request's
-headers, key included, back in their error bodies.
+way (a trailing newline) against fake APIs that echo the request's headers, key
+included, back in their error bodies. Other paddings (a space, CRLF) are tested
+per class in tests/embeddings/test_gemini.py and tests/answering/.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from tests_support import HANDBOOK
 
 GEMINI_KEY = "AIzaSy-leak-test-gemini-0123456789"
 CLAUDE_KEY = "sk-ant-leak-test-claude-0123456789"
-PADDINGS = ["\n", " ", " \r\n"]
 
 
 # -- reading and scrubbing ---------------------------------------------------------------
@@ -74,26 +74,21 @@ def test_tracebacks_and_log_records_are_masked_with_their_causes():
 # -- through the command line ------------------------------------------------------------
 
 
-@pytest.fixture(params=PADDINGS, ids=["newline", "space", "crlf"])
-def padding(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 @pytest.fixture
-def gemini(monkeypatch: pytest.MonkeyPatch, padding: str) -> Iterator[FakeGeminiServer]:
-    """A fake Gemini API echoing headers in its errors; the key is set with ``padding``."""
+def gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGeminiServer]:
+    """A fake Gemini API echoing headers in its errors; the key is set with a newline."""
     with FakeGeminiServer(api_key=GEMINI_KEY, echo_headers=True) as server:
-        monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY + padding)
+        monkeypatch.setenv("GEMINI_API_KEY", GEMINI_KEY + "\n")
         monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", server.base_url)
         monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
         yield server
 
 
 @pytest.fixture
-def claude(monkeypatch: pytest.MonkeyPatch, padding: str) -> Iterator[FakeAnthropicServer]:
-    """A fake Anthropic API echoing headers in its errors; the key is set with ``padding``."""
+def claude(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    """A fake Anthropic API echoing headers in its errors; the key is set with a newline."""
     with FakeAnthropicServer(api_key=CLAUDE_KEY, echo_headers=True) as server:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", CLAUDE_KEY + padding)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", CLAUDE_KEY + "\n")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
         yield server
