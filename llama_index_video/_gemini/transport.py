@@ -434,6 +434,12 @@ def _optional_class(module: str, name: str) -> list[type[BaseException]]:
     return [found]
 
 
+def blames_the_key(exc: BaseException) -> bool:
+    """The API's answer says the API key is at fault (e.g. 400 ``API_KEY_INVALID``)."""
+    details, message = str(getattr(exc, "details", "")), str(getattr(exc, "message", ""))
+    return "API_KEY" in details or "API key" in message
+
+
 def describe(exc: BaseException) -> str:
     """A one-line account of an API or network failure, API keys masked."""
     from google.genai import errors

@@ -433,7 +433,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
 
 def _advice(exc: Any) -> str:
     status = exc.code
-    if status in (401, 403) or "API_KEY" in str(exc.details) or "API key" in str(exc.message):
+    if status in (401, 403) or transport.blames_the_key(exc):
         return "check GEMINI_API_KEY"
     if status == 404:
         return "check the model name"

@@ -267,7 +267,7 @@ def _rejects_an_input(exc: Exception) -> bool:
     """A 400 about the request's content (not the API key, which every retry would repeat)."""
     if getattr(exc, "code", None) != 400:
         return False
-    return "API_KEY" not in str(getattr(exc, "details", "")) and "API key" not in str(exc)
+    return not transport.blames_the_key(exc)
 
 
 def _what(items: Sequence[EmbedInput]) -> str:
