@@ -11,6 +11,7 @@
     ├── EmbeddingError             an embedding backend failed or disagrees with the index
     ├── RemoteAPIError             a remote API (Gemini, Anthropic) still failed after retries
     ├── IndexCompatibilityError    an index made by another version or embedding model
+    ├── VectorStoreError           the vector store (e.g. a Chroma server) cannot be used
     ├── AnswerError                generation failed
     └── InsecureBindError          serving beyond loopback without a token
                                    (``llama_index_video.service.guard``; also a ValueError)
@@ -79,6 +80,10 @@ class RemoteAPIError(VideoIndexError):
 
 class IndexCompatibilityError(VideoIndexError):
     """The index on disk was built by an incompatible version or embedding model."""
+
+
+class VectorStoreError(VideoIndexError):
+    """The vector store cannot be reached or used (a bad URL, a server that is down)."""
 
 
 class AnswerError(VideoIndexError):

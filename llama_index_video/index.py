@@ -57,12 +57,16 @@ if TYPE_CHECKING:
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
+    from llama_index_video.executor.base import Executor
+
 logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = "1"
 CANDIDATES_PER_HIT = 10
 MIN_CANDIDATES = 50
 SPEC_META = "embedding_spec"
+CHROMA_URL_META = "chroma_url"
+COLLECTION_META = "collection"
 DEFAULT_INDEX_DIR = Path("video_index")
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
 # benchmarks/evaluate.py (see docs/evaluation.md).
@@ -97,7 +101,12 @@ class VideoIndex:
             ``path/media``.
         threshold: Minimum cosine similarity of a hit. ``"auto"`` uses the calibrated
             value for the default model, and no threshold for other models.
-        collection: Name of the Chroma collection.
+        collection: Name of the Chroma collection; None: the one recorded in the folder,
+            else ``video_moments``. Name one per index when several share a server.
+        chroma_url: A Chroma server (``http://host:8000``) holding the collections instead
+            of ``path/chroma``; the folder keeps the manifest and frames. Recorded at
+            ingest, so later opens of ``path`` find the server without it. Credentials
+            come from the environment (see :mod:`llama_index_video.store.collection`).
         visual_model: A ``MultiModalEmbedding`` (e.g. ``ClipEmbedding()``) that embeds
             frames by their pixels, for visual search; set when the folder is created.
             ``None``: the model the folder was built with, if any.
@@ -125,12 +134,13 @@ class VideoIndex:
         vector_store: BasePydanticVectorStore | None = None,
         reader: VideoReader | None = None,
         threshold: float | str | None = "auto",
-        collection: str = DEFAULT_COLLECTION,
+        collection: str | None = None,
         visual_model: MultiModalEmbedding | None = None,
         frame_store: BasePydanticVectorStore | None = None,
         visual_threshold: float | str | None = "auto",
         weights: Mapping[str, float] | None = None,
         relevance: RelevanceGate | str | None = "auto",
+        chroma_url: str | None = None,
     ) -> None:
         unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
         if unknown:
@@ -155,7 +165,13 @@ class VideoIndex:
             indexed=bool(self.manifest.files()),
         )
         self.visual_identity = embedding_identity(self.visual_model) if self.visual_model else None
-        self.vector_store = vector_store or open_chroma(self.path / "chroma", collection)
+        self.chroma_url = chroma_url or self.manifest.get_meta(CHROMA_URL_META)
+        self.collection = (
+            collection or self.manifest.get_meta(COLLECTION_META) or DEFAULT_COLLECTION
+        )
+        self.vector_store = vector_store or open_chroma(
+            self.path / "chroma", self.collection, url=self.chroma_url
+        )
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
         multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
@@ -176,16 +192,29 @@ class VideoIndex:
         self.manifest.close()
 
     def ingest(
-        self, paths: Iterable[str | Path], *, progress: IngestProgress | None = None
+        self,
+        paths: Iterable[str | Path],
+        *,
+        progress: IngestProgress | None = None,
+        executor: Executor | None = None,
     ) -> IngestReport:
-        """Add files and folders; unchanged content is skipped, changed content replaced."""
+        """Add files and folders; unchanged content is skipped, changed content replaced.
+
+        ``executor`` reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
+        by default this process does. Either way the rows written are the same.
+        """
         dimension = getattr(self.embed_model, "output_dimensionality", None)
         collection = chroma_collection(self.vector_store)
         if dimension and collection is not None:
             check_dimension(collection, dimension, model=self.identity)
         self._record_identity()
         return Ingestor(
-            self.index, self.manifest, self.reader, embed_model=self.embed_model, progress=progress
+            self.index,
+            self.manifest,
+            self.reader,
+            embed_model=self.embed_model,
+            progress=progress,
+            executor=executor,
         ).ingest(paths)
 
     def as_retriever(
@@ -296,7 +325,14 @@ class VideoIndex:
         if self.visual_model is None:
             storage = StorageContext.from_defaults(vector_store=self.vector_store)
             return VectorStoreIndex(nodes=[], storage_context=storage, embed_model=self.embed_model)
-        self.frame_store = frame_store or open_chroma(self.path / "chroma", FRAMES_COLLECTION)
+        frames = (
+            FRAMES_COLLECTION
+            if self.collection == DEFAULT_COLLECTION
+            else f"{self.collection}-frames"
+        )
+        self.frame_store = frame_store or open_chroma(
+            self.path / "chroma", frames, url=self.chroma_url
+        )
         storage = StorageContext.from_defaults(
             vector_store=self.vector_store, image_store=self.frame_store
         )
@@ -333,6 +369,9 @@ class VideoIndex:
             if self.embedding_spec is not None:
                 self.manifest.set_meta(SPEC_META, self.embedding_spec.to_json())
             self.manifest.set_meta(VISUAL_META, self.visual_identity or NO_VISUAL)
+            self.manifest.set_meta(COLLECTION_META, self.collection)
+            if self.chroma_url is not None:
+                self.manifest.set_meta(CHROMA_URL_META, self.chroma_url)
             self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import wave
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
 
@@ -135,3 +135,27 @@ def make_wav() -> Callable[[Path, np.ndarray], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def chroma_url(tmp_path_factory) -> Iterator[str]:
+    """A real ``chroma run`` server on a free loopback port, stopped after the session."""
+    from real_servers import chroma_server
+
+    with chroma_server(tmp_path_factory.mktemp("chroma_server")) as url:
+        yield url
+
+
+@pytest.fixture
+def subtitled_media(tmp_path) -> Path:
+    """The ozone video with its sidecar subtitles, and the handbook: no speech model needed."""
+    import shutil
+
+    from tests_support import HANDBOOK, OZONE, OZONE_SRT
+
+    folder = tmp_path / "subtitled_media"
+    folder.mkdir()
+    shutil.copy(OZONE, folder / OZONE.name)
+    shutil.copy(OZONE_SRT, folder / OZONE_SRT.name)
+    shutil.copy(HANDBOOK, folder / HANDBOOK.name)
+    return folder

@@ -1,4 +1,4 @@
-"""Paths of the example media, importable from any test module."""
+"""Paths of the example media and row helpers, importable from any test module."""
 
 from __future__ import annotations
 
@@ -11,3 +11,22 @@ CHECKOUT = EXAMPLES / "checkout_deep_dive.mp4"
 TEAM_SYNC = EXAMPLES / "team_sync.mp3"
 HANDBOOK = EXAMPLES / "handbook.md"
 SUBTITLES = ROOT / "tests" / "fixtures" / "subtitles"
+OZONE_SRT = SUBTITLES / "ozone_explainer.srt"
+
+
+def stored_rows(store: object, folder: Path) -> dict[str, tuple[str, dict, list[float]]]:
+    """A Chroma-backed store's rows by id: (document, metadata, embedding).
+
+    The index ``folder`` (in frame paths) reads ``<index>``, so two folders compare.
+    """
+    got = store._collection.get(include=["documents", "metadatas", "embeddings"])  # type: ignore[attr-defined]
+
+    def relative(value: object) -> object:
+        return value.replace(str(folder), "<index>") if isinstance(value, str) else value
+
+    return {
+        row_id: (document, {k: relative(v) for k, v in metadata.items()}, list(map(float, vector)))
+        for row_id, document, metadata, vector in zip(
+            got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
+        )
+    }

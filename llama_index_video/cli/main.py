@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
@@ -25,6 +25,7 @@ from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_W
 from llama_index_video.schema import MODALITIES, parse_modalities
 
 if TYPE_CHECKING:
+    from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
 
 EXIT_FAILED_FILES = 1
@@ -83,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
     )
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    ingest.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="read and embed on a Ray cluster (needs 'llama-index-video[ray]'); ADDRESS as "
+        "for 'ray.init' (default: $RAY_ADDRESS, else the cluster on this machine)",
+    )
     embedding = ingest.add_argument_group(
         "embedding (chosen when the index is created; later runs reuse it)"
     )
@@ -208,7 +218,12 @@ def _ingest(args: argparse.Namespace) -> int:
     visual = (
         None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
     )
-    index = _open_index(args.index, visual_model=visual, embed_model=_embedding_spec(args))
+    index = _open_index(
+        args.index,
+        visual_model=visual,
+        embed_model=_embedding_spec(args),
+        **_store_options(args),
+    )
     multimodal = index.embedding_spec is not None and index.embedding_spec.multimodal
     index.reader = VideoReader(
         media_dir=args.index / "media",
@@ -222,7 +237,7 @@ def _ingest(args: argparse.Namespace) -> int:
     )
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
-        report = index.ingest(args.paths, progress=bars)
+        report = index.ingest(args.paths, progress=bars, executor=_executor(args.ray))
     finally:
         bars.close()
         index.close()
@@ -242,6 +257,14 @@ def _ingest(args: argparse.Namespace) -> int:
     return 0 if report.ok else EXIT_FAILED_FILES
 
 
+def _executor(ray_address: str | None) -> Executor | None:
+    if ray_address is None:
+        return None
+    from llama_index_video.executor.ray import RayExecutor
+
+    return RayExecutor(ray_address or None)
+
+
 def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
     """The embedding asked for on the command line; None: the index's own (or the default)."""
     if args.embed is None:
@@ -257,7 +280,7 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    index = _open_index(args.index, must_exist=True)
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
     try:
         hits = index.search(args.query, top_k=args.top_k, modalities=args.modality)
     finally:
@@ -288,7 +311,7 @@ def _ask(args: argparse.Namespace) -> int:
         from llama_index.core.postprocessor import SentenceTransformerRerank
 
         reranker = SentenceTransformerRerank(model=args.rerank, top_n=args.top_k)
-    index = _open_index(args.index, must_exist=True)
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
         answerer = index.answerer(llm=llm, options=options, reranker=reranker)
@@ -323,8 +346,13 @@ def _serve(args: argparse.Namespace) -> int:
         token=args.token,
         llm=args.llm,
         llm_model=args.llm_model,
+        **_store_options(args),
     )
     return 0
+
+
+def _store_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"chroma_url": args.chroma_url, "collection": args.collection}
 
 
 def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
@@ -354,6 +382,21 @@ def _index_option(parser: argparse.ArgumentParser) -> None:
         type=Path,
         default=Path(os.environ.get("LLAMA_INDEX_VIDEO_INDEX", "video_index")),
         help="index folder (default: ./video_index, or $LLAMA_INDEX_VIDEO_INDEX)",
+    )
+    parser.add_argument(
+        "--chroma-url",
+        default=os.environ.get("LLAMA_INDEX_VIDEO_CHROMA_URL") or None,
+        metavar="URL",
+        help="a Chroma server (http://host:8000) holding the vectors; the index folder keeps "
+        "the manifest and frames, and remembers the URL (default: $LLAMA_INDEX_VIDEO_CHROMA_URL; "
+        "token from $LLAMA_INDEX_VIDEO_CHROMA_TOKEN)",
+    )
+    parser.add_argument(
+        "--collection",
+        default=None,
+        metavar="NAME",
+        help="Chroma collection of the index, one per index on a shared server "
+        "(default: the one the folder recorded, else video_moments)",
     )
 
 

@@ -43,12 +43,14 @@ from llama_index_video.errors import (
     MissingDependencyError,
     RemoteAPIError,
     TranscriptionError,
+    VectorStoreError,
     VideoIndexError,
 )
 from llama_index_video.schema import parse_modalities
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
 from llama_index_video.service.live import Answerer, LiveIndex, Reopen
 from llama_index_video.service.media import FRAME_ROUTE, MEDIA_ROUTE, MediaCatalog
+from llama_index_video.store.collection import CHROMA_TOKEN_ENV
 
 try:
     from fastapi import FastAPI, HTTPException, Query, Request
@@ -82,10 +84,17 @@ ERROR_STATUS: dict[type[VideoIndexError], int] = {
     EmbeddingError: 503,
     RemoteAPIError: 502,
     AnswerError: 502,
+    VectorStoreError: 503,
 }
 """HTTP status for each package error; a subclass takes its nearest listed base's."""
 
-_SECRET_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+_SECRET_ENV = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    CHROMA_TOKEN_ENV,
+)
 
 Question = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY_CHARS)

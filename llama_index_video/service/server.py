@@ -43,6 +43,8 @@ def serve(
     token: str | None = None,
     llm: LlmChoice = "auto",
     llm_model: str | None = None,
+    chroma_url: str | None = None,
+    collection: str | None = None,
 ) -> None:
     """Serve the index in ``index_dir`` until interrupted.
 
@@ -54,6 +56,10 @@ def serve(
         llm: Who writes ``POST /api/ask``'s answers: ``"auto"`` picks Claude or Gemini
             by the API key present, else the extractive answer (see ``make_llm``).
         llm_model: The model name for ``llm``.
+        chroma_url: The Chroma server holding the index's vectors, if not the one the
+            folder recorded. Over a server the service keeps no state of its own, so
+            any number of replicas can serve one index behind a load balancer.
+        collection: The index's Chroma collection, if not the one the folder recorded.
 
     Raises:
         InsecureBindError: ``host`` is not loopback and no token is set, or the token
@@ -72,7 +78,9 @@ def serve(
     from llama_index_video.service.live import ask_with
 
     answer = ask_with(make_llm(llm, model=llm_model))
-    app = app_for_folder(index_dir, token=token, answer=answer)
+    app = app_for_folder(
+        index_dir, token=token, answer=answer, chroma_url=chroma_url, collection=collection
+    )
     _one_torch_thread()
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
@@ -82,11 +90,17 @@ def serve(
 
 
 def app_for_folder(
-    index_dir: str | Path, *, token: str | None = None, answer: Answerer | None = None
+    index_dir: str | Path,
+    *,
+    token: str | None = None,
+    answer: Answerer | None = None,
+    chroma_url: str | None = None,
+    collection: str | None = None,
 ) -> FastAPI:
     """The service over the index folder ``index_dir``, reopened after each ``ingest``.
 
-    ``token`` and ``answer`` are passed on to :func:`create_app`.
+    ``token`` and ``answer`` are passed on to :func:`create_app`; ``chroma_url`` and
+    ``collection`` to :class:`~llama_index_video.index.VideoIndex`.
 
     Raises:
         VideoIndexError: ``index_dir`` holds no index, or one this version or
@@ -102,7 +116,7 @@ def app_for_folder(
             f"{folder}: no index here; create it with "
             f"'llama-index-video ingest PATH --index {folder}'"
         )
-    index = VideoIndex(folder)
+    index = VideoIndex(folder, chroma_url=chroma_url, collection=collection)
 
     def reopen() -> VideoIndex:
         release_chroma(folder / "chroma")
@@ -113,6 +127,8 @@ def app_for_folder(
             threshold=index.threshold,
             visual_threshold=index.visual_threshold,
             weights=index.weights,
+            chroma_url=index.chroma_url,
+            collection=index.collection,
         )
 
     return create_app(index, token=token, reopen=reopen, answer=answer)

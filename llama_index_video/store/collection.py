@@ -1,20 +1,39 @@
-"""The default vector store: a persistent Chroma collection in cosine space."""
+"""The default vector store: a Chroma collection in cosine space.
+
+Chroma runs embedded in the index folder (``chroma/``), or as a server shared by many
+processes and machines (``chroma run``), reached by URL through ``chromadb.HttpClient``.
+A server's credentials come only from the environment (:data:`CHROMA_TOKEN_ENV`, sent
+as ``Authorization: Bearer <token>``, or in the header named by
+:data:`CHROMA_HEADER_ENV`), never from the URL, so they are never stored in the index's
+manifest, printed or logged.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from llama_index_video.errors import MissingDependencyError
+from llama_index_video.errors import MissingDependencyError, VectorStoreError
 
 if TYPE_CHECKING:
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
 DEFAULT_COLLECTION = "video_moments"
+CHROMA_TOKEN_ENV = "LLAMA_INDEX_VIDEO_CHROMA_TOKEN"
+CHROMA_HEADER_ENV = "LLAMA_INDEX_VIDEO_CHROMA_HEADER"
 
 
-def open_chroma(folder: Path, collection: str = DEFAULT_COLLECTION) -> ChromaVectorStore:
-    """Open (or create) ``collection`` in a persistent Chroma database at ``folder``."""
+def open_chroma(
+    folder: Path, collection: str = DEFAULT_COLLECTION, *, url: str | None = None
+) -> ChromaVectorStore:
+    """Open (or create) ``collection`` in the Chroma server at ``url``, else in ``folder``.
+
+    Raises:
+        MissingDependencyError: Chroma's LlamaIndex integration is not installed.
+        VectorStoreError: ``url`` is malformed or the server cannot be reached.
+    """
     try:
         import chromadb
         from chromadb.config import Settings
@@ -23,13 +42,20 @@ def open_chroma(folder: Path, collection: str = DEFAULT_COLLECTION) -> ChromaVec
         raise MissingDependencyError(
             "llama-index-vector-stores-chroma", "local", "The default Chroma index"
         ) from exc
-    folder.mkdir(parents=True, exist_ok=True)
-    client = chromadb.PersistentClient(
-        path=str(folder), settings=Settings(anonymized_telemetry=False, allow_reset=False)
-    )
-    chroma_collection = client.get_or_create_collection(
-        collection, configuration={"hnsw": {"space": "cosine"}}
-    )
+    settings = Settings(anonymized_telemetry=False, allow_reset=False)
+    client: Any
+    if url is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        client = chromadb.PersistentClient(path=str(folder), settings=settings)
+    else:
+        client = _server_client(url, settings)
+    try:
+        chroma_collection = client.get_or_create_collection(
+            collection, configuration={"hnsw": {"space": "cosine"}}
+        )
+    except Exception as exc:  # chromadb raises its own errors, httpx errors and ValueError
+        where = url or str(folder)
+        raise VectorStoreError(f"Chroma at {where}: {type(exc).__name__}: {exc}") from exc
     return ChromaVectorStore(chroma_collection=chroma_collection)
 
 
@@ -42,13 +68,61 @@ def chroma_collection(store: Any) -> Any | None:
     return store.client if isinstance(store, ChromaVectorStore) else None
 
 
+def check_chroma_url(url: str) -> str:
+    """``url`` if it names a Chroma server (``http(s)://host[:port]``, no credentials).
+
+    Raises:
+        VectorStoreError: another scheme, no host, a path, or credentials in the URL.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise VectorStoreError(f"Chroma URL {url!r}: expected http(s)://host[:port]")
+    if parts.username or parts.password:
+        raise VectorStoreError(
+            f"Chroma URL for {parts.hostname}: put credentials in ${CHROMA_TOKEN_ENV}, "
+            "not in the URL (it is recorded in the index's manifest)"
+        )
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise VectorStoreError(f"Chroma URL {url!r}: expected no path, query or fragment")
+    return url
+
+
+def _server_client(url: str, settings: Any) -> Any:
+    import chromadb
+
+    parts = urlsplit(check_chroma_url(url))
+    ssl = parts.scheme == "https"
+    try:
+        return chromadb.HttpClient(
+            host=parts.hostname or "",
+            port=parts.port or (443 if ssl else 8000),
+            ssl=ssl,
+            headers=_auth_headers(),
+            settings=settings,
+        )
+    except Exception as exc:  # unreachable, refused, or not a Chroma server
+        raise VectorStoreError(
+            f"Chroma server {url} cannot be reached ({type(exc).__name__}); is "
+            f"'chroma run' listening there, and is ${CHROMA_TOKEN_ENV} right?"
+        ) from exc
+
+
+def _auth_headers() -> dict[str, str]:
+    token = os.environ.get(CHROMA_TOKEN_ENV)
+    if not token:
+        return {}
+    header = os.environ.get(CHROMA_HEADER_ENV)
+    return {header: token} if header else {"Authorization": f"Bearer {token}"}
+
+
 def release_chroma(folder: Path) -> None:
     """Drop this process's cached Chroma database for ``folder``.
 
     Chroma keeps one open database per folder and process and reuses it for every
     client; its in-memory vector index never sees rows another process added. After
     this call the next :func:`open_chroma` on ``folder`` reads the folder afresh. Only
-    call it when nothing uses a collection opened from ``folder`` any more.
+    call it when nothing uses a collection opened from ``folder`` any more. A server
+    needs no such release: every query reads the server's current rows.
     """
     try:
         from chromadb.api.shared_system_client import SharedSystemClient

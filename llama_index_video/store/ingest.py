@@ -16,17 +16,26 @@ of the file are stored meanwhile.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 
 from llama_index_video import schema
 from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.executor.base import (
+    Executor,
+    FileJob,
+    FileProgress,
+    LocalExecutor,
+    Produced,
+    Producer,
+)
 from llama_index_video.media.names import source_files_glob
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
@@ -35,7 +44,7 @@ from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
 logger = logging.getLogger(__name__)
 
 Outcome = Literal["indexed", "skipped", "failed"]
-IngestProgress = Callable[[Path, str, float, float], None]
+IngestProgress = FileProgress
 """Called as ``progress(path, stage, done, total)``; stages: ``hash``, ``transcribe``,
 ``frames`` (media seconds), ``embed`` (nodes)."""
 
@@ -82,8 +91,21 @@ def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A file whose content must be read and indexed, replacing ``previous``."""
+
+    path: Path
+    record: PathRecord
+    previous: str | None
+
+
 class Ingestor:
-    """Adds files to ``index``, keeping ``manifest`` in step with it."""
+    """Adds files to ``index``, keeping ``manifest`` in step with it.
+
+    ``executor`` reads the files (in this process by default; see
+    :mod:`llama_index_video.executor`); this driver writes every result, in order.
+    """
 
     def __init__(
         self,
@@ -94,6 +116,7 @@ class Ingestor:
         embed_model: BaseEmbedding | None = None,
         batch_size: int = 64,
         progress: IngestProgress | None = None,
+        executor: Executor | None = None,
     ) -> None:
         self._index = index
         self._manifest = manifest
@@ -101,16 +124,43 @@ class Ingestor:
         self._batch_size = batch_size
         self._try_embed = getattr(embed_model, "try_embed_nodes", None)
         self._progress = progress or (lambda path, stage, done, total: None)
+        self._executor = executor or LocalExecutor()
+        # Remote workers embed too, unless failures are kept per node (try_embed) or
+        # frames go to a second, visual model: those stay with the driver.
+        embeds_remotely = (
+            self._executor.remote
+            and self._try_embed is None
+            and not isinstance(index, MultiModalVectorStoreIndex)
+        )
+        self._producer = Producer(
+            reader, embed_model if embeds_remotely else None, batch_size=batch_size
+        )
 
     def ingest(self, paths: Iterable[str | Path]) -> IngestReport:
         """Ingest files and folders; see the module docstring for the rules."""
         self._clean_interrupted()
+        steps = [self._check(path) for path in expand_paths(paths)]
+        first: dict[str, _Read] = {}  # content -> the first file to read it from
+        for step in steps:
+            if isinstance(step, _Read):
+                first.setdefault(step.record.content_hash, step)
+        jobs = [FileJob(step.path, hash_) for hash_, step in first.items()]
+        produced = self._executor.run(self._producer, jobs, self._progress)
         outcomes = []
-        for path in expand_paths(paths):
-            outcome = self._ingest_one(path)
-            log = logger.warning if outcome.outcome == "failed" else logger.info
-            log("%s %s%s", outcome.outcome, path, f": {outcome.reason}" if outcome.reason else "")
-            outcomes.append(outcome)
+        try:
+            for step in steps:
+                if isinstance(step, FileOutcome):
+                    outcome = step
+                elif first[step.record.content_hash] is step:
+                    outcome = self._index_content(step, next(produced))
+                else:  # same content as a file above, now indexed (or failed: read again)
+                    outcome = self._ingest_one(step.path)
+                log = logger.warning if outcome.outcome == "failed" else logger.info
+                reason = f": {outcome.reason}" if outcome.reason else ""
+                log("%s %s%s", outcome.outcome, outcome.path, reason)
+                outcomes.append(outcome)
+        finally:
+            produced.close()
         return IngestReport(outcomes)
 
     def remove(self, file_hash: str) -> None:
@@ -122,6 +172,18 @@ class Ingestor:
         self._manifest.forget_file(file_hash)
 
     def _ingest_one(self, path: Path) -> FileOutcome:
+        step = self._check(path)
+        if isinstance(step, FileOutcome):
+            return step
+        job = FileJob(path, step.record.content_hash)
+        produced = self._executor.run(self._producer, [job], self._progress)
+        try:
+            return self._index_content(step, next(produced))
+        finally:
+            produced.close()
+
+    def _check(self, path: Path) -> FileOutcome | _Read:
+        """The outcome when the manifest settles it, else what to read and replace."""
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             return FileOutcome(
                 path, "failed", f"unsupported file type '{path.suffix or path.name}'"
@@ -152,19 +214,17 @@ class Ingestor:
                 return FileOutcome(path, "skipped", "unchanged", existing.node_count, file_hash)
             reason = f"same content as {others[0].source}" if others else "unchanged"
             return FileOutcome(path, "skipped", reason, existing.node_count, file_hash)
-        return self._index_content(path, record, previous)
+        return _Read(path, record, previous)
 
-    def _index_content(self, path: Path, record: PathRecord, previous: str | None) -> FileOutcome:
+    def _index_content(self, step: _Read, produced: Produced) -> FileOutcome:
+        path, record, previous = step.path, step.record, step.previous
         file_hash = record.content_hash
         self._delete_nodes(file_hash)  # leftovers of a failed or interrupted run
         self._manifest.forget_pending(file_hash)
         self._manifest.set_file(file_hash, "indexing")
         try:
-            result = self._reader.read(
-                path,
-                file_hash=file_hash,
-                progress=lambda stage, done, total: self._progress(path, stage, done, total),
-            )
+            result = produced.unwrap()
+            self._write_media(produced.media)
             pending = self._add_nodes(path, result.nodes)
         except VideoIndexError as exc:
             return self._fail(path, record, previous, exc)
@@ -239,6 +299,13 @@ class Ingestor:
                 self._index.insert_nodes(batch)
             self._progress(path, "embed", min(start + self._batch_size, total), total)
         return pending
+
+    def _write_media(self, media: dict[str, bytes]) -> None:
+        """Frames and clips made by a worker elsewhere, into the index's media folder."""
+        for relative, data in media.items():
+            target = self._reader.media_dir / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
 
     def _settle_path(self, record: PathRecord, previous: str | None) -> None:
         """Point the path at its content; drop what the path held before if now unused.

@@ -1,0 +1,127 @@
+"""Ingest through a real two-node Ray cluster gives the rows a local ingest gives.
+
+The cluster is a head and a second worker node of one CPU each on this machine
+(``ray.cluster_utils.Cluster``), shut down after the module. The media has subtitles,
+so no speech model is involved: what is tested is the distribution, not the ASR.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import ray
+from ray.cluster_utils import Cluster
+
+from llama_index_video.executor.ray import RayExecutor
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from tests_support import stored_rows
+
+pytestmark = [pytest.mark.ray, pytest.mark.timeout(900)]
+
+ACTOR_AT_WORK = b"ray::_ProducerActor.produce"
+KILL_WAIT_SECONDS = 300.0
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes(timeout=120)
+        ray.init(address=cluster.address, log_to_driver=False)
+        yield cluster
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+@pytest.fixture
+def media(subtitled_media):
+    (subtitled_media / "broken.mp4").write_bytes(b"not a video at all")
+    return subtitled_media
+
+
+def _ingest(folder: Path, media: Path, embed_model, executor=None):
+    index = VideoIndex(
+        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", ocr=False)
+    )
+    try:
+        report = index.ingest([media], executor=executor)
+        return report, stored_rows(index.vector_store, folder)
+    finally:
+        index.close()
+
+
+def _outcomes(report):
+    return [(f.path.name, f.outcome, f.reason, f.node_count) for f in report.files]
+
+
+def _frames(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((folder / "media").rglob("*.jpg"))}
+
+
+def _assert_same_rows(got, want):
+    assert want and sorted(got) == sorted(want)
+    for row_id, (document, metadata, vector) in want.items():
+        assert got[row_id][:2] == (document, metadata), row_id
+        assert max(abs(a - b) for a, b in zip(got[row_id][2], vector, strict=True)) < 1e-5
+
+
+def _referenced_frames(rows) -> set[str]:
+    return {Path(m["image_path"]).name for _, m, _ in rows.values() if m.get("image_path")}
+
+
+def test_ray_ingest_writes_the_rows_a_local_ingest_writes(tmp_path, cluster, media, embed_model):
+    local_report, local_rows = _ingest(tmp_path / "local", media, embed_model)
+    report, rows = _ingest(tmp_path / "ray", media, embed_model, RayExecutor(workers=2))
+    assert _outcomes(report) == _outcomes(local_report)
+    assert [f.outcome for f in report.files] == ["failed", "indexed", "indexed"]
+    _assert_same_rows(rows, local_rows)
+    assert _frames(tmp_path / "ray") == _frames(tmp_path / "local")
+    # The failure is recorded and retried by the next run, as locally; the rest is skipped.
+    again, _ = _ingest(tmp_path / "ray", media, embed_model, RayExecutor(workers=2))
+    assert [f.outcome for f in again.files] == ["failed", "skipped", "skipped"]
+
+
+def _kill_a_busy_actor(stop: threading.Event) -> list[int]:
+    """SIGKILL the first actor process seen reading a file; returns the pids killed."""
+    deadline = time.monotonic() + KILL_WAIT_SECONDS
+    while not stop.is_set() and time.monotonic() < deadline:
+        for entry in Path("/proc").iterdir():
+            try:
+                busy = entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(
+                    ACTOR_AT_WORK
+                )
+            except OSError:
+                continue
+            if busy:
+                os.kill(int(entry.name), signal.SIGKILL)
+                return [int(entry.name)]
+        time.sleep(0.02)
+    return []
+
+
+def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
+    tmp_path, cluster, subtitled_media, embed_model
+):
+    _, local_rows = _ingest(tmp_path / "local", subtitled_media, embed_model)
+    stop = threading.Event()
+    killed: list[int] = []
+    killer = threading.Thread(target=lambda: killed.extend(_kill_a_busy_actor(stop)))
+    killer.start()
+    try:
+        report, rows = _ingest(tmp_path / "ray", subtitled_media, embed_model, RayExecutor())
+    finally:
+        stop.set()
+        killer.join(timeout=30)
+    assert killed, "no actor was seen at work"
+    assert report.ok, report
+    _assert_same_rows(rows, local_rows)
+    assert len(rows) == sum(f.node_count for f in report.files)
+    assert set(_frames(tmp_path / "ray")) == _referenced_frames(rows)
