@@ -51,6 +51,8 @@ _EXPORTS: dict[str, str] = {
     "RemoteAPIError": "llama_index_video.errors",
     "IndexCompatibilityError": "llama_index_video.errors",
     "AnswerError": "llama_index_video.errors",
+    "VectorStoreError": "llama_index_video.errors",
+    "RayExecutor": "llama_index_video.executor.ray",
     "local_embedding": "llama_index_video.embeddings.local",
     "VIDEO_QA_TEMPLATE": "llama_index_video.answering.prompts",
 }
@@ -76,8 +78,10 @@ if TYPE_CHECKING:
         RemoteAPIError,
         TranscriptionError,
         UnsupportedMediaError,
+        VectorStoreError,
         VideoIndexError,
     )
+    from llama_index_video.executor.ray import RayExecutor
     from llama_index_video.index import VideoIndex
     from llama_index_video.media.frames import FrameSamplingOptions
     from llama_index_video.media.probe import MediaInfo, probe

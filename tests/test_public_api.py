@@ -51,6 +51,8 @@ EXPECTED = {
     "RemoteAPIError",
     "IndexCompatibilityError",
     "AnswerError",
+    "VectorStoreError",
+    "RayExecutor",
 }
 
 
