@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from llama_index_video.api_keys import read_api_key
 from llama_index_video.errors import MissingDependencyError, VectorStoreError
 
 if TYPE_CHECKING:
@@ -108,8 +109,8 @@ def _server_client(url: str, settings: Any) -> Any:
 
 
 def _auth_headers() -> dict[str, str]:
-    token = os.environ.get(CHROMA_TOKEN_ENV)
-    if not token:
+    token = read_api_key(None, [CHROMA_TOKEN_ENV])  # also masked in logs and errors
+    if token is None:
         return {}
     header = os.environ.get(CHROMA_HEADER_ENV)
     return {header: token} if header else {"Authorization": f"Bearer {token}"}
