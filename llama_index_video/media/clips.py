@@ -21,6 +21,14 @@ How exact the boundaries are:
   ``overlap_seconds`` before the previous clip's real end, so the overlap holds
   and the last clip always reaches the end of the file. Container timestamps
   may add a few hundredths of a second (encoder priming) to a clip's length.
+  A failed copy re-encodes the same window, so the windows depend only on the
+  file (:func:`plan_windows`, a pure function).
+
+The windows end by construction, whatever the container reports: each one starts
+at least ``max_seconds - overlap_seconds - max_copy_shift`` after the previous one,
+their number is bounded by :func:`max_window_count` up front, and a window ending
+within a millisecond of the duration is the last (times are kept to the millisecond,
+so a duration of 39.9884 s must not wait for a clip to end at 39.9884 s).
 
 Times are seconds from the start of the source file, the timeline ffmpeg's ``-ss``
 and the rest of this package use. Output names derive from the source's content
@@ -32,9 +40,11 @@ complete, so an interrupted run never leaves a truncated clip behind.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
+import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -62,6 +72,11 @@ _COPY_VIDEO_CODECS: Final = frozenset({"h264", "hevc", "av1", "libdav1d", "vp9",
 _COPY_AUDIO_CODECS: Final = frozenset({"aac", "mp3", "mp3float"})
 _FFMPEG_TIMEOUT: Final = 900.0  # seconds for one clip, re-encoding included
 _KEYFRAME_SEARCH_PACKETS: Final = 64
+_TIME_RESOLUTION: Final = 0.001  # clip times are kept to the millisecond
+_MIN_STEP: Final = 0.01  # seconds windows must advance by at least
+
+KeyframeLookup = Callable[[float], float | None]
+"""Time of the keyframe at or before a time (``None``: none found near it)."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +157,7 @@ def cut_clips(
     )
     if max_s <= 0:
         raise ValueError(f"max_seconds must be > 0, not {max_s}")
-    if not 0 <= overlap_s < max_s:
+    if not 0 <= overlap_s <= max_s - _MIN_STEP:
         raise ValueError(
             f"overlap_seconds must be >= 0 and < max_seconds ({max_s}), not {overlap_s}"
         )
@@ -183,10 +198,72 @@ def _ffmpeg_module() -> ModuleType:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class ClipWindow:
+    """One planned clip: ``start`` to ``end`` seconds, stream-copied or re-encoded."""
+
     start: float
     end: float
     copy: bool
+
+
+def max_window_count(
+    duration: float, *, max_seconds: float, overlap_seconds: float, max_shift: float = 0.0
+) -> int:
+    """The most windows :func:`plan_windows` yields: ``ceil(duration / step) + 1``.
+
+    ``step = max_seconds - overlap_seconds - max_shift`` is the least a window advances
+    (a stream copy may start up to ``max_shift`` before the requested start).
+    """
+    step = max_seconds - overlap_seconds - max_shift
+    return math.ceil(max(duration, 0.0) / step) + 1
+
+
+def plan_windows(
+    duration: float,
+    *,
+    max_seconds: float,
+    overlap_seconds: float,
+    max_shift: float = 0.0,
+    keyframe_before: KeyframeLookup | None = None,
+) -> Iterator[ClipWindow]:
+    """The windows covering 0 to ``duration``, in time order.
+
+    Args:
+        duration: Length of the recording in seconds.
+        max_seconds: Longest window.
+        overlap_seconds: Overlap of consecutive windows.
+        max_shift: How far before the requested start a stream copy may begin; at
+            most half of ``max_seconds - overlap_seconds``.
+        keyframe_before: Where a stream copy starting at a time would begin; ``None``
+            re-encodes every window (exact starts).
+
+    Each window starts at least ``max_seconds - overlap_seconds - max_shift`` after the
+    previous one and ``overlap_seconds`` before its end; there are at most
+    :func:`max_window_count` of them, and the last ends at ``duration`` (to the ms).
+    """
+    step = max_seconds - overlap_seconds - max_shift
+    if step < _MIN_STEP or max_shift < 0:
+        raise ValueError(
+            f"windows must advance: max_seconds ({max_seconds}) - overlap_seconds "
+            f"({overlap_seconds}) - max_shift ({max_shift}) must be >= {_MIN_STEP}"
+        )
+    start = 0.0
+    for _ in range(
+        max_window_count(
+            duration, max_seconds=max_seconds, overlap_seconds=overlap_seconds, max_shift=max_shift
+        )
+    ):
+        window = ClipWindow(start, round(min(start + max_seconds, duration), 3), copy=False)
+        keyframe = keyframe_before(start) if keyframe_before is not None else None
+        if keyframe is not None and start - max_shift <= keyframe <= start:
+            end = round(min(window.end, keyframe + max_seconds), 3)
+            window = ClipWindow(keyframe, end, copy=True)
+        yield window
+        if window.end >= duration - _TIME_RESOLUTION:
+            return
+        # The max() only guards against rounding: a window ends at least max - shift
+        # after the requested start, so end - overlap >= start + step already.
+        start = round(max(window.end - overlap_seconds, start + step), 3)
 
 
 @dataclass(frozen=True)
@@ -203,59 +280,41 @@ class _Cutter:
     ffmpeg: ModuleType
 
     def cut(self, duration: float) -> Iterator[Clip]:
-        """Clips covering 0 to ``duration``, each starting ``overlap`` before the last one ends."""
+        """Clips covering 0 to ``duration`` (see :func:`plan_windows`)."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
         with contextlib.ExitStack() as stack:
-            container = None
+            keyframe_before: KeyframeLookup | None = None
+            stream_map = "a:0"
             if self.modality == "video":
                 container = stack.enter_context(open_container(self.source))
                 video = _main_video_stream(container)
-            start = 0.0
-            while True:
-                end = round(min(start + self.max_seconds, duration), 3)
-                exact = _Plan(start, end, copy=False)
-                if container is None:
-                    clip = self._clip(exact, stream_map="a:0")
-                else:
-                    plan = self._copy_plan(container, video, exact) or exact
-                    clip = self._clip(plan, stream_map=str(video.index), fallback=exact)
-                yield clip
-                if clip.end >= duration:
-                    return
-                start = round(clip.end - self.overlap_seconds, 3)
+                stream_map = str(video.index)
+                if self.copyable:
+                    keyframe_before = functools.partial(_keyframe_at_or_before, container, video)
+            for window in plan_windows(
+                duration,
+                max_seconds=self.max_seconds,
+                overlap_seconds=self.overlap_seconds,
+                max_shift=self.max_shift,
+                keyframe_before=keyframe_before,
+            ):
+                yield self._clip(window, stream_map=stream_map)
 
-    def _copy_plan(
-        self,
-        container: av.container.InputContainer,
-        video: av.video.stream.VideoStream,
-        exact: _Plan,
-    ) -> _Plan | None:
-        if not self.copyable:
-            return None
-        keyframe = _keyframe_at_or_before(container, video, exact.start)
-        if keyframe is None or exact.start - keyframe > self.max_shift:
-            return None
-        return _Plan(keyframe, round(min(exact.end, keyframe + self.max_seconds), 3), copy=True)
-
-    def _clip(self, plan: _Plan, *, stream_map: str, fallback: _Plan | None = None) -> Clip:
-        candidates = [plan] if fallback is None or fallback == plan else [plan, fallback]
-        for candidate in candidates:
-            clip = self._describe(candidate)
-            if clip.path.exists():
-                logger.debug("reusing %s", clip.path)
-                return clip
-        clip = self._describe(plan)
+    def _clip(self, window: ClipWindow, *, stream_map: str) -> Clip:
+        clip = self._describe(window)
+        if clip.path.exists():
+            logger.debug("reusing %s", clip.path)
+            return clip
         try:
-            self._write(plan, clip.path, stream_map)
+            self._write(window, clip.path, stream_map)
         except MediaError as exc:
-            if fallback is None or not plan.copy:
+            if not window.copy:
                 raise
             logger.info("stream copy failed for %s, re-encoding: %s", clip.path.name, exc.reason)
-            clip = self._describe(fallback)
-            self._write(fallback, clip.path, stream_map)
+            self._write(ClipWindow(window.start, window.end, copy=False), clip.path, stream_map)
         return clip
 
-    def _describe(self, plan: _Plan) -> Clip:
+    def _describe(self, plan: ClipWindow) -> Clip:
         name = clip_name(self.content_hash, self.modality, plan.start, plan.end, self.extension)
         return Clip(
             source=self.source,
@@ -267,7 +326,7 @@ class _Cutter:
             content_hash=self.content_hash,
         )
 
-    def _write(self, plan: _Plan, target: Path, stream_map: str) -> None:
+    def _write(self, plan: ClipWindow, target: Path, stream_map: str) -> None:
         partial = target.with_name(f".{target.stem}.partial{target.suffix}")
         ffmpeg = self.ffmpeg
         stream = ffmpeg.input(str(self.source.absolute()), ss=f"{plan.start:.6f}")
@@ -346,5 +405,8 @@ __all__ = [
     "AudioFormat",
     "Clip",
     "ClipModality",
+    "ClipWindow",
     "cut_clips",
+    "max_window_count",
+    "plan_windows",
 ]
