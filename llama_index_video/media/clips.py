@@ -256,8 +256,9 @@ def plan_windows(
         window = ClipWindow(start, round(min(start + max_seconds, duration), 3), copy=False)
         keyframe = keyframe_before(start) if keyframe_before is not None else None
         if keyframe is not None and start - max_shift <= keyframe <= start:
-            end = round(min(window.end, keyframe + max_seconds), 3)
-            window = ClipWindow(keyframe, end, copy=True)
+            copy_start = round(keyframe, 3)
+            end = min(window.end, round(copy_start + max_seconds, 3))
+            window = ClipWindow(copy_start, end, copy=True)
         yield window
         if window.end >= duration - _TIME_RESOLUTION:
             return

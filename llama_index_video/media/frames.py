@@ -12,7 +12,9 @@ crossfade yields the slide rather than the blend. Each kept :class:`Frame` spans
 until the next kept one, i.e. how long that picture stayed on screen.
 
 Frames are JPEG files under ``out_dir`` named by content hash and time, so sampling
-the same file again writes the same names.
+the same file again writes the same names. They are stored upright: a video with
+rotation metadata (a phone held upright records landscape pixels plus "rotate 90")
+is turned the way a player shows it.
 """
 
 from __future__ import annotations
@@ -218,6 +220,8 @@ def _store(
     candidate: _Candidate, end: float, out_dir: Path, prefix: str, options: FrameSamplingOptions
 ) -> Frame:
     image = candidate.frame.to_image()
+    if candidate.frame.rotation:  # display matrix, as a phone held upright writes it
+        image = image.rotate(candidate.frame.rotation, expand=True)
     image.thumbnail((options.max_side, options.max_side))
     target = out_dir / frame_name(prefix, candidate.time)
     if not target.exists():

@@ -4,6 +4,14 @@ PyAV ships FFmpeg's libraries inside its wheel, so probing needs no ``ffprobe``
 on PATH. A file is usable when it has at least one decodable audio or video
 stream; cover art in audio files (an ``attached_pic`` video stream) does not count
 as video.
+
+The duration a container declares is a claim: a Matroska header may say 1e9 s, a
+file written with a timestamp offset may count the offset, a truncated download
+keeps the full length, a VBR MP3 without a header is estimated from its first frames.
+So the probe also looks where the last packet ends (one seek near the declared end,
+then demuxing what follows, a bounded number of packets) and, when the declaration
+is clearly off (by more than 1 s and 5 %), reports the measured end instead. Every
+later stage (audio decoding, clip windows, the last frame's span, labels) ends here.
 """
 
 from __future__ import annotations
@@ -22,6 +30,11 @@ logger = logging.getLogger(__name__)
 
 _ATTACHED_PIC = 0x0400  # AV_DISPOSITION_ATTACHED_PIC
 MAX_CORRUPT_PACKETS = 50
+_END_SEARCH_PACKETS = 50_000  # packets demuxed after seeking near the end, at most
+# A declared duration this far from the last packet's end is not believed; within
+# it, the declaration wins (it knows about encoder padding and gapless trims).
+_DECLARED_SLACK_S = 1.0
+_DECLARED_SLACK_RATIO = 0.05
 
 
 @dataclass(frozen=True)
@@ -110,8 +123,8 @@ def probe(path: str | Path) -> MediaInfo:
         audio = container.streams.audio[0] if container.streams.audio else None
         if video is None and audio is None:
             raise UnsupportedMediaError(path, "no audio or video stream")
-        duration = _duration(container, video, audio)
         start = float(container.start_time) / av.time_base if container.start_time else 0.0
+        duration = _duration(container, video, audio, origin=start)
         info = MediaInfo(
             path=path,
             duration=duration,
@@ -138,6 +151,30 @@ def _duration(
     container: av.container.InputContainer,
     video: av.video.stream.VideoStream | None,
     audio: av.audio.stream.AudioStream | None,
+    *,
+    origin: float,
+) -> float:
+    """The declared duration, unless the packets clearly end elsewhere."""
+    declared = _declared_duration(container, video, audio)
+    streams: list[av.stream.Stream] = [s for s in (video, audio) if s is not None]
+    measured = _packets_end(container, streams, origin=origin, declared=declared)
+    if measured is None or measured <= 0:
+        return declared
+    if abs(declared - measured) > max(_DECLARED_SLACK_S, _DECLARED_SLACK_RATIO * measured):
+        logger.info(
+            "%s declares %.3f s but its packets end at %.3f s; using the latter",
+            container.name,
+            declared,
+            measured,
+        )
+        return measured
+    return declared
+
+
+def _declared_duration(
+    container: av.container.InputContainer,
+    video: av.video.stream.VideoStream | None,
+    audio: av.audio.stream.AudioStream | None,
 ) -> float:
     if container.duration:
         return float(container.duration) / av.time_base
@@ -147,6 +184,37 @@ def _duration(
         if s is not None and s.duration is not None and s.time_base is not None
     ]
     return max(durations, default=0.0)
+
+
+def _packets_end(
+    container: av.container.InputContainer,
+    streams: list[av.stream.Stream],
+    *,
+    origin: float,
+    declared: float,
+) -> float | None:
+    """Where the last packet of ``streams`` ends, from the file start; None if unknown.
+
+    Seeks to the declared end (backward, so to the last seek point before it) and reads
+    at most ``_END_SEARCH_PACKETS`` packets from there; running out of that budget, or
+    a failed seek, leaves the end unknown rather than guessed short.
+    """
+    if not streams or declared <= 0:
+        return None
+    end: float | None = None
+    try:
+        container.seek(int((origin + declared) * av.time_base), backward=True, any_frame=False)
+        for count, packet in enumerate(container.demux(streams)):
+            if count >= _END_SEARCH_PACKETS:
+                return None
+            if packet.pts is None or packet.time_base is None:
+                continue
+            packet_end = float((packet.pts + (packet.duration or 0)) * packet.time_base) - origin
+            end = packet_end if end is None else max(end, packet_end)
+    except av.error.FFmpegError as exc:
+        logger.debug("%s: cannot look for the last packet (%s)", container.name, exc)
+        return None
+    return end
 
 
 def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:
