@@ -253,18 +253,25 @@ def plan_windows(
             duration, max_seconds=max_seconds, overlap_seconds=overlap_seconds, max_shift=max_shift
         )
     ):
-        window = ClipWindow(start, round(min(start + max_seconds, duration), 3), copy=False)
+        first, end, copy = start, min(start + max_seconds, duration), False
         keyframe = keyframe_before(start) if keyframe_before is not None else None
         if keyframe is not None and start - max_shift <= keyframe <= start:
-            copy_start = round(keyframe, 3)
-            end = min(window.end, round(copy_start + max_seconds, 3))
-            window = ClipWindow(copy_start, end, copy=True)
-        yield window
-        if window.end >= duration - _TIME_RESOLUTION:
+            first, end, copy = keyframe, min(end, keyframe + max_seconds), True
+        yield _to_the_millisecond(first, end, max_seconds, copy=copy)
+        if end >= duration - _TIME_RESOLUTION:
             return
-        # The max() only guards against rounding: a window ends at least max - shift
-        # after the requested start, so end - overlap >= start + step already.
-        start = round(max(window.end - overlap_seconds, start + step), 3)
+        # Planned on exact times (rounding each step would lose up to 0.5 ms a window
+        # and run out of the bound before the end); the max() only guards against float
+        # error: a window ends at least max - shift after the requested start.
+        start = max(end - overlap_seconds, start + step)
+
+
+def _to_the_millisecond(start: float, end: float, max_seconds: float, *, copy: bool) -> ClipWindow:
+    """The window with times rounded to the ms, never longer than ``max_seconds``."""
+    first, last = round(start, 3), round(end, 3)
+    if last - first > max_seconds:
+        last = round(last - _TIME_RESOLUTION, 3)
+    return ClipWindow(first, last, copy=copy)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,46 @@
+"""Properties of the citation labels: formatting and parsing them back agree for any time."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from llama_index_video.answering.citations import Citation, check_citations, parse_timestamp
+from llama_index_video.schema import format_timestamp, media_fragment_url, moment_label
+
+# Up to 99:59:59: the citation parser reads hours of one or two digits.
+seconds = st.floats(0, 100 * 3600, exclude_max=True, allow_nan=False)
+file_names = st.from_regex(r"[A-Za-z][A-Za-z0-9 _-]{0,20}\.(mp4|mkv|mp3|wav)", fullmatch=True)
+
+
+@given(seconds)
+def test_a_formatted_time_parses_back_to_its_whole_seconds(time):
+    text = format_timestamp(time)
+    assert parse_timestamp(text) == int(time)
+    assert text.count(":") == (2 if time >= 3600 else 1)
+
+
+@given(st.floats(-1e9, 0))
+def test_negative_times_format_as_zero(time):
+    assert format_timestamp(time) == "00:00"
+
+
+@given(file_names, seconds, st.one_of(st.none(), st.floats(0, 3600)))
+def test_a_label_cites_its_own_moment(file_name, start, length):
+    end = None if length is None else min(start + length, 100 * 3600 - 1)
+    label = moment_label(file_name, start, end)
+    moment = Citation(
+        source=f"/media/{file_name}",
+        file_name=file_name,
+        start=start,
+        end=end,
+        label=label,
+        url=media_fragment_url(f"/media/{file_name}", start, end),
+        frame_path=None,
+        modality="transcript",
+    )
+
+    assert label.startswith(f"[{file_name} {format_timestamp(start)}") and label.endswith("]")
+    checked = check_citations(f"As said {label}.", [moment])
+    assert checked.citations == (moment,)
+    assert checked.unverified == ()
