@@ -141,9 +141,6 @@ def test_reader_nodes_are_stable_and_within_the_file(item, path, tmp_path):
         assert node.metadata[schema.LABEL] == schema.moment_label(path.name, start, end)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="defect 4: unit text joins Whisper word tokens with an extra space"
-)
 @pytest.mark.parametrize("item", each(AUDIO[:1]))
 def test_reader_text_has_no_space_before_punctuation(item, path, tmp_path):
     nodes, _ = read_twice(path, tmp_path)
