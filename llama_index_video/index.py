@@ -33,13 +33,10 @@ from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
-from llama_index_video.reader.clips import ClipOptions
-from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collection, open_chroma
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
-from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
 from llama_index_video.store.visual import (
@@ -58,6 +55,8 @@ if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
     from llama_index_video.executor.base import Executor
+    from llama_index_video.reader.video_reader import VideoReader
+    from llama_index_video.store.ingest import IngestProgress, IngestReport
 
 logger = logging.getLogger(__name__)
 
@@ -174,10 +173,7 @@ class VideoIndex:
         )
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
-        multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
-        self.reader = reader or VideoReader(
-            media_dir=self.path / "media", clips=ClipOptions() if multimodal else None
-        )
+        self._reader = reader
         self.threshold = _threshold(threshold, DEFAULT_THRESHOLDS.get(self.identity))
         self.visual_threshold = _threshold(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
@@ -187,6 +183,23 @@ class VideoIndex:
         elif isinstance(relevance, str):
             raise ValueError(f"relevance must be a gate, None or 'auto', got {relevance!r}")
         self.relevance: RelevanceGate | None = relevance
+
+    @property
+    def reader(self) -> VideoReader:
+        """How files are read, built on first use: searching needs no media decoder."""
+        if self._reader is None:
+            from llama_index_video.reader.clips import ClipOptions
+            from llama_index_video.reader.video_reader import VideoReader
+
+            multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
+            self._reader = VideoReader(
+                media_dir=self.path / "media", clips=ClipOptions() if multimodal else None
+            )
+        return self._reader
+
+    @reader.setter
+    def reader(self, reader: VideoReader) -> None:
+        self._reader = reader
 
     def close(self) -> None:
         self.manifest.close()
@@ -203,6 +216,8 @@ class VideoIndex:
         ``executor`` reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
         by default this process does. Either way the rows written are the same.
         """
+        from llama_index_video.store.ingest import Ingestor
+
         dimension = getattr(self.embed_model, "output_dimensionality", None)
         collection = chroma_collection(self.vector_store)
         if dimension and collection is not None:

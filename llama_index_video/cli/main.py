@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--embed",
         choices=["local", "gemini"],
         default=None,
-        help="local sentence-transformers (default) or Gemini Embedding 2 "
+        help="local all-MiniLM-L6-v2 on ONNX (default; --embed-model takes any "
+        "sentence-transformers model with the [sentence-transformers] extra) or Gemini Embedding 2 "
         "(native video, audio, image and text vectors; needs GEMINI_API_KEY)",
     )
     embedding.add_argument("--embed-model", default=None, help="embedding model name")
