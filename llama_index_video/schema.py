@@ -35,6 +35,7 @@ FRAME_TIME: Final = "frame_time"
 IMAGE_PATH: Final = "image_path"
 FRAME_ID: Final = "frame_id"  # on a transcript unit: the frame on screen ("" if none)
 UNIT_ID: Final = "unit_id"  # on a frame or OCR node: the unit spoken then ("" if none)
+OCR_IDS: Final = "ocr_ids"  # on a frame: its text's ocr node ids, space-separated ("" if none)
 NOTE: Final = "note"
 
 # Keys that locate a moment but carry no meaning for an embedding model.
@@ -54,6 +55,7 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     NOTE,
     FRAME_ID,
     UNIT_ID,
+    OCR_IDS,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -70,6 +72,7 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     NOTE,
     FRAME_ID,
     UNIT_ID,
+    OCR_IDS,
 )
 
 

@@ -3,26 +3,26 @@
 Retrieval finds the unit that matches the question, but the answer may sit in the
 next one ("...the stratosphere warms up because" | "UV is absorbed by ozone"), or on
 screen only (an axis label never spoken). For every timed hit this postprocessor
-attaches the neighbouring transcript units and the frame on screen at that moment,
-merges hits from the same file whose contexts overlap (so the generator does not read
-the same minute twice), and keeps the input's order and scores. Untimed nodes (text
-documents) pass through unchanged.
+attaches the neighbouring transcript units, the frame on screen at that moment and the
+text read on that frame (found as :mod:`~llama_index_video.postprocessing.context`
+describes), merges hits from the same file whose contexts overlap (so the generator
+does not read the same minute twice), and keeps the input's order and scores. Untimed
+nodes (text documents) pass through unchanged.
 
 The result nodes are :class:`MomentNode`s: ``ImageNode``s whose image is the attached
 frame, so a multimodal LLM in ``RetrieverQueryEngine(multimodal=True)`` receives the
 picture, and whose text is the context, one ``[file mm:ss-mm:ss]`` labelled line per
-unit, so any LLM can cite it.
+unit (``[file mm:ss-mm:ss] On screen: ...`` for the frame's text), so any LLM can cite it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from llama_index.core.base.llms.types import BaseContentBlock, ImageBlock, TextBlock
-from llama_index.core.bridge.pydantic import BaseModel, Field, PrivateAttr
+from llama_index.core.bridge.pydantic import BaseModel, Field, PrivateAttr, model_validator
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import (
     BaseNode,
@@ -35,21 +35,25 @@ from llama_index.core.storage.docstore.types import BaseDocumentStore
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
+from llama_index_video.postprocessing.context import (
+    ContextOptions,
+    MomentContext,
+    find_contexts,
+    is_timed,
+)
 from llama_index_video.postprocessing.timeline import (
     DocstoreTimeline,
-    Linked,
     Timeline,
     VectorStoreTimeline,
-    follow_links,
-    of_modality,
     span,
 )
 
-TIMED_MODALITIES = ("transcript", "frame", "ocr")
+_STORES = ("vector_store", "docstore")
 
 
 class ContextUnit(BaseModel):
-    """One neighbouring unit attached to a moment."""
+    """A unit attached to a moment: speech around it (``transcript``) or the text on its
+    frame (``ocr``), with the span it was spoken or on screen."""
 
     node_id: str
     start: float
@@ -92,6 +96,21 @@ class _Moment:
     units: dict[str, BaseNode] = field(default_factory=dict)
     hit_ids: list[str] = field(default_factory=list)
     frame: BaseNode | None = None
+    screen: dict[str, BaseNode] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, hit: BaseNode, context: MomentContext) -> _Moment:
+        start, end = span(hit)  # type: ignore[misc]  # only timed hits have a context
+        return cls(
+            hit,
+            str(hit.metadata[schema.CONTENT_HASH]),
+            start,
+            end,
+            units={unit.node_id: unit for unit in context.units},
+            hit_ids=[hit.node_id],
+            frame=context.frame,
+            screen={text.node_id: text for text in context.screen},
+        )
 
     @property
     def modality(self) -> str:
@@ -122,7 +141,7 @@ class _Moment:
         if other.modality == "frame" and self.modality != "frame":
             appeared = float(other.source.metadata.get(schema.FRAME_TIME, other.start))
             if self.start <= appeared <= self.end:
-                self.frame = other.frame
+                self.frame, self.screen = other.frame, other.screen
 
     @property
     def lo(self) -> float:
@@ -134,12 +153,24 @@ class _Moment:
 
 
 class TimestampFramePostprocessor(BaseNodePostprocessor):
-    """Attach neighbouring transcript and the nearest frame to each timed hit.
+    """Attach neighbouring transcript, the frame on screen and its text to each timed hit.
 
     Give it the vector store the nodes live in (e.g. ``ChromaVectorStore``) or a
-    docstore; neighbours and frames are looked up there by metadata.
+    docstore (for stores that keep nodes there, e.g. ``SimpleVectorStore``); context is
+    looked up there (see :mod:`llama_index_video.postprocessing.context`).
+
+    ``to_dict()`` keeps the store object, so ``from_dict(p.to_dict())`` rebuilds the
+    postprocessor in the same process. A store cannot be written as JSON: ``to_json()``
+    says so; write the settings with ``to_json(exclude={"vector_store", "docstore"})`` and
+    pass the store to ``from_json(text, vector_store=...)``.
     """
 
+    vector_store: BasePydanticVectorStore | None = Field(
+        default=None, description="The vector store the nodes live in (e.g. Chroma)."
+    )
+    docstore: BaseDocumentStore | None = Field(
+        default=None, description="Or the docstore the nodes live in."
+    )
     neighbours: int = Field(
         default=1, ge=0, description="Transcript units attached before and after each hit."
     )
@@ -148,7 +179,9 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
         ge=0,
         description="Instead of a unit count, attach every unit within +/- this many seconds.",
     )
-    attach_frames: bool = Field(default=True, description="Attach the frame on screen.")
+    attach_frames: bool = Field(
+        default=True, description="Attach the frame on screen and the text read on it."
+    )
     frame_choice: Literal["inside", "nearest"] = Field(
         default="inside",
         description=(
@@ -163,37 +196,59 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
 
     _timeline: Timeline = PrivateAttr()
 
-    def __init__(
-        self,
-        *,
-        vector_store: BasePydanticVectorStore | None = None,
-        docstore: BaseDocumentStore | None = None,
-        timeline: Timeline | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(**kwargs)
-        if timeline is None:
-            if docstore is not None:
-                timeline = DocstoreTimeline(docstore)
-            elif vector_store is not None:
-                timeline = VectorStoreTimeline(vector_store)
-            else:
-                raise ValueError("pass the vector_store or the docstore the nodes live in")
-        self._timeline = timeline
+    @model_validator(mode="after")
+    def _needs_a_store(self) -> TimestampFramePostprocessor:
+        if self.docstore is not None:
+            self._timeline = DocstoreTimeline(self.docstore)
+        elif self.vector_store is not None:
+            self._timeline = VectorStoreTimeline(self.vector_store)
+        else:
+            raise ValueError(_WHAT_TO_PASS)
+        return self
 
     @classmethod
     def class_name(cls) -> str:
         return "TimestampFramePostprocessor"
 
+    def to_dict(self, **kwargs: Any) -> dict[str, Any]:
+        """The settings, with the live store itself (``from_dict`` takes it back)."""
+        excluded = set(kwargs.pop("exclude", None) or ())
+        data = super().to_dict(exclude=excluded | set(_STORES), **kwargs)
+        data.update(
+            (name, getattr(self, name))
+            for name in _STORES
+            if name not in excluded and getattr(self, name) is not None
+        )
+        return data
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The settings as JSON; the store must be excluded (see the class docstring)."""
+        excluded = set(kwargs.get("exclude") or ())
+        if any(getattr(self, name) is not None and name not in excluded for name in _STORES):
+            raise TypeError(_NO_JSON)
+        return super().to_json(**kwargs)
+
+    @property
+    def options(self) -> ContextOptions:
+        """The context these settings ask for."""
+        return ContextOptions(
+            neighbours=self.neighbours,
+            window_seconds=self.window_seconds,
+            frames=self.attach_frames,
+            frame_choice=self.frame_choice,
+            search_seconds=self.search_seconds,
+        )
+
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        linked = self._follow_links(nodes)
-        nearby = self._fetch_nearby(nodes) if linked is None else {}
+        timed = [hit.node for hit in nodes if is_timed(hit.node)]
+        contexts = find_contexts(self._timeline, timed, self.options)
         entries: list[tuple[NodeWithScore, _Moment | None]] = []
         shown: set[str] = set()  # context units already handed on by a better moment
         for hit in nodes:
-            moment = self._expand(hit.node, nearby, linked)
+            context = contexts.get(hit.node.node_id)
+            moment = _Moment.of(hit.node, context) if context is not None else None
             if moment is not None and self.merge:
                 target = next((m for _, m in entries if m is not None and m.shows(moment)), None)
                 if target is not None:
@@ -203,129 +258,40 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
                 moment.units = {k: u for k, u in moment.units.items() if k not in shown}
                 shown.update(moment.units)
             entries.append((hit, moment))
+        on_screen: set[str] = set()  # on-screen text is read once too, by the best moment
+        for _, moment in entries:
+            if moment is not None:
+                moment.screen = {k: t for k, t in moment.screen.items() if k not in on_screen}
+                on_screen.update(moment.screen)
         return [
             hit if moment is None else NodeWithScore(node=_moment_node(moment), score=hit.score)
             for hit, moment in entries
         ]
 
-    def _follow_links(self, hits: Sequence[NodeWithScore]) -> dict[str, Linked] | None:
-        """Context by id through the reader's links, when they answer what was asked."""
-        if self.window_seconds is not None or self.frame_choice != "inside":
-            return None
-        timed = [
-            h.node
-            for h in hits
-            if span(h.node) is not None
-            and h.node.metadata.get(schema.CONTENT_HASH) is not None
-            and h.node.metadata.get(schema.MODALITY) in TIMED_MODALITIES
-        ]
-        return follow_links(
-            self._timeline, timed, neighbours=self.neighbours, frames=self.attach_frames
-        )
 
-    def _fetch_nearby(self, hits: Sequence[NodeWithScore]) -> dict[str, list[BaseNode]]:
-        """One lookup per file covering every hit in it."""
-        ranges: dict[str, tuple[float, float]] = {}
-        pad = max(self.search_seconds, self.window_seconds or 0.0)
-        for hit in hits:
-            hit_span, key = span(hit.node), hit.node.metadata.get(schema.CONTENT_HASH)
-            if hit_span is None or key is None:
-                continue
-            lo, hi = ranges.get(key, (hit_span[0], hit_span[1]))
-            ranges[key] = (min(lo, hit_span[0]), max(hi, hit_span[1]))
-        return {
-            key: self._timeline.overlapping(key, lo - pad, hi + pad)
-            for key, (lo, hi) in ranges.items()
-        }
-
-    def _expand(
-        self,
-        node: BaseNode,
-        nearby: dict[str, list[BaseNode]],
-        linked: dict[str, Linked] | None,
-    ) -> _Moment | None:
-        hit_span = span(node)
-        key = node.metadata.get(schema.CONTENT_HASH)
-        modality = node.metadata.get(schema.MODALITY)
-        if hit_span is None or key is None or modality not in TIMED_MODALITIES:
-            return None
-        if linked is not None:
-            context = linked[node.node_id]
-            moment = _Moment(node, key, hit_span[0], hit_span[1], hit_ids=[node.node_id])
-            moment.units = {unit.node_id: unit for unit in context.units}
-            moment.frame = context.frame
-            return moment
-        found = nearby.get(key, [])
-        units = of_modality(found, "transcript")
-        moment = _Moment(node, key, hit_span[0], hit_span[1], hit_ids=[node.node_id])
-        for unit in self._context_units(node, hit_span, units):
-            moment.units[unit.node_id] = unit
-        if modality == "frame":
-            moment.frame = node
-        elif self.attach_frames:
-            moment.frame = self._choose_frame(hit_span, of_modality(found, "frame"))
-        return moment
-
-    def _context_units(
-        self, node: BaseNode, hit_span: tuple[float, float], units: list[BaseNode]
-    ) -> list[BaseNode]:
-        start, end = hit_span
-        if self.window_seconds is not None:
-            lo, hi = start - self.window_seconds, end + self.window_seconds
-            return [u for u in units if _overlaps(span(u), lo, hi)]
-        overlapping = [i for i, u in enumerate(units) if _overlaps(span(u), start, end)]
-        if node.metadata.get(schema.MODALITY) == "transcript":
-            ids = [u.node_id for u in units]
-            overlapping = [ids.index(node.node_id)] if node.node_id in ids else overlapping
-        if not overlapping:
-            return [node] if node.metadata.get(schema.MODALITY) == "transcript" else []
-        first = max(0, overlapping[0] - self.neighbours)
-        last = min(len(units), overlapping[-1] + self.neighbours + 1)
-        return units[first:last]
-
-    def _choose_frame(
-        self, hit_span: tuple[float, float], frames: list[BaseNode]
-    ) -> BaseNode | None:
-        if not frames:
-            return None
-        start, end = hit_span
-
-        def distance(frame: BaseNode) -> float:
-            return abs(float(frame.metadata.get(schema.FRAME_TIME, span(frame)[0])) - start)  # type: ignore[index]
-
-        if self.frame_choice == "inside":
-            best = max(frames, key=lambda f: (_overlap(span(f), start, end), -distance(f)))
-            if _overlap(span(best), start, end) > 0:
-                return best
-        return min(frames, key=distance)
+_WHAT_TO_PASS = (
+    "TimestampFramePostprocessor needs the vector_store or the docstore the nodes live in: "
+    "pass vector_store=... (e.g. the ChromaVectorStore of the index) or docstore=..."
+)
+_NO_JSON = (
+    "TimestampFramePostprocessor.to_json cannot write its vector store or docstore: "
+    'call to_json(exclude={"vector_store", "docstore"}) and pass the store again to '
+    "from_json(text, vector_store=...) or from_json(text, docstore=...)"
+)
 
 
 def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
     return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
 
 
-def _overlap(node_span: tuple[float, float] | None, lo: float, hi: float) -> float:
-    if node_span is None:
-        return 0.0
-    return max(0.0, min(node_span[1], hi) - max(node_span[0], lo))
-
-
 def _moment_node(moment: _Moment) -> MomentNode:
     source = moment.source
-    units = sorted(moment.units.values(), key=lambda u: span(u) or (0.0, 0.0))
-    context = [
-        ContextUnit(
-            node_id=u.node_id,
-            start=span(u)[0],  # type: ignore[index]
-            end=span(u)[1],  # type: ignore[index]
-            text=u.get_content(),
-            label=str(u.metadata.get(schema.LABEL, "")),
-            modality=str(u.metadata.get(schema.MODALITY, "transcript")),
-        )
-        for u in units
-    ]
-    lines = [f"{c.label} {c.text}" for c in context]
-    if source.metadata.get(schema.MODALITY) != "transcript":
+    context = sorted(
+        (_context_unit(node) for node in [*moment.units.values(), *moment.screen.values()]),
+        key=lambda c: (c.start, c.end, c.modality != "transcript"),
+    )
+    lines = [f"{c.label} {_as_line(c)}" for c in context]
+    if source.node_id not in {c.node_id for c in context}:  # a frame hit
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
     frame = moment.frame
     frame_path = frame.metadata.get(schema.IMAGE_PATH) if frame is not None else None
@@ -343,4 +309,22 @@ def _moment_node(moment: _Moment) -> MomentNode:
         hit_ids=moment.hit_ids,
         hit_text=source.get_content(),
         frame_time=frame_time,
+    )
+
+
+def _as_line(unit: ContextUnit) -> str:
+    if unit.modality == "ocr":  # its lines on one line, as a frame's description has them
+        return "On screen: " + "; ".join(unit.text.splitlines())
+    return unit.text
+
+
+def _context_unit(node: BaseNode) -> ContextUnit:
+    start, end = span(node)  # type: ignore[misc]  # context nodes are timed
+    return ContextUnit(
+        node_id=node.node_id,
+        start=start,
+        end=end,
+        text=node.get_content(),
+        label=str(node.metadata.get(schema.LABEL, "")),
+        modality=str(node.metadata.get(schema.MODALITY, "transcript")),
     )

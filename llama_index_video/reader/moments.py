@@ -202,18 +202,39 @@ def link_moments(units: Sequence[BaseNode], shown: Sequence[BaseNode]) -> None:
 
     A unit gets the ``frame_id`` of the frame on screen longest during it (else the
     nearest); a frame or OCR node gets the ``unit_id`` of the unit spoken when it
-    appeared (else the nearest). ``""`` means there is none. These links let
-    ``TimestampFramePostprocessor`` fetch context by id, which vector stores answer far
-    faster than time-range filters.
+    appeared (else the nearest); a frame gets the ``ocr_ids`` of the text read on it.
+    ``""`` means there is none. These links let ``TimestampFramePostprocessor`` fetch
+    context by id, which vector stores answer far faster than time-range filters.
     """
     frames = [n for n in shown if n.metadata.get(schema.MODALITY) == "frame"]
+    texts = [n for n in shown if n.metadata.get(schema.MODALITY) == "ocr"]
     for unit in units:
-        unit.metadata[schema.FRAME_ID] = _closest(unit, frames, by_overlap=True)
+        unit.metadata[schema.FRAME_ID] = closest(unit, frames, by_overlap=True)
     for node in shown:
-        node.metadata[schema.UNIT_ID] = _closest(node, units, by_overlap=False)
+        node.metadata[schema.UNIT_ID] = closest(node, units, by_overlap=False)
+    for frame in frames:
+        frame.metadata[schema.OCR_IDS] = " ".join(t.node_id for t in texts if shows_text(frame, t))
 
 
-def _closest(node: BaseNode, candidates: Sequence[BaseNode], *, by_overlap: bool) -> str:
+def shows_text(frame: BaseNode, text: BaseNode) -> bool:
+    """Whether the ``ocr`` node ``text`` is what was read on ``frame``.
+
+    Text spans the frames that showed it (from the first one's time to the last one's
+    end, see :mod:`llama_index_video.ocr.spans`), so each frame is inside at most one span.
+    """
+    start = frame.metadata[schema.START_S]
+    return (
+        text.metadata.get(schema.CONTENT_HASH) == frame.metadata.get(schema.CONTENT_HASH)
+        and text.metadata[schema.START_S] <= start < text.metadata[schema.END_S]
+    )
+
+
+def screen_text_ids(frame: BaseNode) -> list[str]:
+    """The ids of the ``ocr`` nodes read on ``frame`` (see :func:`link_moments`)."""
+    return str(frame.metadata.get(schema.OCR_IDS) or "").split()
+
+
+def closest(node: BaseNode, candidates: Sequence[BaseNode], *, by_overlap: bool) -> str:
     """Id of the candidate overlapping ``node`` most (or covering its start), else nearest."""
     if not candidates:
         return ""

@@ -92,3 +92,18 @@ def test_the_modality_filter_keeps_only_the_chosen_modalities(index):
 
 def test_a_question_the_index_cannot_answer_finds_nothing(index):
     assert index.search("Who won the football world cup in 1998?") == []
+
+
+def test_speech_over_a_chart_comes_with_the_text_shown_on_it(index, timeline, capsys):
+    # The axis label is on screen while this is said, and never said itself.
+    chart = _slide(timeline, "ozone_explainer.mp4", "Temperature in the atmosphere")
+    question = "Where does most of the ozone sit?"
+    args = ["search", question, "--index", str(index.path), "--json", "--modality", "transcript"]
+    assert main(args) == 0
+    hits = json.loads(capsys.readouterr().out)
+    spoken = next(h for h in hits if h["start"] < chart["end"] and h["end"] > chart["start"])
+    on_screen = [c for c in spoken["context"] if squeeze("ALTITUDE (km)") in squeeze(c["text"])]
+    assert len(on_screen) == 1, spoken["context"]
+    assert on_screen[0]["start"] == pytest.approx(chart["start"], abs=0.3)
+    assert on_screen[0]["end"] == pytest.approx(chart["end"], abs=0.3)
+    assert squeeze("ALTITUDE (km)") in squeeze(index.ask(question).text)

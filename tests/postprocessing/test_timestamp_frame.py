@@ -12,30 +12,19 @@ from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.schema import ImageNode, NodeWithScore, TextNode
 
 from llama_index_video import schema
-from llama_index_video.media.frames import sample_frames
 from llama_index_video.postprocessing.timestamp_frame import MomentNode, TimestampFramePostprocessor
 from llama_index_video.reader import moments
-from llama_index_video.reader.ids import content_hash
-from llama_index_video.reader.units import TranscriptUnit
 from llama_index_video.store.collection import open_chroma
-from tests_support import OZONE
 
 WHY_WARM = "Why does the temperature rise with altitude in the stratosphere?"
 
 
 @pytest.fixture(scope="module")
-def ozone_nodes(tmp_path_factory, timeline):
-    """One node per narrated sentence (as naive Whisper segments would be) plus frames."""
-    source = moments.SourceFile(OZONE, content_hash(OZONE))
-    units = [
-        TranscriptUnit(s["start"], s["end"], s["text"])
-        for s in timeline["ozone_explainer.mp4"]["narration"]
+def ozone_nodes(ozone_source, ozone_units, ozone_frames):
+    """Units and frames with no links and no on-screen text: found by time ranges."""
+    return [n.model_copy(deep=True) for n in ozone_units] + [
+        moments.frame_node(ozone_source, frame, spoken="", note=None) for frame in ozone_frames
     ]
-    nodes = moments.transcript_nodes(source, units, language="en", note=None)
-    out = tmp_path_factory.mktemp("frames")
-    for frame in sample_frames(OZONE, out_dir=out, name_prefix="o", duration=80.0):
-        nodes.append(moments.frame_node(source, frame, spoken="", note=None))
-    return nodes
 
 
 @pytest.fixture(scope="module")
@@ -198,68 +187,88 @@ def test_composes_after_other_postprocessors_in_a_query_engine(chroma_index):
 
 
 def test_needs_somewhere_to_look():
-    with pytest.raises(ValueError, match="vector_store or the docstore"):
+    with pytest.raises(ValueError, match=r"pass vector_store=.* or docstore="):
         TimestampFramePostprocessor()
 
 
-class CountingTimeline:
-    """The real lookups, counted: which kind the postprocessor used, and how often."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.calls = {"overlapping": 0, "by_ids": 0}
-
-    def overlapping(self, content_hash, start, end):
-        self.calls["overlapping"] += 1
-        return self.inner.overlapping(content_hash, start, end)
-
-    def by_ids(self, node_ids):
-        self.calls["by_ids"] += 1
-        return self.inner.by_ids(node_ids)
+def _without_links(hit):
+    node = hit.node.model_copy(deep=True)
+    for key in (schema.FRAME_ID, schema.UNIT_ID, schema.OCR_IDS):
+        node.metadata.pop(key, None)
+    return NodeWithScore(node=node, score=hit.score)
 
 
-@pytest.fixture(scope="module")
-def linked_index(tmp_path_factory, ozone_nodes, embed_model):
-    nodes = [n.model_copy(deep=True) for n in ozone_nodes]
-    units = [n for n in nodes if n.metadata[schema.MODALITY] == "transcript"]
-    moments.link_moments(units, [n for n in nodes if n not in units])
-    store = open_chroma(tmp_path_factory.mktemp("linked"))
-    context = StorageContext.from_defaults(vector_store=store)
-    return VectorStoreIndex(nodes, storage_context=context, embed_model=embed_model)
+@pytest.mark.parametrize("found_by", ["links", "time_ranges"])
+def test_the_text_on_the_moments_frame_reaches_its_context(linked_index, found_by):
+    # "What does the y-axis say?": the label is shown, never said, while this is spoken.
+    hit = _hit(linked_index, "Most of the ozone in our atmosphere")
+    if found_by == "time_ranges":
+        hit = _without_links(hit)
+    moment = TimestampFramePostprocessor(vector_store=linked_index.vector_store)
+    node = moment.postprocess_nodes([hit])[0].node
+    on_screen = [c for c in node.context if c.modality == "ocr"]
+    assert len(on_screen) == 1
+    assert on_screen[0].start == pytest.approx(12.0, abs=0.3)
+    assert on_screen[0].end == pytest.approx(21.0, abs=0.3)
+    assert on_screen[0].text.splitlines() == [
+        "Temperature in the atmosphere",
+        "ALTITUDE (km)",
+        "TEMPERATURE (°C)",
+    ]
+    assert f"{on_screen[0].label} On screen: Temperature in the atmosphere; ALTITUDE (km)" in (
+        node.get_content()
+    )
+    assert node.frame_time == pytest.approx(12.0, abs=0.3)
 
 
-def _unlinked(hits):
-    copies = []
-    for hit in hits:
-        node = hit.node.model_copy(deep=True)
-        node.metadata.pop(schema.FRAME_ID, None)
-        node.metadata.pop(schema.UNIT_ID, None)
-        copies.append(NodeWithScore(node=node, score=hit.score))
-    return copies
+def test_on_screen_text_is_handed_on_once(linked_index):
+    hits = [  # two moments 6 s apart, both spoken over the UV absorption slide
+        _hit(linked_index, "It absorbs one hundred percent", 0.8),
+        _hit(linked_index, "ninety percent of ultraviolet B", 0.7),
+    ]
+    first, second = TimestampFramePostprocessor(
+        vector_store=linked_index.vector_store, merge=False
+    ).postprocess_nodes(hits)
+    assert [c.text.splitlines()[0] for c in first.node.context if c.modality == "ocr"] == [
+        "UV absorption"
+    ]
+    assert not [c for c in second.node.context if c.modality == "ocr"]
 
 
-@pytest.mark.parametrize(
-    "question",
-    [WHY_WARM, "How much ultraviolet C is absorbed?", "Montreal Protocol signatories", "ozone"],
-)
-def test_links_give_the_same_context_as_time_ranges_with_lookups_by_id(linked_index, question):
-    from llama_index_video.postprocessing.timeline import VectorStoreTimeline
+def test_an_ocr_hit_is_its_own_on_screen_text(linked_index):
+    text = next(
+        n
+        for n in linked_index.vector_store.get_nodes(None)
+        if n.metadata[schema.MODALITY] == "ocr" and "Signed by 197" in n.get_content()
+    )
+    node = _chroma_postprocessor(linked_index).postprocess_nodes([NodeWithScore(node=text)])[0].node
+    assert [c.node_id for c in node.context if c.modality == "ocr"] == [text.node_id]
+    assert node.get_content().count("Signed by 197 countries") == 1
 
-    hits = linked_index.as_retriever(similarity_top_k=4).retrieve(question)
-    fast = CountingTimeline(VectorStoreTimeline(linked_index.vector_store))
-    slow = CountingTimeline(VectorStoreTimeline(linked_index.vector_store))
-    by_links = TimestampFramePostprocessor(timeline=fast).postprocess_nodes(hits)
-    by_ranges = TimestampFramePostprocessor(timeline=slow).postprocess_nodes(_unlinked(hits))
-    assert fast.calls["overlapping"] == 0 and 1 <= fast.calls["by_ids"] <= 2
-    assert slow.calls["by_ids"] == 0 and slow.calls["overlapping"] >= 1
 
-    def view(results):
-        return [
-            (h.node.node_id, [c.node_id for c in h.node.context], h.node.frame_time)
-            for h in results
-        ]
+def test_settings_and_store_survive_to_dict_and_from_dict(chroma_index, memory_index):
+    for kept in (
+        _chroma_postprocessor(chroma_index, neighbours=2, frame_choice="nearest"),
+        TimestampFramePostprocessor(docstore=memory_index.docstore, window_seconds=5.0),
+    ):
+        again = TimestampFramePostprocessor.from_dict(kept.to_dict())
+        assert again.to_dict() == kept.to_dict()
+        assert again.vector_store is kept.vector_store and again.docstore is kept.docstore
+    hit = _hit(chroma_index, "rises with altitude because")
+    original = _chroma_postprocessor(chroma_index).postprocess_nodes([hit])[0].node
+    rebuilt = TimestampFramePostprocessor.from_dict(_chroma_postprocessor(chroma_index).to_dict())
+    assert rebuilt.postprocess_nodes([hit])[0].node.context == original.context
 
-    assert view(by_links) == view(by_ranges)
+
+def test_json_says_to_exclude_the_store_and_pass_it_back(chroma_index):
+    kept = _chroma_postprocessor(chroma_index, neighbours=2)
+    with pytest.raises(TypeError, match=r'exclude=\{"vector_store", "docstore"\}'):
+        kept.to_json()
+    text = kept.to_json(exclude={"vector_store", "docstore"})
+    with pytest.raises(ValueError, match="pass vector_store="):
+        TimestampFramePostprocessor.from_json(text)
+    again = TimestampFramePostprocessor.from_json(text, vector_store=chroma_index.vector_store)
+    assert again.neighbours == 2 and again.vector_store is chroma_index.vector_store
 
 
 @pytest.mark.parametrize("top_k", [6, 7, 8])
