@@ -58,9 +58,15 @@ class ClipEmbedding(MultiModalEmbedding):
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
-        for package in ("transformers", "torch"):
-            if importlib.util.find_spec(package) is None:
-                raise MissingDependencyError(package, "visual", "Visual search (CLIP)")
+        if importlib.util.find_spec("transformers") is None:
+            raise MissingDependencyError("transformers", "visual", "Visual search (CLIP)")
+        if importlib.util.find_spec("torch") is None:  # not in the extra: PyPI's is CUDA
+            raise MissingDependencyError(
+                "torch",
+                "visual",
+                "Visual search (CLIP)",
+                install="pip install torch==2.13.0 (the CPU build; see the README)",
+            )
 
     @classmethod
     def class_name(cls) -> str:
