@@ -11,11 +11,12 @@ so reading a file twice, or after moving it, yields the same ids.
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Literal
 
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode
@@ -40,6 +41,9 @@ from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import Segment, Transcriber
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
 
 logger = logging.getLogger(__name__)
 
@@ -89,8 +93,9 @@ class VideoReader(BaseReader):
         max_duration: Refuse media longer than this many seconds (``None``: no limit).
         audio_chunk_seconds: Audio is decoded and transcribed this many seconds at a
             time, which bounds memory for long recordings.
-        raise_on_error: In ``lazy_load_data``, raise on the first bad file instead of
-            logging it and going on with the others.
+        raise_on_error: In ``lazy_load_data`` over several files, raise on the first bad
+            file instead of logging it and going on with the others (one file always
+            raises, so that its caller, e.g. ``SimpleDirectoryReader``, decides).
     """
 
     def __init__(
@@ -140,21 +145,49 @@ class VideoReader(BaseReader):
         return self._transcriber
 
     def lazy_load_data(  # type: ignore[override]
-        self, file_paths: str | Path | Iterable[str | Path], **_: object
+        self,
+        file_paths: str | PurePath | Iterable[str | PurePath],
+        extra_info: Mapping[str, object] | None = None,
+        fs: AbstractFileSystem | None = None,
     ) -> Iterator[BaseNode]:
         """Yield the nodes of each file in turn.
 
-        A file that cannot be read is logged (one line naming the file and the reason)
-        and skipped, unless ``raise_on_error`` is set.
+        ``BaseReader``'s contract, as ``SimpleDirectoryReader(file_extractor=...)`` calls
+        it: ``load_data(file, extra_info=..., fs=...)``.
+
+        Args:
+            file_paths: One file, or several.
+            extra_info: Your metadata for every node (e.g. ``SimpleDirectoryReader``'s
+                ``file_metadata``): merged into each node, flat (other values become
+                JSON text), hidden from the embedding model; the reader's own keys win.
+            fs: Only the local file system: media is decoded from local files.
+
+        Raises:
+            VideoIndexError: a single file cannot be read (its caller decides what to do,
+                e.g. ``SimpleDirectoryReader(raise_on_error=...)``); with several files,
+                only when ``raise_on_error`` is set: otherwise a bad file is logged (one
+                line naming the file and the reason) and the others are read.
         """
-        paths = [file_paths] if isinstance(file_paths, (str, Path)) else list(file_paths)
+        if fs is not None and not _is_local(fs):
+            raise VideoIndexError(
+                f"VideoReader reads local files only, not from {type(fs).__name__}: "
+                "copy the files to a local folder first"
+            )
+        single = isinstance(file_paths, (str, PurePath))
+        if isinstance(file_paths, (str, PurePath)):
+            paths = [Path(file_paths)]
+        else:
+            paths = [Path(path) for path in file_paths]
         for path in paths:
             try:
-                yield from self.read(path).nodes
+                nodes = self.read(path).nodes
             except VideoIndexError as exc:
-                if self.raise_on_error:
+                if self.raise_on_error or single:
                     raise
                 logger.warning("skipped %s", exc)
+                continue
+            for node in nodes:
+                yield _with_user_metadata(node, extra_info or {})
 
     def read(
         self, path: str | Path, *, file_hash: str | None = None, progress: Progress | None = None
@@ -352,6 +385,29 @@ def _ocr_engine(ocr: OcrEngine | bool | None) -> OcrEngine | None:
     if not isinstance(ocr, OcrEngine):
         raise TypeError(f"ocr must be an OcrEngine, a bool or None, got {type(ocr).__name__}")
     return ocr
+
+
+def _is_local(fs: AbstractFileSystem) -> bool:
+    protocol = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    return "file" in protocol or "local" in protocol
+
+
+def _with_user_metadata(node: BaseNode, extra_info: Mapping[str, object]) -> BaseNode:
+    """``node`` with the caller's metadata added under the reader's own keys."""
+    added = {key: _flat(value) for key, value in extra_info.items() if key not in node.metadata}
+    if added:
+        node.metadata.update(added)
+        node.excluded_embed_metadata_keys.extend(
+            k for k in added if k not in node.excluded_embed_metadata_keys
+        )
+    return node
+
+
+def _flat(value: object) -> str | int | float | None:
+    """A metadata value LlamaIndex and vector stores accept (str, int, float, None)."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return json.dumps(value, default=str, sort_keys=True)
 
 
 def _no_progress(stage: str, done: float, total: float) -> None:
