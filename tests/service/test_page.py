@@ -106,6 +106,15 @@ def test_keyboard_only_search_and_play(page):
     assert abs(_playing_from(page, start) - start) < 1
 
 
+def test_a_card_shows_the_text_on_screen_while_it_was_said(page):
+    page.get_by_label("Search for a moment").fill("Where does most of the ozone sit?")
+    page.keyboard.press("Enter")
+    cards = page.locator("#results button.card[data-source$='ozone_explainer.mp4']")
+    cards.first.wait_for()
+    texts = [cards.nth(i).inner_text() for i in range(cards.count())]
+    assert any("On screen:" in t and "ALTITUDE" in t.upper() for t in texts), texts
+
+
 def test_audio_moments_play_in_the_audio_player(page):
     page.get_by_label("Search for a moment").fill("what did the team decide about the release")
     page.keyboard.press("Enter")

@@ -114,7 +114,12 @@
     }
   }
 
-  const hitText = (hit) => hit.text || "";
+  // The text on the moment's frame (context units of modality "ocr"), unless it is the hit.
+  const onScreen = (hit) =>
+    (hit.context || [])
+      .filter((unit) => unit.modality === "ocr" && unit.text !== hit.text)
+      .map((unit) => `On screen: ${unit.text.split("\n").join("; ")}`);
+  const hitText = (hit) => [hit.text || "", ...onScreen(hit)].filter(Boolean).join(" — ");
 
   $("search-form").addEventListener("submit", (event) => {
     event.preventDefault();
