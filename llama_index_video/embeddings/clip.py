@@ -70,7 +70,7 @@ class ClipEmbedding(MultiModalEmbedding):
 
     @classmethod
     def class_name(cls) -> str:
-        return "ClipEmbedding"
+        return "VideoClipEmbedding"  # "ClipEmbedding" is LlamaIndex's own CLIP embedding
 
     def _get_query_embedding(self, query: str) -> Embedding:
         return self._embed_texts([query])[0]

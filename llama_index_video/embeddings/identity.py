@@ -19,9 +19,14 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
 SENTENCE_TRANSFORMERS = "sentence-transformers"
+TRANSFORMERS_CLIP = "transformers-clip"
 _FAMILIES = {
     "HuggingFaceEmbedding": SENTENCE_TRANSFORMERS,
     "OnnxSentenceEmbedding": SENTENCE_TRANSFORMERS,
+    "VideoClipEmbedding": TRANSFORMERS_CLIP,
+    # 0.1.0 named this package's CLIP embedding "ClipEmbedding", the id of LlamaIndex's
+    # own; a recorded "ClipEmbedding:..." is read as this package's, as 0.1.0 meant it.
+    "ClipEmbedding": TRANSFORMERS_CLIP,
 }
 
 

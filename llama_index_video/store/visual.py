@@ -22,7 +22,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
-from llama_index_video.embeddings.identity import embedding_identity
+from llama_index_video.embeddings.identity import (
+    TRANSFORMERS_CLIP,
+    canonical_identity,
+    embedding_identity,
+)
 from llama_index_video.errors import IndexCompatibilityError
 
 if TYPE_CHECKING:
@@ -39,7 +43,7 @@ VISUAL_CHANNEL = "visual"
 # 0.25-0.35 and unrelated ones around 0.10-0.20. Calibrate with the evaluation
 # benchmark on a machine that has the model.
 DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
-    f"ClipEmbedding:{DEFAULT_CLIP_MODEL}": 0.25,
+    f"{TRANSFORMERS_CLIP}:{DEFAULT_CLIP_MODEL}": 0.25,
 }
 
 VISUAL_META = "visual_embedding"
@@ -74,14 +78,14 @@ def visual_model_for(
         )
     if given is not None:
         given_identity = embedding_identity(given)
-        if given_identity != recorded:
+        if canonical_identity(given_identity) != canonical_identity(recorded):
             raise IndexCompatibilityError(
                 f"{folder}: frames embedded with {recorded}, opened with {given_identity}; "
                 "open it with the same visual model or ingest into a new folder"
             )
         return given
-    name = recorded.split(":", 1)[1] if recorded.startswith("ClipEmbedding:") else None
-    if name is None:
+    family, _, name = canonical_identity(recorded).partition(":")
+    if family != TRANSFORMERS_CLIP:
         raise IndexCompatibilityError(
             f"{folder}: frames embedded with {recorded}; pass that model as visual_model"
         )

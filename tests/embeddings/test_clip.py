@@ -21,7 +21,7 @@ from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.errors import EmbeddingError, IndexCompatibilityError, MissingDependencyError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
-from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_CHANNEL
+from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_CHANNEL, VISUAL_META
 
 DIMENSION = 16
 
@@ -205,6 +205,24 @@ def test_ingest_visual_from_the_command_line(tmp_path, tiny_clip, slides_video, 
     args = ["ingest", str(slides_video), "--index", str(folder), "--quiet"]
     assert main([*args, "--visual", str(tiny_clip), "--ocr", "off"]) == 0
     index = VideoIndex(folder, embed_model=embed_model)
-    assert index.visual_identity == f"ClipEmbedding:{tiny_clip}"
+    assert index.visual_identity == f"transformers-clip:{tiny_clip}"
     assert len(index.frame_store.get_nodes(None)) == 3
     index.close()
+
+
+def test_an_index_recorded_by_0_1_0_reopens_with_its_visual_model(
+    visual_index, embed_model, tiny_clip
+):
+    assert ClipEmbedding.class_name() != "ClipEmbedding"  # LlamaIndex's own CLIP's id
+    recorded = visual_index.manifest.get_meta(VISUAL_META)
+    assert recorded == f"transformers-clip:{tiny_clip}"
+    visual_index.manifest.set_meta(VISUAL_META, f"ClipEmbedding:{tiny_clip}")  # as 0.1.0 wrote
+    try:
+        again = VideoIndex(visual_index.path, embed_model=embed_model)
+        assert isinstance(again.visual_model, ClipEmbedding)
+        assert again.visual_model.model_name == str(tiny_clip)
+        again.close()
+        given = ClipEmbedding(model_name=str(tiny_clip))
+        VideoIndex(visual_index.path, embed_model=embed_model, visual_model=given).close()
+    finally:
+        visual_index.manifest.set_meta(VISUAL_META, recorded)
