@@ -53,6 +53,11 @@ _EXPORTS: dict[str, str] = {
     "AnswerError": "llama_index_video.errors",
     "VectorStoreError": "llama_index_video.errors",
     "RayExecutor": "llama_index_video.executor.ray",
+    "IndexStorageError": "llama_index_video.errors",
+    "IndexBusyError": "llama_index_video.errors",
+    "IndexCorruptError": "llama_index_video.errors",
+    "IndexReadOnlyError": "llama_index_video.errors",
+    "DiskFullError": "llama_index_video.errors",
     "local_embedding": "llama_index_video.embeddings.local",
     "VIDEO_QA_TEMPLATE": "llama_index_video.answering.prompts",
 }
@@ -70,8 +75,13 @@ if TYPE_CHECKING:
     from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.errors import (
         AnswerError,
+        DiskFullError,
         EmbeddingError,
+        IndexBusyError,
         IndexCompatibilityError,
+        IndexCorruptError,
+        IndexReadOnlyError,
+        IndexStorageError,
         MediaDecodeError,
         MediaError,
         MissingDependencyError,

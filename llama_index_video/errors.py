@@ -12,6 +12,11 @@
     ├── RemoteAPIError             a remote API (Gemini, Anthropic) still failed after retries
     ├── IndexCompatibilityError    an index made by another version or embedding model
     ├── VectorStoreError           the vector store (e.g. a Chroma server) cannot be used
+    ├── IndexStorageError          the index folder cannot be used as it is on disk
+    │   ├── IndexBusyError         another process is writing to the index
+    │   ├── IndexCorruptError      a file of the index is damaged, or disagrees with another
+    │   ├── IndexReadOnlyError     writing to an index the process may only read
+    │   └── DiskFullError          no space left (or quota reached) while writing
     ├── AnswerError                generation failed
     └── InsecureBindError          serving beyond loopback without a token
                                    (``llama_index_video.service.guard``; also a ValueError)
@@ -22,7 +27,18 @@ third-party libraries are chained with ``from exc`` so ``--debug`` can show them
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+
+def printable_path(path: str | Path) -> str:
+    """``path`` as text that can always be printed and stored.
+
+    A file name that is not valid UTF-8 reaches Python with its undecodable bytes as
+    lone surrogates, which printing, logging and SQLite refuse; they are shown as
+    ``\\xNN`` escapes instead. Valid names come back unchanged.
+    """
+    return os.fsencode(path).decode("utf-8", errors="backslashreplace")
 
 
 class VideoIndexError(Exception):
@@ -50,7 +66,7 @@ class MediaError(VideoIndexError):
     def __init__(self, path: str | Path, reason: str) -> None:
         self.path = Path(path)
         self.reason = reason
-        super().__init__(f"{self.path}: {reason}")
+        super().__init__(f"{printable_path(self.path)}: {reason}")
 
 
 class UnsupportedMediaError(MediaError):
@@ -84,6 +100,26 @@ class IndexCompatibilityError(VideoIndexError):
 
 class VectorStoreError(VideoIndexError):
     """The vector store cannot be reached or used (a bad URL, a server that is down)."""
+
+
+class IndexStorageError(VideoIndexError):
+    """The index folder cannot be used as it is; the message names the file."""
+
+
+class IndexBusyError(IndexStorageError):
+    """Another process holds the index's writer lock."""
+
+
+class IndexCorruptError(IndexStorageError):
+    """A file of the index is damaged, or the manifest and the vector store disagree."""
+
+
+class IndexReadOnlyError(IndexStorageError):
+    """Writing was asked of an index this process may only read."""
+
+
+class DiskFullError(IndexStorageError):
+    """The disk (or the user's quota) ran out of space while writing the index."""
 
 
 class AnswerError(VideoIndexError):

@@ -5,6 +5,11 @@ manifest (``manifest.sqlite``) that makes ingest incremental and records which
 embedding model built the index, so opening it with another model fails clearly
 instead of returning wrong results. Any LlamaIndex vector store can replace Chroma.
 
+Only one process writes at a time (``ingest`` and ``verify(repair=True)`` take the
+folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and see
+only files whose moments are completely written. A folder this process may not write
+is opened read-only: search and ask work, ingest fails with one line.
+
 Search combines one retriever per modality (transcript, OCR text, frames by their
 text, and, when the folder has visual search, frames by their pixels): channels of
 one embedding model are blended by weighted cosine, and only the text and visual
@@ -15,7 +20,8 @@ frame vectors are kept is explained in :mod:`llama_index_video.store.visual`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,14 +37,23 @@ from llama_index_video.answering.search import VideoSearcher
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
-from llama_index_video.errors import IndexCompatibilityError
+from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
-from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collection, open_chroma
+from llama_index_video.store.collection import (
+    DEFAULT_COLLECTION,
+    chroma_collection,
+    is_read_only_copy,
+    open_chroma,
+    row_total,
+)
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
+from llama_index_video.store.integrity import IndexCheck, check_index
+from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
+from llama_index_video.store.storage_errors import read_only
 from llama_index_video.store.visual import (
     DEFAULT_VISUAL_THRESHOLDS,
     FRAMES_COLLECTION,
@@ -56,7 +71,7 @@ if TYPE_CHECKING:
 
     from llama_index_video.executor.base import Executor
     from llama_index_video.reader.video_reader import VideoReader
-    from llama_index_video.store.ingest import IngestProgress, IngestReport
+    from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
 
 logger = logging.getLogger(__name__)
 
@@ -67,6 +82,7 @@ SPEC_META = "embedding_spec"
 CHROMA_URL_META = "chroma_url"
 COLLECTION_META = "collection"
 DEFAULT_INDEX_DIR = Path("video_index")
+_CHECK_ATTEMPTS = 3
 # Minimum cosine similarity for a hit, per embedding model, calibrated with
 # benchmarks/evaluate.py (see docs/evaluation.md).
 DEFAULT_THRESHOLDS: dict[str, float] = {
@@ -171,6 +187,9 @@ class VideoIndex:
         self.vector_store = vector_store or open_chroma(
             self.path / "chroma", self.collection, url=self.chroma_url
         )
+        self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
+        """Opened from a folder this process may not write: search only."""
+        self._store_checked = False
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
         self._reader = reader
@@ -210,19 +229,102 @@ class VideoIndex:
         *,
         progress: IngestProgress | None = None,
         executor: Executor | None = None,
+        wait: float = DEFAULT_WAIT_SECONDS,
     ) -> IngestReport:
         """Add files and folders; unchanged content is skipped, changed content replaced.
 
-        ``executor`` reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
-        by default this process does. Either way the rows written are the same.
+        Args:
+            paths: Files and folders (searched recursively).
+            progress: Told how far each file has got.
+            wait: Seconds to wait for another process writing to this folder (0: none).
+            executor: Reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
+                by default this process does. Either way the rows written are the same.
+
+        Raises:
+            IndexBusyError: another process still writes to the folder after ``wait``.
+            IndexReadOnlyError: the folder may not be written by this process.
+            DiskFullError: the disk filled up; what was complete stays indexed.
         """
+        with self._writing(wait):
+            dimension = getattr(self.embed_model, "output_dimensionality", None)
+            collection = chroma_collection(self.vector_store)
+            if dimension and collection is not None:
+                check_dimension(collection, dimension, model=self.identity)
+            self._record_identity()
+            return self._ingestor(progress, executor).ingest(paths)
+
+    def verify(
+        self,
+        *,
+        repair: bool = False,
+        progress: IngestProgress | None = None,
+        wait: float = DEFAULT_WAIT_SECONDS,
+    ) -> tuple[IndexCheck, IngestReport | None]:
+        """Check that the vector store and media folder hold what the manifest lists.
+
+        With ``repair``, delete stray rows, orphan frames and clips and partial files,
+        and re-index the files with missing moments (or left half-indexed) from the
+        paths the manifest recorded for them, if they still exist.
+
+        Returns:
+            What was found (before any repair), and the re-indexing report (None
+            without ``repair``).
+        """
+        if self.read_only and not repair:
+            return self._check(per_source=True), None
+        with self._writing(wait):
+            check = self._check(per_source=True)
+            if not repair:
+                return check, None
+            ingestor = self._ingestor(progress)
+            ingestor.recover(check)
+            again = [s.content_hash for s in check.damaged] + check.interrupted
+            paths = [
+                Path(record.path)
+                for key in again
+                for record in self.manifest.paths_of(key)[:1]
+                if Path(record.path).is_file()
+            ]
+            return check, ingestor.ingest(paths)
+
+    def check_store(self) -> None:
+        """Fail if the vector store holds fewer rows than the manifest lists (cheap: two counts).
+
+        Raises:
+            IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied.
+        """
+        if self._store_checked:
+            return
+        for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
+            version = self.manifest.data_version()
+            expected = self.manifest.indexed_node_total()
+            found = row_total(self.vector_store)
+            if version == self.manifest.data_version():
+                break
+        if found is not None and found < expected:
+            raise IndexCorruptError(
+                f"{self.path / 'chroma'}: the vector store holds {found} of the {expected} "
+                f"moments the manifest lists; run 'llama-index-video verify --repair "
+                f"--index {self.path}' to re-index what is missing"
+            )
+        self._store_checked = True
+
+    def _check(self, *, per_source: bool) -> IndexCheck:
+        return check_index(
+            self.manifest, self._stores(), self.reader.media_dir, per_source=per_source
+        )
+
+    def _stores(self) -> dict[str, BasePydanticVectorStore]:
+        stores = {"text": self.vector_store}
+        if self.frame_store is not None:
+            stores["frames"] = self.frame_store
+        return stores
+
+    def _ingestor(
+        self, progress: IngestProgress | None, executor: Executor | None = None
+    ) -> Ingestor:
         from llama_index_video.store.ingest import Ingestor
 
-        dimension = getattr(self.embed_model, "output_dimensionality", None)
-        collection = chroma_collection(self.vector_store)
-        if dimension and collection is not None:
-            check_dimension(collection, dimension, model=self.identity)
-        self._record_identity()
         return Ingestor(
             self.index,
             self.manifest,
@@ -230,7 +332,18 @@ class VideoIndex:
             embed_model=self.embed_model,
             progress=progress,
             executor=executor,
-        ).ingest(paths)
+        )
+
+    @contextmanager
+    def _writing(self, wait: float) -> Iterator[None]:
+        if self.read_only:
+            self.manifest.require_writable()
+            raise read_only(self.path / "chroma")
+        with WriterLock(self.path) as lock:
+            lock.acquire(wait=wait)
+            if lock.previous_holder:
+                logger.info("the last writer, %s, did not finish", lock.previous_holder)
+            yield
 
     def as_retriever(
         self, *, top_k: int = 5, modalities: Sequence[str] | None = None
@@ -253,6 +366,7 @@ class VideoIndex:
             top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
             modalities=modalities,
             threshold=self.threshold,
+            visible=self.manifest.indexed_among,
         )
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
@@ -261,7 +375,12 @@ class VideoIndex:
             frames = VectorStoreIndex.from_vector_store(
                 self.frame_store, embed_model=self.visual_model
             )
-            retriever = VideoRetriever(frames, top_k=top_k, threshold=self.visual_threshold)
+            retriever = VideoRetriever(
+                frames,
+                top_k=top_k,
+                threshold=self.visual_threshold,
+                visible=self.manifest.indexed_among,
+            )
             weight = self.weights[VISUAL_CHANNEL]
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
         return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
@@ -276,6 +395,7 @@ class VideoIndex:
         self, query: str, *, top_k: int = 5, modalities: Sequence[str] | None = None
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant."""
+        self.check_store()
         return VideoSearcher(
             retriever=self.as_retriever(top_k=top_k, modalities=modalities),
             postprocessors=[self.postprocessor()],
@@ -298,6 +418,7 @@ class VideoIndex:
             reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
                 applied before neighbours and frames are attached.
         """
+        self.check_store()
         options = options or AskOptions()
         postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
         return VideoAnswerer(

@@ -53,6 +53,11 @@ EXPECTED = {
     "AnswerError",
     "VectorStoreError",
     "RayExecutor",
+    "IndexStorageError",
+    "IndexBusyError",
+    "IndexCorruptError",
+    "IndexReadOnlyError",
+    "DiskFullError",
 }
 
 

@@ -1,4 +1,4 @@
-"""The ``llama-index-video`` command: ``ingest``, ``search`` and ``ask``.
+"""The ``llama-index-video`` command: ``ingest``, ``search``, ``ask``, ``serve``, ``verify``.
 
 It parses arguments, builds the library objects and prints; every error the package
 raises on purpose ends the command with one line on stderr and a non-zero status
@@ -20,13 +20,15 @@ from typing import TYPE_CHECKING, Any
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
 from llama_index_video.embeddings.spec import EmbeddingSpec
-from llama_index_video.errors import VideoIndexError
+from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.schema import MODALITIES, parse_modalities
+from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.ingest import IngestReport
 
 EXIT_FAILED_FILES = 1
 EXIT_ERROR = 2
@@ -93,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read and embed on a Ray cluster (needs 'llama-index-video[ray]'); ADDRESS as "
         "for 'ray.init' (default: $RAY_ADDRESS, else the cluster on this machine)",
     )
+    _wait_options(ingest)
     embedding = ingest.add_argument_group(
         "embedding (chosen when the index is created; later runs reuse it)"
     )
@@ -180,6 +183,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
     )
     _llm_options(serve)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check the index against its manifest; --repair fixes what it finds",
+        description="Compare, per indexed file, the moments the manifest lists with those "
+        "the vector store holds; list stray rows, orphan frames and clips, and partial "
+        "files. Exit status 0 if all is well, 1 if problems were found (and not repaired).",
+    )
+    _index_option(verify)
+    verify.add_argument(
+        "--repair",
+        action="store_true",
+        help="delete stray rows, orphans and partial files; re-index files with missing "
+        "moments from their recorded paths",
+    )
+    verify.add_argument("--quiet", action="store_true", help="no progress bars")
+    _wait_options(verify)
     return parser
 
 
@@ -238,16 +258,13 @@ def _ingest(args: argparse.Namespace) -> int:
     )
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
-        report = index.ingest(args.paths, progress=bars, executor=_executor(args.ray))
+        report = index.ingest(
+            args.paths, progress=bars, executor=_executor(args.ray), wait=args.wait
+        )
     finally:
         bars.close()
         index.close()
-    for outcome in report.files:
-        detail = f" ({outcome.reason})" if outcome.reason else ""
-        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
-        print(f"{outcome.outcome:8} {outcome.path}{nodes}{detail}")
-    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
-    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {args.index}")
+    _print_report(report, args.index)
     usage = getattr(index.embed_model, "usage", None)
     if usage is not None:
         print(
@@ -264,6 +281,52 @@ def _executor(ray_address: str | None) -> Executor | None:
     from llama_index_video.executor.ray import RayExecutor
 
     return RayExecutor(ray_address or None)
+
+
+def _print_report(report: IngestReport, index_dir: Path) -> None:
+    for outcome in report.files:
+        detail = f" ({outcome.reason})" if outcome.reason else ""
+        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
+        print(f"{outcome.outcome:8} {printable_path(outcome.path)}{nodes}{detail}")
+    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.progress import ProgressBars
+
+    index = _open_index(args.index, must_exist=True)
+    bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
+    try:
+        check, report = index.verify(repair=args.repair, progress=bars, wait=args.wait)
+    finally:
+        bars.close()
+        index.close()
+    for source in check.sources:
+        found = "?" if source.found is None else str(source.found)
+        state = "ok" if not source.missing else f"{source.missing} missing"
+        print(f"{state:12} {source.expected:6} listed {found:>6} stored  {source.source}")
+    problems = {
+        "stray rows (of no indexed file)": sum(len(ids) for ids in check.stray_rows.values()),
+        "orphan frames and clips": len(check.orphan_media),
+        "partial files": len(check.partial_files),
+        "interrupted files": len(check.interrupted),
+        "unfinished removals": len(check.removals),
+        "files with missing moments": len(check.damaged),
+    }
+    for what, count in problems.items():
+        if count:
+            print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    if not check.counted:
+        print("this vector store cannot count its rows; only the media folder was checked")
+    if report is not None:
+        _print_report(report, args.index)
+        return 0 if report.ok else EXIT_FAILED_FILES
+    if check.ok:
+        print(f"ok: {len(check.sources)} files, everything the manifest lists is stored")
+        return 0
+    print(f"problems found; run 'llama-index-video verify --repair --index {args.index}'")
+    return EXIT_FAILED_FILES
 
 
 def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
@@ -377,6 +440,32 @@ def _llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-model", default=None, help="model name for --llm")
 
 
+def _wait_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--wait",
+        type=_seconds,
+        default=DEFAULT_WAIT_SECONDS,
+        metavar="SECONDS",
+        help="if another process is writing to the index, wait this long for it "
+        f"(default: {DEFAULT_WAIT_SECONDS:.0f})",
+    )
+    group.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_const",
+        const=0.0,
+        help="fail at once if another process is writing to the index",
+    )
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError("must be between 0 and 604800 seconds")
+    return value
+
+
 def _index_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--index",
@@ -436,7 +525,13 @@ def _configure_logging(*, debug: bool) -> None:
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-_COMMANDS = {"ingest": _ingest, "search": _search, "ask": _ask, "serve": _serve}
+_COMMANDS = {
+    "ingest": _ingest,
+    "search": _search,
+    "ask": _ask,
+    "serve": _serve,
+    "verify": _verify,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

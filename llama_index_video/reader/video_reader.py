@@ -4,9 +4,10 @@ For a video: speech becomes transcript ``TextNode``s (from subtitles when presen
 else from the transcriber), kept frames become ``FrameNode``s (an ``ImageNode``
 stored by path), and the text on them, read once per kept frame, becomes ``ocr``
 ``TextNode``s timed by how long it stayed on screen. Audio files give transcript
-nodes only; ``.md``/``.txt`` files go through LlamaIndex's own reader and sentence
-splitter, so a mixed folder indexes together. Node ids derive from the file's bytes,
-so reading a file twice, or after moving it, yields the same ids.
+nodes only; ``.md``/``.txt`` files go through LlamaIndex's own parsers
+(:mod:`llama_index_video.reader.documents`), so a mixed folder indexes together. Node
+ids derive from the file's bytes, so reading a file twice, or after moving it, yields
+the same ids.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from llama_index_video.ocr import (
 )
 from llama_index_video.reader import moments
 from llama_index_video.reader.clips import ClipOptions, clip_nodes
+from llama_index_video.reader.documents import read_text_document
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
@@ -215,7 +217,13 @@ class VideoReader(BaseReader):
         except OSError as exc:
             raise MediaError(path, f"cannot be read ({exc.strerror or exc})") from exc
         if suffix in TEXT_SUFFIXES:
-            return ReadResult(path, source.content_hash, self._read_text(source))
+            nodes = read_text_document(
+                source,
+                chunk_size=self.text_chunk_size,
+                chunk_overlap=self.text_chunk_overlap,
+                progress=progress or _no_progress,
+            )
+            return ReadResult(path, source.content_hash, nodes)
         try:
             return self._read_media(
                 source, is_video=suffix in VIDEO_SUFFIXES, progress=progress or _no_progress
@@ -323,16 +331,17 @@ class VideoReader(BaseReader):
         self, info: MediaInfo, notes: list[str], progress: Progress
     ) -> tuple[list[TranscriptUnit], str | None]:
         if self.use_subtitles:
-            from llama_index_video.transcription.subtitles import find_subtitles, load_subtitles
+            from llama_index_video.transcription.subtitles import usable_subtitles
 
-            subtitles = find_subtitles(info.path)
-            if subtitles is not None:
-                transcription = load_subtitles(subtitles)
+            transcription, note = usable_subtitles(info.path)
+            if transcription is None and note:
+                notes.append(note)
+            if transcription is not None:
                 units = list(build_units(transcription.segments, self.units))
                 if units:
-                    notes.append(f"transcript from subtitles ({subtitles})")
+                    notes.append(note or "transcript from subtitles")
                     return units, transcription.info.language
-                logger.info("%s: subtitles %s are empty; transcribing", info.path, subtitles)
+                logger.info("%s: subtitles are empty; transcribing", info.path)
         if not info.has_audio:
             notes.append("no audio track: frames only")
             return [], None
@@ -353,26 +362,6 @@ class VideoReader(BaseReader):
             progress("transcribe", min(chunk.end, info.duration), info.duration)
             language = language or transcription.info.language
         return segments, language
-
-    def _read_text(self, source: moments.SourceFile) -> list[BaseNode]:
-        from llama_index.core import Document
-        from llama_index.core.node_parser import MarkdownNodeParser, SentenceSplitter
-
-        try:
-            text = source.path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise MediaError(source.path, "is not UTF-8 text") from exc
-        except OSError as exc:
-            raise MediaError(source.path, f"cannot be read ({exc.strerror or exc})") from exc
-        if not text.strip():
-            raise MediaError(source.path, "no text to index")
-        chunks: list[BaseNode] = [Document(id_=source.doc_id, text=text)]
-        if source.path.suffix.lower() == ".md":
-            chunks = MarkdownNodeParser()(chunks)
-        splitter = SentenceSplitter(
-            chunk_size=self.text_chunk_size, chunk_overlap=self.text_chunk_overlap
-        )
-        return list(moments.text_chunk_nodes(source, splitter(chunks)))
 
 
 def _ocr_engine(ocr: OcrEngine | bool | None) -> OcrEngine | None:

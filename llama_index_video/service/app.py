@@ -22,7 +22,8 @@ Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q
 UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
 (400), not ``application/json`` (415) or over 64 KiB (413). The package's own errors
 map to statuses by type (:data:`ERROR_STATUS`); anything else is a logged 500 whose
-message says only that. Messages never carry API keys or the token.
+message says only that. Messages never carry API keys or the token. A client that goes
+away before its request is read is normal: one debug line, no traceback.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from llama_index_video.errors import (
     AnswerError,
     EmbeddingError,
     IndexCompatibilityError,
+    IndexStorageError,
     MediaError,
     MissingDependencyError,
     RemoteAPIError,
@@ -56,9 +58,10 @@ try:
     from fastapi import FastAPI, HTTPException, Query, Request
     from fastapi.concurrency import run_in_threadpool
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import FileResponse, JSONResponse
+    from fastapi.responses import FileResponse, JSONResponse, Response
     from fastapi.staticfiles import StaticFiles
     from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+    from starlette.requests import ClientDisconnect
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise MissingDependencyError("fastapi", "serve", "The HTTP service") from exc
 
@@ -72,6 +75,7 @@ MAX_TOP_K = 100
 MAX_QUERY_CHARS = 2000
 MAX_BODY_BYTES = 64 * 1024
 DEFAULT_TOP_K = 5
+CLIENT_CLOSED_REQUEST = 499  # nginx's status for it; the client never reads it
 # Content-addressed URLs never change what they point to.
 IMMUTABLE = {"cache-control": "private, max-age=86400, immutable"}
 
@@ -79,6 +83,7 @@ ERROR_STATUS: dict[type[VideoIndexError], int] = {
     VideoIndexError: 500,
     MissingDependencyError: 501,
     IndexCompatibilityError: 409,
+    IndexStorageError: 503,
     MediaError: 422,
     TranscriptionError: 503,
     EmbeddingError: 503,
@@ -283,6 +288,11 @@ def _add_error_handlers(app: FastAPI, token: str | None) -> None:
         status = next(ERROR_STATUS[t] for t in type(exc).__mro__ if t in ERROR_STATUS)
         logger.warning("%s: %s", type(exc).__name__, redact(str(exc)))
         return JSONResponse({"detail": redact(str(exc))}, status_code=status)
+
+    @app.exception_handler(ClientDisconnect)
+    async def gone(request: Request, _: ClientDisconnect) -> Response:
+        logger.debug("client went away during %s %s", request.method, request.url.path)
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:

@@ -6,22 +6,39 @@ A server's credentials come only from the environment (:data:`CHROMA_TOKEN_ENV`,
 as ``Authorization: Bearer <token>``, or in the header named by
 :data:`CHROMA_HEADER_ENV`), never from the URL, so they are never stored in the index's
 manifest, printed or logged.
+
+Chroma cannot open a local database it may not write (it sets the database up on
+every open), so an index folder on a read-only share, or owned by another user, is
+searched from a private copy of its ``chroma/`` folder, made when it is opened and
+deleted when the process exits. Failures of the local files themselves (damaged, disk
+full) leave as the package's one-line errors naming ``chroma.sqlite3``.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
+import shutil
+import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from llama_index_video import schema
 from llama_index_video.api_keys import read_api_key
-from llama_index_video.errors import MissingDependencyError, VectorStoreError
+from llama_index_video.errors import IndexReadOnlyError, MissingDependencyError, VectorStoreError
+from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
+logger = logging.getLogger(__name__)
+
 DEFAULT_COLLECTION = "video_moments"
+DATABASE_FILE = "chroma.sqlite3"
+_READ_ONLY_COPIES: dict[Path, Path] = {}
 CHROMA_TOKEN_ENV = "LLAMA_INDEX_VIDEO_CHROMA_TOKEN"
 CHROMA_HEADER_ENV = "LLAMA_INDEX_VIDEO_CHROMA_HEADER"
 
@@ -36,7 +53,6 @@ def open_chroma(
         VectorStoreError: ``url`` is malformed or the server cannot be reached.
     """
     try:
-        import chromadb
         from chromadb.config import Settings
         from llama_index.vector_stores.chroma import ChromaVectorStore
     except ImportError as exc:
@@ -44,12 +60,9 @@ def open_chroma(
             "llama-index-vector-stores-chroma", "local", "The default Chroma index"
         ) from exc
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
-    client: Any
     if url is None:
-        folder.mkdir(parents=True, exist_ok=True)
-        client = chromadb.PersistentClient(path=str(folder), settings=settings)
-    else:
-        client = _server_client(url, settings)
+        return ChromaVectorStore(chroma_collection=_local_collection(folder, collection))
+    client = _server_client(url, settings)
     try:
         chroma_collection = client.get_or_create_collection(
             collection, configuration={"hnsw": {"space": "cosine"}}
@@ -67,6 +80,82 @@ def chroma_collection(store: Any) -> Any | None:
     except ImportError:  # without the Chroma integration no store can be Chroma
         return None
     return store.client if isinstance(store, ChromaVectorStore) else None
+
+
+def _local_collection(folder: Path, name: str) -> Any:
+    database = folder / DATABASE_FILE
+    try:
+        with translated(database):
+            return _open_local(folder, name)
+    except IndexReadOnlyError:
+        if not database.is_file():
+            raise
+        with translated(database):
+            return _open_local(read_only_copy(folder), name)
+
+
+def is_read_only_copy(folder: Path) -> bool:
+    """Whether ``folder`` was opened from a private copy (it may not be written)."""
+    return folder.absolute() in _READ_ONLY_COPIES
+
+
+def read_only_copy(folder: Path) -> Path:
+    """A private, writable copy of the Chroma folder ``folder``, made once per process."""
+    key = folder.absolute()
+    if key not in _READ_ONLY_COPIES:
+        target = Path(tempfile.mkdtemp(prefix="llama-index-video-readonly-")) / "chroma"
+        shutil.copytree(folder, target)
+        atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
+        logger.info("%s is read-only here; searching a private copy in %s", folder, target)
+        _READ_ONLY_COPIES[key] = target
+    return _READ_ONLY_COPIES[key]
+
+
+def _open_local(folder: Path, name: str) -> Any:
+    try:
+        import chromadb
+        from chromadb.config import Settings
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "llama-index-vector-stores-chroma", "local", "The default Chroma index"
+        ) from exc
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        client = chromadb.PersistentClient(
+            path=str(folder), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+        )
+        found = client.get_or_create_collection(name, configuration={"hnsw": {"space": "cosine"}})
+        found.count()  # reads the database: a damaged one fails here, not later
+    except Exception:
+        _drop_cached_system(folder)  # else every later open in this process fails too
+        raise
+    return found
+
+
+def row_counts(store: Any, content_hashes: Collection[str]) -> dict[str, int] | None:
+    """How many rows ``store`` holds for each content hash; None if it cannot count."""
+    rows = chroma_collection(store)
+    if rows is None:
+        return None
+    return {
+        key: len(rows.get(where={schema.CONTENT_HASH: key}, include=[])["ids"])
+        for key in content_hashes
+    }
+
+
+def row_total(store: Any) -> int | None:
+    """How many rows ``store`` holds; None if it cannot count them cheaply."""
+    rows = chroma_collection(store)
+    return None if rows is None else int(rows.count())
+
+
+def stray_row_ids(store: Any, keep: Collection[str]) -> list[str] | None:
+    """Ids of ``store``'s rows whose content hash is not in ``keep``; None if unknown."""
+    rows = chroma_collection(store)
+    if rows is None:
+        return None
+    where = {schema.CONTENT_HASH: {"$nin": sorted(keep)}} if keep else None
+    return list(rows.get(where=where, include=[])["ids"])
 
 
 def check_chroma_url(url: str) -> str:
@@ -122,16 +211,28 @@ def release_chroma(folder: Path) -> None:
     Chroma keeps one open database per folder and process and reuses it for every
     client; its in-memory vector index never sees rows another process added. After
     this call the next :func:`open_chroma` on ``folder`` reads the folder afresh. Only
-    call it when nothing uses a collection opened from ``folder`` any more. A server
-    needs no such release: every query reads the server's current rows.
+    call it when nothing uses a collection opened from ``folder`` any more.
     """
     try:
-        from chromadb.api.shared_system_client import SharedSystemClient
+        import chromadb  # noqa: F401
     except ImportError:  # without Chroma nothing can be cached
         return
+    copy = _READ_ONLY_COPIES.pop(folder.absolute(), None)
+    _drop_cached_system(folder)
+    if copy is not None:
+        _drop_cached_system(copy)
+        shutil.rmtree(copy.parent, ignore_errors=True)
+
+
+def _drop_cached_system(folder: Path) -> None:
+    from chromadb.api.shared_system_client import SharedSystemClient
+
     # Chroma's cache has no public per-folder eviction; it is keyed by the path string
     # open_chroma passes. Stopping the system closes its SQLite and segment files.
     system = SharedSystemClient._identifier_to_system.pop(str(folder), None)
     SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
     if system is not None:
-        system.stop()
+        try:
+            system.stop()
+        except AttributeError:  # it never started (opening the database failed)
+            logger.debug("Chroma for %s had not started", folder)

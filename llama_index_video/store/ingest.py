@@ -11,11 +11,28 @@ With an embedding that reports failures per item (``try_embed_nodes``, as
 ``GeminiMultimodalEmbedding`` does), a node that still fails after the model's own
 retries is kept whole in the manifest and retried by the next run; the other nodes
 of the file are stored meanwhile.
+
+Order of writes, so readers only ever see complete contents: a content is marked
+``indexing`` (committed) before its rows are deleted or added, and ``indexed`` only
+once they are all in; a content being replaced or removed is forgotten first (and
+recorded in the manifest's ``removals``), and its rows and media deleted after. So the
+store always holds every row of every ``indexed`` content, and readers, which show
+only ``indexed`` contents, never see a half-written or half-deleted one.
+
+The caller holds the index's writer lock (:mod:`llama_index_video.store.lock`), so
+whatever an earlier run left half-done was interrupted: each run starts by finishing
+removals, deleting the rows and media of interrupted contents, re-marking contents
+whose rows went missing from the store (they are re-indexed when ingested), deleting
+stray rows, orphan frames and clips, and partial files (see
+:mod:`llama_index_video.store.integrity`). A full disk stops the run with
+:class:`DiskFullError`; what was complete stays indexed.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import stat as stat_module
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +42,15 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
+from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
-from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.errors import (
+    IndexStorageError,
+    MediaError,
+    VideoIndexError,
+    printable_path,
+)
 from llama_index_video.executor.base import (
     Executor,
     FileJob,
@@ -36,10 +59,11 @@ from llama_index_video.executor.base import (
     Produced,
     Producer,
 )
-from llama_index_video.media.names import source_files_glob
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
+from llama_index_video.store.integrity import IndexCheck, check_index, media_of
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
+from llama_index_video.store.storage_errors import storage_error
 
 logger = logging.getLogger(__name__)
 
@@ -75,20 +99,34 @@ class IngestReport:
         return not self.of("failed") and not any(f.pending for f in self.files)
 
 
-def expand_paths(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Files as given, and the supported files inside folders, recursively and sorted."""
+def expand_paths(
+    paths: Iterable[str | Path], unreadable: list[tuple[Path, str]] | None = None
+) -> Iterator[Path]:
+    """Files as given, and the supported files inside folders, recursively and sorted.
+
+    A folder (or sub-folder) that cannot be listed is appended to ``unreadable`` with
+    the reason, instead of being skipped silently.
+    """
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            yield from sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file()
-                and p.suffix.lower() in SUPPORTED_SUFFIXES
-                and not any(part.startswith(".") for part in p.relative_to(path).parts)
-            )
-        else:
+        if not path.is_dir():
             yield path
+            continue
+        found: list[Path] = []
+
+        def note(error: OSError, root: Path = path) -> None:
+            where = Path(error.filename) if error.filename else root
+            if unreadable is not None:
+                unreadable.append((where, f"folder cannot be read ({error.strerror or error})"))
+
+        for folder, folders, files in os.walk(path, onerror=note):
+            folders[:] = [name for name in folders if not name.startswith(".")]
+            found.extend(
+                Path(folder, name)
+                for name in files
+                if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_SUFFIXES
+            )
+        yield from sorted(p for p in found if p.is_file())
 
 
 @dataclass(frozen=True)
@@ -138,8 +176,9 @@ class Ingestor:
 
     def ingest(self, paths: Iterable[str | Path]) -> IngestReport:
         """Ingest files and folders; see the module docstring for the rules."""
-        self._clean_interrupted()
-        steps = [self._check(path) for path in expand_paths(paths)]
+        self.recover()
+        unreadable: list[tuple[Path, str]] = []
+        steps = [self._check(path) for path in expand_paths(paths, unreadable)]
         first: dict[str, _Read] = {}  # content -> the first file to read it from
         for step in steps:
             if isinstance(step, _Read):
@@ -155,21 +194,58 @@ class Ingestor:
                     outcome = self._index_content(step, next(produced))
                 else:  # same content as a file above, now indexed (or failed: read again)
                     outcome = self._ingest_one(step.path)
-                log = logger.warning if outcome.outcome == "failed" else logger.info
-                reason = f": {outcome.reason}" if outcome.reason else ""
-                log("%s %s%s", outcome.outcome, outcome.path, reason)
-                outcomes.append(outcome)
+                outcomes.append(self._logged(outcome))
         finally:
             produced.close()
+        outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
 
-    def remove(self, file_hash: str) -> None:
-        """Delete a content's nodes and frames and forget it."""
-        self._delete_nodes(file_hash)
-        for path in self._reader.media_dir.glob(source_files_glob(file_hash)):
+    def recover(self, check: IndexCheck | None = None) -> IndexCheck:
+        """Finish or undo what earlier runs left half-done (see the module docstring).
+
+        Args:
+            check: What :func:`check_index` found, if the caller checked already.
+
+        Returns:
+            What was found before it was repaired.
+        """
+        check = check or check_index(
+            self._manifest, self._stores(), self._reader.media_dir, per_source=False
+        )
+        for key in check.removals:
+            self._finish_removal(key)
+        for key in check.interrupted:
+            logger.warning("cleaning up an interrupted ingest of %s", key[:12])
+            self._manifest.set_file(key, "failed", error=INTERRUPTED)
+            self._delete_content(key)
+        if check.damaged:
+            logger.warning(
+                "%d indexed file(s) have moments missing from the vector store "
+                "(%s); they are re-indexed when ingested again",
+                len(check.damaged),
+                ", ".join(s.source or s.content_hash[:12] for s in check.damaged[:3]),
+            )
+        for source in check.damaged:
+            self._manifest.set_file(source.content_hash, "failed", error=MISSING_ROWS)
+            self._delete_content(source.content_hash)
+        stores = self._stores()
+        for name, ids in check.stray_rows.items():
+            stores[name].delete_nodes(ids)
+        for path in [*check.orphan_media, *check.partial_files]:
             path.unlink(missing_ok=True)
-        self._manifest.forget_pending(file_hash)
-        self._manifest.forget_file(file_hash)
+        return check
+
+    def remove(self, file_hash: str) -> None:
+        """Forget a content, then delete its nodes and media."""
+        with self._manifest.transaction():
+            self._forget(file_hash)
+        self._finish_removal(file_hash)
+
+    def _logged(self, outcome: FileOutcome) -> FileOutcome:
+        log = logger.warning if outcome.outcome == "failed" else logger.info
+        reason = f": {outcome.reason}" if outcome.reason else ""
+        log("%s %s%s", outcome.outcome, printable_path(outcome.path), reason)
+        return outcome
 
     def _ingest_one(self, path: Path) -> FileOutcome:
         step = self._check(path)
@@ -184,6 +260,8 @@ class Ingestor:
 
     def _check(self, path: Path) -> FileOutcome | _Read:
         """The outcome when the manifest settles it, else what to read and replace."""
+        if printable_path(path) != str(path):
+            return FileOutcome(path, "failed", "file name is not valid UTF-8; rename it")
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             return FileOutcome(
                 path, "failed", f"unsupported file type '{path.suffix or path.name}'"
@@ -192,6 +270,8 @@ class Ingestor:
             stat = path.stat()
         except OSError as exc:
             return FileOutcome(path, "failed", f"cannot be read ({exc.strerror or exc})")
+        if not stat_module.S_ISREG(stat.st_mode):
+            return FileOutcome(path, "failed", f"not a regular file ({_file_kind(stat.st_mode)})")
         key = str(path.resolve())
         known = self._manifest.path(key)
         try:
@@ -207,7 +287,7 @@ class Ingestor:
         existing = self._manifest.file(file_hash)
         if existing is not None and existing.status == "indexed":
             others = [p for p in self._manifest.paths_of(file_hash) if p.path != key]
-            self._settle_path(record, previous)
+            self._commit_path(record, previous)
             if self._manifest.pending(file_hash):
                 return self._retry_pending(path, file_hash)
             if known and previous == file_hash:
@@ -219,19 +299,22 @@ class Ingestor:
     def _index_content(self, step: _Read, produced: Produced) -> FileOutcome:
         path, record, previous = step.path, step.record, step.previous
         file_hash = record.content_hash
-        self._delete_nodes(file_hash)  # leftovers of a failed or interrupted run
+        self._manifest.set_file(file_hash, "indexing")  # hidden from readers from now on
         self._manifest.forget_pending(file_hash)
-        self._manifest.set_file(file_hash, "indexing")
+        self._delete_nodes(file_hash)  # leftovers of a failed or interrupted run
         try:
             result = produced.unwrap()
             self._write_media(produced.media)
             pending = self._add_nodes(path, result.nodes)
+        except IndexStorageError:
+            raise
         except VideoIndexError as exc:
-            return self._fail(path, record, previous, exc)
+            return self._fail(path, record, exc)
         except Exception as exc:  # a backend failing deep inside: one line, never a traceback
-            return self._fail(
-                path, record, previous, MediaError(path, f"{type(exc).__name__}: {exc}")
-            )
+            storage = storage_error(exc, self._manifest.db_file.parent)
+            if storage is not None:
+                raise storage from exc
+            return self._fail(path, record, MediaError(path, f"{type(exc).__name__}: {exc}"))
         notes = list(result.notes)
         if pending:
             why = pending_reason(self._manifest.pending(file_hash))
@@ -247,7 +330,8 @@ class Ingestor:
                 duration=result.duration,
                 notes="; ".join(result.notes),
             )
-            self._settle_path(record, previous)
+            unused = self._settle_path(record, previous)
+        self._finish_removals(unused)
         return FileOutcome(
             path, "indexed", "; ".join(notes), len(result.nodes) - pending, file_hash, pending
         )
@@ -274,13 +358,11 @@ class Ingestor:
             )
         return FileOutcome(path, "indexed", reason, count, file_hash, left)
 
-    def _fail(
-        self, path: Path, record: PathRecord, previous: str | None, exc: VideoIndexError
-    ) -> FileOutcome:
-        self._delete_nodes(record.content_hash)
+    def _fail(self, path: Path, record: PathRecord, exc: VideoIndexError) -> FileOutcome:
         reason = _reason(path, exc)
         self._manifest.set_file(record.content_hash, "failed", error=reason)
-        logger.debug("failure detail for %s", path, exc_info=exc)
+        self._delete_content(record.content_hash)
+        logger.debug("failure detail for %s", printable_path(path), exc_info=exc)
         return FileOutcome(path, "failed", reason, content_hash=record.content_hash)
 
     def _add_nodes(self, path: Path, nodes: list[BaseNode]) -> int:
@@ -307,34 +389,77 @@ class Ingestor:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
 
-    def _settle_path(self, record: PathRecord, previous: str | None) -> None:
-        """Point the path at its content; drop what the path held before if now unused.
+    def _commit_path(self, record: PathRecord, previous: str | None) -> None:
+        with self._manifest.transaction():
+            unused = self._settle_path(record, previous)
+        self._finish_removals(unused)
+
+    def _settle_path(self, record: PathRecord, previous: str | None) -> list[str]:
+        """Point the path at its content; forget what the path held before if now unused.
 
         Paths of the same content that no longer exist (the file was moved) are dropped.
+        Call inside a transaction; returns the contents forgotten, whose rows and media
+        :meth:`_finish_removals` deletes once the transaction is committed.
         """
         self._manifest.set_path(record)
         for other in self._manifest.paths_of(record.content_hash):
             if other.path != record.path and not Path(other.path).exists():
                 self._manifest.forget_path(other.path)
         if previous and previous != record.content_hash and not self._manifest.paths_of(previous):
-            self.remove(previous)
+            self._forget(previous)
+            return [previous]
+        return []
+
+    def _forget(self, file_hash: str) -> None:
+        self._manifest.add_removal(file_hash)
+        self._manifest.forget_pending(file_hash)
+        self._manifest.forget_file(file_hash)
+
+    def _finish_removals(self, file_hashes: list[str]) -> None:
+        for file_hash in file_hashes:
+            self._finish_removal(file_hash)
+
+    def _finish_removal(self, file_hash: str) -> None:
+        self._delete_content(file_hash)
+        self._manifest.forget_removal(file_hash)
+
+    def _delete_content(self, file_hash: str) -> None:
+        """Delete a content's rows and its frames and clips (finished or partial)."""
+        self._delete_nodes(file_hash)
+        for path in list(media_of(self._reader.media_dir, file_hash)):
+            path.unlink(missing_ok=True)
 
     def _delete_nodes(self, file_hash: str) -> None:
         self._index.delete_ref_doc(document_id(file_hash), delete_from_docstore=True)
 
-    def _clean_interrupted(self) -> None:
-        for record in self._manifest.files("indexing"):
-            logger.warning("cleaning up an interrupted ingest of %s", record.content_hash[:12])
-            self._delete_nodes(record.content_hash)
-            self._manifest.set_file(
-                record.content_hash, "failed", error="interrupted; re-indexed on the next ingest"
-            )
+    def _stores(self) -> dict[str, BasePydanticVectorStore]:
+        """The vector stores this index writes to: the text store first, then frames'."""
+        stores = {"text": self._index.vector_store}
+        image_store = getattr(self._index, "image_vector_store", None)
+        if image_store is not None:
+            stores["frames"] = image_store
+        return stores
+
+
+INTERRUPTED = "interrupted; re-indexed on the next ingest"
+MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
+
+
+def _file_kind(mode: int) -> str:
+    kinds = {
+        stat_module.S_ISFIFO: "a named pipe",
+        stat_module.S_ISSOCK: "a socket",
+        stat_module.S_ISCHR: "a character device",
+        stat_module.S_ISBLK: "a block device",
+        stat_module.S_ISDIR: "a folder",
+    }
+    return next((name for test, name in kinds.items() if test(mode)), "a special file")
 
 
 def _reason(path: Path, exc: VideoIndexError) -> str:
     """The error text without the leading path (the report shows the path already)."""
     text = str(exc)
-    prefix = f"{path}: "
+    prefix = f"{printable_path(path)}: "
     return text[len(prefix) :] if text.startswith(prefix) else text
 
 

@@ -7,19 +7,34 @@ cleans up (delete the partial nodes, then add again; node ids are deterministic,
 nothing is duplicated). Paths are keyed by their resolved absolute form; files by
 content hash, so a moved or copied file is recognised without re-reading it. Error
 texts are stored with API keys masked.
+
+The manifest is also what readers trust: only ``indexed`` contents are visible to
+search (:meth:`Manifest.indexed_among`), and the vector store holds at least their
+``node_count`` rows each (:meth:`Manifest.indexed_node_total`), because a writer adds
+rows before it marks a content indexed and deletes rows only after it has forgotten
+the content. A content forgotten but whose rows are not deleted yet is kept in
+``removals`` until they are.
+
+An index this process may not write (a read-only share, another user's folder) is
+opened read-only: no schema set-up, no WAL switch; if SQLite cannot even take its
+read locks there (no ``-shm`` file may be created), the file is read as immutable.
+Every SQLite failure leaves as the package's one-line error naming the file
+(:mod:`llama_index_video.store.storage_errors`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from llama_index_video.api_keys import scrub
+from llama_index_video.errors import IndexReadOnlyError
+from llama_index_video.store.storage_errors import read_only, translated
 
 Status = Literal["indexing", "indexed", "failed"]
 
@@ -50,7 +65,9 @@ CREATE TABLE IF NOT EXISTS pending (
     error TEXT NOT NULL,
     updated_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS removals (content_hash TEXT PRIMARY KEY);
 """
+BUSY_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -88,50 +105,123 @@ class PathRecord:
 
 
 class Manifest:
-    """Access to ``manifest.sqlite`` in an index folder."""
+    """Access to ``manifest.sqlite`` in an index folder.
+
+    Raises:
+        IndexCorruptError: the file is not a readable SQLite database.
+        IndexReadOnlyError: it does not exist and cannot be created.
+    """
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        self.db_file = path
+        self.read_only = False
+        with translated(path):
+            db: sqlite3.Connection | None = None
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                db = self._connect(path)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(_SCHEMA)
+            except (sqlite3.OperationalError, OSError) as exc:
+                if db is not None:
+                    db.close()
+                if not path.is_file() or not _cannot_write(exc):
+                    raise
+                db = self._connect_read_only(path)
+                self.read_only = True
+            self._db = db
+
+    @staticmethod
+    def _connect(path: Path, query: str = "") -> sqlite3.Connection:
+        target = f"{path.absolute().as_uri()}{query}" if query else str(path)
+        return sqlite3.connect(
+            target,
+            uri=bool(query),
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_S,
+        )
+
+    def _connect_read_only(self, path: Path) -> sqlite3.Connection:
+        for query in ("?mode=ro", "?mode=ro&immutable=1"):
+            db = self._connect(path, query)
+            try:
+                db.execute("SELECT count(*) FROM files").fetchone()
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if not _cannot_write(exc):
+                    raise
+                continue
+            return db
+        raise read_only(path)
 
     def close(self) -> None:
         self._db.close()
 
+    def require_writable(self) -> None:
+        """Raise :class:`IndexReadOnlyError` (one line) if this manifest was opened read-only."""
+        if self.read_only:
+            raise read_only(self.db_file)
+
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
+        self._execute("BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        self._execute("COMMIT")
+
+    def _execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        with translated(self.db_file):
+            return self._db.execute(sql, tuple(parameters))
+
+    def _rows(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
+        with translated(self.db_file):
+            return self._db.execute(sql, tuple(parameters)).fetchall()
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (SQLite's ``data_version``)."""
+        return int(self._rows("PRAGMA data_version")[0][0])
 
     def get_meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
+        rows = self._rows("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+        self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def file(self, content_hash: str) -> FileRecord | None:
-        row = self._db.execute(
+        rows = self._rows(
             "SELECT content_hash, status, node_count, duration, notes, error FROM files "
             "WHERE content_hash = ?",
             (content_hash,),
-        ).fetchone()
-        return None if row is None else FileRecord(*row)
+        )
+        return FileRecord(*rows[0]) if rows else None
 
     def files(self, status: Status | None = None) -> list[FileRecord]:
         query = "SELECT content_hash, status, node_count, duration, notes, error FROM files"
-        rows = (
-            self._db.execute(query + " WHERE status = ?", (status,))
-            if status
-            else self._db.execute(query)
-        )
+        rows = self._rows(query + " WHERE status = ?", (status,)) if status else self._rows(query)
         return [FileRecord(*row) for row in rows]
+
+    def indexed_node_total(self) -> int:
+        """How many rows the vector store holds at least: the indexed contents' nodes."""
+        rows = self._rows("SELECT coalesce(sum(node_count), 0) FROM files WHERE status = 'indexed'")
+        return int(rows[0][0])
+
+    def indexed_among(self, content_hashes: Collection[str]) -> set[str]:
+        """Those of ``content_hashes`` whose rows are complete (status ``indexed``)."""
+        if not content_hashes:
+            return set()
+        marks = ",".join("?" * len(content_hashes))
+        rows = self._rows(
+            "SELECT content_hash FROM files "
+            f"WHERE status = 'indexed' AND content_hash IN ({marks})",
+            content_hashes,
+        )
+        return {str(row[0]) for row in rows}
 
     def set_file(
         self,
@@ -143,7 +233,7 @@ class Manifest:
         notes: str = "",
         error: str = "",
     ) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT OR REPLACE INTO files "
             "(content_hash, status, node_count, duration, notes, error, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -151,16 +241,16 @@ class Manifest:
         )
 
     def forget_file(self, content_hash: str) -> None:
-        self._db.execute("DELETE FROM files WHERE content_hash = ?", (content_hash,))
+        self._execute("DELETE FROM files WHERE content_hash = ?", (content_hash,))
 
     def path(self, path: str) -> PathRecord | None:
-        row = self._db.execute(
+        rows = self._rows(
             "SELECT path, source, content_hash, size, mtime_ns FROM paths WHERE path = ?", (path,)
-        ).fetchone()
-        return None if row is None else PathRecord(*row)
+        )
+        return PathRecord(*rows[0]) if rows else None
 
     def paths_of(self, content_hash: str) -> list[PathRecord]:
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT path, source, content_hash, size, mtime_ns FROM paths "
             "WHERE content_hash = ? ORDER BY path",
             (content_hash,),
@@ -168,17 +258,17 @@ class Manifest:
         return [PathRecord(*row) for row in rows]
 
     def set_path(self, record: PathRecord) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT OR REPLACE INTO paths (path, source, content_hash, size, mtime_ns) "
             "VALUES (?, ?, ?, ?, ?)",
             (record.path, record.source, record.content_hash, record.size, record.mtime_ns),
         )
 
     def forget_path(self, path: str) -> None:
-        self._db.execute("DELETE FROM paths WHERE path = ?", (path,))
+        self._execute("DELETE FROM paths WHERE path = ?", (path,))
 
     def add_pending(self, item: PendingNode) -> None:
-        self._db.execute(
+        self._execute(
             "INSERT OR REPLACE INTO pending "
             "(node_id, content_hash, node_type, node_json, error, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
@@ -193,7 +283,7 @@ class Manifest:
         )
 
     def pending(self, content_hash: str) -> list[PendingNode]:
-        rows = self._db.execute(
+        rows = self._rows(
             "SELECT node_id, content_hash, node_type, node_json, error FROM pending "
             "WHERE content_hash = ? ORDER BY node_id",
             (content_hash,),
@@ -203,9 +293,31 @@ class Manifest:
     def forget_pending(self, content_hash: str, node_ids: list[str] | None = None) -> None:
         """Forget a content's pending nodes (all, or those in ``node_ids``)."""
         if node_ids is None:
-            self._db.execute("DELETE FROM pending WHERE content_hash = ?", (content_hash,))
+            self._execute("DELETE FROM pending WHERE content_hash = ?", (content_hash,))
             return
-        self._db.executemany(
-            "DELETE FROM pending WHERE content_hash = ? AND node_id = ?",
-            [(content_hash, node_id) for node_id in node_ids],
-        )
+        with translated(self.db_file):
+            self._db.executemany(
+                "DELETE FROM pending WHERE content_hash = ? AND node_id = ?",
+                [(content_hash, node_id) for node_id in node_ids],
+            )
+
+    def add_removal(self, content_hash: str) -> None:
+        """Record that a forgotten content's rows and media are still to be deleted."""
+        self._execute("INSERT OR IGNORE INTO removals (content_hash) VALUES (?)", (content_hash,))
+
+    def removals(self) -> list[str]:
+        return [str(row[0]) for row in self._rows("SELECT content_hash FROM removals")]
+
+    def forget_removal(self, content_hash: str) -> None:
+        self._execute("DELETE FROM removals WHERE content_hash = ?", (content_hash,))
+
+
+def _cannot_write(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database or its folder may not be written here."""
+    if isinstance(exc, (PermissionError, IndexReadOnlyError)):
+        return True
+    text = str(exc).lower()
+    return any(
+        words in text
+        for words in ("readonly", "read-only", "unable to open database", "permission denied")
+    )

@@ -5,12 +5,17 @@ cosine space that converts back to cosine similarity exactly (``1 + ln(score)``)
 scores, and the relevance threshold, mean the same with Chroma and with in-memory
 stores. Hits below the threshold are dropped: with nothing relevant in the index,
 retrieval returns nothing rather than the least unrelated moments.
+
+Hits of contents that are not completely written (an ingest running, or one that was
+interrupted) are dropped too, when a ``visible`` check is given (``VideoIndex`` asks
+its manifest): one indexed lookup of the hits' content hashes per query, rather than a
+metadata filter in the vector store, which Chroma answers far more slowly.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.retrievers import BaseRetriever, VectorIndexRetriever
@@ -33,6 +38,8 @@ class VideoRetriever(BaseRetriever):
         top_k: How many hits to return at most.
         modalities: Only these modalities (e.g. ``("transcript", "ocr")``); None: all.
         threshold: Minimum cosine similarity; None keeps everything.
+        visible: Given the hits' content hashes, returns those whose rows are complete;
+            hits of other contents are dropped. None keeps every hit.
     """
 
     def __init__(
@@ -42,6 +49,7 @@ class VideoRetriever(BaseRetriever):
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         threshold: float | None = None,
+        visible: Callable[[Collection[str]], set[str]] | None = None,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -64,6 +72,7 @@ class VideoRetriever(BaseRetriever):
         self._retriever = VectorIndexRetriever(index, similarity_top_k=top_k, filters=filters)
         self._from_chroma = chroma_collection(index.vector_store) is not None
         self.threshold = threshold
+        self._visible = visible
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._rescore(self._retriever.retrieve(query_bundle))
@@ -75,6 +84,13 @@ class VideoRetriever(BaseRetriever):
         for hit in hits:
             if self._from_chroma and hit.score is not None and hit.score > 0:
                 hit.score = 1.0 + math.log(hit.score)
+        if self._visible is not None and hits:
+            complete = self._visible({_content(hit) for hit in hits})
+            hits = [hit for hit in hits if _content(hit) in complete]
         if self.threshold is None:
             return hits
         return [h for h in hits if h.score is not None and h.score >= self.threshold]
+
+
+def _content(hit: NodeWithScore) -> str:
+    return str(hit.node.metadata.get(schema.CONTENT_HASH, ""))

@@ -175,6 +175,27 @@ def load_subtitles(
     )
 
 
+def usable_subtitles(media_path: str | Path) -> tuple[Transcription | None, str | None]:
+    """The subtitles to use instead of speech recognition for ``media_path``, if any.
+
+    Returns:
+        The subtitles' transcription (None: there are none, or they are unusable) and a
+        one-line note for the user: where the transcript came from, or why the sidecar
+        file found was not used (speech recognition is used instead).
+    """
+    source = find_subtitles(media_path)
+    if source is None:
+        return None, None
+    try:
+        transcription = load_subtitles(source)
+    except MediaError as exc:
+        if source.embedded:
+            raise
+        logger.info("%s", exc)
+        return None, f"{exc.reason.split(';')[0]}: {source.path.name}; transcribed the audio"
+    return transcription, f"transcript from subtitles ({source})"
+
+
 def merge_rolling_cues(cues: Iterable[Cue]) -> Iterator[Segment]:
     """Merge rolling captions into segments that hold each line once.
 
@@ -345,9 +366,10 @@ def _read_sidecar(source: SubtitleSource) -> list[Cue]:
     try:
         cues = _parse_srt(text) if source.format == "srt" else _parse_vtt(text)
     except (srt.SRTParseError, MalformedCaptionError, MalformedFileError, ValueError) as exc:
+        # The parsers quote the offending text, which may be binary garbage: not shown.
         raise MediaError(
             source.path,
-            f"malformed {source.format.upper()} subtitle file ({exc}); fix or delete it, "
+            f"not a valid {source.format.upper()} subtitle file; fix or delete it, "
             f"or turn subtitles off to transcribe the audio instead",
         ) from exc
     backwards = [cue for cue in cues if cue.end < cue.start]

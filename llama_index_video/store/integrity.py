@@ -1,0 +1,149 @@
+"""Does the index folder hold what its manifest says? Checks for ``verify`` and ``ingest``.
+
+The manifest is the index's word on what is indexed; the vector store and the media
+folder must back it. :func:`check_index` compares them:
+
+- per indexed content, the rows the manifest counts against the rows the store holds
+  (fewer rows: the content is *missing* moments and must be re-indexed);
+- rows of contents the manifest does not list as indexed (*stray* rows: left by an
+  interrupted run, or by a removal that did not finish);
+- files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
+  files (``.part``, ``.partial``) a killed run left behind;
+- contents left ``indexing`` (an interrupted run) and removals not yet done.
+
+Counting per content asks the store once per content, so ``ingest`` only does it when
+the store's total row count differs from the manifest's (one cheap count each);
+``verify`` always does. Counts need a store that can count (Chroma); with another
+LlamaIndex vector store the row checks are skipped and said to be.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from llama_index_video.media.names import source_prefix
+from llama_index_video.store.collection import row_counts, row_total, stray_row_ids
+from llama_index_video.store.manifest import Manifest
+
+MEDIA_SUBFOLDERS = ("frames", "clips")
+
+
+@dataclass(frozen=True)
+class SourceCheck:
+    """One indexed content: the rows the manifest counts and the rows the store holds."""
+
+    content_hash: str
+    source: str
+    expected: int
+    found: int | None  # None: not counted
+
+    @property
+    def missing(self) -> int:
+        return 0 if self.found is None else max(0, self.expected - self.found)
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """What :func:`check_index` found; empty lists mean all is well."""
+
+    sources: list[SourceCheck] = field(default_factory=list)
+    stray_rows: dict[str, list[str]] = field(default_factory=dict)  # store name -> row ids
+    orphan_media: list[Path] = field(default_factory=list)
+    partial_files: list[Path] = field(default_factory=list)
+    interrupted: list[str] = field(default_factory=list)
+    removals: list[str] = field(default_factory=list)
+    counted: bool = True  # False: the store cannot count its rows
+
+    @property
+    def damaged(self) -> list[SourceCheck]:
+        """Indexed contents with moments missing from the store."""
+        return [s for s in self.sources if s.missing]
+
+    @property
+    def ok(self) -> bool:
+        return not (
+            self.damaged
+            or any(self.stray_rows.values())
+            or self.orphan_media
+            or self.partial_files
+            or self.interrupted
+            or self.removals
+        )
+
+
+def check_index(
+    manifest: Manifest,
+    stores: dict[str, Any],
+    media_dir: Path,
+    *,
+    per_source: bool,
+) -> IndexCheck:
+    """Compare the manifest with the vector stores and the media folder.
+
+    Args:
+        manifest: The index's manifest.
+        stores: The vector stores by name; the first holds every node (the text
+            store), the others some of them (frame vectors).
+        media_dir: Where frames and clips are written.
+        per_source: Count each content's rows even when the totals agree.
+    """
+    indexed = {record.content_hash: record for record in manifest.files("indexed")}
+    main = next(iter(stores.values()))
+    total = row_total(main)
+    expected_total = sum(record.node_count for record in indexed.values())
+    counts: dict[str, int] | None = None
+    if total is not None and (per_source or total != expected_total):
+        counts = row_counts(main, indexed)
+    sources = [
+        SourceCheck(
+            key,
+            next((p.source for p in manifest.paths_of(key)), ""),
+            record.node_count,
+            None if counts is None else counts[key],
+        )
+        for key, record in indexed.items()
+    ]
+    stray: dict[str, list[str]] = {}
+    if per_source or total != expected_total:
+        for name, store in stores.items():
+            ids = stray_row_ids(store, indexed)
+            if ids:
+                stray[name] = ids
+    keep = {source_prefix(key) for key in indexed}
+    orphans, partial = [], []
+    for path in _media_files(media_dir):
+        if _is_partial(path.name):
+            partial.append(path)
+        elif path.name.lstrip(".").split("_", 1)[0] not in keep:
+            orphans.append(path)
+    return IndexCheck(
+        sources=sources,
+        stray_rows=stray,
+        orphan_media=orphans,
+        partial_files=partial,
+        interrupted=[r.content_hash for r in manifest.files("indexing")],
+        removals=manifest.removals(),
+        counted=total is not None,
+    )
+
+
+def media_of(media_dir: Path, content_hash: str) -> Iterator[Path]:
+    """The frames and clips (finished or partial) written for one content."""
+    prefix = source_prefix(content_hash) + "_"
+    for path in _media_files(media_dir):
+        if path.name.lstrip(".").startswith(prefix):
+            yield path
+
+
+def _media_files(media_dir: Path) -> Iterator[Path]:
+    for name in MEDIA_SUBFOLDERS:
+        folder = media_dir / name
+        if folder.is_dir():
+            yield from (p for p in sorted(folder.iterdir()) if p.is_file())
+
+
+def _is_partial(name: str) -> bool:
+    return name.endswith(".part") or ".partial." in name

@@ -1,0 +1,162 @@
+"""One writer at a time: the index folder's writer lock.
+
+``ingest`` and ``verify --repair`` hold an exclusive ``flock`` on ``<index>/write.lock``
+for as long as they write, and record in the file who holds it (pid, host, start time)
+so the process that has to wait can say whom it waits for. The kernel releases the
+lock when its holder exits, however it exits (``kill -9`` included), so holding the
+lock proves every earlier writer is gone: what an earlier run left half-done was
+*interrupted*, and may be cleaned up, never a live run's work in progress.
+
+Waiting: :meth:`WriterLock.acquire` polls for at most ``wait`` seconds (0: fail at
+once) and then raises :class:`IndexBusyError` naming the holder. The file is never
+deleted (deleting it would let two processes lock two different files). Readers take
+no lock: they only ever see what a writer has committed (see
+:mod:`llama_index_video.store.ingest`).
+
+``flock`` works on local file systems and on NFS (Linux emulates it with byte-range
+locks there); on a file system without locking the lock cannot be taken and ingest
+fails with that reason rather than writing unprotected.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+from types import TracebackType
+
+from llama_index_video.errors import IndexBusyError, IndexStorageError
+from llama_index_video.store.storage_errors import storage_error
+
+logger = logging.getLogger(__name__)
+
+LOCK_NAME = "write.lock"
+DEFAULT_WAIT_SECONDS = 600.0
+"""How long a writer waits for another writer of the same folder before giving up."""
+POLL_SECONDS = 0.2
+
+
+class WriterLock:
+    """The exclusive writer lock of the index folder ``folder``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / LOCK_NAME
+        self._fd: int | None = None
+        self.previous_holder = ""
+        """Who held the lock last, if the record was left behind (an interrupted run)."""
+
+    def acquire(self, *, wait: float) -> None:
+        """Take the lock, waiting at most ``wait`` seconds for the current holder.
+
+        Raises:
+            IndexBusyError: another process still holds it after ``wait`` seconds.
+            IndexReadOnlyError: the folder cannot be written.
+        """
+        if self._fd is not None:
+            raise RuntimeError("the writer lock is already held by this object")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise _translated(exc, self.path) from exc
+        try:
+            self._wait_for(fd, wait)
+            self.previous_holder = _describe(os.pread(fd, 4096, 0))
+            record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(record).encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def release(self) -> None:
+        """Give the lock up (the record is cleared first, so nobody is named as holder)."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            os.ftruncate(fd, 0)
+        except OSError:  # the lock is released by close() all the same
+            logger.debug("could not clear %s", self.path, exc_info=True)
+        finally:
+            os.close(fd)
+
+    def holder(self) -> str:
+        """Who holds the lock now ("" when nobody does)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError:
+            return ""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _describe(os.pread(fd, 4096, 0)) or "another process"
+        except OSError:
+            return ""
+        finally:
+            os.close(fd)
+        return ""
+
+    def __enter__(self) -> WriterLock:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+    def _wait_for(self, fd: int, wait: float) -> None:
+        deadline = time.monotonic() + max(0.0, wait)
+        announced = False
+        while True:  # ends: each pass sleeps, and the deadline is fixed
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise _translated(exc, self.path) from exc
+            holder = _describe(os.pread(fd, 4096, 0)) or "another process"
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise IndexBusyError(
+                    f"{self.path.parent}: {holder} is writing to this index; "
+                    "run again when it has finished (or pass --wait SECONDS to wait for it)"
+                )
+            if not announced:
+                logger.warning(
+                    "%s: waiting up to %.0f s for %s to finish writing",
+                    self.path.parent,
+                    wait,
+                    holder,
+                )
+                announced = True
+            time.sleep(min(POLL_SECONDS, left))
+
+
+def _describe(record: bytes) -> str:
+    """``"ingest pid 123 on host-a since 05:40:01 UTC"`` from a lock record ("" if none)."""
+    try:
+        data = json.loads(record.decode())
+        since = time.strftime("%H:%M:%S UTC", time.gmtime(float(data["since"])))
+        return f"pid {int(data['pid'])} on {data['host']} (since {since})"
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return ""
+
+
+def _translated(exc: OSError, path: Path) -> IndexStorageError:
+    error = storage_error(exc, path)
+    if error is not None:
+        return error
+    return IndexBusyError(
+        f"{path}: cannot take the writer lock ({exc.strerror or exc}); "
+        "the index folder must be on a file system with file locking"
+    )

@@ -1,0 +1,83 @@
+"""What the disk and the databases said, as the package's errors.
+
+The manifest (SQLite), Chroma (SQLite and segment files, through a Rust binding whose
+errors carry SQLite's text) and the frames written beside them report the same few
+conditions in their own words and types. They are translated here, once, into one line
+that names the file, says what is wrong and what to do:
+
+- no space left, or the user's quota reached: :class:`DiskFullError`;
+- a read-only file system, or files this user may not write: :class:`IndexReadOnlyError`;
+- a file that is not (or no longer) a database: :class:`IndexCorruptError`.
+
+Anything else is left as it is, for the caller's own handling.
+"""
+
+from __future__ import annotations
+
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from llama_index_video.errors import (
+    DiskFullError,
+    IndexCorruptError,
+    IndexReadOnlyError,
+    IndexStorageError,
+)
+
+REBUILD = "restore the index folder from a backup, or move it aside and ingest the same files again"
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+# SQLite's own words (also inside Chroma's errors), lower-cased.
+_FULL_TEXT = ("database or disk is full", "no space left on device", "disk quota exceeded")
+_READ_ONLY_TEXT = ("readonly database", "read-only file system", "permission denied")
+_CORRUPT_TEXT = (
+    "database disk image is malformed",
+    "file is not a database",
+    "file is encrypted or is not a database",
+    "malformed database schema",
+    "no such table",
+)
+
+
+def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
+    """The package error for ``exc`` raised while using ``file``; None if it is none of these."""
+    if isinstance(exc, IndexStorageError):
+        return exc
+    code = exc.errno if isinstance(exc, OSError) else None
+    text = str(exc).lower()
+    if code in _FULL_ERRNOS or any(words in text for words in _FULL_TEXT):
+        return disk_full(file)
+    if code in _READ_ONLY_ERRNOS or any(words in text for words in _READ_ONLY_TEXT):
+        return read_only(file)
+    corrupt = next((words for words in _CORRUPT_TEXT if words in text), None)
+    if corrupt is not None:
+        return IndexCorruptError(f"{file}: damaged ({corrupt}); {REBUILD}")
+    return None
+
+
+def disk_full(file: Path) -> DiskFullError:
+    return DiskFullError(
+        f"{file}: disk full; free some space and run the same ingest again "
+        "(the index keeps everything that was complete)"
+    )
+
+
+def read_only(file: Path) -> IndexReadOnlyError:
+    return IndexReadOnlyError(
+        f"{file}: read-only here (a read-only file system, or owned by another user); "
+        "search and ask work, ingest needs a writable index folder"
+    )
+
+
+@contextmanager
+def translated(file: Path) -> Iterator[None]:
+    """Re-raise storage failures inside the block as the package's errors, naming ``file``."""
+    try:
+        yield
+    except Exception as exc:
+        error = storage_error(exc, file)
+        if error is None or error is exc:
+            raise
+        raise error from exc

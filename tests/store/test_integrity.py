@@ -1,0 +1,131 @@
+"""The manifest and the store agree, or someone is told; verify checks and repairs."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from llama_index_video import schema
+from llama_index_video.index import VideoIndex
+from llama_index_video.store.collection import open_chroma, release_chroma
+from llama_index_video.store.ingest import Ingestor
+from llama_index_video.store.manifest import Manifest
+
+QUESTION = "When do production deploys happen?"
+
+
+def _lose_rows(index_dir, *, everything: bool):
+    """Empty ``chroma.sqlite3`` or delete the ``chroma`` folder, as an operator might."""
+    release_chroma(index_dir / "chroma")
+    if everything:
+        shutil.rmtree(index_dir / "chroma")
+    else:
+        (index_dir / "chroma" / "chroma.sqlite3").write_bytes(b"")
+
+
+@pytest.mark.parametrize("everything", [False, True], ids=["zero-byte database", "no folder"])
+def test_lost_rows_are_reported_then_reindexed_by_ingest(run, index_copy, text_folder, everything):
+    _lose_rows(index_copy, everything=everything)
+    code, out, err = run("search", QUESTION, "--index", index_copy)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "the vector store holds 0 of the" in err and "verify --repair" in err
+
+    code, out, err = run("ingest", text_folder, "--index", index_copy, "--quiet")
+    assert code == 0, err
+    assert "2 indexed, 0 skipped, 0 failed" in out
+    code, out, _ = run("search", QUESTION, "--index", index_copy, "--json")
+    assert code == 0 and "Tuesdays" in out
+    assert run("verify", "--index", index_copy)[0] == 0
+
+
+def test_verify_reports_then_repairs(run, index_copy):
+    manifest = Manifest(index_copy / "manifest.sqlite")
+    damaged = manifest.files("indexed")[0].content_hash
+    source = manifest.paths_of(damaged)[0].source
+    manifest.close()
+    store = open_chroma(index_copy / "chroma")
+    rows = store._collection.get(where={schema.CONTENT_HASH: damaged}, include=[])["ids"]
+    store._collection.delete(ids=rows[:2])  # two moments of one file lost
+    frames = index_copy / "media" / "frames"
+    frames.mkdir(parents=True)
+    orphan = frames / "0123456789abcdef_000001000.jpg"  # a frame of no indexed file
+    partial = frames / "0123456789abcdef_000002000.part"
+    orphan.write_bytes(b"jpeg")
+    partial.write_bytes(b"half a jpeg")
+
+    code, out, _ = run("verify", "--index", index_copy)
+    assert code == 1
+    line = next(line for line in out.splitlines() if line.endswith(source))
+    assert line.split() == [
+        "2",
+        "missing",
+        str(len(rows)),
+        "listed",
+        str(len(rows) - 2),
+        "stored",
+        *source.split(),
+    ]
+    assert "orphan frames and clips: 1" in out and "partial files: 1" in out
+    assert "verify --repair" in out
+
+    code, out, err = run("verify", "--repair", "--index", index_copy, "--quiet")
+    assert code == 0, err
+    assert f"indexed  {source}, {len(rows)} moments" in out
+    assert not orphan.exists() and not partial.exists()
+    code, out, _ = run("verify", "--index", index_copy)
+    assert code == 0 and out.rstrip().endswith("everything the manifest lists is stored")
+
+
+def _interrupt_when_stored(file, stage, done, total):
+    if stage == "embed" and done >= total:  # every new row is in, nothing committed yet
+        raise KeyboardInterrupt
+
+
+def test_half_written_runs_are_invisible(text_folder, embed_model, tmp_path):
+    notes = tmp_path / "handbook.md"
+    shutil.copy(text_folder / "handbook.md", notes)
+    index = VideoIndex(tmp_path / "index", embed_model=embed_model)
+    index.ingest([notes])
+    notes.write_text(notes.read_text().replace("Tuesdays and Thursdays", "Mondays and Wednesdays"))
+    ingestor = Ingestor(index.index, index.manifest, index.reader, progress=_interrupt_when_stored)
+    with pytest.raises(KeyboardInterrupt):
+        ingestor.ingest([notes])  # killed after writing the new version's rows
+
+    reader = VideoIndex(tmp_path / "index", embed_model=embed_model)
+    texts = " ".join(hit.text or "" for hit in reader.search(QUESTION, top_k=10))
+    assert "Tuesdays" in texts and "Mondays" not in texts  # only the complete old version
+    index.ingest([notes])
+    texts = " ".join(hit.text or "" for hit in reader.search(QUESTION, top_k=10))
+    assert "Mondays" in texts and "Tuesdays and Thursdays" not in texts
+    assert reader.verify()[0].ok
+    index.close()
+    reader.close()
+
+
+def test_leftovers_of_a_killed_run_are_cleaned_by_the_next_ingest(
+    index_copy, text_folder, embed_model
+):
+    killed = "f" * 64  # a video being indexed when the run was killed; since deleted
+    manifest = Manifest(index_copy / "manifest.sqlite")
+    manifest.set_file(killed, "indexing")
+    manifest.close()
+    frames = index_copy / "media" / "frames"
+    clips = index_copy / "media" / "clips"
+    frames.mkdir(parents=True)
+    clips.mkdir(parents=True)
+    leftovers = [
+        frames / f"{killed[:16]}_000000000.jpg",
+        frames / f"{killed[:16]}_000005000.part",
+        clips / f".{killed[:16]}_video_000000000-000080000.partial.mp4",
+    ]
+    for path in leftovers:
+        path.write_bytes(b"x")
+
+    index = VideoIndex(index_copy, embed_model=embed_model)
+    report = index.ingest([text_folder / "handbook.md"])
+    assert [f.outcome for f in report.files] == ["skipped"]
+    assert not any(path.exists() for path in leftovers)
+    assert index.manifest.file(killed).status == "failed"
+    assert index.verify()[0].ok
+    index.close()

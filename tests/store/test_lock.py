@@ -1,0 +1,96 @@
+"""One writer at a time, across real processes; "interrupted" means the holder is gone."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+
+import pytest
+
+from llama_index_video.errors import IndexBusyError
+from llama_index_video.index import VideoIndex
+from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.manifest import Manifest
+
+HOLD_LOCK = """
+import sys
+from pathlib import Path
+from llama_index_video.store.lock import WriterLock
+lock = WriterLock(Path(sys.argv[1]))
+lock.acquire(wait=0)
+print("locked", flush=True)
+sys.stdin.readline()
+"""
+
+
+def _holder(spawn, folder):
+    process = spawn(code=HOLD_LOCK.replace("sys.argv[1]", repr(str(folder))))
+    assert process.stdout.readline().strip() == "locked", process.stderr.read()
+    return process
+
+
+def _wait_until(condition, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_second_writer_waits_for_the_first_and_nothing_is_lost(
+    spawn, text_folder, tmp_path, embed_model, caplog
+):
+    index_dir = tmp_path / "index"
+    big = tmp_path / "big" / "manual.md"
+    big.parent.mkdir()
+    big.write_text(
+        "\n\n".join(
+            f"## Chapter {n}\n\nStep {n} of the runbook: check gauge {n} and log its reading."
+            for n in range(150)
+        )
+    )
+    index = VideoIndex(index_dir, embed_model=embed_model)
+    first = spawn("ingest", str(big), "--index", str(index_dir), "--quiet")
+    _wait_until(lambda: WriterLock(index_dir).holder() or first.poll() is not None)
+    assert first.poll() is None, first.communicate()
+    with caplog.at_level(logging.WARNING, logger="llama_index_video.store.lock"):
+        report = index.ingest([text_folder], wait=120)
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    assert f"pid {first.pid}" in caplog.text and "waiting" in caplog.text
+    assert report.ok and len(report.of("indexed")) == 2
+    check, _ = index.verify()
+    index.close()
+    assert check.ok, check
+    assert len(check.sources) == 3
+    assert all(s.found == s.expected > 0 for s in check.sources)
+
+
+def test_no_wait_fails_at_once_naming_the_holder(spawn, run, index_copy, text_folder):
+    holder = _holder(spawn, index_copy)
+    started = time.monotonic()
+    code, _, err = run("ingest", text_folder, "--index", index_copy, "--no-wait", "--quiet")
+    assert code == 2 and time.monotonic() - started < 60
+    assert err.count("\n") == 1 and f"pid {holder.pid} on " in err
+    assert "is writing to this index" in err and "Traceback" not in err
+
+
+def test_interrupted_means_the_holder_is_gone(spawn, index_copy, text_folder, embed_model):
+    manifest = Manifest(index_copy / "manifest.sqlite")
+    victim = manifest.files("indexed")[0]
+    manifest.set_file(victim.content_hash, "indexing")  # a live writer's work in progress
+    manifest.close()
+    holder = _holder(spawn, index_copy)
+    index = VideoIndex(index_copy, embed_model=embed_model)
+    with pytest.raises(IndexBusyError, match=f"pid {holder.pid}"):
+        index.ingest([text_folder], wait=0.5)
+    assert index.manifest.file(victim.content_hash).status == "indexing"  # left alone
+
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait(timeout=30)
+    report = index.ingest([text_folder], wait=0)
+    outcomes = {f.content_hash: f.outcome for f in report.files}
+    assert outcomes[victim.content_hash] == "indexed"  # cleaned up and indexed again
+    assert index.verify()[0].ok
+    index.close()

@@ -1,0 +1,34 @@
+"""Damaged index files end every command with one line naming the file and what to do."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def _truncate(path):
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size // 2)
+
+
+def _overwrite(path):
+    path.write_bytes(os.urandom(path.stat().st_size))
+
+
+@pytest.mark.parametrize("damage", [_truncate, _overwrite], ids=["truncated", "garbage"])
+@pytest.mark.parametrize("name", ["chroma/chroma.sqlite3", "manifest.sqlite"])
+def test_damaged_file_is_one_line_naming_it(run, index_copy, text_folder, name, damage):
+    damaged = index_copy / name
+    damage(damaged)
+    commands = [
+        ("search", "When do production deploys happen?"),
+        ("ask", "When do production deploys happen?"),
+        ("ingest", str(text_folder), "--quiet", "--no-wait"),
+    ]
+    for command in commands:
+        code, out, err = run(*command, "--index", index_copy)
+        assert code == 2, (command, out, err)
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert err.startswith(f"error: {damaged}: damaged (")
+        assert "restore the index folder from a backup" in err
