@@ -107,9 +107,17 @@ def ozone_nodes(timeline, tmp_path_factory):
 def memory_index(tmp_path_factory, ozone_nodes, embed_model):
     folder = tmp_path_factory.mktemp("fusion")
     index = VideoIndex(folder, embed_model=embed_model, vector_store=SimpleVectorStore())
-    index.index.insert_nodes(ozone_nodes)
+    _insert(index, ozone_nodes)
     yield index
     index.close()
+
+
+def _insert(index, nodes):
+    """Store ``nodes`` and mark their file indexed, as ingest does (search shows only that)."""
+    index.index.insert_nodes(nodes)
+    index.manifest.set_file(
+        nodes[0].metadata[schema.CONTENT_HASH], "indexed", node_count=len(nodes)
+    )
 
 
 class _EmbeddingCounter(BaseEventHandler):
@@ -159,7 +167,7 @@ def test_modality_filter_and_weights(memory_index, tmp_path, embed_model, ozone_
         vector_store=SimpleVectorStore(),
         weights={"ocr": 0},
     )
-    muted.index.insert_nodes(ozone_nodes)
+    _insert(muted, ozone_nodes)
     assert "ocr" not in [c.name for c in muted.as_retriever().channels]
     assert all(h.modality != "ocr" for h in muted.search(DOBSON))
     muted.close()

@@ -46,26 +46,22 @@ def read_only_index(built_index, tmp_path):
 
 
 def test_read_only_index_is_searchable_and_refuses_ingest(
-    read_only_index, spawn, text_folder, tmp_path
+    read_only_index, run, text_folder, tmp_path, monkeypatch
 ):
     folder = read_only_index
     with pytest.raises(OSError):
         (folder / "probe").write_text("")  # really read-only
-    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
     before = sorted((p.name, p.stat().st_size) for p in folder.rglob("*"))
-    search = spawn("search", QUESTION, "--index", str(folder), "--json", env=env)
-    ask = spawn("ask", QUESTION, "--index", str(folder), "--llm", "none", env=env)
-    out, err = search.communicate(timeout=300)
-    assert search.returncode == 0, err
+    code, out, err = run("search", QUESTION, "--index", folder, "--json")
+    assert code == 0, err
     hits = json.loads(out)
     assert hits and "Tuesdays" in hits[0]["text"]
-    out, err = ask.communicate(timeout=300)
-    assert ask.returncode == 0, err
-    assert "Tuesdays" in out
+    code, out, err = run("ask", QUESTION, "--index", folder, "--llm", "none")
+    assert code == 0 and "Tuesdays" in out, err
 
-    ingest = spawn("ingest", str(text_folder), "--index", str(folder), "--quiet", env=env)
-    out, err = ingest.communicate(timeout=300)
-    assert ingest.returncode == 2 and out == ""
+    code, out, err = run("ingest", text_folder, "--index", folder, "--quiet")
+    assert code == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "read-only here" in err and "ingest needs a writable index folder" in err
     assert sorted((p.name, p.stat().st_size) for p in folder.rglob("*")) == before
