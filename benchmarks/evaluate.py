@@ -1,14 +1,21 @@
 """Retrieval evaluation: labelled questions over examples/media, ours against the naive recipe.
 
-    python benchmarks/evaluate.py [--index DIR] [--sweep]
+    python benchmarks/evaluate.py [--index DIR] [--heldout-index DIR] [--sweep] [--no-naive]
 
 "Ours" is ``VideoIndex`` with its defaults (sentence-aware units, OCR, fusion, the
-postprocessor's neighbours and frames, the calibrated threshold). "Naive" is the
-decomposed recipe as published: raw Whisper segments embedded with the same model,
-cosine top-k, the nearest frame of a fixed 5 s sampler, no threshold, no neighbours.
-Both use the same ASR model and the same embedding model. ``--sweep`` prints how the
-relevance threshold trades answerable recall against rejecting no-answer questions,
-which is how the default threshold was calibrated.
+postprocessor's neighbours and frames, the calibrated threshold and relevance gate);
+"ours without the gate" is the same with ``relevance=None`` (0.1.0's behaviour).
+"Naive" is the decomposed recipe as published: raw Whisper segments embedded with the
+same model, cosine top-k, the nearest frame of a fixed 5 s sampler, no threshold, no
+neighbours. Both use the same ASR model and the same embedding model.
+
+``--sweep`` is the calibration, in one place, to re-run whenever the embedding model
+changes: the cosine threshold sweep, then the relevance gate
+(:mod:`llama_index_video.answering.relevance`) fitted by 5-fold cross-validation over
+``questions.json`` (each fold's gate chosen on the other four, scored on it), fitted
+on all of it, and checked on held-out media the calibration never saw
+(``questions_heldout.json``: a narration about tomatoes). It prints the
+``RelevanceGate`` to put in ``llama_index_video.index.DEFAULT_GATES``.
 """
 
 from __future__ import annotations
@@ -20,6 +27,12 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llama_index_video.answering.relevance import RelevanceGate
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.results import SearchHit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,14 +41,24 @@ from benchmarks.scoring import (  # noqa: E402
     Question,
     RankedHit,
     answer_in_context,
+    answered_rate,
+    balanced_accuracy,
+    best_cut,
     first_hit_rank,
+    folds,
     rejection_rate,
     summarise,
 )
 
 EXAMPLES = ROOT / "examples" / "media"
-KINDS = ("spoken", "number", "split", "onscreen", "document")
+KINDS = ("spoken", "number", "split", "onscreen", "document", "paraphrase")
 TOP_K = 5
+FOLDS = 5
+# Rejecting an answerable question costs the user the answer; answering an unanswerable
+# one still goes to a model told to say "not found". So a missed answer counts double.
+ANSWER_WEIGHT = 2.0
+HELDOUT_QUESTIONS = Path(__file__).with_name("questions_heldout.json")
+GATE_WEIGHTS = tuple(round(0.05 * step, 2) for step in range(13))  # 0 (cosine alone) .. 0.6
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -54,29 +77,34 @@ def load_questions(path: Path) -> list[Question]:
     ]
 
 
-def ours(index_dir: Path | None) -> tuple[object, float]:
+def ours(index_dir: Path | None, media: Path = EXAMPLES) -> tuple[VideoIndex, float]:
+    """``VideoIndex`` over ``media`` (ingest is incremental: a reused folder is quick)."""
     from llama_index_video.index import VideoIndex
 
     folder = index_dir or Path(tempfile.mkdtemp(prefix="eval-index-"))
     index = VideoIndex(folder)
     started = time.perf_counter()
-    report = index.ingest([EXAMPLES])
+    report = index.ingest([media])
     if not report.ok:
         raise SystemExit(f"ingest failed: {report.of('failed')}")
     return index, time.perf_counter() - started
 
 
-def search_ours(index: object, question: Question) -> list[RankedHit]:
-    hits = index.search(question.question, top_k=TOP_K)  # type: ignore[attr-defined]
-    return [
-        RankedHit(
-            file=Path(h.source).name,
-            start=h.start,
-            end=h.end,
-            text=" ".join([h.text or "", *(c.text for c in h.context)]),
-        )
-        for h in hits
-    ]
+def search_ours(index: VideoIndex, question: Question) -> list[RankedHit]:
+    return ranked(index.search(question.question, top_k=TOP_K))
+
+
+def ranked(hits: Sequence[SearchHit]) -> list[RankedHit]:
+    from llama_index_video.answering.relevance import hit_text
+
+    return [RankedHit(Path(h.source).name, h.start, h.end, hit_text(h)) for h in hits]
+
+
+def ungated(index: VideoIndex) -> VideoIndex:
+    """The same index folder without the relevance gate (0.1.0's behaviour)."""
+    from llama_index_video.index import VideoIndex
+
+    return VideoIndex(index.path, embed_model=index.embed_model, relevance=None)
 
 
 class Naive:
@@ -144,7 +172,11 @@ def report(name: str, results: Sequence[tuple[Question, list[RankedHit]]]) -> No
             f"{summary.mrr:6.2f} {summary.answer_at_3:6.2f}"
         )
     negatives = [r for r in results if not r[0].answerable]
-    print(f"no-answer rejected: {rejection_rate(results):.2f} of {len(negatives)}")
+    positives = len(results) - len(negatives)
+    print(
+        f"answerable answered: {answered_rate(results):.2f} of {positives}; "
+        f"no-answer rejected: {rejection_rate(results):.2f} of {len(negatives)}"
+    )
 
 
 def details(results_a, results_b) -> None:
@@ -162,13 +194,14 @@ def details(results_a, results_b) -> None:
         print(f"{question.id:18} {question.kind:9} {cells[0]} | {cells[1]}")
 
 
-def sweep(index: object, questions: Sequence[Question]) -> None:
+def sweep(index: VideoIndex, questions: Sequence[Question]) -> None:
     from llama_index_video.index import VideoIndex
 
-    base: VideoIndex = index  # type: ignore[assignment]
-    print("\n## threshold sweep (ours): answerable R@5 and answer@3 kept, no-answer rejected")
+    print("\n## threshold sweep (no gate): answerable R@5 and answer@3 kept, no-answer rejected")
     for threshold in (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5):
-        trial = VideoIndex(base.path, embed_model=base.embed_model, threshold=threshold)
+        trial = VideoIndex(
+            index.path, embed_model=index.embed_model, threshold=threshold, relevance=None
+        )
         results = [(q, search_ours(trial, q)) for q in questions]
         summary = summarise(results)
         print(
@@ -178,28 +211,130 @@ def sweep(index: object, questions: Sequence[Question]) -> None:
         trial.close()
 
 
+Collected = list[tuple[Question, list["SearchHit"]]]
+
+
+def collect(index: VideoIndex, questions: Sequence[Question]) -> Collected:
+    """Each question's hits without the gate: the gate is a function of these alone."""
+    bare = ungated(index)
+    try:
+        return [(q, bare.search(q.question, top_k=TOP_K)) for q in questions]
+    finally:
+        bare.close()
+
+
+def fit_gate(
+    collected: Collected, weights: Sequence[float] = GATE_WEIGHTS
+) -> tuple[RelevanceGate, float]:
+    """The gate with the best weighted accuracy on ``collected`` (``ANSWER_WEIGHT``).
+
+    For each weight the best cut is found; of the weights reaching the best accuracy
+    the median is taken (the middle of the plateau, not its edge).
+    """
+    from llama_index_video.answering.relevance import Relevance, RelevanceGate
+
+    labels = [q.answerable for q, _ in collected]
+    signals = [Relevance.of(q.question, hits) for q, hits in collected]
+    answered = [bool(hits) for _, hits in collected]
+    fits = []
+    for weight in weights:
+        # A question with no hits is rejected whatever the gate: score it below any cut.
+        scores = [
+            s.similarity + weight * s.coverage if found else -1.0
+            for s, found in zip(signals, answered, strict=True)
+        ]
+        fits.append((weight, best_cut(labels, scores, answer_weight=ANSWER_WEIGHT)))
+    top = max(cut.accuracy for _, cut in fits)
+    tied = [(weight, cut) for weight, cut in fits if cut.accuracy == top]
+    weight, cut = tied[len(tied) // 2]
+    return RelevanceGate(weight=weight, cut=round(cut.value, 3)), top
+
+
+def gated(
+    collected: Collected, gate: RelevanceGate | None
+) -> list[tuple[Question, list[RankedHit]]]:
+    """What search returns with ``gate`` (None: no gate)."""
+    return [
+        (q, ranked(hits) if gate is None or gate.accepts(q.question, hits) else [])
+        for q, hits in collected
+    ]
+
+
+def decisions(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> str:
+    labels = [q.answerable for q, _ in results]
+    accepted = [bool(hits) for _, hits in results]
+    accuracy = balanced_accuracy(labels, accepted, answer_weight=ANSWER_WEIGHT)
+    summary = summarise(results)
+    return (
+        f"answered {answered_rate(results):.2f}  rejected {rejection_rate(results):.2f}  "
+        f"weighted {accuracy:.2f}  R@1 {summary.recall[1]:.2f}  ans@3 {summary.answer_at_3:.2f}"
+    )
+
+
+def calibrate(collected: Collected, heldout: Collected) -> None:
+    """Cross-validate the gate, fit it on everything, check it on held-out media."""
+    from llama_index_video.answering.relevance import RelevanceGate
+
+    print(f"\n## relevance gate: {FOLDS}-fold cross-validation over questions.json")
+    by_question = dict((q.id, (q, hits)) for q, hits in collected)
+    pooled: dict[str, list[tuple[Question, list[RankedHit]]]] = {"gate": [], "cosine": []}
+    for number, fold in enumerate(folds([q for q, _ in collected], FOLDS), start=1):
+        held = {q.id for q in fold}
+        train = [by_question[i] for i in by_question if i not in held]
+        test = [by_question[q.id] for q in fold]
+        gate, accuracy = fit_gate(train)
+        cosine, _ = fit_gate(train, weights=(0.0,))
+        pooled["gate"] += gated(test, gate)
+        pooled["cosine"] += gated(test, cosine)
+        print(
+            f"fold {number}: weight {gate.weight:.2f} cut {gate.cut:.3f} "
+            f"(train weighted {accuracy:.2f}); "
+            f"held-out fold: {decisions(gated(test, gate))}"
+        )
+    print(f"pooled held-out folds, gate:        {decisions(pooled['gate'])}")
+    print(f"pooled held-out folds, cosine only: {decisions(pooled['cosine'])}")
+    gate, accuracy = fit_gate(collected)
+    print(f"\nfitted on all {len(collected)} questions: {gate} (weighted {accuracy:.2f})")
+    for name, chosen in (("no gate (0.1.0)", None), ("fitted gate", gate)):
+        print(f"  questions.json, {name:16}: {decisions(gated(collected, chosen))}")
+        print(f"  held-out media, {name:16}: {decisions(gated(heldout, chosen))}")
+    print(
+        f"put in llama_index_video.index.DEFAULT_GATES: {RelevanceGate.__name__}"
+        f"(weight={gate.weight}, cut={gate.cut})"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index", type=Path, help="index folder to (re)use")
-    parser.add_argument("--sweep", action="store_true", help="print the threshold sweep")
+    parser.add_argument("--index", type=Path, help="index folder of examples/media to (re)use")
+    parser.add_argument("--heldout-index", type=Path, help="index folder of the held-out media")
+    parser.add_argument("--sweep", action="store_true", help="calibrate threshold and gate")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive recipe")
     parser.add_argument(
         "--questions", type=Path, default=Path(__file__).with_name("questions.json")
     )
     args = parser.parse_args()
     questions = load_questions(args.questions)
     index, ingest_seconds = ours(args.index)
-    naive = Naive()
     results_ours = [(q, search_ours(index, q)) for q in questions]
-    results_naive = [(q, naive.search(q)) for q in questions]
-    print(
-        f"questions: {len(questions)}; "
-        f"ingest: ours {ingest_seconds:.1f} s, naive {naive.seconds:.1f} s"
-    )
-    report("ours (VideoIndex defaults)", results_ours)
-    report("naive (raw segments, cosine top-k, no threshold)", results_naive)
-    details(results_ours, results_naive)
+    bare = ungated(index)
+    results_bare = [(q, search_ours(bare, q)) for q in questions]
+    bare.close()
+    print(f"questions: {len(questions)}; ingest: ours {ingest_seconds:.1f} s")
+    report(f"ours (VideoIndex defaults: gate {index.relevance})", results_ours)
+    report("ours without the relevance gate (0.1.0 defaults)", results_bare)
+    if not args.no_naive:
+        naive = Naive()
+        print(f"naive ingest: {naive.seconds:.1f} s")
+        results_naive = [(q, naive.search(q)) for q in questions]
+        report("naive (raw segments, cosine top-k, no threshold)", results_naive)
+        details(results_ours, results_naive)
     if args.sweep:
         sweep(index, questions)
+        spec = json.loads(HELDOUT_QUESTIONS.read_text())
+        heldout_index, _ = ours(args.heldout_index, ROOT / spec["media"])
+        heldout = collect(heldout_index, load_questions(HELDOUT_QUESTIONS))
+        calibrate(collect(index, questions), heldout)
 
 
 if __name__ == "__main__":

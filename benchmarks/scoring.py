@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -93,3 +94,80 @@ def rejection_rate(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> f
     """Share of no-answer questions for which nothing was returned."""
     negatives = [hits for q, hits in results if not q.answerable]
     return sum(1 for hits in negatives if not hits) / len(negatives) if negatives else 0.0
+
+
+def answered_rate(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> float:
+    """Share of answerable questions for which something was returned."""
+    positives = [hits for q, hits in results if q.answerable]
+    return sum(1 for hits in positives if hits) / len(positives) if positives else 0.0
+
+
+def balanced_accuracy(
+    labels: Sequence[bool], accepted: Sequence[bool], *, answer_weight: float = 1.0
+) -> float:
+    """Weighted mean of the answered rate (answerable) and the rejected rate (no answer).
+
+    ``answer_weight`` is how many wrongly answered no-answer questions one wrongly
+    rejected answerable question is worth (1: plain balanced accuracy).
+    """
+    positives = [a for label, a in zip(labels, accepted, strict=True) if label]
+    negatives = [not a for label, a in zip(labels, accepted, strict=True) if not label]
+    weighted = [
+        (weight, sum(group) / len(group))
+        for weight, group in ((answer_weight, positives), (1.0, negatives))
+        if group
+    ]
+    total = sum(weight for weight, _ in weighted)
+    return sum(weight * share for weight, share in weighted) / total if weighted else 0.0
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A decision threshold on a score, with its balanced accuracy and the gap it sits in."""
+
+    value: float
+    accuracy: float
+    gap: float
+
+
+def best_cut(labels: Sequence[bool], scores: Sequence[float], *, answer_weight: float = 1.0) -> Cut:
+    """The cut (accept ``score >= cut``) with the best balanced accuracy on these examples.
+
+    Candidates are the midpoints between consecutive distinct scores (and one below
+    and above all); ties go to the widest gap between the scores either side, so the
+    cut sits where the examples leave the most room, not on one of them.
+    """
+    if not scores:
+        raise ValueError("no scores to cut")
+    ordered = sorted(set(scores))
+    bounds = [ordered[0] - 1.0, *ordered, ordered[-1] + 1.0]
+    best: Cut | None = None
+    for low, high in itertools.pairwise(bounds):
+        value = (low + high) / 2
+        accepted = [s >= value for s in scores]
+        accuracy = balanced_accuracy(labels, accepted, answer_weight=answer_weight)
+        candidate = Cut(value, accuracy, high - low)
+        if best is None or (accuracy, candidate.gap) > (best.accuracy, best.gap):
+            best = candidate
+    assert best is not None
+    return best
+
+
+def folds(questions: Sequence[Question], count: int) -> list[list[Question]]:
+    """``count`` disjoint folds, answerable and no-answer questions dealt round-robin.
+
+    The order is the questions' ids sorted, so folds are the same on every run.
+    """
+    if count < 2:
+        raise ValueError(f"need at least 2 folds, got {count}")
+    split: list[list[Question]] = [[] for _ in range(count)]
+    position = 0
+    for group in (True, False):
+        for question in sorted((q for q in questions if q.answerable == group), key=_id):
+            split[position % count].append(question)
+            position += 1
+    return split
+
+
+def _id(question: Question) -> str:
+    return question.id

@@ -6,7 +6,11 @@ from benchmarks.scoring import (
     Question,
     RankedHit,
     answer_in_context,
+    answered_rate,
+    balanced_accuracy,
+    best_cut,
     first_hit_rank,
+    folds,
     normalise,
     rejection_rate,
     summarise,
@@ -64,3 +68,45 @@ def test_summary_counts_only_answerable_questions():
 
 def test_rejection_rate_counts_empty_results_for_no_answer_questions():
     assert rejection_rate([(NONE, []), (NONE, [hit()]), (TIMED, [])]) == 0.5
+
+
+def test_answered_rate_counts_answerable_questions_with_hits():
+    results = [(TIMED, [hit()]), (DOCUMENT, []), (NONE, [hit()])]
+    assert answered_rate(results) == 0.5
+
+
+def test_balanced_accuracy_weighs_both_classes_equally():
+    labels = [True, True, True, False]
+    assert balanced_accuracy(labels, [True, True, True, True]) == 0.5
+    assert balanced_accuracy(labels, [True, True, False, False]) == pytest.approx((2 / 3 + 1) / 2)
+    weighted = balanced_accuracy(labels, [True, True, False, False], answer_weight=2.0)
+    assert weighted == pytest.approx((2 * 2 / 3 + 1) / 3)
+
+
+def test_a_heavier_missed_answer_moves_the_cut_down():
+    labels = [True, True, False, True, False, False]
+    scores = [0.9, 0.8, 0.6, 0.5, 0.3, 0.2]
+    assert best_cut(labels, scores).value == pytest.approx(0.7)
+    assert best_cut(labels, scores, answer_weight=3.0).value == pytest.approx(0.4)
+
+
+def test_best_cut_separates_and_sits_in_the_widest_gap():
+    labels = [True, True, False, False]
+    cut = best_cut(labels, [0.9, 0.5, 0.3, 0.1])
+    assert cut.accuracy == 1.0 and cut.value == pytest.approx(0.4)
+    overlapping = best_cut([True, False, True, False], [0.6, 0.5, 0.4, 0.2])
+    assert overlapping.accuracy == 0.75 and overlapping.value == pytest.approx(0.3)
+    with pytest.raises(ValueError):
+        best_cut([], [])
+
+
+def test_folds_are_disjoint_stratified_and_stable():
+    questions = [Question(f"a{i}", "spoken", "?") for i in range(7)] + [
+        Question(f"n{i}", "none", "?") for i in range(5)
+    ]
+    split = folds(questions, 3)
+    assert split == folds(list(reversed(questions)), 3)
+    assert sorted(q.id for fold in split for q in fold) == sorted(q.id for q in questions)
+    for fold in split:
+        assert 2 <= sum(q.answerable for q in fold) <= 3
+        assert 1 <= sum(not q.answerable for q in fold) <= 2
