@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
+from llama_index.core.schema import BaseComponent
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
 from llama_index_video.weights import ONNX_FILE, SBERT_CONFIG
@@ -127,6 +128,18 @@ class OnnxSentenceEmbedding(BaseEmbedding):
             hidden = session.run(None, feeds)[0]
             vectors.extend(mean_pooled_unit_vectors(hidden, mask).tolist())
         return vectors
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Ray ships the model to its workers by pickling it. The ONNX session and the lock
+        # do not pickle, so a copy travels unloaded and loads on first use (pydantic's own
+        # state: LlamaIndex's would log a warning for each attribute replaced here).
+        state = super(BaseComponent, self).__getstate__()
+        state["__pydantic_private__"] = {"_session": None, "_tokenizer": None}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._load_lock = threading.Lock()
 
     def _loaded(self) -> tuple[Any, Any]:
         with self._load_lock:

@@ -122,3 +122,12 @@ def test_a_folder_without_the_model_files_is_refused(tmp_path: Path, onnx_model)
 def test_device_is_checked() -> None:
     with pytest.raises(ValueError, match="device"):
         OnnxSentenceEmbedding(model_name="x", folder=".", device="tpu")
+
+
+def test_a_pickled_copy_of_a_loaded_model_embeds_the_same(onnx_model, caplog) -> None:
+    import pickle
+
+    before = onnx_model.get_text_embedding("ozone absorbs ultraviolet radiation")
+    copy = pickle.loads(pickle.dumps(onnx_model))  # as Ray ships it to a worker
+    assert copy.get_text_embedding("ozone absorbs ultraviolet radiation") == pytest.approx(before)
+    assert "unpickleable" not in caplog.text
