@@ -36,10 +36,13 @@ from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostp
 from llama_index_video.reader.clips import ClipOptions
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.results import Answer, SearchHit
+from llama_index_video.sources.download import DownloadOptions
 from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collection, open_chroma
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
+from llama_index_video.store.library import LibraryEntry, find_source, library, remove_source
+from llama_index_video.store.links import ingest_inputs
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
 from llama_index_video.store.visual import (
@@ -176,20 +179,58 @@ class VideoIndex:
         self.manifest.close()
 
     def ingest(
-        self, paths: Iterable[str | Path], *, progress: IngestProgress | None = None
+        self,
+        paths: Iterable[str | Path],
+        *,
+        progress: IngestProgress | None = None,
+        downloads: DownloadOptions | None = None,
     ) -> IngestReport:
-        """Add files and folders; unchanged content is skipped, changed content replaced."""
+        """Add files, folders and http(s) links; unchanged content is skipped, changed
+        content replaced. Links are downloaded into ``media/downloads`` first (video
+        sites need the ``web`` extra); ``downloads`` sets their size limit and retries."""
         dimension = getattr(self.embed_model, "output_dimensionality", None)
         collection = chroma_collection(self.vector_store)
         if dimension and collection is not None:
             check_dimension(collection, dimension, model=self.identity)
         self._record_identity()
-        return Ingestor(
+        ingestor = Ingestor(
             self.index, self.manifest, self.reader, embed_model=self.embed_model, progress=progress
-        ).ingest(paths)
+        )
+        return ingest_inputs(
+            ingestor, paths, media_dir=self.path / "media", options=downloads, progress=progress
+        )
+
+    def library(self) -> list[LibraryEntry]:
+        """Every source in the index with its duration, moments, language, speakers,
+        status and failure reason (see :mod:`llama_index_video.store.library`)."""
+        return library(self.manifest, self.vector_store)
+
+    def remove(self, source: str | Path) -> int:
+        """Take a path or link out of the index; returns how many paths it matched.
+
+        Its rows, frames, clips and manifest entry go when no other path holds the same
+        content; the media file itself is never touched.
+        """
+        ingestor = Ingestor(self.index, self.manifest, self.reader)
+        records = find_source(self.manifest, str(source))
+        for record in records:
+            remove_source(ingestor, self.manifest, record)
+        return len(records)
+
+    def prune(self) -> list[str]:
+        """Remove every source whose file is gone; returns their names."""
+        ingestor = Ingestor(self.index, self.manifest, self.reader)
+        gone = [r for r in self.manifest.all_paths() if not Path(r.path).exists()]
+        for record in gone:
+            remove_source(ingestor, self.manifest, record)
+        return [record.source for record in gone]
 
     def as_retriever(
-        self, *, top_k: int = 5, modalities: Sequence[str] | None = None
+        self,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> FusionRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied.
 
@@ -202,13 +243,18 @@ class VideoIndex:
         candidates, split by modality afterwards: a metadata-filtered query is about
         50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
         100 hours of transcript, a modality-filtered top-5 ~170 ms).
+
+        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
         """
         chosen = list(modalities or schema.MODALITIES)
+        if speakers:
+            chosen = [m for m in chosen if m == "transcript"]
         shared = VideoRetriever(  # raises on an unknown modality
             self.index,
             top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
             modalities=modalities,
             threshold=self.threshold,
+            speakers=speakers,
         )
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
@@ -229,11 +275,19 @@ class VideoIndex:
         return TimestampFramePostprocessor(docstore=self.index.docstore, **options)
 
     def search(
-        self, query: str, *, top_k: int = 5, modalities: Sequence[str] | None = None
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> list[SearchHit]:
-        """The best moments for ``query``, with context and frames; [] if none is relevant."""
+        """The best moments for ``query``, with context and frames; [] if none is relevant.
+
+        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
+        """
         return VideoSearcher(
-            retriever=self.as_retriever(top_k=top_k, modalities=modalities),
+            retriever=self.as_retriever(top_k=top_k, modalities=modalities, speakers=speakers),
             postprocessors=[self.postprocessor()],
             locate=self.locate,
             relevance=self.relevance,

@@ -36,6 +36,9 @@ IMAGE_PATH: Final = "image_path"
 FRAME_ID: Final = "frame_id"  # on a transcript unit: the frame on screen ("" if none)
 UNIT_ID: Final = "unit_id"  # on a frame or OCR node: the unit spoken then ("" if none)
 NOTE: Final = "note"
+ORIGIN_URL: Final = "origin_url"  # a downloaded file's page or link (redacted)
+SITE_URL: Final = "site_url"  # the moment on the site: "https://youtu.be/ID?t=94"
+SPEAKER: Final = "speaker"  # on a transcript unit with diarization: "SPEAKER_1", ...
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -54,6 +57,9 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     NOTE,
     FRAME_ID,
     UNIT_ID,
+    SPEAKER,
+    ORIGIN_URL,
+    SITE_URL,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -70,6 +76,8 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     NOTE,
     FRAME_ID,
     UNIT_ID,
+    ORIGIN_URL,
+    SITE_URL,
 )
 
 

@@ -51,6 +51,11 @@ EXPECTED = {
     "RemoteAPIError",
     "IndexCompatibilityError",
     "AnswerError",
+    "DiarizationError",
+    "DownloadError",
+    "Diarizer",
+    "ResemblyzerDiarizer",
+    "PyannoteDiarizer",
 }
 
 

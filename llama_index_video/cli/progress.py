@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_UNITS = {"transcribe": "s", "frames": "s", "embed": "node", "hash": "file"}
+_UNITS = {"transcribe": "s", "frames": "s", "embed": "node", "hash": "file", "download": "B"}
 
 
 class ProgressBars:

@@ -57,6 +57,7 @@ class ContextUnit(BaseModel):
     text: str
     label: str
     modality: str = "transcript"
+    speaker: str | None = None
 
 
 class MomentNode(ImageNode):
@@ -321,10 +322,11 @@ def _moment_node(moment: _Moment) -> MomentNode:
             text=u.get_content(),
             label=str(u.metadata.get(schema.LABEL, "")),
             modality=str(u.metadata.get(schema.MODALITY, "transcript")),
+            speaker=u.metadata.get(schema.SPEAKER),
         )
         for u in units
     ]
-    lines = [f"{c.label} {c.text}" for c in context]
+    lines = [f"{c.label} {c.speaker + ': ' if c.speaker else ''}{c.text}" for c in context]
     if source.metadata.get(schema.MODALITY) != "transcript":
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
     frame = moment.frame

@@ -33,6 +33,7 @@ class VideoRetriever(BaseRetriever):
         top_k: How many hits to return at most.
         modalities: Only these modalities (e.g. ``("transcript", "ocr")``); None: all.
         threshold: Minimum cosine similarity; None keeps everything.
+        speakers: Only transcript units spoken by these (``SPEAKER_1``...); None: anyone.
     """
 
     def __init__(
@@ -42,6 +43,7 @@ class VideoRetriever(BaseRetriever):
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         threshold: float | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -51,15 +53,13 @@ class VideoRetriever(BaseRetriever):
                 f"unknown modality {sorted(unknown)}; choose from {', '.join(schema.MODALITIES)}"
             )
         super().__init__()
-        filters = None
-        if modalities:
-            filters = MetadataFilters(
-                filters=[
-                    MetadataFilter(
-                        key=schema.MODALITY, value=list(modalities), operator=FilterOperator.IN
-                    )
-                ]
-            )
+        wanted = [(schema.MODALITY, modalities), (schema.SPEAKER, speakers)]
+        chosen: list[MetadataFilter | MetadataFilters] = [
+            MetadataFilter(key=key, value=list(values), operator=FilterOperator.IN)
+            for key, values in wanted
+            if values
+        ]
+        filters = MetadataFilters(filters=chosen) if chosen else None
         # Not index.as_retriever(): a MultiModalVectorStoreIndex's would add image hits.
         self._retriever = VectorIndexRetriever(index, similarity_top_k=top_k, filters=filters)
         self._from_chroma = chroma_collection(index.vector_store) is not None
