@@ -41,7 +41,14 @@ from llama_index_video.store.collection import DEFAULT_COLLECTION, chroma_collec
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
-from llama_index_video.store.library import LibraryEntry, find_source, library, remove_source
+from llama_index_video.store.library import (
+    LibraryEntry,
+    TranscriptLine,
+    find_source,
+    library,
+    remove_source,
+    transcript,
+)
 from llama_index_video.store.links import ingest_inputs
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.retriever import VideoRetriever
@@ -204,6 +211,11 @@ class VideoIndex:
         """Every source in the index with its duration, moments, language, speakers,
         status and failure reason (see :mod:`llama_index_video.store.library`)."""
         return library(self.manifest, self.vector_store)
+
+    def transcript(self, source: str | Path) -> list[TranscriptLine] | None:
+        """The transcript units of an indexed path or link in time order; None if unknown."""
+        records = find_source(self.manifest, str(source))
+        return transcript(self.vector_store, records[0].content_hash) if records else None
 
     def remove(self, source: str | Path) -> int:
         """Take a path or link out of the index; returns how many paths it matched.

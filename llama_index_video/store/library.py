@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
     MetadataFilter,
@@ -85,6 +86,31 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
     return entries
 
 
+@dataclass(frozen=True)
+class TranscriptLine:
+    """One transcript unit of a source, for reading along with the recording."""
+
+    start: float
+    end: float
+    text: str
+    speaker: str | None = None
+
+
+def transcript(store: BasePydanticVectorStore, content_hash: str) -> list[TranscriptLine]:
+    """The transcript units of a content, in time order."""
+    lines = [
+        TranscriptLine(
+            float(node.metadata[schema.START_S]),
+            float(node.metadata[schema.END_S]),
+            node.get_content(),
+            str(node.metadata[schema.SPEAKER]) if node.metadata.get(schema.SPEAKER) else None,
+        )
+        for node in _nodes(store, content_hash)
+        if node.metadata.get(schema.MODALITY) == "transcript"
+    ]
+    return sorted(lines, key=lambda line: line.start)
+
+
 def find_source(manifest: Manifest, name: str) -> list[PathRecord]:
     """The path records ``name`` (a path, as given or resolved, or a link) refers to."""
     wanted = {name, str(Path(name).resolve())} if "://" not in name else {name}
@@ -106,8 +132,12 @@ def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) ->
 
 
 def _rows(store: BasePydanticVectorStore, content_hash: str) -> list[dict[str, object]]:
+    return [node.metadata for node in _nodes(store, content_hash)]
+
+
+def _nodes(store: BasePydanticVectorStore, content_hash: str) -> list[BaseNode]:
     filters = MetadataFilters(filters=[MetadataFilter(key=schema.CONTENT_HASH, value=content_hash)])
     try:
-        return [node.metadata for node in store.get_nodes(None, filters=filters)]
-    except NotImplementedError:  # stores that cannot list rows: counts stay empty
+        return list(store.get_nodes(None, filters=filters))
+    except NotImplementedError:  # stores that cannot list rows: nothing to show
         return []

@@ -42,7 +42,7 @@ def test_list_shows_each_source_with_its_moments_and_failures(indexed):
     entries = _by_name(index.library())
     talk, slides = entries["talk.mkv"], entries["slides.mp4"]
     assert talk.status == "indexed" and talk.moments == {"transcript": 1}
-    assert talk.language == "en" and talk.duration == pytest.approx(6.0, abs=0.2)
+    assert talk.language == "de" and talk.duration == pytest.approx(6.0, abs=0.2)
     assert slides.moments.get("frame", 0) >= 2 and slides.indexed_at
     failed = [e for e in index.library() if e.status == "failed"]
     assert len(failed) == 1 and failed[0].reason
@@ -57,7 +57,7 @@ def test_remove_takes_out_rows_frames_and_entry_and_nothing_else(indexed):
     assert not list(frames.iterdir())
     assert "slides.mp4" not in _by_name(index.library())
     assert (media / "slides.mp4").is_file()  # the file itself stays
-    assert index.search("Hello world")  # the other source is still searchable
+    assert index.search("Hallo Welt")  # the other source is still searchable
     assert index.remove(media / "nothing.mp4") == 0
 
 
@@ -67,7 +67,7 @@ def test_prune_drops_sources_whose_files_are_gone(indexed):
     assert _by_name(index.library())["talk.mkv"].status == "missing"
     assert [name.rsplit("/", 1)[-1] for name in index.prune()] == ["talk.mkv"]
     assert "talk.mkv" not in _by_name(index.library())
-    assert not index.search("Hello world")
+    assert not index.search("Hallo Welt")
 
 
 def test_cli_list_and_remove(indexed, capsys):
@@ -83,3 +83,22 @@ def test_cli_list_and_remove(indexed, capsys):
     assert main(["list", "--index", folder]) == 0
     out = capsys.readouterr().out
     assert "slides.mp4" in out and "talk.mkv" not in out
+
+
+def test_library_and_transcript_routes_follow_the_media_access_rules(indexed):
+    from fastapi.testclient import TestClient
+
+    from llama_index_video.service.app import create_app
+
+    index, media = indexed
+    with TestClient(create_app(index), base_url="http://127.0.0.1") as client:
+        entries = client.get("/api/library").json()
+        talk = next(e for e in entries if e["source"].endswith("talk.mkv"))
+        assert talk["moments"] == {"transcript": 1} and talk["media_url"]
+        lines = client.get("/api/transcript", params={"source": talk["source"]}).json()
+        assert lines and lines[0]["text"].startswith("Hallo") and lines[0]["start"] < 1.0
+        missing = client.get("/api/transcript", params={"source": str(media / "x.mkv")})
+        assert missing.status_code == 404
+    with TestClient(create_app(index, token="t0ken"), base_url="http://10.1.2.3:8000") as guarded:
+        assert guarded.get("/api/library").status_code == 401
+        assert guarded.get("/api/transcript", params={"source": "x"}).status_code == 401
