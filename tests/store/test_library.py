@@ -99,6 +99,6 @@ def test_library_and_transcript_routes_follow_the_media_access_rules(indexed):
         assert lines and lines[0]["text"].startswith("Hallo") and lines[0]["start"] < 1.0
         missing = client.get("/api/transcript", params={"source": str(media / "x.mkv")})
         assert missing.status_code == 404
-    with TestClient(create_app(index, token="t0ken"), base_url="http://10.1.2.3:8000") as guarded:
+    with TestClient(create_app(index, token="library-test-token-0123"), base_url="http://10.1.2.3:8000") as guarded:
         assert guarded.get("/api/library").status_code == 401
         assert guarded.get("/api/transcript", params={"source": "x"}).status_code == 401
