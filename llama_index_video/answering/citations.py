@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from llama_index_video import results
+from llama_index_video import results, schema
 
 if TYPE_CHECKING:
     from llama_index_video.results import Citation
@@ -205,7 +205,21 @@ def _match(
     ]
     if not named and len({moment.source for moment in fits}) > 1:
         return None  # "[VIDEO at 02:14]" fits moments of several files: ambiguous
-    return min(fits, key=lambda moment: abs((moment.start or 0.0) - start), default=None)
+
+    def distance(moment: Citation) -> tuple[float, float]:
+        # Compared as the labels show them (whole seconds), so a label the model copied
+        # matches its own moment, not a longer one that starts a fraction closer.
+        shown_end = moment.end if moment.end is not None else moment.start
+        return (
+            abs(_as_labelled(moment.start or 0.0) - start),
+            abs(_as_labelled(shown_end or 0.0) - cited_end),
+        )
+
+    return min(fits, key=distance, default=None)
+
+
+def _as_labelled(seconds: float) -> float:
+    return parse_timestamp(schema.format_timestamp(seconds))
 
 
 __getattr__ = results.moved_here(__name__, "Citation")

@@ -166,6 +166,13 @@ def test_the_nearest_moment_wins_when_several_fit():
     assert checked.citations == (near,)
 
 
+def test_a_copied_label_matches_its_own_moment_not_one_starting_a_fraction_closer():
+    hit = moment("ozone.mp4", 23.9, 33.4)  # labelled 00:23-00:33
+    on_screen = moment("ozone.mp4", 22.6, 36.0, modality="ocr")  # 22.6 is nearer to 23.0
+    checked = check(f"All of it {hit.label}.", (on_screen, hit))
+    assert checked.citations == (hit,)
+
+
 def test_citations_are_unique_in_order_of_first_mention():
     checked = check("A [demo.mov 00:12]. B [talk.mp4 01:34-01:41]. C [demo.mov 00:10-00:20].")
     assert checked.citations == (DEMO, TALK)
