@@ -58,6 +58,11 @@ _EXPORTS: dict[str, str] = {
     "IndexCorruptError": "llama_index_video.errors",
     "IndexReadOnlyError": "llama_index_video.errors",
     "DiskFullError": "llama_index_video.errors",
+    "DiarizationError": "llama_index_video.errors",
+    "DownloadError": "llama_index_video.errors",
+    "Diarizer": "llama_index_video.speakers.base",
+    "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
+    "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "local_embedding": "llama_index_video.embeddings.local",
     "VIDEO_QA_TEMPLATE": "llama_index_video.answering.prompts",
 }
@@ -75,7 +80,9 @@ if TYPE_CHECKING:
     from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.errors import (
         AnswerError,
+        DiarizationError,
         DiskFullError,
+        DownloadError,
         EmbeddingError,
         IndexBusyError,
         IndexCompatibilityError,
@@ -104,6 +111,9 @@ if TYPE_CHECKING:
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
     from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
+    from llama_index_video.speakers.base import Diarizer
+    from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
+    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
     from llama_index_video.store.retriever import VideoRetriever
     from llama_index_video.transcription.base import Segment, Transcriber, Word
     from llama_index_video.transcription.faster import FasterWhisperTranscriber

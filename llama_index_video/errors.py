@@ -8,6 +8,8 @@
     │   ├── UnsupportedMediaError  no usable audio or video stream, unknown type
     │   └── MediaDecodeError       the decoder failed (truncated, corrupt)
     ├── TranscriptionError         the speech model failed or cannot be loaded
+    ├── DiarizationError           the speaker model failed or cannot be loaded
+    ├── DownloadError              a link cannot be fetched (HTTP error, not media, too big)
     ├── EmbeddingError             an embedding backend failed or disagrees with the index
     ├── RemoteAPIError             a remote API (Gemini, Anthropic) still failed after retries
     ├── IndexCompatibilityError    an index made by another version or embedding model
@@ -79,6 +81,19 @@ class MediaDecodeError(MediaError):
 
 class TranscriptionError(VideoIndexError):
     """The speech model could not be loaded or failed on a file."""
+
+
+class DiarizationError(VideoIndexError):
+    """The speaker (diarization) model could not be loaded or failed on a file."""
+
+
+class DownloadError(VideoIndexError):
+    """A link could not be fetched. ``url`` is shown without credentials or query."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__(f"{url}: {reason}")
 
 
 class EmbeddingError(VideoIndexError):

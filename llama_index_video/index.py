@@ -71,7 +71,9 @@ if TYPE_CHECKING:
 
     from llama_index_video.executor.base import Executor
     from llama_index_video.reader.video_reader import VideoReader
+    from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
+    from llama_index_video.store.library import LibraryEntry, TranscriptLine
 
 logger = logging.getLogger(__name__)
 
@@ -232,15 +234,20 @@ class VideoIndex:
         progress: IngestProgress | None = None,
         executor: Executor | None = None,
         wait: float = DEFAULT_WAIT_SECONDS,
+        downloads: DownloadOptions | None = None,
     ) -> IngestReport:
-        """Add files and folders; unchanged content is skipped, changed content replaced.
+        """Add files, folders and http(s) links; unchanged content is skipped, changed
+        content replaced.
 
         Args:
-            paths: Files and folders (searched recursively).
+            paths: Files and folders (searched recursively), and http(s) links: these are
+                downloaded into ``media/downloads`` first (video sites need the ``web``
+                extra).
             progress: Told how far each file has got.
             wait: Seconds to wait for another process writing to this folder (0: none).
             executor: Reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
                 by default this process does. Either way the rows written are the same.
+            downloads: Size limit and retries for links.
 
         Raises:
             IndexBusyError: another process still writes to the folder after ``wait``.
@@ -253,7 +260,15 @@ class VideoIndex:
             if dimension and collection is not None:
                 check_dimension(collection, dimension, model=self.identity)
             self._record_identity()
-            return self._ingestor(progress, executor).ingest(paths)
+            from llama_index_video.store.links import ingest_inputs
+
+            return ingest_inputs(
+                self._ingestor(progress, executor),
+                paths,
+                media_dir=self.path / "media",
+                options=downloads,
+                progress=progress,
+            )
 
     def verify(
         self,
@@ -347,8 +362,52 @@ class VideoIndex:
                 logger.info("the last writer, %s, did not finish", lock.previous_holder)
             yield
 
+    def library(self) -> list[LibraryEntry]:
+        """Every source in the index with its duration, moments, language, speakers,
+        status and failure reason (see :mod:`llama_index_video.store.library`)."""
+        from llama_index_video.store.library import library
+
+        return library(self.manifest, self.vector_store)
+
+    def transcript(self, source: str | Path) -> list[TranscriptLine] | None:
+        """The transcript units of an indexed path or link in time order; None if unknown."""
+        from llama_index_video.store.library import find_source, transcript
+
+        records = find_source(self.manifest, str(source))
+        return transcript(self.vector_store, records[0].content_hash) if records else None
+
+    def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
+        """Take a path or link out of the index; returns how many paths it matched.
+
+        Its rows, frames, clips and manifest entry go when no other path holds the same
+        content; the media file itself is never touched. Takes the writer lock.
+        """
+        from llama_index_video.store.library import find_source, remove_source
+
+        with self._writing(wait):
+            ingestor = self._ingestor(None)
+            records = find_source(self.manifest, str(source))
+            for record in records:
+                remove_source(ingestor, self.manifest, record)
+            return len(records)
+
+    def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
+        """Remove every source whose file is gone; returns their names. Takes the writer lock."""
+        from llama_index_video.store.library import remove_source
+
+        with self._writing(wait):
+            ingestor = self._ingestor(None)
+            gone = [r for r in self.manifest.all_paths() if not Path(r.path).exists()]
+            for record in gone:
+                remove_source(ingestor, self.manifest, record)
+            return [record.source for record in gone]
+
     def as_retriever(
-        self, *, top_k: int = 5, modalities: Sequence[str] | None = None
+        self,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> FusionRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied.
 
@@ -361,14 +420,19 @@ class VideoIndex:
         candidates, split by modality afterwards: a metadata-filtered query is about
         50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
         100 hours of transcript, a modality-filtered top-5 ~170 ms).
+
+        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
         """
         chosen = list(modalities or schema.MODALITIES)
+        if speakers:
+            chosen = [m for m in chosen if m == "transcript"]
         shared = VideoRetriever(  # raises on an unknown modality
             self.index,
             top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
             modalities=modalities,
             threshold=self.threshold,
             visible=self.manifest.indexed_among,
+            speakers=speakers,
         )
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
@@ -394,12 +458,20 @@ class VideoIndex:
         return TimestampFramePostprocessor(docstore=self.index.docstore, **options)
 
     def search(
-        self, query: str, *, top_k: int = 5, modalities: Sequence[str] | None = None
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> list[SearchHit]:
-        """The best moments for ``query``, with context and frames; [] if none is relevant."""
+        """The best moments for ``query``, with context and frames; [] if none is relevant.
+
+        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
+        """
         self.check_store()
         return VideoSearcher(
-            retriever=self.as_retriever(top_k=top_k, modalities=modalities),
+            retriever=self.as_retriever(top_k=top_k, modalities=modalities, speakers=speakers),
             postprocessors=[self.postprocessor()],
             locate=self.locate,
             relevance=self.relevance,

@@ -7,12 +7,16 @@ Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
      "score": 0.71, "text": "...", "label": "[ozone.mp4 00:36-00:45]",
      "url": "talks/ozone.mp4#t=36.0", "frame_path": ".../frames/ab12_000036000.jpg",
      "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "...",
-     "label": "[ozone.mp4 00:30-00:35]", "modality": "transcript"}]}
+     "label": "[ozone.mp4 00:30-00:35]", "modality": "transcript", "speaker": null}],
+     "speaker": null, "site_url": null}
 
 ``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
 are null when no frame is attached; ``context`` lists the units shown with the hit.
 An ``ocr`` hit is text that stayed on screen from ``start`` to ``end``: ``text`` is
 the recognised text and ``frame_path``/``frame_time`` the frame it was read from.
+``speaker`` (``"SPEAKER_1"``...) says who spoke, on transcript hits and context of
+files ingested with speaker labels. ``site_url`` links the same moment on the website a
+recording was downloaded from (``https://youtu.be/ID?t=94``); null for local files.
 ``score`` is the hit's cosine similarity to the query in the space that found it
 (see :mod:`llama_index_video.answering.search`).
 
@@ -47,6 +51,8 @@ class Citation:
         url: Where a click lands: ``source#t=start`` (the source for documents).
         frame_path: The frame image of a frame moment, else None.
         modality: ``transcript``, ``frame``, ``ocr``, ``text``, ``video`` or ``audio``.
+        speaker: Who spoke (``SPEAKER_1``...) in a transcript moment with speaker labels.
+        site_url: The moment on the website the recording came from, if downloaded.
     """
 
     source: str
@@ -57,6 +63,8 @@ class Citation:
     url: str
     frame_path: str | None
     modality: str
+    speaker: str | None = None
+    site_url: str | None = None
 
     @classmethod
     def at(
@@ -70,6 +78,8 @@ class Citation:
         label: str | None = None,
         url: str | None = None,
         frame_path: str | None = None,
+        speaker: str | None = None,
+        site_url: str | None = None,
     ) -> Citation:
         """The citation of a moment of ``source``; what is not given is derived.
 
@@ -87,6 +97,8 @@ class Citation:
             url=url or (source if start is None else schema.media_fragment_url(source, start)),
             frame_path=frame_path,
             modality=modality,
+            speaker=speaker,
+            site_url=site_url,
         )
 
     @classmethod
@@ -119,6 +131,8 @@ class Citation:
             label=_text(meta.get(schema.LABEL)),
             url=None if moved else _text(meta.get(schema.MEDIA_URL)),
             frame_path=str(frame_path) if frame_path else None,
+            speaker=_text(meta.get(schema.SPEAKER)),
+            site_url=_text(meta.get(schema.SITE_URL)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,6 +145,8 @@ class Citation:
             "url": self.url,
             "frame_path": self.frame_path,
             "modality": self.modality,
+            "speaker": self.speaker,
+            "site_url": self.site_url,
         }
 
 
@@ -143,6 +159,7 @@ class ContextSpan:
     text: str
     label: str = ""
     modality: str = "transcript"
+    speaker: str | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +177,8 @@ class SearchHit:
     frame_path: str | None
     frame_time: float | None
     context: list[ContextSpan] = field(default_factory=list)
+    speaker: str | None = None
+    site_url: str | None = None
 
     @property
     def citation(self) -> Citation:
@@ -172,6 +191,8 @@ class SearchHit:
             label=self.label,
             url=self.url,
             frame_path=self.frame_path,
+            speaker=self.speaker,
+            site_url=self.site_url,
         )
 
     def citations(self) -> list[Citation]:
@@ -180,7 +201,12 @@ class SearchHit:
             self.citation,
             *(
                 Citation.at(
-                    self.source, unit.start, unit.end, modality=unit.modality, label=unit.label
+                    self.source,
+                    unit.start,
+                    unit.end,
+                    modality=unit.modality,
+                    label=unit.label,
+                    speaker=unit.speaker,
                 )
                 for unit in self.context
             ),

@@ -37,6 +37,9 @@ FRAME_ID: Final = "frame_id"  # on a transcript unit: the frame on screen ("" if
 UNIT_ID: Final = "unit_id"  # on a frame or OCR node: the unit spoken then ("" if none)
 OCR_IDS: Final = "ocr_ids"  # on a frame: its text's ocr node ids, space-separated ("" if none)
 NOTE: Final = "note"
+ORIGIN_URL: Final = "origin_url"  # a downloaded file's page or link (redacted)
+SITE_URL: Final = "site_url"  # the moment on the site: "https://youtu.be/ID?t=94"
+SPEAKER: Final = "speaker"  # on a transcript unit with diarization: "SPEAKER_1", ...
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -56,6 +59,9 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     FRAME_ID,
     UNIT_ID,
     OCR_IDS,
+    SPEAKER,
+    ORIGIN_URL,
+    SITE_URL,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -73,6 +79,8 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     FRAME_ID,
     UNIT_ID,
     OCR_IDS,
+    ORIGIN_URL,
+    SITE_URL,
 )
 
 

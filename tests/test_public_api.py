@@ -58,6 +58,11 @@ EXPECTED = {
     "IndexCorruptError",
     "IndexReadOnlyError",
     "DiskFullError",
+    "DiarizationError",
+    "DownloadError",
+    "Diarizer",
+    "ResemblyzerDiarizer",
+    "PyannoteDiarizer",
 }
 
 

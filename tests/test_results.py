@@ -64,6 +64,7 @@ def test_json_shapes():
         "text": "LOSS = CE",
         "label": "[talk.mp4 01:36-01:39]",
         "modality": "ocr",
+        "speaker": None,
     }
     answer = Answer("Why?", "Because [talk.mp4 01:34-01:41].", [HIT.citation], [HIT]).to_dict()
     assert set(answer) == {
@@ -83,6 +84,8 @@ def test_json_shapes():
         "url": "/media/talk.mp4#t=94.9",
         "frame_path": "/idx/f96.jpg",
         "modality": "transcript",
+        "speaker": None,
+        "site_url": None,
     }
 
 

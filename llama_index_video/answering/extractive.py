@@ -14,16 +14,23 @@ NOT_FOUND = "Not found in the index: no indexed moment is relevant enough to ans
 def extractive_answer(
     question: str, hits: list[results.SearchHit], *, max_moments: int = 3
 ) -> results.Answer:
-    """The best ``max_moments`` moments, each with its label, quote, frame and link."""
+    """The best ``max_moments`` moments, each with its label, quote, frame and link.
+
+    A moment with a speaker label says who spoke, and quotes only that speaker.
+    """
     if not hits:
         return results.Answer(question, NOT_FOUND, hits=[], found=False)
     chosen = hits[:max_moments]
     lines = ["The most relevant moments (no language model configured):"]
     for number, hit in enumerate(chosen, start=1):
-        quote = " ".join(c.text for c in hit.context) if hit.context else (hit.text or "")
-        lines.append(f'{number}. {hit.label} "{_shorten(quote, 400)}"')
+        context = [c for c in hit.context if not hit.speaker or c.speaker == hit.speaker]
+        quote = " ".join(c.text for c in context) if context else (hit.text or "")
+        said = f"{hit.speaker} said: " if hit.speaker else ""
+        lines.append(f'{number}. {hit.label} {said}"{_shorten(quote, 400)}"')
         if hit.url:
             lines.append(f"   play: {hit.url}")
+        if hit.site_url:
+            lines.append(f"   on the site: {hit.site_url}")
         if hit.frame_path:
             lines.append(f"   frame: {hit.frame_path}")
     citations = [hit.citation for hit in chosen]

@@ -127,7 +127,9 @@ def hit_from_node(
             frame_path = node.image_path
             frame_time = node.frame_time
         context = [
-            results.ContextSpan(round(c.start, 3), round(c.end, 3), c.text, c.label, c.modality)
+            results.ContextSpan(
+                round(c.start, 3), round(c.end, 3), c.text, c.label, c.modality, c.speaker
+            )
             for c in node.context
         ]
         text = node.hit_text or None
@@ -143,6 +145,8 @@ def hit_from_node(
         frame_path=frame_path,
         frame_time=frame_time,
         context=context,
+        speaker=citation.speaker,
+        site_url=citation.site_url,
     )
 
 

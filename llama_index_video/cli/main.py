@@ -22,12 +22,15 @@ from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_trace
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
-from llama_index_video.schema import MODALITIES, parse_modalities
+from llama_index_video.schema import MODALITIES, format_timestamp, parse_modalities
+from llama_index_video.speakers.base import SPEAKER_PREFIX
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
+    from llama_index_video.sources.download import DownloadOptions
+    from llama_index_video.speakers.base import Diarizer
     from llama_index_video.store.ingest import IngestReport
 
 EXIT_FAILED_FILES = 1
@@ -52,7 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Index video, audio, .md and .txt files (folders recursively). "
         "Unchanged files are skipped; changed files replace their old moments.",
     )
-    ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    ingest.add_argument("paths", nargs="+", metavar="PATH|URL")
+    ingest.add_argument(
+        "--max-download-mb",
+        type=float,
+        default=4096,
+        help="refuse links to media larger than this many MB (default: 4096)",
+    )
     _index_option(ingest)
     ingest.add_argument(
         "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
@@ -84,6 +93,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
+    )
+    ingest.add_argument(
+        "--speakers",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="N",
+        help="label who spoke in each transcript unit; N: how many speakers there are "
+        "(default: estimated)",
+    )
+    ingest.add_argument(
+        "--diarizer",
+        choices=("resemblyzer", "pyannote"),
+        default="resemblyzer",
+        help="speaker backend for --speakers: resemblyzer (offline, default) or pyannote "
+        "(needs HF_TOKEN)",
+    )
+    ingest.add_argument(
+        "--prune", action="store_true", help="first remove sources whose files are gone"
     )
     ingest.add_argument("--quiet", action="store_true", help="no progress bars")
     ingest.add_argument(
@@ -130,6 +158,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds shared by consecutive clips",
     )
 
+    listing = commands.add_parser(
+        "list",
+        help="the sources in the index",
+        description="Each source: path or link, duration, moments by modality, language, "
+        "speakers, when indexed, and failures with their reason.",
+    )
+    _index_option(listing)
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    remove = commands.add_parser(
+        "remove",
+        help="take sources out of the index",
+        description="Remove a path or link: its moments, frames, clips and manifest entry "
+        "(the file itself is left alone).",
+    )
+    remove.add_argument("sources", nargs="+", metavar="PATH|URL")
+    _index_option(remove)
+    _wait_options(remove)
+
     search = commands.add_parser(
         "search", help="ranked moments for a query", description="Print the best moments."
     )
@@ -141,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_modalities,
         default=None,
         help=f"comma-separated subset of: {','.join(MODALITIES)}",
+    )
+    search.add_argument(
+        "--speaker",
+        type=_speakers,
+        default=None,
+        help="only what these speakers said, comma-separated (SPEAKER_2 or 2)",
     )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
 
@@ -255,11 +308,19 @@ def _ingest(args: argparse.Namespace) -> int:
         clips=ClipOptions(video_seconds=args.clip_seconds, video_overlap=args.clip_overlap)
         if multimodal
         else None,
+        diarizer=_diarizer(args.speakers, args.diarizer),
     )
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
+        if args.prune:
+            for source in index.prune(wait=args.wait):
+                print(f"{'removed':8} {printable_path(source)} (file gone)")
         report = index.ingest(
-            args.paths, progress=bars, executor=_executor(args.ray), wait=args.wait
+            args.paths,
+            progress=bars,
+            executor=_executor(args.ray),
+            wait=args.wait,
+            downloads=_download_options(args),
         )
     finally:
         bars.close()
@@ -287,7 +348,8 @@ def _print_report(report: IngestReport, index_dir: Path) -> None:
     for outcome in report.files:
         detail = f" ({outcome.reason})" if outcome.reason else ""
         nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
-        print(f"{outcome.outcome:8} {printable_path(outcome.path)}{nodes}{detail}")
+        shown = outcome.link or printable_path(outcome.path)
+        print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
     counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
     print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
 
@@ -329,6 +391,79 @@ def _verify(args: argparse.Namespace) -> int:
     return EXIT_FAILED_FILES
 
 
+def _download_options(args: argparse.Namespace) -> DownloadOptions:
+    from llama_index_video.sources.download import DownloadOptions
+
+    if args.max_download_mb <= 0:
+        raise VideoIndexError("--max-download-mb must be > 0")
+    return DownloadOptions(max_bytes=int(args.max_download_mb * 1_000_000))
+
+
+def _list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+    from datetime import datetime, timezone
+
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    try:
+        entries = index.library()
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=2, ensure_ascii=False))
+        return 0
+    if not entries:
+        print("The index is empty.")
+    for entry in entries:
+        when = (
+            datetime.fromtimestamp(entry.indexed_at, timezone.utc).strftime("%Y-%m-%d %H:%M")
+            if entry.indexed_at
+            else "?"
+        )
+        length = format_timestamp(entry.duration) if entry.duration is not None else "-"
+        moments = ", ".join(f"{n} {kind}" for kind, n in sorted(entry.moments.items()))
+        details = [length, moments or "no moments", entry.language or "", ", ".join(entry.speakers)]
+        print(f"{entry.status:8} {entry.source}")
+        print(f"         {' · '.join(d for d in details if d)} · {when} UTC")
+        if entry.status != "indexed" and entry.reason:
+            print(f"         {entry.reason}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    missing = 0
+    try:
+        for source in args.sources:
+            if index.remove(source, wait=args.wait):
+                print(f"{'removed':8} {source}")
+            else:
+                print(f"{'unknown':8} {source} (not in the index)", file=sys.stderr)
+                missing += 1
+    finally:
+        index.close()
+    return EXIT_FAILED_FILES if missing else 0
+
+
+def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
+    """The speaker backend asked for by ``--speakers [N]`` and ``--diarizer``."""
+    if speakers is None:
+        return None
+    count = None if speakers == "auto" else _speaker_count(speakers)
+    if backend == "pyannote":
+        from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
+
+        return PyannoteDiarizer(num_speakers=count)
+    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+
+    return ResemblyzerDiarizer(num_speakers=count)
+
+
+def _speaker_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 50:
+        raise VideoIndexError(f"--speakers takes a number of speakers from 1 to 50, not {text!r}")
+    return int(text)
+
+
 def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
     """The embedding asked for on the command line; None: the index's own (or the default)."""
     if args.embed is None:
@@ -346,7 +481,9 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 def _search(args: argparse.Namespace) -> int:
     index = _open_index(args.index, must_exist=True, **_store_options(args))
     try:
-        hits = index.search(args.query, top_k=args.top_k, modalities=args.modality)
+        hits = index.search(
+            args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
+        )
     finally:
         index.close()
     if args.json:
@@ -355,7 +492,8 @@ def _search(args: argparse.Namespace) -> int:
     if not hits:
         print("No relevant moments.")
     for rank, hit in enumerate(hits, start=1):
-        print(f"{rank}. {hit.label} {hit.modality} score={hit.score}")
+        speaker = f" {hit.speaker}" if hit.speaker else ""
+        print(f"{rank}. {hit.label} {hit.modality}{speaker} score={hit.score}")
         print(f"   {hit.text}")
         if hit.url:
             print(f"   play: {hit.url}")
@@ -511,6 +649,14 @@ def _modalities(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
+def _speakers(text: str) -> list[str]:
+    chosen = [s.strip().upper() for s in text.split(",") if s.strip()]
+    names = [f"{SPEAKER_PREFIX}{s}" if s.isdigit() else s for s in chosen]
+    if not names or not all(n.startswith(SPEAKER_PREFIX) for n in names):
+        raise argparse.ArgumentTypeError("name speakers as SPEAKER_2 or 2, comma-separated")
+    return names
+
+
 def _configure_logging(*, debug: bool) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(
@@ -527,6 +673,8 @@ def _configure_logging(*, debug: bool) -> None:
 
 _COMMANDS = {
     "ingest": _ingest,
+    "list": _list,
+    "remove": _remove,
     "search": _search,
     "ask": _ask,
     "serve": _serve,

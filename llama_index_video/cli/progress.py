@@ -6,7 +6,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_UNITS = {"transcribe": "s", "frames": "s", "embed": "node", "hash": "file", "text": "char"}
+_UNITS = {
+    "transcribe": "s",
+    "frames": "s",
+    "embed": "node",
+    "hash": "file",
+    "text": "char",
+    "download": "B",
+}
 
 
 class ProgressBars:

@@ -61,6 +61,7 @@ class ContextUnit(BaseModel):
     text: str
     label: str
     modality: str = "transcript"
+    speaker: str | None = None
 
 
 class MomentNode(ImageNode):
@@ -290,7 +291,7 @@ def _moment_node(moment: _Moment) -> MomentNode:
         (_context_unit(node) for node in [*moment.units.values(), *moment.screen.values()]),
         key=lambda c: (c.start, c.end, c.modality != "transcript"),
     )
-    lines = [f"{c.label} {_as_line(c)}" for c in context]
+    lines = [f"{c.label} {c.speaker + ': ' if c.speaker else ''}{_as_line(c)}" for c in context]
     if source.node_id not in {c.node_id for c in context}:  # a frame hit
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
     frame = moment.frame
@@ -327,4 +328,9 @@ def _context_unit(node: BaseNode) -> ContextUnit:
         text=node.get_content(),
         label=str(node.metadata.get(schema.LABEL, "")),
         modality=str(node.metadata.get(schema.MODALITY, "transcript")),
+        speaker=_text(node.metadata.get(schema.SPEAKER)),
     )
+
+
+def _text(value: object) -> str | None:
+    return str(value) if value else None

@@ -26,6 +26,7 @@ from llama_index_video.ocr.spans import ScreenTextSpan
 from llama_index_video.reader.ids import document_id, millis, stable_id
 from llama_index_video.reader.nodes import FrameNode
 from llama_index_video.reader.units import TranscriptUnit
+from llama_index_video.sources.origin import Origin, moment_url
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class SourceFile:
 
     path: Path
     content_hash: str
+    origin: Origin | None = None  # where a downloaded file came from
 
     @property
     def doc_id(self) -> str:
@@ -45,6 +47,7 @@ class SourceFile:
             schema.FILE_NAME: self.path.name,
             schema.CONTENT_HASH: self.content_hash,
             schema.MODALITY: modality,
+            **({schema.ORIGIN_URL: self.origin.url} if self.origin else {}),
         }
 
     def timed_metadata(
@@ -60,6 +63,8 @@ class SourceFile:
                 schema.MEDIA_URL: schema.media_fragment_url(str(self.path), start),
             }
         )
+        if self.origin:
+            metadata[schema.SITE_URL] = moment_url(self.origin, start)
         return metadata
 
 
@@ -72,6 +77,8 @@ def transcript_nodes(
         metadata = source.timed_metadata("transcript", unit.start, unit.end)
         if language:
             metadata[schema.LANGUAGE] = language
+        if unit.speaker:
+            metadata[schema.SPEAKER] = unit.speaker
         if note:
             metadata[schema.NOTE] = note
         node = TextNode(

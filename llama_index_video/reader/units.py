@@ -9,15 +9,16 @@ Overlapping whole sentences would blur neighbouring facts ("90% of UV-B" creepin
 into the "100% of UV-C" unit). Without word timestamps, word times are interpolated
 within their segment. Words are joined with the spacing of their segment's text, so
 numbers and punctuation Whisper split into several words ("20" + ",000") read as they
-were heard.
+were heard. With speaker labels, a change of speaker ends the sentence and the window,
+so a unit never holds two voices.
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 from llama_index_video.transcription.base import Segment
 
@@ -31,6 +32,11 @@ class TranscriptUnit:
     start: float
     end: float
     text: str
+    speaker: str | None = None
+
+
+SpeakerAt = Callable[[float, float], "str | None"]
+"""Who spoke during ``(start, end)`` seconds, or None if unknown."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,12 +74,19 @@ class _Token:
     end: float
     text: str
     glued: bool = False  # follows the previous token with no space ("20" ",000")
+    speaker: str | None = None
 
 
 def build_units(
-    segments: Iterable[Segment], options: UnitOptions | None = None
+    segments: Iterable[Segment],
+    options: UnitOptions | None = None,
+    *,
+    speaker_at: SpeakerAt | None = None,
 ) -> Iterator[TranscriptUnit]:
-    """Regroup ``segments`` into sentence-aware windows, overlapping where cut mid-sentence."""
+    """Regroup ``segments`` into sentence-aware windows, overlapping where cut mid-sentence.
+
+    ``speaker_at`` labels each word; a new speaker always starts a new unit.
+    """
     options = options or UnitOptions()
     window: list[_Token] = []
     fresh = 0  # tokens in the window that are not overlap from the previous one
@@ -98,14 +111,16 @@ def build_units(
                 yield from close(mid_sentence=index < len(pieces) - 1)
 
     sentence: list[_Token] = []
-    previous_end: float | None = None
-    for token in _tokens(segments):
-        if previous_end is not None and token.start - previous_end > options.max_gap:
+    previous: _Token | None = None
+    for token in _tokens(segments, speaker_at):
+        if previous is not None and (
+            token.start - previous.end > options.max_gap or token.speaker != previous.speaker
+        ):
             yield from add_sentence(sentence)
             sentence = []
             yield from close(mid_sentence=False)
         sentence.append(token)
-        previous_end = token.end
+        previous = token
         if _SENTENCE_END.search(token.text):
             yield from add_sentence(sentence)
             sentence = []
@@ -113,7 +128,15 @@ def build_units(
     yield from close(mid_sentence=False)
 
 
-def _tokens(segments: Iterable[Segment]) -> Iterator[_Token]:
+def _tokens(segments: Iterable[Segment], speaker_at: SpeakerAt | None) -> Iterator[_Token]:
+    for token in _timed_words(segments):
+        if speaker_at is not None:
+            yield replace(token, speaker=speaker_at(token.start, token.end))
+        else:
+            yield token
+
+
+def _timed_words(segments: Iterable[Segment]) -> Iterator[_Token]:
     for segment in segments:
         if segment.words:
             yield from _word_tokens(segment)
@@ -175,4 +198,5 @@ def _unit(tokens: list[_Token]) -> TranscriptUnit:
         start=round(tokens[0].start, 3),
         end=round(max(t.end for t in tokens), 3),
         text=_joined(tokens),
+        speaker=tokens[-1].speaker,
     )

@@ -4,10 +4,11 @@ For a video: speech becomes transcript ``TextNode``s (from subtitles when presen
 else from the transcriber), kept frames become ``FrameNode``s (an ``ImageNode``
 stored by path), and the text on them, read once per kept frame, becomes ``ocr``
 ``TextNode``s timed by how long it stayed on screen. Audio files give transcript
-nodes only; ``.md``/``.txt`` files go through LlamaIndex's own parsers
-(:mod:`llama_index_video.reader.documents`), so a mixed folder indexes together. Node
-ids derive from the file's bytes, so reading a file twice, or after moving it, yields
-the same ids.
+nodes only. With a diarizer, each transcript unit also names its speaker
+(``SPEAKER_1``...) and never spans a change of speaker. ``.md``/``.txt`` files go
+through LlamaIndex's own parsers (:mod:`llama_index_video.reader.documents`), so a
+mixed folder indexes together. Node ids derive from the file's bytes, so reading a
+file twice, or after moving it, yields the same ids.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode
 
 from llama_index_video.errors import MediaError, UnsupportedMediaError, VideoIndexError
-from llama_index_video.media.audio import iter_audio_chunks
+from llama_index_video.media.audio import AudioChunk, iter_audio_chunks
 from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
 from llama_index_video.media.names import source_prefix
 from llama_index_video.media.probe import MediaInfo, probe
@@ -42,6 +43,8 @@ from llama_index_video.reader.documents import read_text_document
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
+from llama_index_video.sources.origin import read_origin
+from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
 from llama_index_video.transcription.base import Segment, Transcriber
 
 if TYPE_CHECKING:
@@ -57,8 +60,8 @@ SUPPORTED_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES | TEXT_SUFFIXES
 _SPOKEN_CHARS_PER_FRAME = 300
 
 Progress = Callable[[str, float, float], None]
-"""Called as ``progress(stage, done, total)``; stages ``transcribe`` and ``frames``
-count media seconds."""
+"""Called as ``progress(stage, done, total)``; stages ``transcribe``, ``speakers`` and
+``frames`` count media seconds."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class VideoReader(BaseReader):
             and return them as ``ClipNode``s, for a multimodal embedding such as
             ``GeminiMultimodalEmbedding``; ``None`` cuts none.
         units: How transcript segments are grouped into retrieval units.
+        diarizer: Labels transcript units with who spoke (e.g.
+            :class:`~llama_index_video.speakers.ResemblyzerDiarizer`); None: no labels.
         text_chunk_size: Token size of text-document chunks.
         text_chunk_overlap: Token overlap of text-document chunks.
         max_duration: Refuse media longer than this many seconds (``None``: no limit).
@@ -111,6 +116,7 @@ class VideoReader(BaseReader):
         ocr_options: OcrOptions = OcrOptions(),  # noqa: B008 (frozen)
         clips: ClipOptions | None = None,
         units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
+        diarizer: Diarizer | None = None,
         text_chunk_size: int = 512,
         text_chunk_overlap: int = 64,
         max_duration: float | None = None,
@@ -130,6 +136,7 @@ class VideoReader(BaseReader):
         self.ocr_options = ocr_options
         self.clips = clips
         self.units = units
+        self.diarizer = diarizer
         self.text_chunk_size = text_chunk_size
         self.text_chunk_overlap = text_chunk_overlap
         self.max_duration = max_duration
@@ -213,7 +220,9 @@ class VideoReader(BaseReader):
         if not path.is_file():
             raise MediaError(path, "file not found")
         try:
-            source = moments.SourceFile(path, file_hash or content_hash(path))
+            source = moments.SourceFile(
+                path, file_hash or content_hash(path), origin=read_origin(path)
+            )
         except OSError as exc:
             raise MediaError(path, f"cannot be read ({exc.strerror or exc})") from exc
         if suffix in TEXT_SUFFIXES:
@@ -337,7 +346,7 @@ class VideoReader(BaseReader):
             if transcription is None and note:
                 notes.append(note)
             if transcription is not None:
-                units = list(build_units(transcription.segments, self.units))
+                units = self._units(info, transcription.segments, notes, progress)
                 if units:
                     notes.append(note or "transcript from subtitles")
                     return units, transcription.info.language
@@ -346,10 +355,30 @@ class VideoReader(BaseReader):
             notes.append("no audio track: frames only")
             return [], None
         segments, language = self._recognise(info, progress)
-        units = list(build_units(segments, self.units))
+        units = self._units(info, segments, notes, progress)
         if not units:
             notes.append("no speech found")
         return units, language
+
+    def _units(
+        self, info: MediaInfo, segments: Iterable[Segment], notes: list[str], progress: Progress
+    ) -> list[TranscriptUnit]:
+        """Retrieval units, labelled with speakers when there is a diarizer and sound."""
+        if self.diarizer is None or not info.has_audio:
+            return list(build_units(segments, self.units))
+        chunks = iter_audio_chunks(info.path, chunk_seconds=self.audio_chunk_seconds)
+
+        def reported() -> Iterator[AudioChunk]:
+            for chunk in chunks:
+                yield chunk
+                progress("speakers", min(chunk.end, info.duration), info.duration)
+
+        speakers = SpeakerTimeline(self.diarizer.diarize(reported(), source=info.path))
+        units = list(build_units(segments, self.units, speaker_at=speakers.speaker_at))
+        heard = {unit.speaker for unit in units if unit.speaker}
+        if units:
+            notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
+        return units
 
     def _recognise(self, info: MediaInfo, progress: Progress) -> tuple[list[Segment], str | None]:
         segments: list[Segment] = []

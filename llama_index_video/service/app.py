@@ -32,6 +32,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -199,6 +200,27 @@ def create_app(
         data["citations"] = [_with_links(c, catalog) for c in data["citations"]]
         data["hits"] = [_with_links(h, catalog) for h in data["hits"]]
         return JSONResponse(data)
+
+    @app.get("/api/library")
+    def library() -> JSONResponse:
+        with live.reading() as (current, catalog):
+            entries = current.library()
+            return JSONResponse(
+                [
+                    {**asdict(e), **(catalog.links(e.path, None).to_dict() if e.path else {})}
+                    for e in entries
+                ]
+            )
+
+    @app.get("/api/transcript")
+    def transcript(
+        source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
+    ) -> JSONResponse:
+        with live.reading() as (current, _):
+            lines = current.transcript(source)
+        if lines is None:
+            raise HTTPException(404, "no indexed source has this name")
+        return JSONResponse([asdict(line) for line in lines])
 
     @app.api_route(MEDIA_ROUTE + "{content_hash}", methods=["GET", "HEAD"])
     def media(content_hash: str) -> FileResponse:

@@ -83,6 +83,12 @@ class FileOutcome:
     node_count: int = 0
     content_hash: str | None = None
     pending: int = 0  # nodes that could not be embedded yet; retried by the next ingest
+    link: str = ""  # the link the file was downloaded from (redacted), if any
+
+    @property
+    def shown(self) -> str:
+        """How to name this input to the user: the link, else the path."""
+        return self.link or str(self.path)
 
 
 @dataclass(frozen=True)

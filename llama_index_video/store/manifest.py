@@ -240,6 +240,19 @@ class Manifest:
             (content_hash, status, node_count, duration, scrub(notes), scrub(error), time.time()),
         )
 
+    def updated_at(self, content_hash: str) -> float | None:
+        """When the content's record last changed (seconds since the epoch)."""
+        row = self._db.execute(
+            "SELECT updated_at FROM files WHERE content_hash = ?", (content_hash,)
+        ).fetchone()
+        return None if row is None else float(row[0])
+
+    def all_paths(self) -> list[PathRecord]:
+        rows = self._db.execute(
+            "SELECT path, source, content_hash, size, mtime_ns FROM paths ORDER BY source"
+        )
+        return [PathRecord(*row) for row in rows]
+
     def forget_file(self, content_hash: str) -> None:
         self._execute("DELETE FROM files WHERE content_hash = ?", (content_hash,))
 

@@ -40,6 +40,7 @@ class VideoRetriever(BaseRetriever):
         threshold: Minimum cosine similarity; None keeps everything.
         visible: Given the hits' content hashes, returns those whose rows are complete;
             hits of other contents are dropped. None keeps every hit.
+        speakers: Only transcript units spoken by these (``SPEAKER_1``...); None: anyone.
     """
 
     def __init__(
@@ -50,6 +51,7 @@ class VideoRetriever(BaseRetriever):
         modalities: Sequence[str] | None = None,
         threshold: float | None = None,
         visible: Callable[[Collection[str]], set[str]] | None = None,
+        speakers: Sequence[str] | None = None,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -59,15 +61,13 @@ class VideoRetriever(BaseRetriever):
                 f"unknown modality {sorted(unknown)}; choose from {', '.join(schema.MODALITIES)}"
             )
         super().__init__()
-        filters = None
-        if modalities:
-            filters = MetadataFilters(
-                filters=[
-                    MetadataFilter(
-                        key=schema.MODALITY, value=list(modalities), operator=FilterOperator.IN
-                    )
-                ]
-            )
+        wanted = [(schema.MODALITY, modalities), (schema.SPEAKER, speakers)]
+        chosen: list[MetadataFilter | MetadataFilters] = [
+            MetadataFilter(key=key, value=list(values), operator=FilterOperator.IN)
+            for key, values in wanted
+            if values
+        ]
+        filters = MetadataFilters(filters=chosen) if chosen else None
         # Not index.as_retriever(): a MultiModalVectorStoreIndex's would add image hits.
         self._retriever = VectorIndexRetriever(index, similarity_top_k=top_k, filters=filters)
         self._from_chroma = chroma_collection(index.vector_store) is not None

@@ -24,6 +24,8 @@ HIT_KEYS = {
     "frame_path",
     "frame_time",
     "context",
+    "speaker",
+    "site_url",
 }
 
 

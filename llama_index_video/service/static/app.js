@@ -81,6 +81,7 @@
     body.append(span("label", moment.label));
     if (text) body.append(span("text", text));
     const details = [moment.modality];
+    if (moment.speaker) details.push(moment.speaker);
     if (typeof moment.score === "number") details.push(`score ${moment.score.toFixed(2)}`);
     if (!playable) details.push("not playable");
     body.append(span("meta", details.join(" · ")));

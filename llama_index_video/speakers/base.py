@@ -1,0 +1,99 @@
+"""The diarization contract: a :class:`Diarizer` says who spoke when, as :class:`SpeakerTurn` s.
+
+Backends (Resemblyzer offline, pyannote-audio with a model-hub token) implement the
+same protocol; the reader only sees turns. Speakers are named ``SPEAKER_1``,
+``SPEAKER_2``, ... in the order they first speak, so a name is stable within one file
+(and means nothing across files: diarization does not identify people).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from llama_index_video.media.audio import AudioChunk
+
+SPEAKER_PREFIX = "SPEAKER_"
+# A word up to this far from every turn still goes to the nearest one: VAD trims
+# speech edges, and subtitle or ASR word times are a little loose.
+MAX_DISTANCE_S = 1.0
+
+
+@dataclass(frozen=True)
+class SpeakerTurn:
+    """``speaker`` talked from ``start`` to ``end`` seconds on the source's timeline."""
+
+    start: float
+    end: float
+    speaker: str
+
+
+@runtime_checkable
+class Diarizer(Protocol):
+    """Anything that tells who spoke when in 16 kHz mono audio."""
+
+    @property
+    def name(self) -> str:
+        """The backend's name, for notes and errors."""
+        ...
+
+    def diarize(
+        self, chunks: Iterable[AudioChunk], *, source: Path | None = None
+    ) -> list[SpeakerTurn]:
+        """Turns of the audio given as consecutive chunks; ``source`` is for error messages."""
+        ...
+
+
+def speaker_name(number: int) -> str:
+    """``SPEAKER_1`` for 1."""
+    return f"{SPEAKER_PREFIX}{number}"
+
+
+def name_in_order(turns: Iterable[tuple[float, float, object]]) -> list[SpeakerTurn]:
+    """Turns with the backend's cluster ids renamed ``SPEAKER_n`` by first appearance."""
+    names: dict[object, str] = {}
+    named = []
+    for start, end, cluster in sorted(turns, key=lambda turn: (turn[0], turn[1])):
+        if end <= start:
+            continue
+        name = names.setdefault(cluster, speaker_name(len(names) + 1))
+        named.append(SpeakerTurn(round(start, 3), round(end, 3), name))
+    return named
+
+
+class SpeakerTimeline:
+    """Looks up who was speaking during a span of time."""
+
+    def __init__(self, turns: Sequence[SpeakerTurn]) -> None:
+        self._turns = sorted(turns, key=lambda t: t.start)
+        self._starts = [t.start for t in self._turns]
+
+    @property
+    def speakers(self) -> list[str]:
+        """The speakers heard, in order of first appearance."""
+        return list(dict.fromkeys(t.speaker for t in self._turns))
+
+    def speaker_at(self, start: float, end: float) -> str | None:
+        """The speaker of the turn overlapping ``[start, end]`` most, else the nearest one.
+
+        None when no turn lies within ``MAX_DISTANCE_S``.
+        """
+        if not self._turns:
+            return None
+        middle = (start + end) / 2
+        at = bisect.bisect_right(self._starts, middle)
+        nearby = self._turns[max(0, at - 3) : at + 3]
+
+        def overlap(turn: SpeakerTurn) -> float:
+            return max(0.0, min(end, turn.end) - max(start, turn.start))
+
+        def distance(turn: SpeakerTurn) -> float:
+            return max(turn.start - middle, middle - turn.end, 0.0)
+
+        best = max(nearby, key=lambda t: (overlap(t), -distance(t)))
+        if overlap(best) == 0 and distance(best) > MAX_DISTANCE_S:
+            return None
+        return best.speaker

@@ -1,0 +1,250 @@
+"""The offline speaker backend: Resemblyzer voice embeddings, clustered.
+
+Resemblyzer's pretrained speaker encoder ships inside its wheel, so this works with
+no network. WebRTC's VAD finds the speech; each stretch of speech is embedded as
+overlapping 1.6 s partial windows (Resemblyzer's own unit), the windows of the whole
+file are clustered (:mod:`.clustering`), and each stretch is cut where the label of
+its windows changes. Only the embeddings (256 floats per window) are kept between
+chunks, so memory stays small for long recordings.
+
+The encoder runs on one torch thread by default: its small LSTM batches gain little
+from more, and on a busy 2-core machine two threads spinning against other work made
+the same file ~15x slower (see docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
+from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
+from llama_index_video.speakers.base import SpeakerTurn, name_in_order
+from llama_index_video.speakers.clustering import cluster_speakers
+
+if TYPE_CHECKING:
+    from resemblyzer import VoiceEncoder
+
+_VAD_FRAME_S = 0.03
+_MERGE_GAP_S = 0.5  # consecutive pieces of one speaker closer than this form one turn
+
+_encoders: dict[str, VoiceEncoder] = {}
+_encoders_lock = threading.Lock()
+
+
+class ResemblyzerDiarizer:
+    """Speaker turns from Resemblyzer embeddings of VAD-trimmed speech.
+
+    Args:
+        num_speakers: How many speakers there are, if known; None estimates it.
+        max_speakers: The most speakers to consider when estimating.
+        partials_per_second: Embedding windows per second of speech (time resolution
+            against cost).
+        vad_aggressiveness: WebRTC VAD mode, 0 (keeps most) to 3 (keeps least).
+        min_speech: Stretches of speech shorter than this (seconds) are ignored.
+        min_silence: Pauses shorter than this (seconds) do not split a stretch.
+        device: Torch device of the encoder.
+        threads: Torch CPU threads while embedding (restored afterwards; torch's
+            setting is process-wide, so do not diarize concurrently with other torch
+            work that sets it).
+    """
+
+    def __init__(
+        self,
+        *,
+        num_speakers: int | None = None,
+        max_speakers: int = 8,
+        partials_per_second: float = 2.0,
+        vad_aggressiveness: int = 2,
+        min_speech: float = 0.3,
+        min_silence: float = 0.3,
+        device: str = "cpu",
+        threads: int = 1,
+    ) -> None:
+        if num_speakers is not None and num_speakers < 1:
+            raise ValueError(f"num_speakers must be >= 1, got {num_speakers}")
+        if max_speakers < 1:
+            raise ValueError(f"max_speakers must be >= 1, got {max_speakers}")
+        if not 0.5 <= partials_per_second <= 16:
+            raise ValueError(f"partials_per_second must be 0.5-16, got {partials_per_second}")
+        if vad_aggressiveness not in (0, 1, 2, 3):
+            raise ValueError(f"vad_aggressiveness must be 0-3, got {vad_aggressiveness}")
+        if min_speech <= 0 or min_silence <= 0:
+            raise ValueError("min_speech and min_silence must be > 0")
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.num_speakers = num_speakers
+        self.max_speakers = max_speakers
+        self.partials_per_second = partials_per_second
+        self.vad_aggressiveness = vad_aggressiveness
+        self.min_speech = min_speech
+        self.min_silence = min_silence
+        self.device = device
+        self.threads = threads
+
+    @property
+    def name(self) -> str:
+        return "resemblyzer"
+
+    def diarize(
+        self, chunks: Iterable[AudioChunk], *, source: Path | None = None
+    ) -> list[SpeakerTurn]:
+        """Who spoke when; see the module docstring for how."""
+        encoder = _encoder(self.device)
+        try:
+            with _torch_threads(self.threads):
+                embeddings, centres, stretches = self._embed(encoder, chunks)
+        except VideoIndexError:
+            raise
+        except Exception as exc:  # torch or librosa failing deep inside
+            where = f"{source}: " if source else ""
+            raise DiarizationError(
+                f"{where}resemblyzer failed ({type(exc).__name__}: {exc})"
+            ) from exc
+        if not embeddings:
+            return []
+        labels = cluster_speakers(
+            np.array(embeddings), num_speakers=self.num_speakers, max_speakers=self.max_speakers
+        )
+        labels = _smooth(labels, stretches)
+        return name_in_order(_merge(_pieces(stretches, centres, labels)))
+
+    def _embed(
+        self, encoder: VoiceEncoder, chunks: Iterable[AudioChunk]
+    ) -> tuple[list[np.ndarray], list[float], list[tuple[float, float, int, int]]]:
+        """Window embeddings, their centre times, and each stretch's window range."""
+        embeddings: list[np.ndarray] = []
+        centres: list[float] = []
+        stretches: list[tuple[float, float, int, int]] = []  # start, end, first, last window
+        for chunk in chunks:
+            for start, end in self.speech(chunk):
+                first_sample = round((start - chunk.start) * SAMPLE_RATE)
+                samples = chunk.samples[first_sample : round((end - chunk.start) * SAMPLE_RATE)]
+                _, partials, slices = encoder.embed_utterance(
+                    samples, return_partials=True, rate=self.partials_per_second
+                )
+                first = len(embeddings)
+                for partial, window in zip(partials, slices, strict=True):
+                    embeddings.append(partial)
+                    middle = (window.start + min(window.stop, len(samples))) / 2
+                    centres.append(start + middle / SAMPLE_RATE)
+                stretches.append((start, end, first, len(embeddings)))
+        return embeddings, centres, stretches
+
+    def speech(self, chunk: AudioChunk) -> list[tuple[float, float]]:
+        """Stretches of speech in ``chunk`` as ``(start, end)`` on the source timeline."""
+        return speech_stretches(
+            chunk,
+            aggressiveness=self.vad_aggressiveness,
+            min_speech=self.min_speech,
+            min_silence=self.min_silence,
+        )
+
+
+def speech_stretches(
+    chunk: AudioChunk, *, aggressiveness: int, min_speech: float, min_silence: float
+) -> list[tuple[float, float]]:
+    """WebRTC VAD over 30 ms frames; pauses under ``min_silence`` bridged."""
+    vad = _vad_module().Vad(aggressiveness)
+    frame = round(_VAD_FRAME_S * SAMPLE_RATE)
+    pcm = (np.clip(chunk.samples, -1.0, 1.0) * 32767).astype(np.int16)
+    stretches: list[tuple[float, float]] = []
+    opened: float | None = None
+    last_speech = 0.0
+    for offset in range(0, len(pcm) - frame + 1, frame):
+        if not vad.is_speech(pcm[offset : offset + frame].tobytes(), SAMPLE_RATE):
+            continue
+        at = chunk.start + offset / SAMPLE_RATE
+        if opened is not None and at - last_speech > min_silence:
+            stretches.append((opened, last_speech))
+            opened = None
+        if opened is None:
+            opened = at
+        last_speech = at + _VAD_FRAME_S
+    if opened is not None:
+        stretches.append((opened, last_speech))
+    return [(s, e) for s, e in stretches if e - s >= min_speech]
+
+
+def _pieces(
+    stretches: list[tuple[float, float, int, int]], centres: list[float], labels: np.ndarray
+) -> Iterator[tuple[float, float, int]]:
+    """Each stretch cut half-way between consecutive windows of different speakers."""
+    for start, end, first, last in stretches:
+        piece_start = start
+        for i in range(first, last - 1):
+            if labels[i] != labels[i + 1]:
+                cut = min(max((centres[i] + centres[i + 1]) / 2, piece_start), end)
+                yield piece_start, cut, int(labels[i])
+                piece_start = cut
+        yield piece_start, end, int(labels[last - 1])
+
+
+def _merge(pieces: Iterable[tuple[float, float, int]]) -> list[tuple[float, float, int]]:
+    merged: list[tuple[float, float, int]] = []
+    for start, end, label in pieces:
+        if merged and merged[-1][2] == label and start - merged[-1][1] <= _MERGE_GAP_S:
+            merged[-1] = (merged[-1][0], end, label)
+        else:
+            merged.append((start, end, label))
+    return merged
+
+
+def _smooth(labels: np.ndarray, stretches: list[tuple[float, float, int, int]]) -> np.ndarray:
+    """Inside a stretch, a lone window whose neighbours agree takes their label.
+
+    One noisy window is no turn; a short stretch of its own (a "yes") keeps its label.
+    """
+    smoothed = labels.copy()
+    for _, _, first, last in stretches:
+        for i in range(first + 1, last - 1):
+            if labels[i - 1] == labels[i + 1] != labels[i]:
+                smoothed[i] = labels[i - 1]
+    return smoothed
+
+
+@contextmanager
+def _torch_threads(count: int) -> Iterator[None]:
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _vad_module() -> Any:
+    try:
+        import webrtcvad
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "webrtcvad-wheels", "speakers", "Finding speech for speaker labels"
+        ) from exc
+    return webrtcvad
+
+
+def _encoder(device: str) -> VoiceEncoder:
+    """Resemblyzer's encoder, loaded once per device from the weights in its wheel."""
+    with _encoders_lock:
+        if device not in _encoders:
+            try:
+                from resemblyzer import VoiceEncoder
+            except ImportError as exc:
+                raise MissingDependencyError(
+                    "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
+                ) from exc
+            try:
+                _encoders[device] = VoiceEncoder(device, verbose=False)
+            except Exception as exc:
+                raise DiarizationError(
+                    f"resemblyzer: cannot load the voice encoder on {device} "
+                    f"({type(exc).__name__}: {exc})"
+                ) from exc
+        return _encoders[device]
