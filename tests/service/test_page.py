@@ -2,53 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-
 import pytest
+
+from tests.service.conftest import opened
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("LLAMA_INDEX_VIDEO_CHROMIUM") or shutil.which("chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 UVC_SENTENCE_AT = 29.5  # "It absorbs one hundred percent of ultraviolet C radiation."
 
-if CHROMIUM is None:
-    pytest.skip(
-        "Chromium is not installed (apt-get install chromium, or set LLAMA_INDEX_VIDEO_CHROMIUM)",
-        allow_module_level=True,
-    )
 sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[sync_api.Browser]:
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser, service_url) -> Iterator[sync_api.Page]:
-    context = browser.new_context(base_url=service_url)
-    opened = context.new_page()
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.goto("/")
-    yield opened
-    context.close()
-    assert errors == []
 
 
 def _uvc_card(list_locator: sync_api.Locator) -> tuple[sync_api.Locator, float]:
@@ -131,11 +93,8 @@ def test_audio_moments_play_in_the_audio_player(page):
 
 
 def test_narrow_screen_has_no_sideways_scrolling(browser, service_url):
-    context = browser.new_context(base_url=service_url, viewport={"width": 360, "height": 740})
-    narrow = context.new_page()
-    narrow.goto("/")
-    narrow.get_by_label("Search for a moment").fill("ozone layer")
-    narrow.keyboard.press("Enter")
-    narrow.locator("#results button.card").first.wait_for()
-    assert narrow.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    context.close()
+    with opened(browser, service_url, viewport={"width": 360, "height": 740}) as narrow:
+        narrow.get_by_label("Search for a moment").fill("ozone layer")
+        narrow.keyboard.press("Enter")
+        narrow.locator("#results button.card").first.wait_for()
+        assert narrow.evaluate("document.documentElement.scrollWidth <= window.innerWidth")

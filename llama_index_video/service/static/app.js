@@ -1,4 +1,6 @@
-// The page: search and ask the service, show moments as cards, play the cited second.
+// The page: search and ask the service, show moments as cards, play the cited second;
+// the library of recordings, a transcript that follows playback, and the current
+// search's hits marked on a timeline under the player.
 // Plain script, no build step. Text from the index is only ever set as textContent.
 "use strict";
 
@@ -7,10 +9,22 @@
   const players = { video: $("video"), audio: $("audio") };
   const nowPlaying = $("now-playing");
   const status = $("status");
+  const transcriptList = $("transcript");
+  const timeline = $("timeline");
 
-  // Each player seeks to the latest requested second once its metadata is known.
+  // What is open in the player, the current search's hits, and the open transcript.
+  const state = { open: null, player: null, hits: [], query: "", lines: [], current: -1 };
+
+  // Each player seeks to the latest requested second once its metadata is known, and
+  // drives the transcript highlight while it plays.
   for (const player of Object.values(players)) {
-    player.addEventListener("loadedmetadata", () => seek(player));
+    player.addEventListener("loadedmetadata", () => {
+      seek(player);
+      if (player === state.player) drawTimeline();
+    });
+    player.addEventListener("timeupdate", () => {
+      if (player === state.player) follow(player.currentTime);
+    });
     player.addEventListener("error", () => {
       if (player.src) nowPlaying.textContent = "This file cannot be played in this browser.";
     });
@@ -24,8 +38,9 @@
     if (playing) playing.catch(() => {}); // autoplay refused: the controls still work
   }
 
-  function play(moment, button) {
-    const kind = (moment.media_type || "").startsWith("audio/") ? "audio" : "video";
+  // Play a recording ({source, media_url, media_type, duration}) from `start` seconds.
+  function play(recording, start, title) {
+    const kind = (recording.media_type || "").startsWith("audio/") ? "audio" : "video";
     const player = players[kind];
     for (const [name, other] of Object.entries(players)) {
       if (name !== kind) {
@@ -34,20 +49,267 @@
       }
     }
     player.hidden = false;
-    player.pendingStart = Math.max(0, Number(moment.start) || 0);
-    if (player.getAttribute("src") !== moment.media_url) {
-      player.src = moment.media_url;
+    player.pendingStart = Math.max(0, Number(start) || 0);
+    if (player.getAttribute("src") !== recording.media_url) {
+      player.src = recording.media_url;
       player.load();
     } else if (player.readyState >= HTMLMediaElement.HAVE_METADATA) {
       seek(player);
     }
-    for (const current of document.querySelectorAll(".card[aria-current]")) {
-      current.removeAttribute("aria-current");
+    const changed = !state.open || state.open.media_url !== recording.media_url;
+    state.player = player;
+    if (changed) {
+      state.open = {
+        source: recording.source,
+        media_url: recording.media_url,
+        duration: Number(recording.duration) || null,
+      };
+      loadTranscript(recording.source);
     }
-    button.setAttribute("aria-current", "true");
-    nowPlaying.textContent = `Playing ${moment.label}`;
+    drawTimeline();
+    nowPlaying.textContent = title;
     player.scrollIntoView({ block: "nearest" });
   }
+
+  function markCurrent(element) {
+    for (const current of document.querySelectorAll(".card[aria-current], .source[aria-current]")) {
+      current.removeAttribute("aria-current");
+    }
+    element.setAttribute("aria-current", "true");
+  }
+
+  // Seconds as the labels show them: 1:05, 12:30, 1:02:03.
+  function clock(seconds) {
+    const whole = Math.max(0, Math.floor(Number(seconds) || 0));
+    const h = Math.floor(whole / 3600);
+    const m = Math.floor((whole % 3600) / 60);
+    const s = String(whole % 60).padStart(2, "0");
+    return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+  }
+
+  // Jump the open recording to `seconds` and play from there.
+  function seekOpen(seconds) {
+    const player = state.player;
+    if (!player) return;
+    if (player.readyState >= HTMLMediaElement.HAVE_METADATA) {
+      player.pendingStart = seconds;
+      seek(player);
+    } else {
+      player.pendingStart = seconds; // applied on loadedmetadata
+    }
+    follow(seconds);
+  }
+
+  // ---- Transcript -------------------------------------------------------------------
+
+  async function loadTranscript(source) {
+    const panel = $("transcript-panel");
+    const note = $("transcript-status");
+    state.lines = [];
+    state.current = -1;
+    transcriptList.replaceChildren();
+    panel.hidden = false;
+    note.textContent = "Loading the transcript…";
+    let lines;
+    try {
+      lines = await request(`/api/transcript?${new URLSearchParams({ source })}`);
+    } catch (error) {
+      if (state.open && state.open.source === source) {
+        note.textContent = `Error: ${error.message}`;
+      }
+      return;
+    }
+    if (!state.open || state.open.source !== source) return; // another recording opened since
+    state.lines = lines;
+    transcriptList.replaceChildren(...lines.map(transcriptLine));
+    note.textContent = lines.length ? "" : "This recording has no transcript.";
+    if (lines.length) transcriptList.querySelector("button").tabIndex = 0;
+    if (state.player) follow(state.player.currentTime);
+  }
+
+  function transcriptLine(line, index) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "line";
+    button.tabIndex = -1; // one tab stop for the list; the arrow keys move within it
+    button.dataset.index = String(index);
+    button.dataset.start = String(line.start);
+    button.append(span("time", clock(line.start)));
+    if (line.speaker) button.append(span("speaker", line.speaker));
+    button.append(span("text", line.text));
+    button.addEventListener("click", () => seekOpen(line.start));
+    const item = document.createElement("li");
+    item.append(button);
+    return item;
+  }
+
+  // Highlight the unit being played: the last one that started at or before `seconds`.
+  function follow(seconds) {
+    const lines = state.lines;
+    let low = 0;
+    let high = lines.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (lines[middle].start <= seconds + 0.05) low = middle + 1;
+      else high = middle;
+    }
+    const index = low - 1;
+    if (index === state.current) return;
+    const buttons = transcriptList.querySelectorAll("button.line");
+    const before = buttons[state.current];
+    if (before) before.removeAttribute("aria-current");
+    state.current = index;
+    const now = buttons[index];
+    if (!now) return;
+    now.setAttribute("aria-current", "true");
+    if (!transcriptList.contains(document.activeElement)) {
+      rove(now);
+      reveal(now);
+    }
+  }
+
+  // Keep the list's single tab stop on `button`.
+  function rove(button) {
+    for (const other of transcriptList.querySelectorAll("button.line[tabindex='0']")) {
+      other.tabIndex = -1;
+    }
+    button.tabIndex = 0;
+  }
+
+  // Scroll the transcript box (never the page) so that `button` is in view.
+  function reveal(button) {
+    const top = button.offsetTop;
+    const bottom = top + button.offsetHeight;
+    const box = transcriptList;
+    if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) {
+      box.scrollTop = Math.max(0, top - box.clientHeight / 3);
+    }
+  }
+
+  transcriptList.addEventListener("keydown", (event) => {
+    const buttons = [...transcriptList.querySelectorAll("button.line")];
+    const at = buttons.indexOf(document.activeElement);
+    if (at < 0) return;
+    const to = {
+      ArrowDown: at + 1,
+      ArrowUp: at - 1,
+      Home: 0,
+      End: buttons.length - 1,
+      PageDown: at + 10,
+      PageUp: at - 10,
+    }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    const target = buttons[Math.min(buttons.length - 1, Math.max(0, to))];
+    rove(target);
+    target.focus();
+  });
+
+  // ---- Timeline of the current search's hits -----------------------------------------
+
+  function drawTimeline() {
+    const box = $("timeline-box");
+    const open = state.open;
+    const player = state.player;
+    const duration =
+      player && Number.isFinite(player.duration) && player.duration > 0
+        ? player.duration
+        : open && open.duration;
+    const hits = open
+      ? state.hits
+          .filter((hit) => hit.media_url === open.media_url && typeof hit.start === "number")
+          .sort((a, b) => a.start - b.start)
+      : [];
+    if (!hits.length || !duration) {
+      box.hidden = true;
+      timeline.replaceChildren();
+      return;
+    }
+    const count = hits.length === 1 ? "1 hit" : `${hits.length} hits`;
+    $("timeline-caption").textContent = `${count} for “${state.query}” in this recording`;
+    timeline.replaceChildren(
+      ...hits.map((hit, index) => {
+        const share = Math.min(1, Math.max(0, hit.start / duration));
+        const marker = document.createElement("button");
+        marker.type = "button";
+        marker.className = "marker";
+        marker.dataset.start = String(hit.start);
+        // Inside the track at both ends: the marker's left edge runs from 0 to 100% - 12px.
+        marker.style.left = `calc(${(share * 100).toFixed(3)}% - ${(share * 12).toFixed(2)}px)`;
+        const text = (hit.text || "").slice(0, 120);
+        const label = `Hit ${index + 1} at ${clock(hit.start)}${text ? `: ${text}` : ""}`;
+        marker.setAttribute("aria-label", label);
+        marker.title = label;
+        marker.addEventListener("click", () => seekOpen(hit.start));
+        return marker;
+      }),
+    );
+    box.hidden = false;
+  }
+
+  function showHits(query, hits) {
+    state.query = query;
+    state.hits = hits;
+    drawTimeline();
+  }
+
+  // ---- Library -----------------------------------------------------------------------
+
+  // A path shows its file name; a link shows itself.
+  const nameOf = (source) => (source.includes("://") ? source : source.split(/[\\/]/).pop());
+
+  function moments(counts) {
+    const parts = Object.entries(counts || {}).sort((a, b) => b[1] - a[1]);
+    const total = parts.reduce((sum, [, n]) => sum + n, 0);
+    if (!total) return "no moments";
+    const detail = parts.map(([modality, n]) => `${n} ${modality}`).join(", ");
+    return `${total} ${total === 1 ? "moment" : "moments"} (${detail})`;
+  }
+
+  function libraryEntry(entry) {
+    const playable = Boolean(entry.media_url);
+    const element = document.createElement(playable ? "button" : "div");
+    element.className = "source";
+    const name = nameOf(entry.source);
+    const details = [entry.status];
+    if (typeof entry.duration === "number") details.push(clock(entry.duration));
+    details.push(moments(entry.moments));
+    if (entry.language) details.push(entry.language);
+    if (entry.speakers && entry.speakers.length) details.push(entry.speakers.join(", "));
+    if (!playable && entry.status === "indexed") details.push("not playable");
+    element.append(span("name", name));
+    if (name !== entry.source) element.append(span("path", entry.source));
+    element.append(span("meta", details.join(" · ")));
+    if (entry.reason) element.append(span("reason", entry.reason));
+    if (playable) {
+      element.type = "button";
+      element.dataset.source = entry.source;
+      element.addEventListener("click", () => {
+        play(entry, 0, `Playing ${name}`);
+        markCurrent(element);
+      });
+    }
+    const item = document.createElement("li");
+    item.append(element);
+    return item;
+  }
+
+  async function loadLibrary() {
+    const note = $("library-status");
+    note.textContent = "Loading the library…";
+    try {
+      const entries = await request("/api/library");
+      $("library").replaceChildren(...entries.map(libraryEntry));
+      note.textContent = entries.length ? "" : "The index is empty: run ingest first.";
+    } catch (error) {
+      note.textContent = `Error: ${error.message}`;
+    }
+  }
+
+  $("library-refresh").addEventListener("click", loadLibrary);
+  loadLibrary();
+
+  // ---- Search and ask ----------------------------------------------------------------
 
   function span(className, text) {
     const element = document.createElement("span");
@@ -66,7 +328,10 @@
       element.dataset.end = String(moment.end ?? moment.start);
       element.dataset.source = moment.source;
       element.append(span("visually-hidden", "Play "));
-      element.addEventListener("click", () => play(moment, element));
+      element.addEventListener("click", () => {
+        play(moment, moment.start, `Playing ${moment.label}`);
+        markCurrent(element);
+      });
     }
     if (moment.frame_url) {
       const image = document.createElement("img");
@@ -133,6 +398,7 @@
       const hits = await request(`/api/search?${new URLSearchParams({ q: query, top_k: 8 })}`);
       $("answer").hidden = true;
       show($("results"), hits, hitText);
+      showHits(query, hits);
       return hits.length ? `${hits.length} moments found.` : "No relevant moments.";
     });
   });
@@ -164,6 +430,7 @@
       };
       show($("citations"), answer.citations, quoted);
       show($("results"), answer.hits, hitText);
+      showHits(question, answer.hits);
       $("answer").hidden = false;
       return answer.found ? "Answered." : "Not found in the index.";
     });
