@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import zipfile
 from email.parser import Parser
 from pathlib import Path
@@ -50,3 +51,20 @@ def test_no_extra_asks_for_torch_itself(metadata):
     wanted = [r for r in metadata.get_all("Requires-Dist") if r.split()[0].startswith("torch")]
     assert wanted == []
     assert "pip install torch==2.13.0" in Path(ROOT / "README.md").read_text()
+
+
+def test_all_is_every_extra_the_readme_lists_but_qdrant(metadata):
+    readme = Path(ROOT / "README.md").read_text()
+    listed = set(re.findall(r"^\| `([a-z-]+)` \| ", readme, flags=re.MULTILINE))
+    assert {"local", "serve", "speakers", "web", "all", "qdrant"} <= listed
+    assert "| `all` | all of the above except `qdrant` |" in readme
+    # The wheel spells each extra out: requirement -> the extras that ask for it.
+    wanted: dict[str, set[str]] = {}
+    for line in metadata.get_all("Requires-Dist"):
+        extra = re.search(r"extra == '([a-z-]+)'", line)
+        if extra:
+            requirement = line.replace(extra.group(0), "extra")
+            wanted.setdefault(extra.group(1), set()).add(requirement)
+    parts = listed - {"all", "qdrant"}
+    assert parts <= set(wanted)
+    assert wanted["all"] == set().union(*(wanted[name] for name in parts))
