@@ -7,6 +7,8 @@ Routes::
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
     GET  /api/search?q=&top_k=&modality=   the ``search --json`` list
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
+    GET  /api/library            the ``list --json`` entries, plus the media links
+    GET  /api/transcript?source= a source's transcript units in time order
     GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
     GET  /frames/{name}          a frame image of an indexed file
 
