@@ -123,6 +123,7 @@
     state.lines = lines;
     transcriptList.replaceChildren(...lines.map(transcriptLine));
     note.textContent = lines.length ? "" : "This recording has no transcript.";
+    $("transcript-hint").hidden = !lines.length;
     if (lines.length) transcriptList.querySelector("button").tabIndex = 0;
     if (state.player) follow(state.player.currentTime);
   }
