@@ -40,6 +40,8 @@ _EXPORTS: dict[str, str] = {
     "AskOptions": "llama_index_video.answering.engine",
     "EmbeddingSpec": "llama_index_video.embeddings.spec",
     "ClipOptions": "llama_index_video.reader.clips",
+    "VideoNodeParser": "llama_index_video.reader.pipeline",
+    "media_documents": "llama_index_video.reader.pipeline",
     "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
@@ -108,6 +110,7 @@ if TYPE_CHECKING:
     )
     from llama_index_video.reader.clips import ClipOptions
     from llama_index_video.reader.nodes import ClipNode, FrameNode
+    from llama_index_video.reader.pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
     from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit

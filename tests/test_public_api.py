@@ -58,6 +58,8 @@ EXPECTED = {
     "IndexCorruptError",
     "IndexReadOnlyError",
     "DiskFullError",
+    "VideoNodeParser",
+    "media_documents",
     "DiarizationError",
     "DownloadError",
     "Diarizer",
