@@ -27,13 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.indices import MultiModalVectorStoreIndex
 
 from llama_index_video import schema
 from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
 from llama_index_video.answering.relevance import RelevanceGate
-from llama_index_video.answering.search import VideoSearcher
+from llama_index_video.answering.search import Location, VideoSearcher
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -52,6 +51,11 @@ from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.integrity import IndexCheck, check_index
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
+from llama_index_video.store.media_paths import (
+    MEDIA_FOLDER,
+    FolderMultiModalVectorStoreIndex,
+    FolderVectorStoreIndex,
+)
 from llama_index_video.store.retriever import VideoRetriever
 from llama_index_video.store.storage_errors import read_only
 from llama_index_video.store.visual import (
@@ -216,7 +220,7 @@ class VideoIndex:
 
             multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
             self._reader = VideoReader(
-                media_dir=self.path / "media", clips=ClipOptions() if multimodal else None
+                media_dir=self.path / MEDIA_FOLDER, clips=ClipOptions() if multimodal else None
             )
         return self._reader
 
@@ -265,7 +269,7 @@ class VideoIndex:
             return ingest_inputs(
                 self._ingestor(progress, executor),
                 paths,
-                media_dir=self.path / "media",
+                media_dir=self.path / MEDIA_FOLDER,
                 options=downloads,
                 progress=progress,
             )
@@ -433,6 +437,7 @@ class VideoIndex:
             threshold=self.threshold,
             visible=self.manifest.indexed_among,
             speakers=speakers,
+            folder=self.path,
         )
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
@@ -446,6 +451,7 @@ class VideoIndex:
                 top_k=top_k,
                 threshold=self.visual_threshold,
                 visible=self.manifest.indexed_among,
+                folder=self.path,
             )
             weight = self.weights[VISUAL_CHANNEL]
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
@@ -453,6 +459,7 @@ class VideoIndex:
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
         """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
+        options.setdefault("index_folder", str(self.path))
         if self.vector_store.stores_text:
             return TimestampFramePostprocessor(vector_store=self.vector_store, **options)
         return TimestampFramePostprocessor(docstore=self.index.docstore, **options)
@@ -473,7 +480,7 @@ class VideoIndex:
         return VideoSearcher(
             retriever=self.as_retriever(top_k=top_k, modalities=modalities, speakers=speakers),
             postprocessors=[self.postprocessor()],
-            locate=self.locate,
+            locate=self.where,
             relevance=self.relevance,
         ).search(query)
 
@@ -500,7 +507,7 @@ class VideoIndex:
             postprocessors=postprocessors,
             llm=llm,
             options=options,
-            locate=self.locate,
+            locate=self.where,
             relevance=self.relevance,
         )
 
@@ -521,20 +528,29 @@ class VideoIndex:
 
     def locate(self, content_hash: str, stored_source: str) -> str:
         """Where an indexed content is now: its stored path if still there, else a live one."""
+        return self.where(content_hash, stored_source).source
+
+    def where(self, content_hash: str, stored_source: str) -> Location:
+        """Where an indexed content is now: the path as it was given (its stored one if
+        still there, else a live one) and that file's absolute path, which resolves from
+        any working directory (the last known one if no path of the content is left)."""
         records = self.manifest.paths_of(content_hash)
         for record in records:
             if record.source == stored_source and Path(record.path).exists():
-                return stored_source
+                return Location(stored_source, record.path)
         for record in records:
             if Path(record.path).exists():
-                return record.source
-        return stored_source
+                return Location(record.source, record.path)
+        known = next((r.path for r in records if r.source == stored_source), None)
+        return Location(stored_source, known)
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
         """The text index, or with visual search a multimodal one over both stores."""
         if self.visual_model is None:
             storage = StorageContext.from_defaults(vector_store=self.vector_store)
-            return VectorStoreIndex(nodes=[], storage_context=storage, embed_model=self.embed_model)
+            return FolderVectorStoreIndex(
+                nodes=[], storage_context=storage, embed_model=self.embed_model, folder=self.path
+            )
         frames = (
             FRAMES_COLLECTION
             if self.collection == DEFAULT_COLLECTION
@@ -546,11 +562,12 @@ class VideoIndex:
         storage = StorageContext.from_defaults(
             vector_store=self.vector_store, image_store=self.frame_store
         )
-        return MultiModalVectorStoreIndex(
+        return FolderMultiModalVectorStoreIndex(
             nodes=[],
             storage_context=storage,
             embed_model=self.embed_model,
             image_embed_model=self.visual_model,
+            folder=self.path,
         )
 
     def _stored_spec(self) -> EmbeddingSpec:

@@ -5,10 +5,16 @@ Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
 
     {"source": "talks/ozone.mp4", "modality": "transcript", "start": 36.0, "end": 45.2,
      "score": 0.71, "text": "...", "label": "[ozone.mp4 00:36-00:45]",
-     "url": "talks/ozone.mp4#t=36.0", "frame_path": ".../frames/ab12_000036000.jpg",
+     "url": "/home/me/talks/ozone.mp4#t=36.0",
+     "frame_path": "/home/me/video_index/media/frames/ab12_000036000.jpg",
      "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "...",
      "label": "[ozone.mp4 00:30-00:35]", "modality": "transcript", "speaker": null}],
-     "speaker": null, "site_url": null}
+     "speaker": null, "site_url": null, "source_path": "/home/me/talks/ozone.mp4"}
+
+``source`` is the path as it was given to ``ingest`` (for display; relative to the
+directory ingest ran in), ``source_path`` the same file as an absolute path, and
+``url`` that path with the moment (``#t=``), so both resolve from any working
+directory; ``frame_path`` is absolute too, wherever the index folder now is.
 
 ``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
 are null when no frame is attached; ``context`` lists the units shown with the hit.
@@ -48,11 +54,13 @@ class Citation:
         start: Start in seconds on the source's timeline (None for untimed documents).
         end: End in seconds (None for a single instant or an untimed document).
         label: The label the model is shown, ``[file mm:ss-mm:ss]``.
-        url: Where a click lands: ``source#t=start`` (the source for documents).
+        url: Where a click lands: ``source_path#t=start`` (``source`` when the absolute
+            path is unknown; no ``#t=`` for documents).
         frame_path: The frame image of a frame moment, else None.
         modality: ``transcript``, ``frame``, ``ocr``, ``text``, ``video`` or ``audio``.
         speaker: Who spoke (``SPEAKER_1``...) in a transcript moment with speaker labels.
         site_url: The moment on the website the recording came from, if downloaded.
+        source_path: The file as an absolute path, when known.
     """
 
     source: str
@@ -65,6 +73,7 @@ class Citation:
     modality: str
     speaker: str | None = None
     site_url: str | None = None
+    source_path: str | None = None
 
     @classmethod
     def at(
@@ -80,25 +89,29 @@ class Citation:
         frame_path: str | None = None,
         speaker: str | None = None,
         site_url: str | None = None,
+        source_path: str | None = None,
     ) -> Citation:
         """The citation of a moment of ``source``; what is not given is derived.
 
         The file name comes from ``source``, the label from
         :func:`~llama_index_video.schema.moment_label` and the link from
-        :func:`~llama_index_video.schema.media_fragment_url`.
+        :func:`~llama_index_video.schema.media_fragment_url` of ``source_path`` (else
+        ``source``).
         """
         name = file_name or PurePath(source).name
+        link = source_path or source
         return cls(
             source=source,
             file_name=name,
             start=start,
             end=end,
             label=label or schema.moment_label(name, start, end),
-            url=url or (source if start is None else schema.media_fragment_url(source, start)),
+            url=url or (link if start is None else schema.media_fragment_url(link, start)),
             frame_path=frame_path,
             modality=modality,
             speaker=speaker,
             site_url=site_url,
+            source_path=source_path,
         )
 
     @classmethod
@@ -147,6 +160,7 @@ class Citation:
             "modality": self.modality,
             "speaker": self.speaker,
             "site_url": self.site_url,
+            "source_path": self.source_path,
         }
 
 
@@ -179,6 +193,7 @@ class SearchHit:
     context: list[ContextSpan] = field(default_factory=list)
     speaker: str | None = None
     site_url: str | None = None
+    source_path: str | None = None
 
     @property
     def citation(self) -> Citation:
@@ -193,6 +208,7 @@ class SearchHit:
             frame_path=self.frame_path,
             speaker=self.speaker,
             site_url=self.site_url,
+            source_path=self.source_path,
         )
 
     def citations(self) -> list[Citation]:
@@ -207,6 +223,7 @@ class SearchHit:
                     modality=unit.modality,
                     label=unit.label,
                     speaker=unit.speaker,
+                    source_path=self.source_path,
                 )
                 for unit in self.context
             ),

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
@@ -27,7 +29,20 @@ from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.store.fusion import similarities
 
-Locate = Callable[[str, str], str]
+
+
+class Location(NamedTuple):
+    """Where an indexed file is now."""
+
+    source: str
+    """The path as it was given to ``ingest`` (relative to that working directory)."""
+    path: str | None
+    """The same file as an absolute path; None when unknown."""
+
+
+Locate = Callable[[str, str], "str | Location"]
+"""Maps ``(content_hash, stored source)`` to where the file is now: a
+:class:`Location`, or just the path as given."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +61,8 @@ class VideoSearcher:
             retriever of ``VideoIndex.as_retriever`` reports cosine similarities).
         postprocessors: Applied in order after retrieval, e.g. a reranker and then
             ``TimestampFramePostprocessor``.
-        locate: Maps ``(content_hash, stored source)`` to where the file is now.
+        locate: Maps ``(content_hash, stored source)`` to where the file is now
+            (``VideoIndex.where``).
         relevance: Rejects a query whose best hits do not look like they answer it
             (:mod:`llama_index_video.answering.relevance`); None keeps every hit that
             passed the retriever's threshold.
@@ -104,7 +120,9 @@ def hit_from_node(
     Args:
         hit: The node and its score.
         locate: Maps ``(content_hash, stored_source)`` to the file's current path, so a
-            file moved after indexing is reported where it is now.
+            file moved after indexing is reported where it is now; a :class:`Location`
+            also gives ``source_path`` (else it is the source's absolute path if the
+            source exists from the working directory).
         similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
             node's own score.
     """
@@ -112,7 +130,10 @@ def hit_from_node(
     metadata = node.metadata
     stored = str(metadata.get(schema.SOURCE, ""))
     key = metadata.get(schema.CONTENT_HASH)
-    source = locate(str(key), stored) if locate and key else stored
+    located = locate(str(key), stored) if locate and key else stored
+    source, source_path = located if isinstance(located, Location) else (located, None)
+    if source_path is None and source and Path(source).exists():
+        source_path = str(Path(source).absolute())
     citation = results.Citation.from_node(node, source=source)
     modality = str(metadata.get(schema.MODALITY, "text"))
     start = _float(metadata.get(schema.START_S))
@@ -133,15 +154,19 @@ def hit_from_node(
             for c in node.context
         ]
         text = node.hit_text or None
+    url = citation.url if start is not None else None
+    if url is not None and source_path is not None and url.startswith(source):
+        url = source_path + url[len(source) :]  # the same moment, playable from anywhere
     return results.SearchHit(
         source=source,
+        source_path=source_path,
         modality=modality,
         start=start,
         end=_float(metadata.get(schema.END_S)),
         score=None if score is None else round(score, 4),
         text=text,
         label=citation.label,
-        url=citation.url if start is not None else None,
+        url=url,
         frame_path=frame_path,
         frame_time=frame_time,
         context=context,

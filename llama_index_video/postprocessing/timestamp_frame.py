@@ -47,6 +47,7 @@ from llama_index_video.postprocessing.timeline import (
     VectorStoreTimeline,
     span,
 )
+from llama_index_video.store.media_paths import resolved_path
 
 _STORES = ("vector_store", "docstore")
 
@@ -194,6 +195,14 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
     search_seconds: float = Field(
         default=120.0, gt=0, description="How far around a hit neighbours are looked for."
     )
+    index_folder: str | None = Field(
+        default=None,
+        description=(
+            "The index folder the stored frame paths are relative to (VideoIndex sets it): "
+            "attached frames get paths that resolve from any working directory. "
+            "None: the paths as stored."
+        ),
+    )
 
     _timeline: Timeline = PrivateAttr()
 
@@ -265,7 +274,9 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
                 moment.screen = {k: t for k, t in moment.screen.items() if k not in on_screen}
                 on_screen.update(moment.screen)
         return [
-            hit if moment is None else NodeWithScore(node=_moment_node(moment), score=hit.score)
+            hit
+            if moment is None
+            else NodeWithScore(node=_moment_node(moment, self.index_folder), score=hit.score)
             for hit, moment in entries
         ]
 
@@ -285,7 +296,7 @@ def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bo
     return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
 
 
-def _moment_node(moment: _Moment) -> MomentNode:
+def _moment_node(moment: _Moment, index_folder: str | None) -> MomentNode:
     source = moment.source
     context = sorted(
         (_context_unit(node) for node in [*moment.units.values(), *moment.screen.values()]),
@@ -296,6 +307,8 @@ def _moment_node(moment: _Moment) -> MomentNode:
         lines.insert(0, f"{source.metadata.get(schema.LABEL, '')} {source.get_content()}")
     frame = moment.frame
     frame_path = frame.metadata.get(schema.IMAGE_PATH) if frame is not None else None
+    if frame_path and index_folder is not None:
+        frame_path = resolved_path(str(frame_path), Path(index_folder))
     frame_time = frame.metadata.get(schema.FRAME_TIME) if frame is not None else None
     return MomentNode(
         id_=source.node_id,

@@ -253,7 +253,8 @@ def _modalities(text: str | None) -> list[str] | None:
 
 
 def _with_links(item: dict[str, Any], catalog: MediaCatalog) -> dict[str, Any]:
-    return {**item, **catalog.links(item["source"], item["frame_path"]).to_dict()}
+    links = catalog.links(item["source"], item["frame_path"], item.get("source_path"))
+    return {**item, **links.to_dict()}
 
 
 async def _json_body(request: Request) -> str:

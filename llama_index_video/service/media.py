@@ -9,8 +9,10 @@ whose hash prefix belongs to an indexed file, inside the index's frames folder o
 resolved. Nothing in a request is ever joined to a path unchecked, so ``..``, absolute
 paths, symlinks out of the folder and files that are not indexed all end in 404.
 
-The search contract names files by ``source`` and ``frame_path``; :meth:`MediaCatalog.links`
-turns those into the URLs above, which the service adds to each hit as ``media_url``,
+The search contract names files by ``source_path`` (else ``source``, the path as given
+to ``ingest``, which two working directories may share) and ``frame_path`` (only its
+name counts: the frames folder is this index's, wherever the folder has moved);
+:meth:`MediaCatalog.links` turns those into the URLs above, which the service adds to each hit as ``media_url``,
 ``media_type`` and ``frame_url``.
 """
 
@@ -65,11 +67,13 @@ class MediaCatalog:
     def __init__(self, manifest: Manifest, frames_dir: Path) -> None:
         self._paths: dict[str, list[PathRecord]] = {}
         self._by_source: dict[str, str] = {}
+        self._by_path: dict[str, str] = {}
         for record in manifest.files("indexed"):
             paths = manifest.paths_of(record.content_hash)
             self._paths[record.content_hash] = paths
             for path in paths:
                 self._by_source.setdefault(path.source, record.content_hash)
+                self._by_path[path.path] = record.content_hash
         self._frame_prefixes = {source_prefix(content_hash) for content_hash in self._paths}
         self._frames_dir = frames_dir.resolve()
 
@@ -101,9 +105,12 @@ class MediaCatalog:
             return None
         return path if path.parent == self._frames_dir and path.is_file() else None
 
-    def links(self, source: str, frame_path: str | None) -> MediaLinks:
-        """URLs for a hit's media file and frame, from its ``source`` and ``frame_path``."""
-        content_hash = self._by_source.get(source)
+    def links(
+        self, source: str, frame_path: str | None, source_path: str | None = None
+    ) -> MediaLinks:
+        """URLs for a hit's media file and frame, from its ``source_path`` (else its
+        ``source``) and ``frame_path``."""
+        content_hash = self._by_path.get(source_path or "") or self._by_source.get(source)
         media = self.media(content_hash) if content_hash else None
         frame_url = None
         if frame_path:

@@ -63,6 +63,7 @@ from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
 from llama_index_video.store.integrity import IndexCheck, check_index, media_of
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
+from llama_index_video.store.media_paths import resolved_node, stored_node
 from llama_index_video.store.storage_errors import storage_error
 
 logger = logging.getLogger(__name__)
@@ -345,7 +346,11 @@ class Ingestor:
     def _retry_pending(self, path: Path, file_hash: str) -> FileOutcome:
         """Embed the nodes an earlier run could not, and store those that now succeed."""
         items = self._manifest.pending(file_hash)
-        nodes = [_node_from_json(item.node_type, item.node_json) for item in items]
+        folder = self._manifest.db_file.parent
+        nodes = [
+            resolved_node(_node_from_json(item.node_type, item.node_json), folder)
+            for item in items
+        ]
         self._manifest.forget_pending(file_hash)
         left = self._add_nodes(path, nodes)
         record = self._manifest.file(file_hash)
@@ -380,7 +385,8 @@ class Ingestor:
                 failed = {o.node_id: o.error for o in self._try_embed(batch) if not o.ok}
                 for node in batch:
                     if node.node_id in failed:
-                        self._manifest.add_pending(_pending(node, str(failed[node.node_id])))
+                        kept = stored_node(node, self._manifest.db_file.parent)
+                        self._manifest.add_pending(_pending(kept, str(failed[node.node_id])))
                 batch = [node for node in batch if node.node_id not in failed]
                 pending += len(failed)
             if batch:

@@ -27,8 +27,7 @@ from typing import Any
 from llama_index_video.media.names import source_prefix
 from llama_index_video.store.collection import row_counts, row_total, stray_row_ids
 from llama_index_video.store.manifest import Manifest
-
-MEDIA_SUBFOLDERS = ("frames", "clips")
+from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
 
 
 @dataclass(frozen=True)

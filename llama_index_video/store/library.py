@@ -112,14 +112,23 @@ def transcript(store: BasePydanticVectorStore, content_hash: str) -> list[Transc
 
 
 def find_source(manifest: Manifest, name: str) -> list[PathRecord]:
-    """The path records ``name`` (a path, as given or resolved, or a link) refers to."""
-    wanted = {name, str(Path(name).resolve())} if "://" not in name else {name}
-    found = []
-    for record in manifest.all_paths():
-        origin = read_origin(Path(record.path))
-        if wanted & {record.path, record.source} or (origin and origin.url in wanted):
-            found.append(record)
-    return found
+    """The path records ``name`` (a path, or a link) refers to.
+
+    A path means the file it names from the working directory; only when no indexed
+    file is there does it match the path as given to ``ingest`` (the ``source`` a search
+    hit shows, relative to the directory ingest ran in).
+    """
+    if "://" in name:
+        return [
+            record
+            for record in manifest.all_paths()
+            if (origin := read_origin(Path(record.path))) and origin.url == name
+        ]
+    resolved = str(Path(name).resolve())
+    records = manifest.all_paths()
+    return [r for r in records if r.path in (name, resolved)] or [
+        r for r in records if r.source == name
+    ]
 
 
 def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) -> bool:

@@ -10,12 +10,16 @@ Hits of contents that are not completely written (an ingest running, or one that
 interrupted) are dropped too, when a ``visible`` check is given (``VideoIndex`` asks
 its manifest): one indexed lookup of the hits' content hashes per query, rather than a
 metadata filter in the vector store, which Chroma answers far more slowly.
+
+Given the index ``folder``, the media paths of the nodes returned are resolved against
+it (:mod:`llama_index_video.store.media_paths`): they resolve from any working directory.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Sequence
+from pathlib import Path
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.retrievers import BaseRetriever, VectorIndexRetriever
@@ -28,6 +32,7 @@ from llama_index.core.vector_stores.types import (
 
 from llama_index_video import schema
 from llama_index_video.store.collection import chroma_collection
+from llama_index_video.store.media_paths import resolved_node
 
 
 class VideoRetriever(BaseRetriever):
@@ -41,6 +46,8 @@ class VideoRetriever(BaseRetriever):
         visible: Given the hits' content hashes, returns those whose rows are complete;
             hits of other contents are dropped. None keeps every hit.
         speakers: Only transcript units spoken by these (``SPEAKER_1``...); None: anyone.
+        folder: The index folder the stored media paths are relative to; None: the
+            paths as stored.
     """
 
     def __init__(
@@ -52,6 +59,7 @@ class VideoRetriever(BaseRetriever):
         threshold: float | None = None,
         visible: Callable[[Collection[str]], set[str]] | None = None,
         speakers: Sequence[str] | None = None,
+        folder: Path | None = None,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -73,6 +81,7 @@ class VideoRetriever(BaseRetriever):
         self._from_chroma = chroma_collection(index.vector_store) is not None
         self.threshold = threshold
         self._visible = visible
+        self._folder = folder
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._rescore(self._retriever.retrieve(query_bundle))
@@ -87,9 +96,12 @@ class VideoRetriever(BaseRetriever):
         if self._visible is not None and hits:
             complete = self._visible({_content(hit) for hit in hits})
             hits = [hit for hit in hits if _content(hit) in complete]
-        if self.threshold is None:
-            return hits
-        return [h for h in hits if h.score is not None and h.score >= self.threshold]
+        if self.threshold is not None:
+            hits = [h for h in hits if h.score is not None and h.score >= self.threshold]
+        if self._folder is not None:
+            for hit in hits:
+                hit.node = resolved_node(hit.node, self._folder)
+        return hits
 
 
 def _content(hit: NodeWithScore) -> str:

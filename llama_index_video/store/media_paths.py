@@ -1,0 +1,153 @@
+"""Media paths in an index folder: stored relative to the folder, resolved against it.
+
+Nodes carry the paths of the files an index writes in its ``media/`` folder: a frame's
+``image_path`` (on the node and in its metadata, also on the ``ocr`` nodes read from
+it) and a clip's resource path. The reader makes them as ``media_dir`` says, often
+relative to the working directory (``video_index/media/frames/...``), which no longer
+resolves from another directory; an absolute path would point at the old place once
+the folder is moved or copied. So the vector store keeps paths inside the index
+folder relative to it (``media/frames/<hash16>_<ms>.jpg``), and paths outside it (a
+reader writing media elsewhere) absolute.
+
+Written in one place: :class:`FolderVectorStoreIndex` (and its multimodal twin) turns
+the embedded copies of the nodes into their stored form just before they reach the
+vector store, so the embedding models still read the files by the paths the reader
+made. Read in two: :class:`~llama_index_video.store.retriever.VideoRetriever` resolves
+the nodes it returns and the ``TimestampFramePostprocessor`` the frames it attaches,
+so everything after retrieval (search hits, ``ask`` images, clips) holds absolute
+paths that resolve from any working directory.
+
+Indexes written before this change hold paths as the reader made them: absolute ones
+stay absolute; a relative one that does not resolve against the index folder keeps
+its old meaning (relative to the working directory); and a frame or clip found at
+neither place is looked for by its name in this folder's ``media/`` (the folder was
+moved, or the old path was relative to another working directory).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.indices import MultiModalVectorStoreIndex
+from llama_index.core.schema import BaseNode, ImageNode, Node
+
+from llama_index_video import schema
+
+MEDIA_FOLDER: Final = "media"
+"""The index folder's media folder: frames, clips and downloads."""
+MEDIA_SUBFOLDERS: Final = ("frames", "clips")
+"""Where the reader writes frames and clips, inside the media folder."""
+_RESOURCES: Final = ("image_resource", "audio_resource", "video_resource")
+
+
+def stored_path(path: str | Path, folder: Path) -> str:
+    """How the index folder ``folder`` stores ``path`` (as the reader made it).
+
+    Relative to ``folder`` (POSIX separators) when the file is inside it, else absolute.
+    """
+    absolute, root = Path(os.path.abspath(path)), Path(os.path.abspath(folder))
+    if not absolute.is_relative_to(root):  # a symlink on the way to one of them
+        absolute, root = absolute.resolve(), folder.resolve()
+    if absolute.is_relative_to(root):
+        return absolute.relative_to(root).as_posix()
+    return os.path.abspath(path)
+
+
+def resolved_path(stored: str, folder: Path) -> str:
+    """The absolute path of a media file the index folder ``folder`` stored as ``stored``.
+
+    See the module docstring for paths written by earlier versions. A file found
+    nowhere keeps the path it would have (so the caller can say it is missing).
+    """
+    path = Path(stored)
+    if path.is_absolute():
+        if path.exists():
+            return stored
+    else:
+        inside = folder / path
+        if inside.exists():
+            return os.path.abspath(inside)
+        if path.exists():  # an earlier version's path, relative to the working directory
+            return os.path.abspath(path)
+    if path.parent.name in MEDIA_SUBFOLDERS:  # an earlier version's path, folder moved
+        by_name = folder / MEDIA_FOLDER / path.parent.name / path.name
+        if by_name.exists():
+            return os.path.abspath(by_name)
+    return stored if path.is_absolute() else os.path.abspath(folder / path)
+
+
+def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:
+    """A copy of ``node`` whose media paths are ``change(path)``; ``node`` is untouched.
+
+    The copy shares nothing it changes with ``node`` (a shallow ``model_copy`` would
+    share the metadata dict and the resources), so the node LlamaIndex goes on to embed
+    as an image keeps the paths its embedding reads.
+    """
+    copy = node.model_copy()
+    if node.metadata.get(schema.IMAGE_PATH):
+        copy.metadata = {
+            **node.metadata,
+            schema.IMAGE_PATH: change(str(node.metadata[schema.IMAGE_PATH])),
+        }
+    if isinstance(copy, ImageNode) and copy.image_path:
+        copy.image_path = change(copy.image_path)
+    if isinstance(copy, Node):
+        for name in _RESOURCES:
+            resource = getattr(copy, name)
+            if resource is not None and resource.path is not None:
+                moved = resource.model_copy(update={"path": Path(change(str(resource.path)))})
+                setattr(copy, name, moved)
+    return copy
+
+
+def stored_node(node: BaseNode, folder: Path) -> BaseNode:
+    """A copy of ``node`` with its media paths as ``folder`` stores them."""
+    return with_media_paths(node, lambda path: stored_path(path, folder))
+
+
+def resolved_node(node: BaseNode, folder: Path) -> BaseNode:
+    """A copy of a stored ``node`` with its media paths resolved against ``folder``."""
+    return with_media_paths(node, lambda path: resolved_path(path, folder))
+
+
+class _StoresRelativePaths:
+    """Turns embedded nodes into their stored form on their way to the vector store.
+
+    LlamaIndex embeds in ``_get_node_with_embedding`` and hands the copies it returns
+    to the vector store: the one point where every node has been embedded (by the
+    text and, for frames, the visual model) and is not stored yet.
+    """
+
+    folder: Path
+
+    def _get_node_with_embedding(
+        self, nodes: Sequence[BaseNode], *args: Any, **kwargs: Any
+    ) -> list[BaseNode]:
+        embedded = super()._get_node_with_embedding(nodes, *args, **kwargs)  # type: ignore[misc]
+        return [stored_node(node, self.folder) for node in embedded]
+
+    async def _aget_node_with_embedding(
+        self, nodes: Sequence[BaseNode], *args: Any, **kwargs: Any
+    ) -> list[BaseNode]:
+        embedded = await super()._aget_node_with_embedding(nodes, *args, **kwargs)  # type: ignore[misc]
+        return [stored_node(node, self.folder) for node in embedded]
+
+
+class FolderVectorStoreIndex(_StoresRelativePaths, VectorStoreIndex):
+    """A ``VectorStoreIndex`` storing media paths relative to the index ``folder``."""
+
+    def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
+        self.folder = folder
+        super().__init__(*args, **kwargs)
+
+
+class FolderMultiModalVectorStoreIndex(_StoresRelativePaths, MultiModalVectorStoreIndex):
+    """A ``MultiModalVectorStoreIndex`` storing media paths relative to the index ``folder``."""
+
+    def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
+        self.folder = folder
+        super().__init__(*args, **kwargs)
