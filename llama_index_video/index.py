@@ -4,6 +4,8 @@ The folder holds a Chroma collection (``chroma/``), the frames (``media/``) and 
 manifest (``manifest.sqlite``) that makes ingest incremental and records which
 embedding model built the index, so opening it with another model fails clearly
 instead of returning wrong results. Any LlamaIndex vector store can replace Chroma.
+Frame and clip paths are stored relative to the folder, so it works from any working
+directory and can be moved or copied (:mod:`llama_index_video.store.media_paths`).
 
 Only one process writes at a time (``ingest`` and ``verify(repair=True)`` take the
 folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and see

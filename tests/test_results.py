@@ -86,6 +86,7 @@ def test_json_shapes():
         "modality": "transcript",
         "speaker": None,
         "site_url": None,
+        "source_path": None,
     }
 
 

@@ -30,7 +30,6 @@ from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.store.fusion import similarities
 
 
-
 class Location(NamedTuple):
     """Where an indexed file is now."""
 

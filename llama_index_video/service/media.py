@@ -12,8 +12,8 @@ paths, symlinks out of the folder and files that are not indexed all end in 404.
 The search contract names files by ``source_path`` (else ``source``, the path as given
 to ``ingest``, which two working directories may share) and ``frame_path`` (only its
 name counts: the frames folder is this index's, wherever the folder has moved);
-:meth:`MediaCatalog.links` turns those into the URLs above, which the service adds to each hit as ``media_url``,
-``media_type`` and ``frame_url``.
+:meth:`MediaCatalog.links` turns those into the URLs above, which the service adds to
+each hit as ``media_url``, ``media_type`` and ``frame_url``.
 """
 
 from __future__ import annotations

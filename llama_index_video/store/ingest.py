@@ -348,8 +348,7 @@ class Ingestor:
         items = self._manifest.pending(file_hash)
         folder = self._manifest.db_file.parent
         nodes = [
-            resolved_node(_node_from_json(item.node_type, item.node_json), folder)
-            for item in items
+            resolved_node(_node_from_json(item.node_type, item.node_json), folder) for item in items
         ]
         self._manifest.forget_pending(file_hash)
         left = self._add_nodes(path, nodes)

@@ -26,6 +26,7 @@ HIT_KEYS = {
     "context",
     "speaker",
     "site_url",
+    "source_path",
 }
 
 
