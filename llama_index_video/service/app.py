@@ -70,6 +70,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.library import LibraryEntry
 
 logger = logging.getLogger(__name__)
 
@@ -207,12 +208,7 @@ def create_app(
     def library() -> JSONResponse:
         with live.reading() as (current, catalog):
             entries = current.library()
-            return JSONResponse(
-                [
-                    {**asdict(e), **(catalog.links(e.path, None).to_dict() if e.path else {})}
-                    for e in entries
-                ]
-            )
+            return JSONResponse([{**asdict(e), **_library_links(e, catalog)} for e in entries])
 
     @app.get("/api/transcript")
     def transcript(
@@ -250,6 +246,10 @@ def _modalities(text: str | None) -> list[str] | None:
         return parse_modalities(text)
     except ValueError as exc:
         raise HTTPException(422, f"modality: {exc}") from exc
+
+
+def _library_links(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str | None]:
+    return catalog.links(entry.source, None, entry.path).to_dict() if entry.path else {}
 
 
 def _with_links(item: dict[str, Any], catalog: MediaCatalog) -> dict[str, Any]:

@@ -32,7 +32,7 @@ class LibraryEntry:
     """One source of the index, as ``list`` and ``/api/library`` show it."""
 
     source: str  # the path as ingested, or the link it was downloaded from
-    path: str | None  # the local file (None for a failure with no path)
+    path: str | None  # the local file, absolute (None for a failure with no path)
     content_hash: str
     status: str  # "indexed", "failed", "indexing", or "missing" (file gone)
     duration: float | None = None
@@ -56,7 +56,7 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
         entries.append(
             LibraryEntry(
                 source=origin.url if origin else record.source,
-                path=record.source,
+                path=record.path,
                 content_hash=record.content_hash,
                 status=status,
                 duration=content.duration,

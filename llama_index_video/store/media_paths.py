@@ -85,8 +85,17 @@ def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:
 
     The copy shares nothing it changes with ``node`` (a shallow ``model_copy`` would
     share the metadata dict and the resources), so the node LlamaIndex goes on to embed
-    as an image keeps the paths its embedding reads.
+    as an image keeps the paths its embedding reads. A node without media paths (a
+    transcript unit) is returned as it is.
     """
+    resources = [getattr(node, name, None) for name in _RESOURCES]
+    has_paths = (
+        node.metadata.get(schema.IMAGE_PATH)
+        or getattr(node, "image_path", None)
+        or any(r is not None and r.path is not None for r in resources)
+    )
+    if not has_paths:
+        return node
     copy = node.model_copy()
     if node.metadata.get(schema.IMAGE_PATH):
         copy.metadata = {

@@ -222,6 +222,7 @@ def test_a_moved_index_serves_frames_and_media_and_sends_images(workspace, embed
     folder.rename(moved)
     index = VideoIndex(moved, embed_model=embed_model)
     try:
+        assert [e.path for e in index.library()] == [str((a / "media" / OZONE.name).resolve())]
         hits = index.search(QUESTION)
         items = [ContextItem(citation=hit.citation, text=hit.text or "") for hit in hits]
         images = [b for b in build_messages(QUESTION, items)[1].blocks if isinstance(b, ImageBlock)]
