@@ -1,11 +1,17 @@
-"""Node metadata conventions shared by every stage.
+"""Node metadata conventions shared by every stage, and the citation label's grammar.
 
 Metadata stays flat (str/int/float/None) because LlamaIndex and Chroma reject
 nested values. Times are seconds on the source file's own timeline.
+
+The label (``[talk.mp4 01:34-01:41]``) is written once per moment at ingest
+(:func:`moment_label`, stored under :data:`LABEL`) and read back from what a model
+wrote (:func:`parse_label`); both sit here, with the timestamp they share, so the two
+directions cannot drift apart (``tests/test_schema.py`` checks the round trip).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Final, Literal
 
 Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio"]
@@ -101,6 +107,47 @@ def moment_label(file_name: str, start: float | None, end: float | None) -> str:
     if end is None or format_timestamp(end) == format_timestamp(start):
         return f"[{file_name} {format_timestamp(start)}]"
     return f"[{file_name} {format_timestamp(start)}-{format_timestamp(end)}]"
+
+
+def parse_timestamp(text: str) -> float:
+    """Seconds of ``ss``, ``mm:ss`` or ``h:mm:ss`` (fractions allowed).
+
+    Raises:
+        ValueError: ``text`` is not a timestamp.
+    """
+    parts = text.strip().split(":")
+    if not 1 <= len(parts) <= 3 or not all(parts):
+        raise ValueError(f"not a timestamp: {text!r}")
+    seconds = 0.0
+    for part in parts:
+        seconds = seconds * 60 + float(part)
+    return seconds
+
+
+_TIME = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?"
+# One label as written: a file name, then optionally a time or a time range. Read
+# loosely, as models copy labels: "file, 01:34", "file at 01:34", "01:34 to 01:41",
+# en and em dashes.
+_LABEL = re.compile(
+    rf"(?P<file>.*?)[\s,@]*(?:\bat\s+)?"
+    rf"(?:(?P<start>{_TIME})(?:\s*(?:-|–|—|\bto\b)\s*(?P<end>{_TIME}))?)?\s*",
+    re.IGNORECASE,
+)
+
+
+def parse_label(text: str) -> tuple[str, float | None, float | None] | None:
+    """``(file, start, end)`` of one label's body, without its brackets (the inverse of
+    :func:`moment_label`, read loosely); the file may be empty, the times None.
+
+    ``"talk.mp4 01:34-01:41"`` gives ``("talk.mp4", 94.0, 101.0)``; ``"notes.md"``
+    gives ``("notes.md", None, None)``. None when ``text`` does not end like a label.
+    """
+    match = _LABEL.fullmatch(text.strip())
+    if match is None:
+        return None
+    start = parse_timestamp(match["start"]) if match["start"] else None
+    end = parse_timestamp(match["end"]) if match["end"] else None
+    return match["file"].strip(" \t,:@"), start, end
 
 
 def media_fragment_url(source: str, start: float, end: float | None = None) -> str:

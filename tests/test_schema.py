@@ -5,8 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llama_index_video.answering.citations import Citation, check_citations, parse_timestamp
-from llama_index_video.schema import format_timestamp, media_fragment_url, moment_label
+from llama_index_video.answering.citations import Citation, check_citations
+from llama_index_video.schema import (
+    format_timestamp,
+    media_fragment_url,
+    moment_label,
+    parse_label,
+    parse_timestamp,
+)
 
 # Up to 99:59:59: the citation parser reads hours of one or two digits.
 seconds = st.floats(0, 100 * 3600, exclude_max=True, allow_nan=False)
@@ -18,6 +24,19 @@ def test_a_formatted_time_parses_back_to_its_whole_seconds(time):
     text = format_timestamp(time)
     assert parse_timestamp(text) == int(time)
     assert text.count(":") == (2 if time >= 3600 else 1)
+
+
+@given(file_names, seconds, st.one_of(st.none(), st.floats(0, 3600)))
+def test_a_label_parses_back_to_its_file_and_whole_seconds(file_name, start, length):
+    end = None if length is None else min(start + length, 100 * 3600 - 1)
+    label = moment_label(file_name, start, end)
+    shown_end = None if end is None or int(end) == int(start) else float(int(end))
+    assert parse_label(label[1:-1]) == (file_name, float(int(start)), shown_end)
+
+
+@given(file_names)
+def test_an_untimed_label_parses_to_its_file(file_name):
+    assert parse_label(moment_label(file_name, None, None)[1:-1]) == (file_name, None, None)
 
 
 @given(st.floats(-1e9, 0))

@@ -20,6 +20,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from llama_index_video import results, schema
+from llama_index_video.schema import parse_timestamp  # its home; still importable from here
 
 if TYPE_CHECKING:
     from llama_index_video.results import Citation
@@ -27,14 +28,8 @@ if TYPE_CHECKING:
 DEFAULT_TOLERANCE_S = 2.0
 UNVERIFIED_MARK = " (unverified)"
 
-_TIME = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?"
 # A bracket not followed by "(" (that would be a Markdown link), on one line.
 _BRACKET = re.compile(r"\[([^\[\]\n]{1,300})\](?!\()")
-_PIECE = re.compile(
-    rf"(?P<file>.*?)[\s,@]*(?:\bat\s+)?"
-    rf"(?:(?P<start>{_TIME})(?:\s*(?:-|–|—|\bto\b)\s*(?P<end>{_TIME}))?)?\s*",
-    re.IGNORECASE,
-)
 _FILE_LIKE = re.compile(r"\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,5}$")  # ".mp4", not ".2"
 
 
@@ -141,33 +136,17 @@ def check_citations(
     return CheckedAnswer(text=answer, labels=tuple(labels))
 
 
-def parse_timestamp(text: str) -> float:
-    """Seconds of ``ss``, ``mm:ss`` or ``h:mm:ss`` (fractions allowed).
-
-    Raises:
-        ValueError: ``text`` is not a timestamp.
-    """
-    parts = text.strip().split(":")
-    if not 1 <= len(parts) <= 3 or not all(parts):
-        raise ValueError(f"not a timestamp: {text!r}")
-    seconds = 0.0
-    for part in parts:
-        seconds = seconds * 60 + float(part)
-    return seconds
-
-
 def _parse_piece(
     piece: str, retrieved: Sequence[Citation]
 ) -> tuple[str, float | None, float | None] | None:
-    match = _PIECE.fullmatch(piece.strip())
-    if match is None:
+    """A label, unless it is an untimed bracket naming no file (``[1]``, ``[sic]``)."""
+    parsed = schema.parse_label(piece)
+    if parsed is None:
         return None
-    file = match["file"].strip(" \t,:@")
-    start = parse_timestamp(match["start"]) if match["start"] else None
-    end = parse_timestamp(match["end"]) if match["end"] else None
+    file, start, _ = parsed
     if start is None and not (_FILE_LIKE.search(file) or _named(file, retrieved)):
         return None
-    return file, start, end
+    return parsed
 
 
 def _same_file(file: str, moment: Citation) -> bool:

@@ -127,13 +127,14 @@ def hit_from_node(
     """
     node = hit.node
     metadata = node.metadata
-    stored = str(metadata.get(schema.SOURCE, ""))
+    stored = metadata.get(schema.SOURCE)
     key = metadata.get(schema.CONTENT_HASH)
-    located = locate(str(key), stored) if locate and key else stored
-    source, source_path = located if isinstance(located, Location) else (located, None)
-    if source_path is None and source and Path(source).exists():
+    located = locate(str(key), str(stored)) if locate and key and stored else None
+    moved, source_path = located if isinstance(located, Location) else (located, None)
+    citation = results.Citation.from_node(node, source=moved)  # label as stored at ingest
+    source = citation.source
+    if source_path is None and stored and Path(source).exists():
         source_path = str(Path(source).absolute())
-    citation = results.Citation.from_node(node, source=source)
     modality = str(metadata.get(schema.MODALITY, "text"))
     start = _float(metadata.get(schema.START_S))
     shows_frame = modality in ("frame", "ocr")
