@@ -93,7 +93,7 @@ def _question_accuracy() -> str:
             media_dir=folder / "index" / "media",
             diarizer=ResemblyzerDiarizer(),
             frames=None,
-            ocr=False,
+            ocr="off",
         )
         index = VideoIndex(folder / "index", reader=reader)
         try:

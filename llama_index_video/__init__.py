@@ -14,6 +14,7 @@ from llama_index_video._version import __version__
 _EXPORTS: dict[str, str] = {
     "VideoReader": "llama_index_video.reader.video_reader",
     "ReadResult": "llama_index_video.reader.video_reader",
+    "ReaderOptions": "llama_index_video.reader.options",
     "FrameNode": "llama_index_video.reader.nodes",
     "ClipNode": "llama_index_video.reader.nodes",
     "UnitOptions": "llama_index_video.reader.units",
@@ -110,6 +111,7 @@ if TYPE_CHECKING:
     )
     from llama_index_video.reader.clips import ClipOptions
     from llama_index_video.reader.nodes import ClipNode, FrameNode
+    from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader

@@ -22,6 +22,7 @@ frame vectors are kept is explained in :mod:`llama_index_video.store.visual`.
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,7 +38,7 @@ from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.answering.search import Location, VideoSearcher
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
-from llama_index_video.embeddings.spec import EmbeddingSpec
+from llama_index_video.embeddings.spec import EmbeddingSpec, embeds_clips
 from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
     from llama_index_video.executor.base import Executor
+    from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
@@ -122,8 +124,13 @@ class VideoIndex:
         path: The index folder (created if missing).
         embed_model: Any LlamaIndex embedding; defaults to the local all-MiniLM-L6-v2.
         vector_store: Any LlamaIndex vector store; defaults to Chroma inside ``path``.
-        reader: How files are read; defaults to a ``VideoReader`` writing frames to
-            ``path/media``.
+        reader_options: What to read from each file and how (transcriber, subtitles,
+            frames, OCR engine, speakers, ...); the index builds its ``VideoReader`` from
+            them on first ingest, writing frames and clips to ``path/media`` and cutting
+            clips only when its embedding embeds them natively. Default:
+            ``ReaderOptions()``.
+        reader: A ready ``VideoReader`` instead of ``reader_options``, for a reader
+            subclass or one shared between indexes; it decides on clips itself.
         threshold: Minimum cosine similarity of a hit. ``"auto"`` uses the calibrated
             value for the default model, and no threshold for other models.
         collection: Name of the Chroma collection; None: the one recorded in the folder,
@@ -157,6 +164,7 @@ class VideoIndex:
         *,
         embed_model: BaseEmbedding | EmbeddingSpec | None = None,
         vector_store: BasePydanticVectorStore | None = None,
+        reader_options: ReaderOptions | None = None,
         reader: VideoReader | None = None,
         threshold: float | str | None = "auto",
         collection: str | None = None,
@@ -172,6 +180,8 @@ class VideoIndex:
             raise ValueError(f"unknown weights {sorted(unknown)}; use {', '.join(DEFAULT_WEIGHTS)}")
         if frame_store is not None and not frame_store.stores_text:
             raise ValueError("frame_store must store nodes (stores_text), as Chroma does")
+        if reader is not None and reader_options is not None:
+            raise ValueError("pass reader_options or a ready reader, not both")
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.path = Path(path)
         self.manifest = Manifest(self.path / "manifest.sqlite")
@@ -183,6 +193,16 @@ class VideoIndex:
             self.embed_model = self.embedding_spec.build()
         self.identity = embedding_identity(self.embed_model)
         self._check_compatible()
+        self.multimodal = embeds_clips(self.embed_model)
+        """Whether the embedding embeds video and audio clips, so the reader cuts them."""
+        if reader_options is not None and reader_options.clips is not None and not self.multimodal:
+            self.manifest.close()
+            raise ValueError(
+                f"reader_options.clips: {self.identity} embeds text only, so no clips are "
+                "cut; clip windows apply to a multimodal embedding (EmbeddingSpec(backend="
+                "'gemini'), ingest --embed gemini)"
+            )
+        self.reader_options = reader_options
         self.visual_model = visual_model_for(
             self.path,
             self.manifest.get_meta(VISUAL_META),
@@ -215,19 +235,27 @@ class VideoIndex:
 
     @property
     def reader(self) -> VideoReader:
-        """How files are read, built on first use: searching needs no media decoder."""
+        """How files are read: the reader given, or one built from ``reader_options`` on
+        first use (searching needs no media decoder)."""
         if self._reader is None:
-            from llama_index_video.reader.clips import ClipOptions
+            from llama_index_video.reader.options import ReaderOptions
             from llama_index_video.reader.video_reader import VideoReader
 
-            multimodal = self.embedding_spec is not None and self.embedding_spec.multimodal
-            self._reader = VideoReader(
-                media_dir=self.path / MEDIA_FOLDER, clips=ClipOptions() if multimodal else None
+            self._reader = VideoReader.from_options(
+                self.reader_options or ReaderOptions(),
+                media_dir=self.path / MEDIA_FOLDER,
+                clips=self.multimodal,
             )
         return self._reader
 
     @reader.setter
     def reader(self, reader: VideoReader) -> None:
+        warnings.warn(
+            "assigning VideoIndex.reader is deprecated and will be removed in the next "
+            "release; pass VideoIndex(path, reader_options=ReaderOptions(...)) (or reader=...)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         self._reader = reader
 
     def close(self) -> None:

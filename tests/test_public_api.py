@@ -30,6 +30,7 @@ EXPECTED = {
     "MomentNode",
     "OpenAIWhisperTranscriber",
     "ReadResult",
+    "ReaderOptions",
     "SearchHit",
     "Segment",
     "TimestampFramePostprocessor",

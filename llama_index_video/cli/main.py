@@ -29,6 +29,7 @@ from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
     from llama_index_video.store.ingest import IngestReport
@@ -37,7 +38,6 @@ EXIT_FAILED_FILES = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 EXIT_BUG = 70  # EX_SOFTWARE: an error the package did not expect
-_OCR_CHOICES = {"auto": None, "rapidocr": True, "off": False}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--no-frames", action="store_true", help="do not sample frames")
     ingest.add_argument(
         "--ocr",
-        choices=("auto", "rapidocr", "tesseract", "off"),
+        choices=("auto", "rapidocr", "tesseract", "off"),  # ocr.OCR_CHOICES, kept light
         default="auto",
         help="engine reading on-screen text of frames (default: rapidocr when installed)",
     )
@@ -154,8 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     embedding.add_argument(
         "--clip-overlap",
         type=float,
-        default=DEFAULT_WINDOWS["video"][1],
-        help="seconds shared by consecutive clips",
+        default=None,
+        help=f"seconds shared by consecutive clips (default: {DEFAULT_WINDOWS['video'][1]:g})",
     )
 
     listing = commands.add_parser(
@@ -278,38 +278,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _ingest(args: argparse.Namespace) -> int:
     from llama_index_video.cli.progress import ProgressBars
     from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
-    from llama_index_video.media.frames import FrameSamplingOptions
-    from llama_index_video.ocr import TesseractEngine
-    from llama_index_video.reader.clips import ClipOptions
-    from llama_index_video.reader.video_reader import VideoReader
-    from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
-    transcriber_options: dict[str, object] = {}
-    if args.whisper_model:
-        transcriber_options["model"] = args.whisper_model
-    if args.language:
-        transcriber_options["language"] = args.language
     visual = (
         None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
     )
-    index = _open_index(
-        args.index,
-        visual_model=visual,
-        embed_model=_embedding_spec(args),
-        **_store_options(args),
-    )
-    multimodal = index.embedding_spec is not None and index.embedding_spec.multimodal
-    index.reader = VideoReader(
-        media_dir=args.index / "media",
-        transcriber=FasterWhisperTranscriber(**transcriber_options),  # type: ignore[arg-type]
-        use_subtitles=not args.no_subtitles,
-        frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
-        ocr=TesseractEngine() if args.ocr == "tesseract" else _OCR_CHOICES[args.ocr],
-        clips=ClipOptions(video_seconds=args.clip_seconds, video_overlap=args.clip_overlap)
-        if multimodal
-        else None,
-        diarizer=_diarizer(args.speakers, args.diarizer),
-    )
+    try:
+        options = _reader_options(args)
+    except ValueError as exc:
+        raise VideoIndexError(f"bad ingest option: {exc}") from exc
+    try:
+        index = _open_index(
+            args.index,
+            visual_model=visual,
+            embed_model=_embedding_spec(args),
+            reader_options=options,
+            **_store_options(args),
+        )
+    except ValueError as exc:  # an option the index refuses: clip windows for a text model
+        raise VideoIndexError(f"{args.index}: {exc}") from exc
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         if args.prune:
@@ -334,6 +320,28 @@ def _ingest(args: argparse.Namespace) -> int:
             f" {usage.prompt_tokens} input tokens, {usage.uploaded_files} files uploaded"
         )
     return 0 if report.ok else EXIT_FAILED_FILES
+
+
+def _reader_options(args: argparse.Namespace) -> ReaderOptions:
+    """How ``ingest`` reads files; the index adds where media goes and whether to cut clips."""
+    from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.reader.clips import ClipOptions
+    from llama_index_video.reader.options import ReaderOptions
+    from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+    transcriber = {"model": args.whisper_model, "language": args.language}
+    windows = {"video_seconds": args.clip_seconds, "video_overlap": args.clip_overlap}
+    given = {key: value for key, value in windows.items() if value is not None}
+    return ReaderOptions(
+        transcriber=FasterWhisperTranscriber(
+            **{key: value for key, value in transcriber.items() if value}
+        ),
+        use_subtitles=not args.no_subtitles,
+        frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
+        ocr=args.ocr,
+        clips=ClipOptions(**given) if given else None,
+        diarizer=_diarizer(args.speakers, args.diarizer),
+    )
 
 
 def _executor(ray_address: str | None) -> Executor | None:

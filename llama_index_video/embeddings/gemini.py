@@ -71,6 +71,7 @@ from llama_index_video.embeddings.gemini_requests import (
     Result,
     UsageCounter,
 )
+from llama_index_video.embeddings.spec import GEMINI_CLASS_NAME
 from llama_index_video.errors import (
     EmbeddingError,
     MediaError,
@@ -222,7 +223,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
     @classmethod
     def class_name(cls) -> str:
         """The serialisation id."""
-        return "GeminiMultimodalEmbedding"
+        return GEMINI_CLASS_NAME
 
     @field_validator("query_template", "document_template")
     @classmethod

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 Backend = Literal["local", "gemini"]
 DEFAULT_GEMINI_MODEL = "gemini-embedding-2"
+GEMINI_CLASS_NAME = "GeminiMultimodalEmbedding"  # its class_name(), without importing it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,3 +68,9 @@ class EmbeddingSpec:
     @classmethod
     def from_json(cls, text: str) -> EmbeddingSpec:
         return cls(**json.loads(text))
+
+
+def embeds_clips(model: BaseEmbedding) -> bool:
+    """Whether ``model`` embeds video and audio clips and frames natively, however it was
+    made (from an :class:`EmbeddingSpec` or passed as a model)."""
+    return model.class_name() == GEMINI_CLASS_NAME

@@ -2,12 +2,14 @@
 
 RapidOCR is the default backend (``pip install 'llama-index-video[ocr]'``, models in
 the wheel); the ``tesseract`` program is the alternative. Any object with a ``name``
-and ``detect(image) -> list[TextBox]`` can stand in (:class:`OcrEngine`).
+and ``detect(image) -> list[TextBox]`` can stand in (:class:`OcrEngine`). Which engine
+a reader uses is an engine or one of :data:`OCR_CHOICES`, resolved by :func:`ocr_engine`.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Final, Literal
 
 from llama_index_video.ocr.base import OcrEngine, OcrOptions, ScreenText, TextBox
 from llama_index_video.ocr.rapid import RapidOcrEngine, rapidocr_available
@@ -17,7 +19,12 @@ from llama_index_video.ocr.tesseract import TesseractEngine
 
 logger = logging.getLogger(__name__)
 
+OcrChoice = Literal["auto", "rapidocr", "tesseract", "off"]
+OCR_CHOICES: Final[tuple[OcrChoice, ...]] = ("auto", "rapidocr", "tesseract", "off")
+
 __all__ = [
+    "OCR_CHOICES",
+    "OcrChoice",
     "OcrEngine",
     "OcrOptions",
     "RapidOcrEngine",
@@ -26,8 +33,10 @@ __all__ = [
     "TesseractEngine",
     "TextBox",
     "arrange",
+    "check_ocr_choice",
     "default_ocr_engine",
     "normalise_text",
+    "ocr_engine",
     "read_screen_text",
     "screen_text_spans",
 ]
@@ -42,3 +51,40 @@ def default_ocr_engine() -> OcrEngine | None:
         "(pip install 'llama-index-video[ocr]')"
     )
     return None
+
+
+def check_ocr_choice(choice: object) -> None:
+    """Fail unless ``choice`` is an :class:`OcrEngine` or one of :data:`OCR_CHOICES`.
+
+    Raises:
+        ValueError: an unknown name.
+        TypeError: neither a name nor an engine (``True``/``False``/``None`` included).
+    """
+    if isinstance(choice, str):
+        if choice not in OCR_CHOICES:
+            raise ValueError(f"ocr must be one of {', '.join(OCR_CHOICES)}, got {choice!r}")
+    elif not isinstance(choice, OcrEngine):
+        raise TypeError(
+            f"ocr must be an OcrEngine or one of {', '.join(OCR_CHOICES)}, "
+            f"got {type(choice).__name__}"
+        )
+
+
+def ocr_engine(choice: OcrEngine | OcrChoice) -> OcrEngine | None:
+    """The engine ``choice`` names: ``"auto"`` is RapidOCR when installed, else none;
+    ``"rapidocr"`` and ``"tesseract"`` require theirs; ``"off"`` is none; an engine is itself.
+
+    Raises:
+        MissingDependencyError: the named engine is not installed.
+        ValueError, TypeError: see :func:`check_ocr_choice`.
+    """
+    check_ocr_choice(choice)
+    if not isinstance(choice, str):
+        return choice
+    if choice == "off":
+        return None
+    if choice == "rapidocr":
+        return RapidOcrEngine()
+    if choice == "tesseract":
+        return TesseractEngine()
+    return default_ocr_engine()

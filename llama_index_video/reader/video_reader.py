@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
@@ -29,11 +30,11 @@ from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_f
 from llama_index_video.media.names import source_prefix
 from llama_index_video.media.probe import MediaInfo, probe
 from llama_index_video.ocr import (
+    OcrChoice,
     OcrEngine,
     OcrOptions,
-    RapidOcrEngine,
     ScreenText,
-    default_ocr_engine,
+    ocr_engine,
     read_screen_text,
     screen_text_spans,
 )
@@ -41,6 +42,7 @@ from llama_index_video.reader import moments
 from llama_index_video.reader.clips import ClipOptions, clip_nodes
 from llama_index_video.reader.documents import read_text_document
 from llama_index_video.reader.ids import content_hash
+from llama_index_video.reader.options import ReaderOptions, check_reading_limits
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
 from llama_index_video.sources.origin import read_origin
@@ -85,9 +87,10 @@ class VideoReader(BaseReader):
         use_subtitles: Use a sidecar ``.srt``/``.vtt`` or an embedded subtitle stream
             instead of speech recognition when one exists.
         frames: Frame sampling options; ``None`` disables frames.
-        ocr: Reading on-screen text of frames: an :class:`~llama_index_video.ocr.OcrEngine`,
-            ``True`` for RapidOCR (it must be installed), ``False`` for none, or
-            ``None`` for RapidOCR when it is installed and none otherwise.
+        ocr: Which engine reads the on-screen text of frames: ``"auto"`` (RapidOCR when
+            installed, else none), ``"rapidocr"``, ``"tesseract"`` (each must be
+            installed), ``"off"``, or an :class:`~llama_index_video.ocr.OcrEngine`.
+            ``True``/``False``/``None`` still work until the next release, deprecated.
         ocr_options: Noise filtering and merging of on-screen text.
         clips: Also cut clips (video windows of videos, audio windows of audio files)
             and return them as ``ClipNode``s, for a multimodal embedding such as
@@ -112,7 +115,7 @@ class VideoReader(BaseReader):
         transcriber: Transcriber | None = None,
         use_subtitles: bool = True,
         frames: FrameSamplingOptions | None = FrameSamplingOptions(),  # noqa: B008 (frozen)
-        ocr: OcrEngine | bool | None = None,
+        ocr: OcrEngine | OcrChoice = "auto",
         ocr_options: OcrOptions = OcrOptions(),  # noqa: B008 (frozen)
         clips: ClipOptions | None = None,
         units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
@@ -123,16 +126,16 @@ class VideoReader(BaseReader):
         audio_chunk_seconds: float = 600.0,
         raise_on_error: bool = False,
     ) -> None:
-        if max_duration is not None and max_duration <= 0:
-            raise ValueError(f"max_duration must be > 0, got {max_duration}")
-        if audio_chunk_seconds < 30:
-            raise ValueError(f"audio_chunk_seconds must be >= 30, got {audio_chunk_seconds}")
-        if not 0 <= text_chunk_overlap < text_chunk_size:
-            raise ValueError("need 0 <= text_chunk_overlap < text_chunk_size")
+        check_reading_limits(
+            max_duration=max_duration,
+            audio_chunk_seconds=audio_chunk_seconds,
+            text_chunk_size=text_chunk_size,
+            text_chunk_overlap=text_chunk_overlap,
+        )
         self.media_dir = Path(media_dir)
         self.use_subtitles = use_subtitles
         self.frames = frames
-        self.ocr: OcrEngine | None = _ocr_engine(ocr)
+        self.ocr: OcrEngine | None = ocr_engine(_undeprecated(ocr))
         self.ocr_options = ocr_options
         self.clips = clips
         self.units = units
@@ -143,6 +146,34 @@ class VideoReader(BaseReader):
         self.audio_chunk_seconds = audio_chunk_seconds
         self.raise_on_error = raise_on_error
         self._transcriber = transcriber
+
+    @classmethod
+    def from_options(
+        cls, options: ReaderOptions, *, media_dir: str | Path, clips: bool = False
+    ) -> VideoReader:
+        """The reader :class:`~llama_index_video.index.VideoIndex` builds for itself.
+
+        Args:
+            options: What to read and how.
+            media_dir: Where frames and clips are written.
+            clips: Cut clips (with ``options.clips``, or the default windows): for an
+                embedding that embeds them natively.
+        """
+        return cls(
+            media_dir=media_dir,
+            transcriber=options.transcriber,
+            use_subtitles=options.use_subtitles,
+            frames=options.frames,
+            ocr=options.ocr,
+            ocr_options=options.ocr_options,
+            clips=(options.clips or ClipOptions()) if clips else None,
+            units=options.units,
+            diarizer=options.diarizer,
+            text_chunk_size=options.text_chunk_size,
+            text_chunk_overlap=options.text_chunk_overlap,
+            max_duration=options.max_duration,
+            audio_chunk_seconds=options.audio_chunk_seconds,
+        )
 
     @property
     def transcriber(self) -> Transcriber:
@@ -393,15 +424,20 @@ class VideoReader(BaseReader):
         return segments, language
 
 
-def _ocr_engine(ocr: OcrEngine | bool | None) -> OcrEngine | None:
-    if ocr is None:
-        return default_ocr_engine()
-    if ocr is True:
-        return RapidOcrEngine()
-    if ocr is False:
-        return None
-    if not isinstance(ocr, OcrEngine):
-        raise TypeError(f"ocr must be an OcrEngine, a bool or None, got {type(ocr).__name__}")
+_DEPRECATED_OCR: dict[bool | None, OcrChoice] = {None: "auto", True: "rapidocr", False: "off"}
+
+
+def _undeprecated(ocr: OcrEngine | OcrChoice | bool | None) -> OcrEngine | OcrChoice:
+    """``ocr`` as a choice; 0.1.0's ``True``/``False``/``None`` with a warning, for one release."""
+    if ocr is None or isinstance(ocr, bool):
+        choice = _DEPRECATED_OCR[ocr]
+        warnings.warn(
+            f"VideoReader(ocr={ocr}) is deprecated and will be removed in the next release; "
+            f"pass ocr={choice!r}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return choice
     return ocr
 
 

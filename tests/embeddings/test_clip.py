@@ -135,7 +135,7 @@ def test_missing_transformers_names_the_visual_extra(monkeypatch):
 @pytest.fixture(scope="module")
 def visual_index(tmp_path_factory, clip, embed_model, slides_video):
     folder = tmp_path_factory.mktemp("visual_index")
-    reader = VideoReader(media_dir=folder / "media", ocr=False)
+    reader = VideoReader(media_dir=folder / "media", ocr="off")
     index = VideoIndex(
         folder, embed_model=embed_model, reader=reader, visual_model=clip, visual_threshold=None
     )
@@ -189,7 +189,7 @@ def test_the_folder_remembers_its_visual_model(visual_index, embed_model, tiny_c
 def test_an_index_built_without_visual_search_refuses_it_later(
     tmp_path, clip, embed_model, slides_video
 ):
-    reader = VideoReader(media_dir=tmp_path / "media", ocr=False)
+    reader = VideoReader(media_dir=tmp_path / "media", ocr="off")
     plain = VideoIndex(tmp_path, embed_model=embed_model, reader=reader)
     assert plain.ingest([slides_video]).ok
     assert VISUAL_CHANNEL not in [c.name for c in plain.as_retriever().channels]

@@ -49,7 +49,7 @@ def media(subtitled_media):
 
 def _ingest(folder: Path, media: Path, embed_model, executor=None):
     index = VideoIndex(
-        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", ocr=False)
+        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", ocr="off")
     )
     try:
         report = index.ingest([media], executor=executor)

@@ -14,7 +14,7 @@ from llama_index.core.schema import MetadataMode
 
 from llama_index_video import schema
 from llama_index_video.errors import MissingDependencyError
-from llama_index_video.ocr import RapidOcrEngine
+from llama_index_video.ocr import RapidOcrEngine, TesseractEngine
 from llama_index_video.reader.video_reader import VideoReader
 from tests_support import OZONE, SUBTITLES
 
@@ -119,10 +119,46 @@ def test_without_rapidocr_reading_goes_on_without_ocr(tmp_path, blank_video, mon
     assert "pip install 'llama-index-video[ocr]'" in caplog.text
     assert len(of(reader.load_data(blank_video), "frame")) == 3
     with pytest.raises(MissingDependencyError, match=r"llama-index-video\[ocr\]"):
-        VideoReader(media_dir=tmp_path / "media", ocr=True)
+        VideoReader(media_dir=tmp_path / "media", ocr="rapidocr")
 
 
-def test_ocr_can_be_switched_off_and_must_be_an_engine(tmp_path):
-    assert VideoReader(media_dir=tmp_path, ocr=False).ocr is None
+@pytest.mark.parametrize(
+    ("choice", "engine"),
+    [("off", type(None)), ("rapidocr", RapidOcrEngine), ("auto", RapidOcrEngine)],
+)
+def test_each_named_choice_gives_its_engine(tmp_path, choice, engine):
+    assert isinstance(VideoReader(media_dir=tmp_path, ocr=choice).ocr, engine)
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract program")
+def test_tesseract_is_chosen_by_name(tmp_path):
+    assert isinstance(VideoReader(media_dir=tmp_path, ocr="tesseract").ocr, TesseractEngine)
+
+
+def test_an_engine_of_your_own_is_used_as_given(tmp_path):
+    engine = RapidOcrEngine(threads=1)
+    assert VideoReader(media_dir=tmp_path, ocr=engine).ocr is engine
+
+
+def test_an_unknown_choice_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="auto, rapidocr, tesseract, off"):
+        VideoReader(media_dir=tmp_path, ocr="easyocr")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="OcrEngine"):
-        VideoReader(media_dir=tmp_path, ocr="tesseract")  # type: ignore[arg-type]
+        VideoReader(media_dir=tmp_path, ocr=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("old", "choice", "engine"),
+    [
+        (False, "off", type(None)),
+        (True, "rapidocr", RapidOcrEngine),
+        (None, "auto", RapidOcrEngine),
+    ],
+)
+def test_the_old_bool_and_none_still_work_for_one_release_with_a_warning(
+    tmp_path, old, choice, engine
+):
+    with pytest.warns(DeprecationWarning, match=f"pass ocr='{choice}'") as warned:
+        reader = VideoReader(media_dir=tmp_path, ocr=old)  # type: ignore[arg-type]
+    assert isinstance(reader.ocr, engine)
+    assert warned[0].filename == __file__  # points at the caller

@@ -115,6 +115,8 @@ def test_the_ocr_package_exports_its_public_names():
     from llama_index_video import ocr
 
     assert sorted(ocr.__all__) == [
+        "OCR_CHOICES",
+        "OcrChoice",
         "OcrEngine",
         "OcrOptions",
         "RapidOcrEngine",
@@ -123,8 +125,10 @@ def test_the_ocr_package_exports_its_public_names():
         "TesseractEngine",
         "TextBox",
         "arrange",
+        "check_ocr_choice",
         "default_ocr_engine",
         "normalise_text",
+        "ocr_engine",
         "read_screen_text",
         "screen_text_spans",
     ]

@@ -27,7 +27,7 @@ def talks(tmp_path):
 
 @pytest.fixture
 def reader(tmp_path):
-    return VideoReader(media_dir=tmp_path / "media", frames=None, ocr=False)
+    return VideoReader(media_dir=tmp_path / "media", frames=None, ocr="off")
 
 
 def test_file_metadata_reaches_every_node_flat_and_unembedded(talks, reader):

@@ -40,7 +40,7 @@ def test_markdown_parser_never_sees_more_than_one_piece(tmp_path, monkeypatch):
     manual.write_text(_big_markdown(4000))
     progress: list[tuple[str, float, float]] = []
     nodes = (
-        VideoReader(media_dir=tmp_path / "media", ocr=False)
+        VideoReader(media_dir=tmp_path / "media", ocr="off")
         .read(manual, progress=lambda *p: progress.append(p))
         .nodes
     )
@@ -56,5 +56,5 @@ def test_a_small_document_gives_the_same_chunks_as_before(tmp_path):
     whole = SentenceSplitter(chunk_size=512, chunk_overlap=64)(
         MarkdownNodeParser()([Document(text=HANDBOOK.read_text())])
     )
-    nodes = VideoReader(media_dir=tmp_path / "media", ocr=False).read(HANDBOOK).nodes
+    nodes = VideoReader(media_dir=tmp_path / "media", ocr="off").read(HANDBOOK).nodes
     assert [n.get_content() for n in nodes] == [c.get_content() for c in whole]

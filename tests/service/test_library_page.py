@@ -39,7 +39,7 @@ def markup_url(tmp_path_factory, embed_model) -> Iterator[str]:
     media.mkdir()
     shutil.copy(ROOT / "tests" / "fixtures" / "speech" / "subtitled.mkv", media / MARKUP_NAME)
     path = folder / "index"
-    reader = VideoReader(media_dir=path / "media", frames=None, ocr=False)
+    reader = VideoReader(media_dir=path / "media", frames=None, ocr="off")
     index = VideoIndex(path, embed_model=embed_model, reader=reader)
     assert index.ingest([media]).ok
     with running(create_app(index)) as url:

@@ -42,7 +42,7 @@ def test_two_replicas_answer_identically_and_see_new_content(
     index = VideoIndex(
         folder,
         embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", ocr=False),
+        reader=VideoReader(media_dir=folder / "media", ocr="off"),
         chroma_url=chroma_url,
         collection="replicas",
     )

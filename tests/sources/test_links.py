@@ -36,7 +36,7 @@ def test_pages_without_a_reachable_video_fail_with_one_line(site, tmp_path, path
 @pytest.fixture
 def index(tmp_path, embed_model):
     path = tmp_path / "index"
-    reader = VideoReader(media_dir=path / "media", frames=None, ocr=False)
+    reader = VideoReader(media_dir=path / "media", frames=None, ocr="off")
     opened = VideoIndex(path, embed_model=embed_model, reader=reader)
     yield opened
     opened.close()

@@ -56,7 +56,7 @@ def dialogue_index(tmp_path_factory, embed_model, diarizer):
     for suffix in (".ogg", ".srt"):
         shutil.copy(SPEECH / f"dialogue{suffix}", folder / f"dialogue{suffix}")
     path = folder / "index"
-    reader = VideoReader(media_dir=path / "media", diarizer=diarizer, frames=None, ocr=False)
+    reader = VideoReader(media_dir=path / "media", diarizer=diarizer, frames=None, ocr="off")
     index = VideoIndex(path, embed_model=embed_model, reader=reader)
     report = index.ingest([folder / "dialogue.ogg"])
     assert report.ok, report

@@ -16,7 +16,7 @@ from tests_support import stored_rows
 
 
 def _open(path, embed_model, **options):
-    reader = VideoReader(media_dir=path / "media", ocr=False)  # subtitles: no speech model
+    reader = VideoReader(media_dir=path / "media", ocr="off")  # subtitles: no speech model
     return VideoIndex(path, embed_model=embed_model, reader=reader, **options)
 
 

@@ -14,8 +14,7 @@ from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.index import VideoIndex
-from llama_index_video.reader.clips import ClipOptions
-from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.reader.options import ReaderOptions
 from tests.fakes.gemini_server import FakeGeminiServer
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
@@ -40,10 +39,9 @@ def folder(tmp_path):
     return media
 
 
-def _reader(path, transcriber):
-    return VideoReader(
-        media_dir=path / "media", transcriber=transcriber, ocr=False, clips=ClipOptions()
-    )
+def _options(transcriber):
+    """No clip settings: a Gemini index cuts clips because its embedding embeds them."""
+    return ReaderOptions(transcriber=transcriber, ocr="off")
 
 
 def _rows(index):
@@ -70,7 +68,7 @@ def test_mixed_folder_gets_native_vectors_in_one_collection(gemini, folder, tmp_
     index = VideoIndex(
         path,
         embed_model=EmbeddingSpec(backend="gemini", dimension=256),
-        reader=_reader(path, transcriber),
+        reader_options=_options(transcriber),
     )
     report = index.ingest([folder])
     assert report.ok, report
@@ -116,7 +114,7 @@ def test_a_failing_batch_is_kept_and_retried_by_the_next_ingest(
 ):
     path = tmp_path / "index"
     embed = GeminiMultimodalEmbedding(max_retries=1, embed_batch_size=4, **FAST)
-    index = VideoIndex(path, embed_model=embed, reader=_reader(path, transcriber))
+    index = VideoIndex(path, embed_model=embed, reader_options=_options(transcriber))
     gemini.fail("embed", 500, 500)  # the first request fails twice: out of retries
     report = index.ingest([folder / "team_sync.mp3"])
     outcome = report.files[0]
@@ -169,7 +167,7 @@ def test_gemini_answers_with_the_retrieved_clip_itself(gemini, folder, tmp_path,
     index = VideoIndex(
         path,
         embed_model=EmbeddingSpec(backend="gemini", dimension=128),
-        reader=_reader(path, transcriber),
+        reader_options=_options(transcriber),
     )
     assert index.ingest([folder / "ozone_explainer.mp4"]).ok
     gemini.queue_generate("Ozone absorbs UV [ozone_explainer.mp4 00:00-01:20].")

@@ -25,7 +25,7 @@ def indexed(tmp_path, embed_model, make_video):
     (media / "broken.mp4").write_bytes(b"not a video at all")
     path = tmp_path / "index"
     reader = VideoReader(
-        media_dir=path / "media", frames=FrameSamplingOptions(interval=1.0), ocr=False
+        media_dir=path / "media", frames=FrameSamplingOptions(interval=1.0), ocr="off"
     )
     index = VideoIndex(path, embed_model=embed_model, reader=reader)
     index.ingest([media])

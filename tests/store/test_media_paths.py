@@ -214,7 +214,7 @@ def test_ingest_in_one_directory_search_from_another_and_after_a_move(workspace)
 def test_a_moved_index_serves_frames_and_media_and_sends_images(workspace, embed_model):
     a = workspace / "a"
     folder = a / "idx"
-    reader = VideoReader(media_dir=folder / "media", ocr=False)
+    reader = VideoReader(media_dir=folder / "media", ocr="off")
     index = VideoIndex(folder, embed_model=embed_model, reader=reader)
     assert index.ingest([a / "media"]).ok
     index.close()
@@ -242,7 +242,7 @@ def test_an_index_written_the_old_way_still_finds_its_frames(workspace, embed_mo
     old = VideoIndex(
         Path("idx"),
         embed_model=embed_model,
-        reader=VideoReader(media_dir=Path("idx/media"), ocr=False),
+        reader=VideoReader(media_dir=Path("idx/media"), ocr="off"),
     )
     # Earlier versions stored nodes as the reader made them: relative to this directory.
     storage = StorageContext.from_defaults(vector_store=old.vector_store)

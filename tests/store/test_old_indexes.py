@@ -45,7 +45,7 @@ def test_an_index_built_by_0_1_0_opens_and_finds_the_same_moments(tmp_path) -> N
 
     # 0.1.0's local_embedding(): HuggingFaceEmbedding on the offline package's folder.
     old_model = huggingface.HuggingFaceEmbedding(model_name=str(torch_folder), normalize=True)
-    reader = VideoReader(media_dir=folder / "media", ocr=False)
+    reader = VideoReader(media_dir=folder / "media", ocr="off")
     old = VideoIndex(folder, embed_model=old_model, reader=reader)
     assert old.ingest([media]).ok
     old_hits = {question: old.search(question) for question, *_ in QUESTIONS}

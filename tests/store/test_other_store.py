@@ -27,7 +27,7 @@ def qdrant_index(tmp_path, subtitled_media, embed_model):
         folder,
         embed_model=embed_model,
         vector_store=store,
-        reader=VideoReader(media_dir=folder / "media", ocr=False),
+        reader=VideoReader(media_dir=folder / "media", ocr="off"),
     )
     assert index.ingest([subtitled_media]).ok
     yield index

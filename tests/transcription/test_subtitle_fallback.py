@@ -35,7 +35,7 @@ def test_garbage_srt_falls_back_to_speech_recognition(tmp_path):
     garbage = bytes(range(256)) * 8 + os.urandom(2048)
     (tmp_path / "team_sync.srt").write_bytes(b"1\n" + garbage)
     transcriber = FixedTranscriber()
-    reader = VideoReader(media_dir=tmp_path / "media", transcriber=transcriber, ocr=False)
+    reader = VideoReader(media_dir=tmp_path / "media", transcriber=transcriber, ocr="off")
     result = reader.read(audio)
     assert transcriber.calls >= 1
     assert any(SAID in node.get_content() for node in result.nodes)

@@ -120,7 +120,7 @@ def read_twice(path: Path, media_dir: Path) -> tuple[list, list]:
         media_dir=media_dir,
         transcriber=SentenceTranscriber(),
         use_subtitles=False,
-        ocr=False,
+        ocr="off",
         audio_chunk_seconds=30,
     )
     return reader.read(path).nodes, reader.read(path).nodes

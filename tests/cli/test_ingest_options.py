@@ -1,0 +1,105 @@
+"""``ingest`` options reach the index as ReaderOptions; the index builds the reader."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from llama_index_video.cli.main import main
+from llama_index_video.index import VideoIndex
+from llama_index_video.media.frames import FrameSamplingOptions
+from llama_index_video.ocr import OCR_CHOICES, TesseractEngine
+from llama_index_video.reader.clips import ClipOptions
+from llama_index_video.store.ingest import IngestReport
+from llama_index_video.transcription.faster import FasterWhisperTranscriber
+from tests_support import HANDBOOK
+
+
+@pytest.fixture
+def readers(monkeypatch):
+    """The reader each ``ingest`` run read with (reading itself is skipped)."""
+    seen = []
+
+    def ingest(self, paths, **options):
+        seen.append(self.reader)
+        return IngestReport()
+
+    monkeypatch.setattr(VideoIndex, "ingest", ingest)
+    return seen
+
+
+def ingest(capsys, tmp_path, *options):
+    code = main(["ingest", str(HANDBOOK), "--index", str(tmp_path / "index"), "--quiet", *options])
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def test_defaults(capsys, tmp_path, readers):
+    assert ingest(capsys, tmp_path)[0] == 0
+    (reader,) = readers
+    assert reader.media_dir == tmp_path / "index" / "media"
+    assert reader.transcriber == FasterWhisperTranscriber()
+    assert reader.use_subtitles
+    assert reader.frames == FrameSamplingOptions()
+    assert reader.ocr is not None  # RapidOCR is installed for the tests
+    assert reader.clips is None
+    assert reader.diarizer is None
+
+
+def test_every_reading_option_arrives(capsys, tmp_path, readers):
+    code, _ = ingest(
+        capsys,
+        tmp_path,
+        "--ocr",
+        "off",
+        "--frame-interval",
+        "2",
+        "--no-subtitles",
+        "--whisper-model",
+        "base",
+        "--language",
+        "de",
+    )
+    assert code == 0
+    (reader,) = readers
+    assert reader.ocr is None
+    assert reader.frames == FrameSamplingOptions(interval=2.0)
+    assert not reader.use_subtitles
+    assert reader.transcriber == FasterWhisperTranscriber(model="base", language="de")
+
+
+def test_no_frames(capsys, tmp_path, readers):
+    assert ingest(capsys, tmp_path, "--no-frames")[0] == 0
+    assert readers[0].frames is None
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract program")
+def test_tesseract_by_name(capsys, tmp_path, readers):
+    assert ingest(capsys, tmp_path, "--ocr", "tesseract")[0] == 0
+    assert isinstance(readers[0].ocr, TesseractEngine)
+
+
+def test_the_ocr_choices_are_the_librarys(capsys):
+    with pytest.raises(SystemExit):
+        main(["ingest", "--help"])
+    assert "--ocr {" + ",".join(OCR_CHOICES) + "}" in capsys.readouterr().out
+
+
+def test_clip_windows_reach_a_multimodal_index(capsys, tmp_path, readers, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "test-key-for-construction-only")
+    code, _ = ingest(capsys, tmp_path, "--embed", "gemini", "--clip-seconds", "60")
+    assert code == 0
+    assert readers[0].clips == ClipOptions(video_seconds=60)
+
+
+def test_clip_windows_for_a_text_index_are_a_one_line_error(capsys, tmp_path, readers):
+    code, err = ingest(capsys, tmp_path, "--clip-seconds", "60")
+    assert code == 2 and readers == []
+    assert err.count("\n") == 1 and "embeds text only" in err
+
+
+def test_a_bad_window_is_a_one_line_error(capsys, tmp_path, readers):
+    code, err = ingest(capsys, tmp_path, "--embed", "gemini", "--clip-seconds", "500")
+    assert code == 2 and readers == []
+    assert err.count("\n") == 1 and "video_seconds must be within" in err
