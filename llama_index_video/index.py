@@ -331,10 +331,10 @@ class VideoIndex:
             ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
             paths = [
-                Path(record.path)
+                Path(path)
                 for key in again
                 for record in self.manifest.paths_of(key)[:1]
-                if Path(record.path).is_file()
+                if Path(path := self.manifest.located(record)).is_file()
             ]
             return check, ingestor.ingest(paths)
 
@@ -431,7 +431,9 @@ class VideoIndex:
 
         with self._writing(wait):
             ingestor = self._ingestor(None)
-            gone = [r for r in self.manifest.all_paths() if not Path(r.path).exists()]
+            gone = [
+                r for r in self.manifest.all_paths() if not Path(self.manifest.located(r)).exists()
+            ]
             for record in gone:
                 remove_source(ingestor, self.manifest, record)
             return [record.source for record in gone]
@@ -564,14 +566,14 @@ class VideoIndex:
         """Where an indexed content is now: the path as it was given (its stored one if
         still there, else a live one) and that file's absolute path, which resolves from
         any working directory (the last known one if no path of the content is left)."""
-        records = self.manifest.paths_of(content_hash)
-        for record in records:
-            if record.source == stored_source and Path(record.path).exists():
-                return Location(stored_source, record.path)
-        for record in records:
-            if Path(record.path).exists():
-                return Location(record.source, record.path)
-        known = next((r.path for r in records if r.source == stored_source), None)
+        records = [(r, self.manifest.located(r)) for r in self.manifest.paths_of(content_hash)]
+        for record, path in records:
+            if record.source == stored_source and Path(path).exists():
+                return Location(stored_source, path)
+        for record, path in records:
+            if Path(path).exists():
+                return Location(record.source, path)
+        known = next((path for r, path in records if r.source == stored_source), None)
         return Location(stored_source, known)
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:

@@ -2,12 +2,13 @@
 
 A video or audio file is addressed as ``/media/<content hash>``: the id the manifest
 already keys files by. It is sent only if the manifest lists that content as indexed,
-and only from a path the manifest recorded for it that still resolves to itself (no
-symlink appeared since ingest) and still has the recorded size. Frames are addressed
-as ``/frames/<name>``: a name of the shape the reader writes (``<hash16>_<ms>.jpg``),
-whose hash prefix belongs to an indexed file, inside the index's frames folder once
-resolved. Nothing in a request is ever joined to a path unchecked, so ``..``, absolute
-paths, symlinks out of the folder and files that are not indexed all end in 404.
+and only from a path the manifest recorded for it (a download: where it is now, in
+this index folder) that still resolves to itself (no symlink appeared since ingest)
+and still has the recorded size. Frames are addressed as ``/frames/<name>``: a name of
+the shape the reader writes (``<hash16>_<ms>.jpg``), whose hash prefix belongs to an
+indexed file, inside the index's frames folder once resolved. Nothing in a request is
+ever joined to a path unchecked, so ``..``, absolute paths, symlinks out of the folder
+and files that are not indexed all end in 404.
 
 The search contract names files by ``source_path`` (else ``source``, the path as given
 to ``ingest``, which two working directories may share) and ``frame_path`` (only its
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from llama_index_video.media.names import FRAME_NAME, source_prefix
@@ -69,7 +70,9 @@ class MediaCatalog:
         self._by_source: dict[str, str] = {}
         self._by_path: dict[str, str] = {}
         for record in manifest.files("indexed"):
-            paths = manifest.paths_of(record.content_hash)
+            paths = [
+                replace(p, path=manifest.located(p)) for p in manifest.paths_of(record.content_hash)
+            ]
             self._paths[record.content_hash] = paths
             for path in paths:
                 self._by_source.setdefault(path.source, record.content_hash)

@@ -293,7 +293,11 @@ class Ingestor:
         previous = known.content_hash if known else None
         existing = self._manifest.file(file_hash)
         if existing is not None and existing.status == "indexed":
-            others = [p for p in self._manifest.paths_of(file_hash) if p.path != key]
+            others = [
+                p
+                for p in self._manifest.paths_of(file_hash)
+                if key not in (p.path, self._manifest.located(p))
+            ]
             self._commit_path(record, previous)
             if self._manifest.pending(file_hash):
                 return self._retry_pending(path, file_hash)
@@ -408,13 +412,16 @@ class Ingestor:
     def _settle_path(self, record: PathRecord, previous: str | None) -> list[str]:
         """Point the path at its content; forget what the path held before if now unused.
 
-        Paths of the same content that no longer exist (the file was moved) are dropped.
-        Call inside a transaction; returns the contents forgotten, whose rows and media
-        :meth:`_finish_removals` deletes once the transaction is committed.
+        Paths of the same content that no longer exist (the file was moved) are dropped,
+        and so are those that now name this very file (a download, recorded before its
+        index folder moved). Call inside a transaction; returns the contents forgotten,
+        whose rows and media :meth:`_finish_removals` deletes once the transaction is
+        committed.
         """
         self._manifest.set_path(record)
         for other in self._manifest.paths_of(record.content_hash):
-            if other.path != record.path and not Path(other.path).exists():
+            now = self._manifest.located(other)
+            if other.path != record.path and (now == record.path or not Path(now).exists()):
                 self._manifest.forget_path(other.path)
         if previous and previous != record.content_hash and not self._manifest.paths_of(previous):
             self._forget(previous)

@@ -51,12 +51,13 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
         if content is None:
             continue
         metadata = _rows(store, record.content_hash)
-        origin = read_origin(Path(record.path))
-        status = content.status if Path(record.path).exists() else "missing"
+        path = manifest.located(record)
+        origin = read_origin(Path(path))
+        status = content.status if Path(path).exists() else "missing"
         entries.append(
             LibraryEntry(
                 source=origin.url if origin else record.source,
-                path=record.path,
+                path=path,
                 content_hash=record.content_hash,
                 status=status,
                 duration=content.duration,
@@ -118,15 +119,15 @@ def find_source(manifest: Manifest, name: str) -> list[PathRecord]:
     file is there does it match the path as given to ``ingest`` (the ``source`` a search
     hit shows, relative to the directory ingest ran in).
     """
+    records = manifest.all_paths()
     if "://" in name:
         return [
             record
-            for record in manifest.all_paths()
-            if (origin := read_origin(Path(record.path))) and origin.url == name
+            for record in records
+            if (origin := read_origin(Path(manifest.located(record)))) and origin.url == name
         ]
-    resolved = str(Path(name).resolve())
-    records = manifest.all_paths()
-    return [r for r in records if r.path in (name, resolved)] or [
+    named = {name, str(Path(name).resolve())}
+    return [r for r in records if {r.path, manifest.located(r)} & named] or [
         r for r in records if r.source == name
     ]
 

@@ -17,10 +17,9 @@ from llama_index_video.errors import VideoIndexError
 from llama_index_video.sources import DownloadOptions, fetch_link, is_link, redact
 from llama_index_video.sources.download import file_name_for
 from llama_index_video.store.ingest import FileOutcome, Ingestor, IngestProgress, IngestReport
+from llama_index_video.store.media_paths import DOWNLOADS_FOLDER
 
 logger = logging.getLogger(__name__)
-
-DOWNLOADS = "downloads"
 
 
 def ingest_inputs(
@@ -54,7 +53,7 @@ def ingest_inputs(
                 progress(name, "download", done, total or done)
 
         try:
-            local = fetch_link(url, media_dir / DOWNLOADS, options=options, progress=report)
+            local = fetch_link(url, media_dir / DOWNLOADS_FOLDER, options=options, progress=report)
         except VideoIndexError as exc:
             logger.warning("failed %s", exc)
             reason = str(exc).removeprefix(f"{shown}: ")

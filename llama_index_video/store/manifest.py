@@ -5,8 +5,9 @@ safe to interrupt: a file is marked ``indexing`` before its nodes are written an
 ``indexed`` after, so a run that was killed part-way leaves a mark the next run
 cleans up (delete the partial nodes, then add again; node ids are deterministic, so
 nothing is duplicated). Paths are keyed by their resolved absolute form; files by
-content hash, so a moved or copied file is recognised without re-reading it. Error
-texts are stored with API keys masked.
+content hash, so a moved or copied file is recognised without re-reading it. A file
+downloaded into the index folder is where :meth:`Manifest.located` says: it moves
+with the folder. Error texts are stored with API keys masked.
 
 The manifest is also what readers trust: only ``indexed`` contents are visible to
 search (:meth:`Manifest.indexed_among`), and the vector store holds at least their
@@ -34,6 +35,7 @@ from typing import Any, Literal
 
 from llama_index_video.api_keys import scrub
 from llama_index_video.errors import IndexReadOnlyError
+from llama_index_video.store.media_paths import resolved_source
 from llama_index_video.store.storage_errors import read_only, translated
 
 Status = Literal["indexing", "indexed", "failed"]
@@ -276,6 +278,12 @@ class Manifest:
             "VALUES (?, ?, ?, ?, ?)",
             (record.path, record.source, record.content_hash, record.size, record.mtime_ns),
         )
+
+    def located(self, record: PathRecord) -> str:
+        """Where the file of ``record`` is now: its recorded path, or for a download this
+        folder's copy (the folder has moved; see
+        :func:`~llama_index_video.store.media_paths.resolved_source`)."""
+        return resolved_source(record.path, self.db_file.parent)
 
     def forget_path(self, path: str) -> None:
         self._execute("DELETE FROM paths WHERE path = ?", (path,))

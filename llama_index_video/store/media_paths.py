@@ -22,6 +22,11 @@ stay absolute; a relative one that does not resolve against the index folder kee
 its old meaning (relative to the working directory); and a frame or clip found at
 neither place is looked for by its name in this folder's ``media/`` (the folder was
 moved, or the old path was relative to another working directory).
+
+Sources are the user's files, wherever they keep them: the manifest records them by
+their absolute path. Files downloaded from links are the exception, as they live in
+the folder's ``media/downloads``: :func:`resolved_source` finds them in this folder's
+downloads once the folder has moved (or been copied), whatever the manifest recorded.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ MEDIA_FOLDER: Final = "media"
 """The index folder's media folder: frames, clips and downloads."""
 MEDIA_SUBFOLDERS: Final = ("frames", "clips")
 """Where the reader writes frames and clips, inside the media folder."""
+DOWNLOADS_FOLDER: Final = "downloads"
+"""Where files downloaded from links are saved, inside the media folder."""
 _RESOURCES: Final = ("image_resource", "audio_resource", "video_resource")
 
 
@@ -78,6 +85,22 @@ def resolved_path(stored: str, folder: Path) -> str:
         if by_name.exists():
             return os.path.abspath(by_name)
     return stored if path.is_absolute() else os.path.abspath(folder / path)
+
+
+def resolved_source(recorded: str, folder: Path) -> str:
+    """Where the source file the manifest of ``folder`` recorded as ``recorded`` is now.
+
+    A download (``.../media/downloads/<name>``) is this folder's file of that name when
+    there is one, so it follows the folder; any other path is the file it names.
+    Returned in the manifest's form, resolved (symlinks followed), so that it is
+    also the key this file is recorded under when ingested from here.
+    """
+    path = Path(recorded)
+    if path.parent.name == DOWNLOADS_FOLDER and path.parent.parent.name == MEDIA_FOLDER:
+        here = folder / MEDIA_FOLDER / DOWNLOADS_FOLDER / path.name
+        if here.is_file():
+            return str(here.resolve())
+    return recorded
 
 
 def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:

@@ -82,6 +82,14 @@ class SubtitleSource:
         """Whether the subtitles are a stream inside the media file."""
         return self.stream_index is not None
 
+    @property
+    def shown(self) -> str:
+        """How to name these subtitles to the user: the sidecar file's name, or
+        ``embedded subtitle stream N``."""
+        if self.embedded:
+            return f"embedded subtitle stream {self.stream_index}"
+        return self.path.name
+
 
 class Cue(NamedTuple):
     """One subtitle cue: its display time and its clean, non-empty lines."""
@@ -193,7 +201,7 @@ def usable_subtitles(media_path: str | Path) -> tuple[Transcription | None, str 
             raise
         logger.info("%s", exc)
         return None, f"{exc.reason.split(';')[0]}: {source.path.name}; transcribed the audio"
-    return transcription, f"transcript from subtitles ({source})"
+    return transcription, f"transcript from subtitles ({source.shown})"
 
 
 def merge_rolling_cues(cues: Iterable[Cue]) -> Iterator[Segment]:

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from llama_index_video.cli.main import main
-from tests_support import EXAMPLES, OZONE
+from tests_support import EXAMPLES, OZONE, OZONE_SRT
 
 HIT_KEYS = {
     "source",
@@ -79,6 +79,18 @@ def test_failed_file_sets_exit_code_and_keeps_the_others(capsys, tmp_path):
     assert "failed   " in out and "broken.mp4" in out and "not a readable audio or video" in out
     assert "indexed  " in out and "handbook.md" in out
     assert "Traceback" not in out + err
+
+
+def test_ingest_names_the_subtitle_file_it_read(capsys, tmp_path):
+    video = tmp_path / OZONE.name
+    shutil.copy(OZONE, video)
+    shutil.copy(OZONE_SRT, tmp_path)
+    argv = ["ingest", str(video), "--index", str(tmp_path / "i"), "--no-frames", "--ocr", "off"]
+    code, out, _ = run(capsys, *argv, "--quiet")
+    assert code == 0
+    [line] = [line for line in out.splitlines() if line.startswith("indexed  ")]
+    assert line.startswith(f"indexed  {video}, ")
+    assert line.endswith(f" moments (transcript from subtitles ({OZONE_SRT.name}))")
 
 
 def test_search_json_follows_the_contract(capsys, index_dir):

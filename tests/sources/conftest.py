@@ -8,11 +8,12 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from tests.fakes.loopback import LoopbackHTTP
-from tests_support import ROOT
+from tests_support import ROOT, SUBTITLES
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech"
 TALK = (SPEECH / "subtitled.mkv").read_bytes()  # a cue track inside: no speech recognition
 CLIP = (SPEECH / "subtitled.mp4").read_bytes()
+LECTURE = (SUBTITLES / "with_subtitle_stream.mkv").read_bytes()  # video, speech, subtitles
 CAPTIONS = b"WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nCaptions from the site about penguins\n"
 PAGE = b"""<!doctype html><html><head><title>A talk</title></head><body>
 <video controls src="/media/clip.mp4">
@@ -42,6 +43,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._media(TALK, "video/x-matroska")
         if path == "/media/clip.mp4":
             return self._send(200, CLIP, "video/mp4")
+        if path == "/media/lecture.mkv":
+            return self._send(200, LECTURE, "video/x-matroska")
         if path == "/media/clip.vtt":
             return self._send(200, CAPTIONS, "text/vtt")
         if path == "/page.html":

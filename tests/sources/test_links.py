@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 import pytest
+from fastapi.testclient import TestClient
 
 from llama_index_video import schema
 from llama_index_video.cli.main import main
 from llama_index_video.errors import DownloadError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.service.app import create_app
 from llama_index_video.sources import read_origin
+from llama_index_video.sources.download import file_name_for
 from llama_index_video.sources.sites import download_from_site
 from tests.sources.conftest import CLIP
 
@@ -70,3 +77,52 @@ def test_cli_ingest_names_links_and_goes_on(site, tmp_path, capsys):
     assert code == 1  # one input failed
     assert f"failed   {site.url}/loop" in out and "redirect" in out
     assert f"indexed  {site.url}/media/talk.mkv" in out
+
+
+def test_a_download_follows_its_index_folder_when_the_folder_moves(
+    site, tmp_path, capsys, embed_model
+):
+    """Downloads live in ``<index>/media/downloads``, recorded by their absolute path: after
+    the folder moved they are listed, kept by ``--prune``, found and served from there."""
+    link, folder = f"{site.url}/media/lecture.mkv", tmp_path / "index"
+    assert main(["ingest", link, "--index", str(folder), "--quiet", "--ocr", "off"]) == 0
+    ingested = capsys.readouterr().out.splitlines()
+    assert any(
+        line.startswith(f"indexed  {link}, ")
+        and line.endswith("(transcript from subtitles (embedded subtitle stream 2))")
+        for line in ingested
+    ), ingested
+    moved = tmp_path / "elsewhere" / "moved"
+    moved.parent.mkdir()
+    shutil.move(folder, moved)
+    downloaded = str((moved / "media" / "downloads" / file_name_for(link)).resolve())
+
+    assert main(["list", "--json", "--index", str(moved)]) == 0
+    [entry] = json.loads(capsys.readouterr().out)
+    assert (entry["source"], entry["path"], entry["status"]) == (link, downloaded, "indexed")
+
+    assert main(["search", "ozone molecule", "--index", str(moved), "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and all(hit["source_path"] == downloaded for hit in hits)
+    assert all(hit["url"].startswith(downloaded + "#t=") for hit in hits)
+    frames = [hit["frame_path"] for hit in hits if hit["frame_path"]]
+    assert frames and all(Path(f).is_file() and Path(f).is_relative_to(moved) for f in frames)
+
+    index = VideoIndex(moved, embed_model=embed_model)
+    try:
+        with TestClient(create_app(index), base_url="http://127.0.0.1") as client:
+            [listed] = client.get("/api/library").json()
+            assert listed["media_url"] and listed["media_type"] == "video/x-matroska"
+            served = client.get(listed["media_url"])
+            assert served.status_code == 200 and served.content == Path(downloaded).read_bytes()
+            [found] = client.get("/api/search", params={"q": "ozone molecule"}).json()[:1]
+            assert found["media_url"] == listed["media_url"]
+    finally:
+        index.close()
+
+    again = ["ingest", "--prune", link, "--index", str(moved), "--quiet", "--ocr", "off"]
+    assert main(again) == 0
+    out = capsys.readouterr().out
+    assert "removed" not in out and f"skipped  {link}" in out  # its rows were kept
+    assert main(["list", "--json", "--index", str(moved)]) == 0
+    assert [e["path"] for e in json.loads(capsys.readouterr().out)] == [downloaded]

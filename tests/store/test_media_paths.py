@@ -26,12 +26,14 @@ from llama_index_video.index import VideoIndex
 from llama_index_video.reader.nodes import ClipNode, FrameNode
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.service.app import create_app
+from llama_index_video.sources.origin import Origin, write_origin
 from llama_index_video.store.collection import chroma_collection, open_chroma
 from llama_index_video.store.library import find_source
 from llama_index_video.store.manifest import Manifest, PathRecord
 from llama_index_video.store.media_paths import (
     resolved_node,
     resolved_path,
+    resolved_source,
     stored_node,
     stored_path,
 )
@@ -133,6 +135,30 @@ def test_a_path_names_the_file_it_names_here_before_the_path_as_given(tmp_path, 
     assert [r.content_hash for r in find_source(manifest, "media/talk.mp4")] == ["2" * 64]
     monkeypatch.chdir(tmp_path)  # no such file here: the path as given matches both
     assert len(find_source(manifest, "media/talk.mp4")) == 2
+    manifest.close()
+
+
+def test_a_download_is_found_in_the_index_folder_it_moved_to(tmp_path):
+    name = "talk-0123456789.mkv"
+    old, folder = tmp_path / "old" / "media" / "downloads" / name, tmp_path / "new"
+    assert resolved_source(str(old), folder) == str(old)  # found nowhere: as recorded
+    here = folder / "media" / "downloads" / name
+    here.parent.mkdir(parents=True)
+    here.write_bytes(b"talk")
+    write_origin(here, Origin(url="https://example.org/talk.mkv"))
+    assert resolved_source(str(old), folder) == str(here.resolve())
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"talk")  # the folder was copied: the copy uses its own file
+    assert resolved_source(str(old), folder) == str(here.resolve())
+    for mine in (tmp_path / "videos" / name, tmp_path / "videos" / "downloads" / name):
+        assert resolved_source(str(mine), folder) == str(mine)  # the user's files stay
+
+    manifest = Manifest(folder / "manifest.sqlite")
+    record = PathRecord(str(old), str(old), "1" * 64, 4, 0)
+    manifest.set_path(record)
+    assert manifest.located(record) == str(here.resolve())
+    for name_or_link in ("https://example.org/talk.mkv", str(here)):
+        assert find_source(manifest, name_or_link) == [record]
     manifest.close()
 
 
