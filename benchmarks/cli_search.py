@@ -102,13 +102,18 @@ def _example_index(builder: Version) -> Path:
     return folder
 
 
-def _best(stdout: str) -> tuple[str, float, float] | None:
+def _best(stdout: str) -> tuple[str, float | None, float | None] | None:
+    """File and span of the best hit; a document's hit has no span (``None``)."""
     hits = json.loads(stdout)
     hits = hits.get("hits", hits) if isinstance(hits, dict) else hits
     if not hits:
         return None
     top = hits[0]
-    return (Path(top["source"]).name, round(top["start"], 2), round(top["end"], 2))
+    return (Path(top["source"]).name, _rounded(top["start"]), _rounded(top["end"]))
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 2)
 
 
 def _heaviest_imports(version: Version, index: Path, top: int = 12) -> list[tuple[str, float]]:
