@@ -13,9 +13,12 @@ import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from llama_index_video.media.frames import Frame
 from llama_index_video.ocr.base import ScreenText
+
+if TYPE_CHECKING:
+    from llama_index_video.media.frames import Frame
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from llama_index.core.schema import (
     BaseNode,
@@ -21,12 +22,14 @@ from llama_index.core.schema import (
 )
 
 from llama_index_video import schema
-from llama_index_video.media.frames import Frame
 from llama_index_video.ocr.spans import ScreenTextSpan
 from llama_index_video.reader.ids import document_id, millis, stable_id
 from llama_index_video.reader.nodes import FrameNode
 from llama_index_video.reader.units import TranscriptUnit
 from llama_index_video.sources.origin import Origin, moment_url
+
+if TYPE_CHECKING:
+    from llama_index_video.media.frames import Frame
 
 
 @dataclass(frozen=True)

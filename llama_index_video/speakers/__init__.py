@@ -6,9 +6,23 @@ Both need ``pip install 'llama-index-video[speakers]'`` (pyannote also
 ``pip install pyannote.audio``).
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline, SpeakerTurn
-from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
-from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+
+if TYPE_CHECKING:
+    from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
+    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+
+# The backends load on first use: what only reads speaker labels (search) skips their
+# clustering and audio stacks.
+_BACKENDS = {
+    "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
+    "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
+}
 
 __all__ = [
     "Diarizer",
@@ -17,3 +31,10 @@ __all__ = [
     "SpeakerTimeline",
     "SpeakerTurn",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _BACKENDS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llama_index_video.speakers' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -12,9 +12,10 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from llama_index_video.media.audio import AudioChunk
+if TYPE_CHECKING:
+    from llama_index_video.media.audio import AudioChunk
 
 SPEAKER_PREFIX = "SPEAKER_"
 # A word up to this far from every turn still goes to the nearest one: VAD trims
