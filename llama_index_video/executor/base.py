@@ -5,6 +5,10 @@ when asked, embedding); an :class:`Executor` maps it over the files to read and 
 one :class:`Produced` per file in the order given, so the driver writes results in
 order whatever order they finish in. :class:`LocalExecutor` runs it here, lazily,
 exactly as ingest always has.
+
+A long recording can be split first: :func:`recognise` transcribes one of its
+``VideoReader.speech_chunks`` (anywhere), and ``produce(..., speech=Speech.joined(...))``
+reads the file with that speech, giving the nodes a plain :func:`produce` gives.
 """
 
 from __future__ import annotations
@@ -20,7 +24,9 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.schema import BaseNode
 
+    from llama_index_video.media.audio import AudioChunk
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
+    from llama_index_video.transcription.base import Speech
 
 FileProgress = Callable[[Path, str, float, float], None]
 """Called as ``progress(path, stage, done, total)``, as ingest's own progress."""
@@ -97,14 +103,30 @@ def _progress_of(path: Path, progress: FileProgress) -> Callable[[str, float, fl
     return lambda stage, done, total: progress(path, stage, done, total)
 
 
+@dataclass(frozen=True)
+class Heard:
+    """What one chunk of a file's audio said, or why it could not be transcribed."""
+
+    speech: Speech | None
+    error: VideoIndexError | None = None
+    worker: str | None = None
+    """Which worker transcribed it (host:pid), for the log."""
+
+
 def produce(
     producer: Producer,
     job: FileJob,
     progress: Callable[[str, float, float], None] | None = None,
+    speech: Speech | None = None,
 ) -> Produced:
-    """Read (and embed, if the producer says so) one file; failures are returned, not raised."""
+    """Read (and embed, if the producer says so) one file; failures are returned, not raised.
+
+    ``speech``: the file's speech, transcribed beforehand chunk by chunk (:func:`recognise`).
+    """
     try:
-        result = producer.reader.read(job.path, file_hash=job.content_hash, progress=progress)
+        result = producer.reader.read(
+            job.path, file_hash=job.content_hash, progress=progress, speech=speech
+        )
         if producer.embed_model is not None:
             embed_in_batches(result.nodes, producer.embed_model, producer.batch_size)
     except VideoIndexError as exc:
@@ -112,6 +134,14 @@ def produce(
     except Exception as exc:  # a backend failing deep inside: one line, never a traceback
         return Produced(job, None, MediaError(job.path, f"{type(exc).__name__}: {exc}"))
     return Produced(job, result)
+
+
+def recognise(producer: Producer, job: FileJob, chunk: AudioChunk) -> Heard:
+    """Transcribe one chunk of ``job``'s audio; a failure is returned, not raised."""
+    try:
+        return Heard(producer.reader.transcribe_chunk(chunk, source=job.path))
+    except VideoIndexError as exc:
+        return Heard(None, exc)
 
 
 def embed_in_batches(nodes: Sequence[BaseNode], embed_model: BaseEmbedding, size: int) -> None:

@@ -17,6 +17,7 @@ import json
 import logging
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
@@ -47,7 +48,7 @@ from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_un
 from llama_index_video.schema import format_timestamp
 from llama_index_video.sources.origin import read_origin
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
-from llama_index_video.transcription.base import Segment, Transcriber
+from llama_index_video.transcription.base import Segment, Speech, Transcriber
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -102,7 +103,9 @@ class VideoReader(BaseReader):
         text_chunk_overlap: Token overlap of text-document chunks.
         max_duration: Refuse media longer than this many seconds (``None``: no limit).
         audio_chunk_seconds: Audio is decoded and transcribed this many seconds at a
-            time, which bounds memory for long recordings.
+            time (cut at the quietest moment near the limit), which bounds memory for
+            long recordings; a Ray ingest transcribes the chunks of a longer file on
+            several workers (:meth:`speech_chunks`).
         raise_on_error: In ``lazy_load_data`` over several files, raise on the first bad
             file instead of logging it and going on with the others (one file always
             raises, so that its caller, e.g. ``SimpleDirectoryReader``, decides).
@@ -230,7 +233,12 @@ class VideoReader(BaseReader):
                 yield _with_user_metadata(node, extra_info or {})
 
     def read(
-        self, path: str | Path, *, file_hash: str | None = None, progress: Progress | None = None
+        self,
+        path: str | Path,
+        *,
+        file_hash: str | None = None,
+        progress: Progress | None = None,
+        speech: Speech | None = None,
     ) -> ReadResult:
         """Read one file.
 
@@ -238,6 +246,9 @@ class VideoReader(BaseReader):
             path: A video, audio, ``.md`` or ``.txt`` file.
             file_hash: Its content hash, if the caller already computed it.
             progress: Told how far each stage has got.
+            speech: What :meth:`transcribe_chunk` heard in each of :meth:`speech_chunks`,
+                joined (e.g. transcribed on several workers): used where the file would be
+                transcribed, instead of transcribing it here.
 
         Raises:
             MediaError: the file is missing, empty, of an unsupported type, or not
@@ -264,17 +275,81 @@ class VideoReader(BaseReader):
                 progress=progress or _no_progress,
             )
             return ReadResult(path, source.content_hash, nodes)
-        try:
+        with _one_line_errors(path):
             return self._read_media(
-                source, is_video=suffix in VIDEO_SUFFIXES, progress=progress or _no_progress
+                source,
+                is_video=suffix in VIDEO_SUFFIXES,
+                progress=progress or _no_progress,
+                speech=speech,
             )
-        except VideoIndexError:
-            raise
-        except Exception as exc:  # a library failing deep inside: one line, cause chained
-            raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
+
+    def speech_chunks(self, path: str | Path) -> Iterator[AudioChunk] | None:
+        """The audio chunks :meth:`read` would transcribe one after another, if several.
+
+        For spreading a long recording over several workers: each chunk goes through
+        :meth:`transcribe_chunk` (anywhere), ``Speech.joined`` of the results in chunk
+        order goes to ``read(path, speech=...)``, and the nodes are those a plain
+        :meth:`read` gives, since it transcribes these very chunks the same way.
+
+        Returns:
+            The chunks, decoded as they are iterated (cut at quiet moments, at most
+            ``audio_chunk_seconds`` each); None when reading would transcribe one chunk
+            or none: a text file, media no longer than ``audio_chunk_seconds``, without
+            sound, over ``max_duration``, with usable subtitles, or that cannot be probed
+            (reading it says why).
+        """
+        path = Path(path)
+        if path.suffix.lower() not in VIDEO_SUFFIXES | AUDIO_SUFFIXES or not path.is_file():
+            return None
+        try:
+            info = probe(path)
+            subtitled = self.use_subtitles and _has_subtitle_units(path, self.units)
+        except Exception:
+            return None
+        too_long = self.max_duration is not None and info.duration > self.max_duration
+        if subtitled or too_long or not info.has_audio:
+            return None
+        if info.duration <= self.audio_chunk_seconds:
+            return None
+        return self._audio_chunks(path)
+
+    def transcribe_chunk(
+        self,
+        chunk: AudioChunk,
+        *,
+        source: Path,
+        duration: float | None = None,
+        progress: Progress | None = None,
+    ) -> Speech:
+        """Transcribe one of :meth:`speech_chunks`; times come on the source's timeline.
+
+        Args:
+            chunk: The chunk.
+            source: The file it came from (named in errors).
+            duration: The file's duration, for ``progress``.
+            progress: Told how far transcription got, in source seconds.
+
+        Raises:
+            VideoIndexError: transcription failed; the message names ``source``.
+        """
+        total = chunk.end if duration is None else duration
+        report = progress or _no_progress
+        segments: list[Segment] = []
+        with _one_line_errors(source):
+            transcription = self.transcriber.transcribe(chunk.samples, source=source)
+            for segment in transcription.segments:
+                segments.append(_shifted(segment, chunk.start))
+                report("transcribe", min(segments[-1].end, total), total)
+        report("transcribe", min(chunk.end, total), total)
+        return Speech(tuple(segments), transcription.info.language)
 
     def _read_media(
-        self, source: moments.SourceFile, *, is_video: bool, progress: Progress
+        self,
+        source: moments.SourceFile,
+        *,
+        is_video: bool,
+        progress: Progress,
+        speech: Speech | None,
     ) -> ReadResult:
         info = probe(source.path)
         if self.max_duration is not None and info.duration > self.max_duration:
@@ -286,7 +361,7 @@ class VideoReader(BaseReader):
         notes: list[str] = []
         if is_video and not info.has_video:
             notes.append("no video stream: transcript only")
-        units, language = self._transcript(info, notes, progress)
+        units, language = self._transcript(info, notes, progress, speech)
         note = "; ".join(notes) or None
         nodes: list[BaseNode] = list(
             moments.transcript_nodes(source, units, language=language, note=note)
@@ -368,7 +443,7 @@ class VideoReader(BaseReader):
         return nodes
 
     def _transcript(
-        self, info: MediaInfo, notes: list[str], progress: Progress
+        self, info: MediaInfo, notes: list[str], progress: Progress, speech: Speech | None
     ) -> tuple[list[TranscriptUnit], str | None]:
         if self.use_subtitles:
             from llama_index_video.transcription.subtitles import usable_subtitles
@@ -385,11 +460,17 @@ class VideoReader(BaseReader):
         if not info.has_audio:
             notes.append("no audio track: frames only")
             return [], None
-        segments, language = self._recognise(info, progress)
-        units = self._units(info, segments, notes, progress)
+        if speech is None:
+            speech = Speech.joined(
+                self.transcribe_chunk(
+                    chunk, source=info.path, duration=info.duration, progress=progress
+                )
+                for chunk in self._audio_chunks(info.path)
+            )
+        units = self._units(info, speech.segments, notes, progress)
         if not units:
             notes.append("no speech found")
-        return units, language
+        return units, speech.language
 
     def _units(
         self, info: MediaInfo, segments: Iterable[Segment], notes: list[str], progress: Progress
@@ -397,7 +478,7 @@ class VideoReader(BaseReader):
         """Retrieval units, labelled with speakers when there is a diarizer and sound."""
         if self.diarizer is None or not info.has_audio:
             return list(build_units(segments, self.units))
-        chunks = iter_audio_chunks(info.path, chunk_seconds=self.audio_chunk_seconds)
+        chunks = self._audio_chunks(info.path)
 
         def reported() -> Iterator[AudioChunk]:
             for chunk in chunks:
@@ -411,17 +492,8 @@ class VideoReader(BaseReader):
             notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
         return units
 
-    def _recognise(self, info: MediaInfo, progress: Progress) -> tuple[list[Segment], str | None]:
-        segments: list[Segment] = []
-        language: str | None = None
-        for chunk in iter_audio_chunks(info.path, chunk_seconds=self.audio_chunk_seconds):
-            transcription = self.transcriber.transcribe(chunk.samples, source=info.path)
-            for segment in transcription.segments:
-                segments.append(_shifted(segment, chunk.start))
-                progress("transcribe", min(segments[-1].end, info.duration), info.duration)
-            progress("transcribe", min(chunk.end, info.duration), info.duration)
-            language = language or transcription.info.language
-        return segments, language
+    def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
+        return iter_audio_chunks(path, chunk_seconds=self.audio_chunk_seconds)
 
 
 _DEPRECATED_OCR: dict[bool | None, OcrChoice] = {None: "auto", True: "rapidocr", False: "off"}
@@ -462,6 +534,28 @@ def _flat(value: object) -> str | int | float | None:
     if value is None or isinstance(value, (str, int, float)):
         return value
     return json.dumps(value, default=str, sort_keys=True)
+
+
+@contextmanager
+def _one_line_errors(path: Path) -> Iterator[None]:
+    """Let the package's errors through; a library failing deep inside becomes one line."""
+    try:
+        yield
+    except VideoIndexError:
+        raise
+    except Exception as exc:  # the cause stays chained for --debug
+        raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
+
+
+def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:
+    """Whether reading ``path`` takes its transcript from subtitles (not from speech)."""
+    from llama_index_video.transcription.subtitles import usable_subtitles
+
+    transcription, _ = usable_subtitles(path)
+    return (
+        transcription is not None
+        and next(build_units(transcription.segments, options), None) is not None
+    )
 
 
 def _no_progress(stage: str, done: float, total: float) -> None:

@@ -7,7 +7,7 @@ reader never knows which one produced the segments.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -56,6 +56,29 @@ class Transcription:
 
     info: TranscriptionInfo
     segments: Iterator[Segment]
+
+
+@dataclass(frozen=True)
+class Speech:
+    """What was heard in a whole source: segments on its timeline, in time order.
+
+    Attributes:
+        segments: Every segment, times in seconds on the source's timeline.
+        language: The language heard first (of the first chunk that names one).
+    """
+
+    segments: tuple[Segment, ...] = ()
+    language: str | None = None
+
+    @classmethod
+    def joined(cls, parts: Iterable[Speech]) -> Speech:
+        """The speech of consecutive chunks, in order, as one (chunks are timed already)."""
+        segments: list[Segment] = []
+        language: str | None = None
+        for part in parts:
+            segments.extend(part.segments)
+            language = language or part.language
+        return cls(tuple(segments), language)
 
 
 @runtime_checkable

@@ -8,6 +8,16 @@ so several readers with the same settings share one model.
 Word timestamps are on by default: on the espeak fixture they cost about 6 % more
 time and bring segment starts from up to ~2.4 s early (after a pause) to within
 ~0.3 s, since faster-whisper then trims each segment to its first and last word.
+
+Decoding is deterministic by default (``temperature=0.0``): faster-whisper's own default
+falls back to sampling at temperatures 0.2-1.0 when a window's output looks wrong, and
+CTranslate2 draws those samples from a generator seeded at random in each process, whose
+state also carries over from one call to the next (``ctranslate2.set_random_seed`` does
+not reset a generator already used). A fallback would then make the same file read twice,
+or read by another process (a Ray worker), give other text and times, hence other node
+ids. The thread count does not change the result (1 and 2 threads give the same words,
+times and probabilities on the example media), so ``cpu_threads=None`` follows the CPUs
+the process was given.
 """
 
 from __future__ import annotations
@@ -79,8 +89,14 @@ class FasterWhisperTranscriber:
             is found offline.
         device: ``"cpu"``, ``"cuda"`` or ``"auto"``.
         compute_type: CTranslate2 compute type; ``"int8"`` is the fast CPU choice.
-        cpu_threads: Threads for CTranslate2; ``None`` uses the CPUs this process may run on.
+        cpu_threads: Threads for CTranslate2; ``None``: ``$OMP_NUM_THREADS`` when set (Ray
+            sets it to a worker's CPUs), else the CPUs this process may run on.
         beam_size: Beam width of the decoder.
+        temperature: Decoding temperature, or temperatures to fall back through when a
+            window's output is too repetitive or improbable, as in faster-whisper (e.g.
+            ``(0.0, 0.2, 0.4, 0.6, 0.8, 1.0)``). Above 0 the decoder samples at random, so
+            the same audio may give other text from one run (or process) to the next;
+            the default 0.0 never samples.
         vad_filter: Drop non-speech with Silero VAD before decoding (faster, fewer
             hallucinations on silence and music).
         language: Language code such as ``"en"`` or ``"de"``; ``None`` detects it (in the
@@ -99,6 +115,7 @@ class FasterWhisperTranscriber:
     compute_type: str = "int8"
     cpu_threads: int | None = None
     beam_size: int = 5
+    temperature: float | tuple[float, ...] = 0.0
     vad_filter: bool = True
     language: str | None = None
     word_timestamps: bool = True
@@ -116,6 +133,14 @@ class FasterWhisperTranscriber:
             )
         if self.beam_size < 1:
             raise ValueError(f"beam_size must be at least 1, got {self.beam_size}")
+        temperatures = (
+            self.temperature if isinstance(self.temperature, tuple) else (self.temperature,)
+        )
+        if not temperatures or not all(0.0 <= t <= 1.0 for t in temperatures):
+            raise ValueError(
+                f"temperature must be in [0, 1] (or a non-empty tuple of such), got "
+                f"{self.temperature!r}"
+            )
         if self.cpu_threads is not None and self.cpu_threads < 1:
             raise ValueError(f"cpu_threads must be at least 1 or None, got {self.cpu_threads}")
         if self.language is not None:
@@ -124,8 +149,8 @@ class FasterWhisperTranscriber:
 
     @property
     def threads(self) -> int:
-        """The CPU threads CTranslate2 uses: ``cpu_threads``, or every CPU available."""
-        return self.cpu_threads or _available_cpus()
+        """The CPU threads CTranslate2 uses: ``cpu_threads``, else as the process was given."""
+        return self.cpu_threads or _given_cpus()
 
     def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
         """Transcribe ``audio``; the info is ready at once, segments decode as you iterate.
@@ -160,6 +185,7 @@ class FasterWhisperTranscriber:
                 samples,
                 language=self.language,
                 beam_size=self.beam_size,
+                temperature=self.temperature,
                 vad_filter=self.vad_filter,
                 word_timestamps=self.word_timestamps,
                 condition_on_previous_text=self.condition_on_previous_text,
@@ -185,6 +211,7 @@ class FasterWhisperTranscriber:
                     "compute_type": self.compute_type,
                     "cpu_threads": self.threads,
                     "beam_size": self.beam_size,
+                    "temperature": self.temperature,
                     "vad_filter": self.vad_filter,
                     "language": self.language,
                     "word_timestamps": self.word_timestamps,
@@ -270,7 +297,11 @@ def _check_language(language: str) -> None:
         raise ValueError(f"language must be a Whisper language code such as 'en', got {language!r}")
 
 
-def _available_cpus() -> int:
+def _given_cpus() -> int:
+    """``$OMP_NUM_THREADS`` when it is a positive number, else the CPUs available."""
+    given = os.environ.get("OMP_NUM_THREADS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1

@@ -1,14 +1,19 @@
 """Ingest through a real two-node Ray cluster gives the rows a local ingest gives.
 
 The cluster is a head and a second worker node of one CPU each on this machine
-(``ray.cluster_utils.Cluster``), shut down after the module. The media has subtitles,
-so no speech model is involved: what is tested is the distribution, not the ASR.
+(``ray.cluster_utils.Cluster``), shut down after the module. Most media has subtitles,
+so no speech model is involved and what is tested is the distribution; one test runs
+real speech recognition (faster-whisper tiny.en) on files split into chunks.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -20,7 +25,7 @@ from ray.cluster_utils import Cluster
 from llama_index_video.executor.ray import RayExecutor
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
-from tests_support import stored_rows
+from tests_support import OZONE, ROOT, TEAM_SYNC, stored_rows
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(900)]
 
@@ -47,10 +52,9 @@ def media(subtitled_media):
     return subtitled_media
 
 
-def _ingest(folder: Path, media: Path, embed_model, executor=None):
-    index = VideoIndex(
-        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", ocr="off")
-    )
+def _ingest(folder: Path, media: Path, embed_model, executor=None, **reader_options):
+    reader = VideoReader(media_dir=folder / "media", ocr="off", **reader_options)
+    index = VideoIndex(folder, embed_model=embed_model, reader=reader)
     try:
         report = index.ingest([media], executor=executor)
         return report, stored_rows(index.vector_store, folder)
@@ -125,3 +129,60 @@ def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
     _assert_same_rows(rows, local_rows)
     assert len(rows) == sum(f.node_count for f in report.files)
     assert set(_frames(tmp_path / "ray")) == _referenced_frames(rows)
+
+
+def test_long_recordings_are_transcribed_chunk_by_chunk_on_both_workers(
+    tmp_path, cluster, transcriber, embed_model, caplog
+):
+    """Real speech recognition, each file cut in 30 s chunks: the rows of a local ingest."""
+    media = tmp_path / "speech"
+    media.mkdir()
+    for path in (OZONE, TEAM_SYNC):  # 80 s of video with frames, 40 s of MP3
+        shutil.copy(path, media / path.name)
+    options = {"transcriber": transcriber, "audio_chunk_seconds": 30.0}
+    local_report, local_rows = _ingest(tmp_path / "local", media, embed_model, **options)
+    with caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"):
+        report, rows = _ingest(
+            tmp_path / "ray", media, embed_model, RayExecutor(workers=2), **options
+        )
+    assert report.ok and _outcomes(report) == _outcomes(local_report)
+    _assert_same_rows(rows, local_rows)
+    assert _frames(tmp_path / "ray") == _frames(tmp_path / "local")
+    assert any(m["modality"] == "transcript" for _, m, _ in rows.values())
+    split = [r.getMessage() for r in caplog.records if "chunks transcribed on" in r.getMessage()]
+    assert len(split) == 2, split
+    assert all(message.endswith("on 2 worker(s)") for message in split), split
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    return subprocess.run(
+        [sys.executable, "-m", "llama_index_video.cli.main", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_command_line_ingests_through_the_cluster(tmp_path, cluster, media):
+    """``ingest --ray ADDRESS`` in its own process: the report and rows of a local ingest."""
+    common = [str(media), "--ocr", "off", "--quiet"]
+    local = _cli("ingest", *common, "--index", str(tmp_path / "local"))
+    remote = _cli("ingest", *common, "--index", str(tmp_path / "ray"), "--ray", cluster.address)
+    assert remote.returncode == local.returncode == 1, remote.stderr  # broken.mp4 fails
+    assert "Traceback" not in remote.stdout + remote.stderr
+    report = remote.stdout.replace(str(tmp_path / "ray"), "<index>")
+    assert report == local.stdout.replace(str(tmp_path / "local"), "<index>")
+    assert "broken.mp4" in report and "2 indexed, 0 skipped, 1 failed" in report
+
+    def rows(folder: Path):
+        index = VideoIndex(folder)
+        try:
+            return stored_rows(index.vector_store, folder)
+        finally:
+            index.close()
+
+    _assert_same_rows(rows(tmp_path / "ray"), rows(tmp_path / "local"))
+    assert _frames(tmp_path / "ray") == _frames(tmp_path / "local")

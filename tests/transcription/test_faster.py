@@ -147,12 +147,47 @@ def test_float64_audio_is_accepted_and_stereo_is_refused(narration: Clip) -> Non
         ({"compute_type": "int3"}, "compute_type"),
         ({"beam_size": 0}, "beam_size"),
         ({"cpu_threads": 0}, "cpu_threads"),
+        ({"temperature": 1.5}, "temperature"),
+        ({"temperature": ()}, "temperature"),
+        ({"temperature": (0.0, -0.2)}, "temperature"),
         ({"language": "klingon"}, "language"),
     ],
 )
 def test_bad_options_fail_on_construction(options: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         FasterWhisperTranscriber(**options)  # type: ignore[arg-type]
+
+
+def _heard(transcriber: FasterWhisperTranscriber, audio: np.ndarray) -> list[object]:
+    """Every number and word a transcription gave, to compare runs exactly."""
+    return [
+        (s.start, s.end, s.text, [(w.start, w.end, w.text, w.probability) for w in s.words])
+        for s in transcriber.transcribe(audio).segments
+    ]
+
+
+def test_default_decoding_never_samples_so_every_run_hears_the_same(german: Clip) -> None:
+    # The German clip through the English-only model is what makes faster-whisper's own
+    # default fall back to sampling (6 fallbacks measured). Sampling draws from a generator
+    # seeded at random per process and carried over between calls: sampled runs differ.
+    sampled = FasterWhisperTranscriber(temperature=1.0)
+    default = FasterWhisperTranscriber()
+    runs = []
+    for _ in range(3):
+        runs.append(_heard(default, german.audio))
+        _heard(sampled, german.audio)  # moves the sampling generator on
+    assert runs[0] and runs[0] == runs[1] == runs[2]
+    assert len({repr(_heard(sampled, german.audio)) for _ in range(3)}) > 1
+    assert default.transcribe(german.audio[:16_000]).info.options["temperature"] == 0.0
+
+
+def test_the_thread_count_changes_nothing_heard(narration: Clip, monkeypatch) -> None:
+    audio = narration.audio[: 16_000 * 20]
+    one, two = FasterWhisperTranscriber(cpu_threads=1), FasterWhisperTranscriber(cpu_threads=2)
+    assert _heard(one, audio) == _heard(two, audio)
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as Ray sets it in a one-CPU worker
+    assert FasterWhisperTranscriber().threads == 1
+    assert FasterWhisperTranscriber(cpu_threads=2).threads == 2
 
 
 def test_options_are_keyword_only_and_frozen() -> None:
