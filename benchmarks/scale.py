@@ -1,13 +1,18 @@
 """Scale-out figures: local vs Ray ingest, Chroma server inserts, per-stage CPU cost.
 
-    python benchmarks/scale.py [--rows 5000] [--skip-ray]
+    python benchmarks/scale.py [--rows 5000] [--skip-ray] [--ingest-only]
+                               [--chunk-seconds 30] [--long-minutes 6]
 
 Measured in one run, so every figure shares the machine's load at the time:
 
-- the example media ingested locally (the baseline), through a Ray cluster with one
-  worker, and with two workers (a head and a second node of one CPU each, on this
-  machine): wall time (model loading included: a Ray worker loads its own), × real
-  time, whether the rows equal the local ones, and the frame bytes workers sent back;
+- the example media plus one long recording (the examples' audio repeated to
+  ``--long-minutes``), read with ``--chunk-seconds`` audio chunks, ingested locally (the
+  baseline), through a Ray cluster with one worker, and with two workers (a head and a
+  second node of one CPU each, on this machine), where every file longer than one chunk
+  is transcribed chunk by chunk on the workers (and once more with two workers and no
+  file split, to show what splitting gains): wall time (model loading included: a Ray
+  worker loads its own), × real time, whether the rows equal the local ones, the chunks
+  sent, the frame bytes workers sent back, and the load average around the run;
 - Chroma inserts: rows/s into a ``chroma run`` server vs the embedded client (baseline);
 - CPU seconds per stage (decode, ASR, frames, OCR, embedding) per media hour, the
   input of the scale plan in docs/benchmarks.md.
@@ -16,6 +21,8 @@ Measured in one run, so every figure shares the machine's load at the time:
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import platform
 import resource
 import sys
@@ -32,6 +39,7 @@ from real_servers import chroma_server  # noqa: E402
 
 EXAMPLES = ROOT / "examples" / "media"
 HOUR = 3600.0
+UNSPLIT = 24 * HOUR  # audio chunk seconds no example file reaches
 
 
 def cpu_seconds() -> float:
@@ -39,10 +47,46 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def media_seconds() -> float:
+def media_seconds(media: Path) -> float:
     from llama_index_video.media.probe import probe
 
-    return sum(probe(p).duration for p in EXAMPLES.iterdir() if p.suffix in (".mp4", ".mp3"))
+    return sum(probe(p).duration for p in media.iterdir() if p.suffix in (".mp4", ".mp3", ".wav"))
+
+
+def make_media(folder: Path, long_minutes: float) -> Path:
+    """The example files, plus their audio repeated into one long WAV recording."""
+    import shutil
+    import wave
+
+    from llama_index_video.media.audio import SAMPLE_RATE, decode_audio
+
+    folder.mkdir()
+    for path in EXAMPLES.iterdir():
+        if path.suffix in (".mp4", ".mp3", ".md"):
+            shutil.copy(path, folder / path.name)
+    speech = np.concatenate(
+        [decode_audio(p) for p in sorted(EXAMPLES.iterdir()) if p.suffix in (".mp4", ".mp3")]
+    )
+    samples = np.resize(speech, int(long_minutes * 60 * SAMPLE_RATE))  # repeats it
+    with wave.open(str(folder / "long_recording.wav"), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(SAMPLE_RATE)
+        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+    return folder
+
+
+class ChunkCount(logging.Handler):
+    """Counts the chunks the Ray driver reports as transcribed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chunks = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if "chunks transcribed on" in message:
+            self.chunks += int(message.split(": ")[-1].split()[0])
 
 
 def rows_of(index) -> dict:
@@ -65,13 +109,15 @@ def same_rows(a: dict, b: dict) -> str:
     return f"yes, {len(a)} rows (max vector difference {drift:.1e})"
 
 
-def ingest(folder: Path, executor=None) -> tuple[float, dict, int]:
+def ingest(folder: Path, media: Path, chunk_seconds: float, executor=None):
     from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
 
     started = time.perf_counter()
-    index = VideoIndex(folder)
+    reader = VideoReader(media_dir=folder / "media", audio_chunk_seconds=chunk_seconds)
+    index = VideoIndex(folder, reader=reader)
     try:
-        report = index.ingest([EXAMPLES], executor=executor)
+        report = index.ingest([media], executor=executor)
         assert report.ok, report
         wall = time.perf_counter() - started
         frames = sum(p.stat().st_size for p in (folder / "media").rglob("*") if p.is_file())
@@ -80,13 +126,23 @@ def ingest(folder: Path, executor=None) -> tuple[float, dict, int]:
         index.close()
 
 
-def ray_runs(work: Path, baseline: dict, seconds: float) -> list[str]:
+def load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def ray_runs(
+    work: Path, media: Path, chunk_seconds: float, baseline: dict, seconds: float
+) -> list[str]:
     import ray
     from ray.cluster_utils import Cluster
 
     from llama_index_video.executor.ray import RayExecutor
 
     lines = []
+    counter = ChunkCount()
+    logger = logging.getLogger("llama_index_video.executor.ray")
+    logger.addHandler(counter)
+    logger.setLevel(logging.INFO)
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
     try:
         ray.init(address=cluster.address, log_to_driver=False)
@@ -94,12 +150,25 @@ def ray_runs(work: Path, baseline: dict, seconds: float) -> list[str]:
             if workers == 2:
                 cluster.add_node(num_cpus=1)
                 cluster.wait_for_nodes(timeout=120)
-            wall, rows, sent = ingest(work / f"ray{workers}", RayExecutor(workers=workers))
+            counter.chunks, before = 0, load()
+            wall, rows, sent = ingest(
+                work / f"ray{workers}", media, chunk_seconds, RayExecutor(workers=workers)
+            )
             lines.append(
                 f"| Ray, {workers} worker{'s' if workers > 1 else ''} | {wall:.1f} | "
-                f"{seconds / wall:.1f}x | {same_rows(rows, baseline)} | {sent / 1e6:.2f} MB |"
+                f"{seconds / wall:.2f}x | {same_rows(rows, baseline)} | {counter.chunks} | "
+                f"{sent / 1e6:.2f} MB | {before} / {load()} |"
             )
+        # The same two workers with no file split: each file's audio is one chunk.
+        counter.chunks, before = 0, load()
+        wall, _, sent = ingest(work / "unsplit", media, UNSPLIT, RayExecutor(workers=2))
+        lines.append(
+            f"| Ray, 2 workers, no file split | {wall:.1f} | {seconds / wall:.2f}x | "
+            f"not compared (other chunks) | {counter.chunks} | {sent / 1e6:.2f} MB "
+            f"| {before} / {load()} |"
+        )
     finally:
+        logger.removeHandler(counter)
         ray.shutdown()
         cluster.shutdown()
     return lines
@@ -182,23 +251,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000, help="rows for the insert test")
     parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--ingest-only", action="store_true", help="skip Chroma and stages")
+    parser.add_argument("--chunk-seconds", type=float, default=30.0, help="audio chunk length")
+    parser.add_argument("--long-minutes", type=float, default=6.0, help="the long recording")
     args = parser.parse_args()
-    seconds = media_seconds()
-    print(f"# {platform.machine()}, {platform.python_version()}, {seconds:.0f} s of media\n")
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         work = Path(tmp)
-        print("| run | wall s | x real time | rows equal the local ones | frames sent |")
-        print("|---|---:|---:|---|---:|")
-        wall, baseline, _ = ingest(work / "local")
-        print(f"| local (baseline) | {wall:.1f} | {seconds / wall:.1f}x | - | - |")
+        media = make_media(work / "input", args.long_minutes)
+        seconds = media_seconds(media)
+        print(
+            f"# {platform.machine()}, {platform.python_version()}, {os.cpu_count()} CPUs, "
+            f"{seconds:.0f} s of media, {args.chunk_seconds:.0f} s audio chunks\n"
+        )
+        print(
+            "| run | wall s | x real time | rows equal the local ones | chunks sent "
+            "| frames sent | load before / after |"
+        )
+        print("|---|---:|---:|---|---:|---:|---|")
+        before = load()
+        wall, baseline, _ = ingest(work / "local", media, args.chunk_seconds)
+        print(
+            f"| local (baseline) | {wall:.1f} | {seconds / wall:.2f}x | - | - | - "
+            f"| {before} / {load()} |",
+            flush=True,
+        )
         if not args.skip_ray:
-            for line in ray_runs(work, baseline, seconds):
+            for line in ray_runs(work, media, args.chunk_seconds, baseline, seconds):
                 print(line, flush=True)
+        if args.ingest_only:
+            return
         print("\n| Chroma | rows | s | rows/s |\n|---|---:|---:|---:|")
         for line in chroma_inserts(work, args.rows):
             print(line, flush=True)
         print("\n| stage | CPU s | CPU s per media hour |\n|---|---:|---:|")
-        for line in stage_costs(work, seconds):
+        for line in stage_costs(work, media_seconds(EXAMPLES)):
             print(line, flush=True)
 
 

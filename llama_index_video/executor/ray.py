@@ -107,7 +107,7 @@ class RayExecutor:
         actor_class = ray.remote(num_cpus=1)(_ProducerActor).options(
             max_restarts=self.max_retries, max_task_retries=self.max_retries
         )
-        count = min(len(jobs), self.workers or max(1, int(ray.cluster_resources().get("CPU", 1))))
+        count = self._actor_count(ray, jobs, producer.reader)
         shared = ray.put(producer)
         actors = [actor_class.remote(shared, os.getcwd()) for _ in range(count)]
         try:
@@ -121,6 +121,13 @@ class RayExecutor:
                 ray.kill(actor)
             if joined:
                 ray.shutdown()
+
+    def _actor_count(self, ray: Any, jobs: Sequence[FileJob], reader: VideoReader) -> int:
+        """One per CPU (or ``workers``); fewer for fewer files, unless one will be split."""
+        wanted = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        if len(jobs) >= wanted or any(reader.speech_chunks(job.path) for job in jobs):
+            return wanted
+        return len(jobs)
 
     @staticmethod
     def _result(ray: Any, job: FileJob, ref: Any, progress: FileProgress) -> Produced:
@@ -181,8 +188,7 @@ class _Schedule:
         try:
             for position, job in enumerate(self._jobs):
                 self._fill()
-                file = self._files[position]
-                while not self._settled(file):
+                while position not in self._files or not self._settled(self._files[position]):
                     # Each wait finishes at least one of finitely many tasks: ends by construction.
                     if not self._unfinished:
                         raise RuntimeError(f"Ray ingest stalled on {job.path}")  # a bug if seen
@@ -190,7 +196,7 @@ class _Schedule:
                     for ref in ready:
                         self._load[self._unfinished.pop(ref)] -= 1
                     self._fill()
-                del self._files[position]
+                file = self._files.pop(position)
                 yield job, file.failed or file.result
         finally:
             for file in self._files.values():  # close the audio still being decoded

@@ -2,8 +2,8 @@
 
 The cluster is a head and a second worker node of one CPU each on this machine
 (``ray.cluster_utils.Cluster``), shut down after the module. Most media has subtitles,
-so no speech model is involved and what is tested is the distribution; one test runs
-real speech recognition (faster-whisper tiny.en) on files split into chunks.
+so no speech model is involved and what is tested is the distribution; the ``speech``
+tests run real speech recognition (faster-whisper tiny.en) on a file split into chunks.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ray.cluster_utils import Cluster
 from llama_index_video.executor.ray import RayExecutor
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
-from tests_support import OZONE, ROOT, TEAM_SYNC, stored_rows
+from tests_support import OZONE, ROOT, stored_rows
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(900)]
 
@@ -93,15 +93,13 @@ def test_ray_ingest_writes_the_rows_a_local_ingest_writes(tmp_path, cluster, med
     assert [f.outcome for f in again.files] == ["failed", "skipped", "skipped"]
 
 
-def _kill_a_busy_actor(stop: threading.Event) -> list[int]:
-    """SIGKILL the first actor process seen reading a file; returns the pids killed."""
+def _kill_a_busy_actor(stop: threading.Event, at_work: bytes = ACTOR_AT_WORK) -> list[int]:
+    """SIGKILL the first actor process seen at ``at_work``; returns the pids killed."""
     deadline = time.monotonic() + KILL_WAIT_SECONDS
     while not stop.is_set() and time.monotonic() < deadline:
         for entry in Path("/proc").iterdir():
             try:
-                busy = entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(
-                    ACTOR_AT_WORK
-                )
+                busy = entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(at_work)
             except OSError:
                 continue
             if busy:
@@ -131,27 +129,61 @@ def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
     assert set(_frames(tmp_path / "ray")) == _referenced_frames(rows)
 
 
-def test_long_recordings_are_transcribed_chunk_by_chunk_on_both_workers(
-    tmp_path, cluster, transcriber, embed_model, caplog
-):
-    """Real speech recognition, each file cut in 30 s chunks: the rows of a local ingest."""
-    media = tmp_path / "speech"
-    media.mkdir()
-    for path in (OZONE, TEAM_SYNC):  # 80 s of video with frames, 40 s of MP3
-        shutil.copy(path, media / path.name)
+@pytest.fixture(scope="module")
+def speech(tmp_path_factory, transcriber, embed_model):
+    """An 80 s video without subtitles, read in 30 s chunks, and its local ingest's rows."""
+    folder = tmp_path_factory.mktemp("speech")
+    (folder / "input").mkdir()
+    shutil.copy(OZONE, folder / "input" / OZONE.name)
     options = {"transcriber": transcriber, "audio_chunk_seconds": 30.0}
-    local_report, local_rows = _ingest(tmp_path / "local", media, embed_model, **options)
+    report, rows = _ingest(folder / "local", folder / "input", embed_model, **options)
+    assert report.ok, report
+    return folder / "input", options, rows, _frames(folder / "local")
+
+
+def _chunk_logs(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "chunks transcribed on" in r.getMessage()]
+
+
+def test_a_long_recording_is_transcribed_chunk_by_chunk_on_both_workers(
+    tmp_path, cluster, speech, embed_model, caplog
+):
+    """Real speech recognition on one file split in chunks: the rows of a local ingest."""
+    media, options, local_rows, local_frames = speech
     with caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"):
-        report, rows = _ingest(
-            tmp_path / "ray", media, embed_model, RayExecutor(workers=2), **options
-        )
-    assert report.ok and _outcomes(report) == _outcomes(local_report)
+        report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
+    assert report.ok, report
     _assert_same_rows(rows, local_rows)
-    assert _frames(tmp_path / "ray") == _frames(tmp_path / "local")
+    assert _frames(tmp_path) == local_frames
     assert any(m["modality"] == "transcript" for _, m, _ in rows.values())
-    split = [r.getMessage() for r in caplog.records if "chunks transcribed on" in r.getMessage()]
-    assert len(split) == 2, split
-    assert all(message.endswith("on 2 worker(s)") for message in split), split
+    # One file, yet both workers transcribed some of its 3-4 chunks.
+    assert [message.split(": ")[-1] for message in _chunk_logs(caplog)] in (
+        ["3 chunks transcribed on 2 worker(s)"],
+        ["4 chunks transcribed on 2 worker(s)"],
+    ), _chunk_logs(caplog)
+
+
+def test_a_worker_killed_mid_chunk_is_retried_without_duplicates_or_orphans(
+    tmp_path, cluster, speech, embed_model, caplog
+):
+    media, options, local_rows, local_frames = speech
+    stop = threading.Event()
+    killed: list[int] = []
+    killer = threading.Thread(
+        target=lambda: killed.extend(_kill_a_busy_actor(stop, b"ray::_ProducerActor.recognise"))
+    )
+    killer.start()
+    try:
+        with caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"):
+            report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
+    finally:
+        stop.set()
+        killer.join(timeout=30)
+    assert killed, "no actor was seen transcribing a chunk"
+    assert report.ok, report
+    _assert_same_rows(rows, local_rows)
+    assert _frames(tmp_path) == local_frames
+    assert len(_chunk_logs(caplog)) == 1, _chunk_logs(caplog)
 
 
 def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
