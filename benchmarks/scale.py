@@ -1,7 +1,7 @@
 """Scale-out figures: local vs Ray ingest, Chroma server inserts, per-stage CPU cost.
 
     python benchmarks/scale.py [--rows 5000] [--skip-ray] [--ingest-only]
-                               [--chunk-seconds 30] [--long-minutes 6]
+                               [--chunk-seconds 30] [--long-minutes 6] [--only-long]
 
 Measured in one run, so every figure shares the machine's load at the time:
 
@@ -27,6 +27,7 @@ import platform
 import resource
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -53,8 +54,8 @@ def media_seconds(media: Path) -> float:
     return sum(probe(p).duration for p in media.iterdir() if p.suffix in (".mp4", ".mp3", ".wav"))
 
 
-def make_media(folder: Path, long_minutes: float) -> Path:
-    """The example files, plus their audio repeated into one long WAV recording."""
+def make_media(folder: Path, long_minutes: float, *, only_long: bool = False) -> Path:
+    """The example files (unless ``only_long``), plus their audio repeated into one long WAV."""
     import shutil
     import wave
 
@@ -62,7 +63,7 @@ def make_media(folder: Path, long_minutes: float) -> Path:
 
     folder.mkdir()
     for path in EXAMPLES.iterdir():
-        if path.suffix in (".mp4", ".mp3", ".md"):
+        if path.suffix in (".mp4", ".mp3", ".md") and not only_long:
             shutil.copy(path, folder / path.name)
     speech = np.concatenate(
         [decode_audio(p) for p in sorted(EXAMPLES.iterdir()) if p.suffix in (".mp4", ".mp3")]
@@ -74,6 +75,46 @@ def make_media(folder: Path, long_minutes: float) -> Path:
         out.setframerate(SAMPLE_RATE)
         out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
     return folder
+
+
+class ActorCpu:
+    """CPU seconds of each Ray actor process (``ray::_ProducerActor``), sampled from /proc.
+
+    The busiest actor's CPU time is the wall time the run would take with a dedicated core
+    per worker (a lower bound): on this shared machine wall time mostly measures the load.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> ActorCpu:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _sample(self) -> None:
+        tick = os.sysconf("SC_CLK_TCK")
+        while not self._stop.wait(0.2):  # ends with the run
+            for entry in Path("/proc").iterdir():
+                try:
+                    if not entry.name.isdigit() or not (entry / "cmdline").read_bytes().startswith(
+                        b"ray::_ProducerActor"
+                    ):
+                        continue
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                self.seconds[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+
+    def summary(self) -> str:
+        if not self.seconds:
+            return "-"
+        return f"{max(self.seconds.values()):.1f} / {sum(self.seconds.values()):.1f}"
 
 
 class ChunkCount(logging.Handler):
@@ -151,21 +192,23 @@ def ray_runs(
                 cluster.add_node(num_cpus=1)
                 cluster.wait_for_nodes(timeout=120)
             counter.chunks, before = 0, load()
-            wall, rows, sent = ingest(
-                work / f"ray{workers}", media, chunk_seconds, RayExecutor(workers=workers)
-            )
+            with ActorCpu() as cpu:
+                wall, rows, sent = ingest(
+                    work / f"ray{workers}", media, chunk_seconds, RayExecutor(workers=workers)
+                )
             lines.append(
                 f"| Ray, {workers} worker{'s' if workers > 1 else ''} | {wall:.1f} | "
-                f"{seconds / wall:.2f}x | {same_rows(rows, baseline)} | {counter.chunks} | "
-                f"{sent / 1e6:.2f} MB | {before} / {load()} |"
+                f"{seconds / wall:.2f}x | {cpu.summary()} | {same_rows(rows, baseline)} | "
+                f"{counter.chunks} | {sent / 1e6:.2f} MB | {before} / {load()} |"
             )
         # The same two workers with no file split: each file's audio is one chunk.
         counter.chunks, before = 0, load()
-        wall, _, sent = ingest(work / "unsplit", media, UNSPLIT, RayExecutor(workers=2))
+        with ActorCpu() as cpu:
+            wall, _, sent = ingest(work / "unsplit", media, UNSPLIT, RayExecutor(workers=2))
         lines.append(
             f"| Ray, 2 workers, no file split | {wall:.1f} | {seconds / wall:.2f}x | "
-            f"not compared (other chunks) | {counter.chunks} | {sent / 1e6:.2f} MB "
-            f"| {before} / {load()} |"
+            f"{cpu.summary()} | not compared (other chunks) | {counter.chunks} | "
+            f"{sent / 1e6:.2f} MB | {before} / {load()} |"
         )
     finally:
         logger.removeHandler(counter)
@@ -254,25 +297,26 @@ def main() -> None:
     parser.add_argument("--ingest-only", action="store_true", help="skip Chroma and stages")
     parser.add_argument("--chunk-seconds", type=float, default=30.0, help="audio chunk length")
     parser.add_argument("--long-minutes", type=float, default=6.0, help="the long recording")
+    parser.add_argument("--only-long", action="store_true", help="ingest the long one alone")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="scale-bench-") as tmp:
         work = Path(tmp)
-        media = make_media(work / "input", args.long_minutes)
+        media = make_media(work / "input", args.long_minutes, only_long=args.only_long)
         seconds = media_seconds(media)
         print(
             f"# {platform.machine()}, {platform.python_version()}, {os.cpu_count()} CPUs, "
             f"{seconds:.0f} s of media, {args.chunk_seconds:.0f} s audio chunks\n"
         )
         print(
-            "| run | wall s | x real time | rows equal the local ones | chunks sent "
-            "| frames sent | load before / after |"
+            "| run | wall s | x real time | CPU s: busiest worker / all | rows equal the local "
+            "ones | chunks sent | frames sent | load before / after |"
         )
-        print("|---|---:|---:|---|---:|---:|---|")
-        before = load()
+        print("|---|---:|---:|---:|---|---:|---:|---|")
+        before, cpu_before = load(), cpu_seconds()
         wall, baseline, _ = ingest(work / "local", media, args.chunk_seconds)
         print(
-            f"| local (baseline) | {wall:.1f} | {seconds / wall:.2f}x | - | - | - "
-            f"| {before} / {load()} |",
+            f"| local (baseline) | {wall:.1f} | {seconds / wall:.2f}x | "
+            f"{cpu_seconds() - cpu_before:.1f} (this process) | - | - | - | {before} / {load()} |",
             flush=True,
         )
         if not args.skip_ray:

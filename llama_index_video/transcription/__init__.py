@@ -4,6 +4,7 @@
   :func:`resolve_model` finds its model by name, folder or installed offline package.
 - :class:`OpenAIWhisperTranscriber`: the reference ``whisper`` package (extra ``whisper``).
 - :func:`find_subtitles` / :func:`load_subtitles`: sidecar or embedded subtitles instead of ASR.
+- :class:`Speech`: what a whole source said, joined from the chunks it was heard in.
 
 The backends' heavy dependencies are imported only when a transcriber is built or used.
 """
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
+    Speech,
     Transcriber,
     Transcription,
     TranscriptionInfo,
@@ -65,6 +67,7 @@ __all__ = [
     "OpenAIWhisperTranscriber",
     "ResolvedModel",
     "Segment",
+    "Speech",
     "SubtitleSource",
     "Transcriber",
     "Transcription",

@@ -16,6 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -93,7 +95,21 @@ def test_ray_ingest_writes_the_rows_a_local_ingest_writes(tmp_path, cluster, med
     assert [f.outcome for f in again.files] == ["failed", "skipped", "skipped"]
 
 
-def _kill_a_busy_actor(stop: threading.Event, at_work: bytes = ACTOR_AT_WORK) -> list[int]:
+@contextmanager
+def _killing(at_work: bytes) -> Iterator[list[int]]:
+    """While the block runs, SIGKILL the first actor seen at ``at_work``; yields the pids."""
+    stop = threading.Event()
+    killed: list[int] = []
+    killer = threading.Thread(target=lambda: killed.extend(_kill_a_busy_actor(stop, at_work)))
+    killer.start()
+    try:
+        yield killed
+    finally:
+        stop.set()
+        killer.join(timeout=30)
+
+
+def _kill_a_busy_actor(stop: threading.Event, at_work: bytes) -> list[int]:
     """SIGKILL the first actor process seen at ``at_work``; returns the pids killed."""
     deadline = time.monotonic() + KILL_WAIT_SECONDS
     while not stop.is_set() and time.monotonic() < deadline:
@@ -113,15 +129,8 @@ def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
     tmp_path, cluster, subtitled_media, embed_model
 ):
     _, local_rows = _ingest(tmp_path / "local", subtitled_media, embed_model)
-    stop = threading.Event()
-    killed: list[int] = []
-    killer = threading.Thread(target=lambda: killed.extend(_kill_a_busy_actor(stop)))
-    killer.start()
-    try:
+    with _killing(ACTOR_AT_WORK) as killed:
         report, rows = _ingest(tmp_path / "ray", subtitled_media, embed_model, RayExecutor())
-    finally:
-        stop.set()
-        killer.join(timeout=30)
     assert killed, "no actor was seen at work"
     assert report.ok, report
     _assert_same_rows(rows, local_rows)
@@ -167,18 +176,11 @@ def test_a_worker_killed_mid_chunk_is_retried_without_duplicates_or_orphans(
     tmp_path, cluster, speech, embed_model, caplog
 ):
     media, options, local_rows, local_frames = speech
-    stop = threading.Event()
-    killed: list[int] = []
-    killer = threading.Thread(
-        target=lambda: killed.extend(_kill_a_busy_actor(stop, b"ray::_ProducerActor.recognise"))
-    )
-    killer.start()
-    try:
-        with caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"):
-            report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
-    finally:
-        stop.set()
-        killer.join(timeout=30)
+    with (
+        _killing(b"ray::_ProducerActor.recognise") as killed,
+        caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"),
+    ):
+        report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
     assert killed, "no actor was seen transcribing a chunk"
     assert report.ok, report
     _assert_same_rows(rows, local_rows)

@@ -25,6 +25,7 @@ def test_public_names_are_pinned() -> None:
         "ResolvedModel",
         "SAMPLE_RATE",
         "Segment",
+        "Speech",
         "SubtitleSource",
         "Transcriber",
         "Transcription",
