@@ -46,7 +46,8 @@ class ReaderOptions:
         text_chunk_overlap: Token overlap of text-document chunks.
         max_duration: Refuse media longer than this many seconds (None: no limit).
         audio_chunk_seconds: Audio is decoded and transcribed this many seconds at a
-            time, which bounds memory for long recordings.
+            time, which bounds memory for long recordings; a Ray ingest transcribes the
+            chunks of a longer file on several workers.
 
     Raises:
         ValueError: a limit is out of range or ``ocr`` names no engine.

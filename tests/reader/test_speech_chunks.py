@@ -28,7 +28,7 @@ def test_speech_heard_chunk_by_chunk_gives_the_nodes_of_a_plain_read(tmp_path, t
     reader = VideoReader(
         media_dir=tmp_path / "media",
         transcriber=transcriber,
-        ocr=False,
+        ocr="off",
         audio_chunk_seconds=CHUNK_SECONDS,
     )
     chunks = reader.speech_chunks(OZONE)
