@@ -21,6 +21,7 @@ from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.errors import EmbeddingError, IndexCompatibilityError, MissingDependencyError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.store.media_paths import resolved_path
 from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_CHANNEL, VISUAL_META
 
 DIMENSION = 16
@@ -154,7 +155,9 @@ def test_frames_get_image_vectors_in_their_own_chroma_collection(visual_index, c
     assert np.asarray(rows["embeddings"]).shape == (3, DIMENSION)
     assert visual_index.frame_store._collection.name == FRAMES_COLLECTION
     first = frames[0]
-    expected = clip.get_image_embedding(first.metadata[schema.IMAGE_PATH])
+    stored_path = first.metadata[schema.IMAGE_PATH]
+    assert stored_path.startswith("media/frames/")  # the store keeps it relative to the folder
+    expected = clip.get_image_embedding(resolved_path(stored_path, visual_index.path))
     stored = rows["embeddings"][rows["ids"].index(first.node_id)]
     assert np.asarray(stored) == pytest.approx(expected, abs=1e-5)
 
