@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.schema import QueryBundle
 
 from llama_index_video import schema
 from llama_index_video._version import __version__
@@ -98,12 +99,20 @@ _CHECK_ATTEMPTS = 3
 DEFAULT_THRESHOLDS: dict[str, float] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.25,
 }
-# When a query's best hits are relevant enough to answer from (cosine plus coverage of
-# the question's words; llama_index_video.answering.relevance), per embedding model,
-# calibrated with the same benchmark: `python benchmarks/evaluate.py --sweep`.
-# Empty for now: the gate fitted before on-screen text joined the context (0.3, 0.502)
-# no longer rejects near-topic questions; re-run the sweep before enabling one.
+# When a query's best hits are relevant enough to answer from
+# (llama_index_video.answering.relevance), per embedding model. DEFAULT_GATES apply
+# unless told otherwise: empty, no gate has been good enough to be on by default
+# (docs/evaluation.md). STANDOUT_GATES (`relevance="standout"`): how far the best
+# candidate stands out in its recording plus coverage of the question's words, fitted
+# on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
+# than no gate on two held-out recordings, alone and in a library (2026-12-02), but it
+# cannot accept anything from a recording of one unit, so it is opt-in.
 DEFAULT_GATES: dict[str, RelevanceGate] = {}
+STANDOUT_GATES: dict[str, RelevanceGate] = {
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
+        signal="standout", weight=1.109, cut=1.778
+    ),
+}
 # Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
 # A frame's text repeats what OCR and the transcript hold, so its own hits count half.
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -149,9 +158,10 @@ class VideoIndex:
         weights: Fusion weights per channel (modality or ``"visual"``), overriding
             ``DEFAULT_WEIGHTS``; 0 leaves a channel out.
         relevance: When a query's hits are relevant enough to answer from (a
-            ``RelevanceGate``); ``"auto"``: the calibrated gate of the default model
-            (``DEFAULT_GATES``), none for other models; None: every hit above the
-            threshold.
+            ``RelevanceGate``); ``"auto"``: the default gate of the model
+            (``DEFAULT_GATES``, none so far); ``"standout"``: the model's calibrated
+            standout gate (``STANDOUT_GATES``; ``ValueError`` for a model without
+            one); None: every hit above the threshold.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -227,11 +237,7 @@ class VideoIndex:
         self.visual_threshold = _threshold(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
         )
-        if relevance == "auto":
-            relevance = DEFAULT_GATES.get(self.identity)
-        elif isinstance(relevance, str):
-            raise ValueError(f"relevance must be a gate, None or 'auto', got {relevance!r}")
-        self.relevance: RelevanceGate | None = relevance
+        self.relevance: RelevanceGate | None = _gate(relevance, self.identity)
 
     @property
     def reader(self) -> VideoReader:
@@ -489,6 +495,25 @@ class VideoIndex:
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
         return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
 
+    def recording_scores(self, query: str) -> list[float]:
+        """Cosine similarities of ``query``'s best candidates in its best recording.
+
+        The best text node for ``query`` (no threshold) names a recording; of that
+        recording's nodes the best ``MIN_CANDIDATES`` are scored, best first. This is
+        what a ``standout`` relevance gate measures (a content-filtered vector query:
+        Chroma answers it more slowly than the unfiltered one, but once per query).
+        """
+        bundle = QueryBundle(query, embedding=self.embed_model.get_query_embedding(query))
+        visible = self.manifest.indexed_among
+        best = VideoRetriever(self.index, top_k=1, visible=visible).retrieve(bundle)
+        if not best:
+            return []
+        content = str(best[0].node.metadata.get(schema.CONTENT_HASH, ""))
+        own = VideoRetriever(
+            self.index, top_k=MIN_CANDIDATES, visible=visible, contents=[content]
+        ).retrieve(bundle)
+        return [hit.score for hit in own if hit.score is not None]
+
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
         """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
         options.setdefault("index_folder", str(self.path))
@@ -514,6 +539,7 @@ class VideoIndex:
             postprocessors=[self.postprocessor()],
             locate=self.where,
             relevance=self.relevance,
+            recording=self.recording_scores,
         ).search(query)
 
     def answerer(
@@ -541,6 +567,7 @@ class VideoIndex:
             options=options,
             locate=self.where,
             relevance=self.relevance,
+            recording=self.recording_scores,
         )
 
     def ask(
@@ -632,6 +659,21 @@ class VideoIndex:
             if self.chroma_url is not None:
                 self.manifest.set_meta(CHROMA_URL_META, self.chroma_url)
             self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
+
+
+def _gate(value: RelevanceGate | str | None, identity: str) -> RelevanceGate | None:
+    if value == "auto":
+        return DEFAULT_GATES.get(identity)
+    if value == "standout":
+        if identity not in STANDOUT_GATES:
+            raise ValueError(
+                f"no standout gate is calibrated for {identity}: pass relevance="
+                "RelevanceGate(signal='standout', ...) fitted with benchmarks/rejection_signals.py"
+            )
+        return STANDOUT_GATES[identity]
+    if isinstance(value, str):
+        raise ValueError(f"relevance must be a gate, None, 'auto' or 'standout', got {value!r}")
+    return value
 
 
 def _threshold(value: float | str | None, auto: float | None) -> float | None:

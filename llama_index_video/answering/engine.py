@@ -26,7 +26,7 @@ from llama_index_video.answering.citations import check_citations
 from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
 from llama_index_video.answering.relevance import RelevanceGate
-from llama_index_video.answering.search import Locate, VideoSearcher
+from llama_index_video.answering.search import Locate, Recording, VideoSearcher
 from llama_index_video.errors import AnswerError
 from llama_index_video.results import Answer, Citation, SearchHit
 
@@ -81,6 +81,8 @@ class VideoAnswerer:
         locate: Maps ``(content_hash, stored source)`` to where the file is now.
         relevance: Rejects questions the hits do not answer (see
             :class:`~llama_index_video.answering.search.VideoSearcher`).
+        recording: The query's candidates in its best recording, for a gate on
+            ``standout`` (see the same).
     """
 
     def __init__(
@@ -92,6 +94,7 @@ class VideoAnswerer:
         options: AskOptions | None = None,
         locate: Locate | None = None,
         relevance: RelevanceGate | None = None,
+        recording: Recording | None = None,
     ) -> None:
         self.options = options or AskOptions()
         if self.options.num_queries > 1:
@@ -109,7 +112,11 @@ class VideoAnswerer:
                 use_async=False,
             )
         self.searcher = VideoSearcher(
-            retriever=retriever, postprocessors=postprocessors, locate=locate, relevance=relevance
+            retriever=retriever,
+            postprocessors=postprocessors,
+            locate=locate,
+            relevance=relevance,
+            recording=recording,
         )
         self.llm = llm
 

@@ -15,10 +15,18 @@ best hits:
   "Arctic") weighs most. A near-topic question misses its distinctive words;
   an answerable one, even paraphrased, keeps some.
 
-The query passes when ``similarity + weight * coverage >= cut``. The weight and cut
-are calibrated per embedding model by ``python benchmarks/evaluate.py --sweep``
-(cross-validated over ``benchmarks/questions.json``, checked on a held-out
-recording; see docs/evaluation.md) and kept beside the thresholds, in
+- ``standout``: how many standard deviations the best candidate's cosine stands above
+  the mean of the candidates from its own recording (the query's best 50 among that
+  recording's nodes). A near-topic question matches every moment of the recording
+  about as well; an answerable one matches one moment clearly better. Unlike the
+  cosine, or a margin over the typical hit of the whole index, it does not move with
+  the embedding model's similarity scale or with what else the library holds.
+
+The query passes when ``signal + weight * coverage >= cut``, the signal being
+``similarity`` or ``standout``. The weight and cut are calibrated per embedding model
+(``python benchmarks/rejection_signals.py``: fitted on ``benchmarks/questions.json``,
+checked on two held-out recordings, alone and inside a library; see
+docs/evaluation.md) and kept beside the thresholds, in
 ``llama_index_video.index.DEFAULT_GATES``.
 """
 
@@ -26,8 +34,10 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from llama_index_video.results import SearchHit
 
@@ -83,42 +93,85 @@ def hit_text(hit: SearchHit) -> str:
     return " ".join([hit.text or "", *(unit.text for unit in hit.context)])
 
 
+def standout(cosines: Sequence[float]) -> float:
+    """How many standard deviations the best of ``cosines`` stands above their mean.
+
+    0.0 for fewer than two values or no spread: nothing stands out.
+    """
+    if len(cosines) < 2:
+        return 0.0
+    spread = statistics.pstdev(cosines)
+    return (max(cosines) - statistics.mean(cosines)) / spread if spread > 0 else 0.0
+
+
 @dataclass(frozen=True)
 class Relevance:
     """The signals of one query's best hits (see the module docstring)."""
 
     similarity: float
     coverage: float
+    standout: float = 0.0
 
     @classmethod
-    def of(cls, question: str, hits: Sequence[SearchHit], *, depth: int = DEPTH) -> Relevance:
+    def of(
+        cls,
+        question: str,
+        hits: Sequence[SearchHit],
+        *,
+        depth: int = DEPTH,
+        recording: Sequence[float] = (),
+    ) -> Relevance:
+        """The signals of ``hits``; ``recording``: the cosine similarities of the query's
+        candidates from its best candidate's recording (for ``standout``)."""
         best = list(hits[:depth])
         cosines = [hit.score for hit in best if hit.score is not None]
         return cls(
             similarity=max(cosines, default=0.0),
             coverage=coverage(question, [hit_text(hit) for hit in best]) if best else 0.0,
+            standout=standout(recording),
         )
+
+
+Signal = Literal["similarity", "standout"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class RelevanceGate:
-    """Accepts a query's hits when ``similarity + weight * coverage >= cut``.
+    """Accepts a query's hits when ``signal + weight * coverage >= cut``.
 
     Attributes:
-        weight: How much coverage counts against cosine similarity.
+        weight: How much coverage counts against the signal.
         cut: The least combined score of an answerable query.
+        signal: ``"similarity"`` (the best hits' cosine) or ``"standout"`` (how far the
+            best candidate stands out in its own recording; the searcher then needs
+            that recording's candidate similarities).
     """
 
     weight: float
     cut: float
+    signal: Signal = "similarity"
 
     def __post_init__(self) -> None:
         if self.weight < 0:
             raise ValueError(f"weight must be >= 0, got {self.weight}")
+        if self.signal not in ("similarity", "standout"):
+            raise ValueError(f"signal must be 'similarity' or 'standout', got {self.signal!r}")
+
+    @property
+    def needs_recording(self) -> bool:
+        """Whether ``accepts`` needs the candidates of the best candidate's recording."""
+        return self.signal == "standout"
 
     def score(self, relevance: Relevance) -> float:
-        return relevance.similarity + self.weight * relevance.coverage
+        return getattr(relevance, self.signal) + self.weight * relevance.coverage
 
-    def accepts(self, question: str, hits: Sequence[SearchHit]) -> bool:
-        """Whether ``hits`` are relevant enough to answer ``question`` from."""
-        return bool(hits) and self.score(Relevance.of(question, hits)) >= self.cut
+    def accepts(
+        self, question: str, hits: Sequence[SearchHit], *, recording: Sequence[float] = ()
+    ) -> bool:
+        """Whether ``hits`` are relevant enough to answer ``question`` from.
+
+        ``recording``: see :meth:`Relevance.of`; a standout gate scores 0 without it.
+        """
+        if not hits:
+            return False
+        return self.score(Relevance.of(question, hits, recording=recording)) >= self.cut

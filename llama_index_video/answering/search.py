@@ -43,6 +43,10 @@ Locate = Callable[[str, str], "str | Location"]
 """Maps ``(content_hash, stored source)`` to where the file is now: a
 :class:`Location`, or just the path as given."""
 
+Recording = Callable[[str], Sequence[float]]
+"""Maps a query to the cosine similarities of its candidates from the recording of its
+best candidate (``VideoIndex.recording_scores``): what a ``standout`` gate measures."""
+
 
 @dataclass(frozen=True)
 class Moment:
@@ -65,6 +69,8 @@ class VideoSearcher:
         relevance: Rejects a query whose best hits do not look like they answer it
             (:mod:`llama_index_video.answering.relevance`); None keeps every hit that
             passed the retriever's threshold.
+        recording: The query's candidates in its best recording, for a gate on
+            ``standout`` (required by one).
     """
 
     def __init__(
@@ -74,11 +80,18 @@ class VideoSearcher:
         postprocessors: Sequence[BaseNodePostprocessor] = (),
         locate: Locate | None = None,
         relevance: RelevanceGate | None = None,
+        recording: Recording | None = None,
     ) -> None:
+        if relevance is not None and relevance.needs_recording and recording is None:
+            raise ValueError(
+                f"{relevance} needs the recording's candidates: pass recording= "
+                "(VideoIndex.recording_scores)"
+            )
         self.retriever = retriever
         self.postprocessors = list(postprocessors)
         self.locate = locate
         self.relevance = relevance
+        self.recording = recording
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
@@ -102,10 +115,18 @@ class VideoSearcher:
             Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
             for n in nodes
         ]
-        hits = [moment.hit for moment in moments]
-        if self.relevance is not None and not self.relevance.accepts(query, hits):
+        if not self.accepts(query, [moment.hit for moment in moments]):
             return []
         return moments
+
+    def accepts(self, query: str, hits: Sequence[results.SearchHit]) -> bool:
+        """Whether the relevance gate lets ``hits`` answer ``query`` (True without one)."""
+        if self.relevance is None:
+            return True
+        recording: Sequence[float] = ()
+        if hits and self.relevance.needs_recording and self.recording is not None:
+            recording = self.recording(query)
+        return self.relevance.accepts(query, hits, recording=recording)
 
 
 def hit_from_node(

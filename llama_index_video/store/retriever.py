@@ -46,6 +46,7 @@ class VideoRetriever(BaseRetriever):
         visible: Given the hits' content hashes, returns those whose rows are complete;
             hits of other contents are dropped. None keeps every hit.
         speakers: Only transcript units spoken by these (``SPEAKER_1``...); None: anyone.
+        contents: Only nodes of these contents (content hashes); None: every file.
         folder: The index folder the stored media paths are relative to; None: the
             paths as stored.
     """
@@ -59,6 +60,7 @@ class VideoRetriever(BaseRetriever):
         threshold: float | None = None,
         visible: Callable[[Collection[str]], set[str]] | None = None,
         speakers: Sequence[str] | None = None,
+        contents: Sequence[str] | None = None,
         folder: Path | None = None,
     ) -> None:
         if top_k < 1:
@@ -69,7 +71,11 @@ class VideoRetriever(BaseRetriever):
                 f"unknown modality {sorted(unknown)}; choose from {', '.join(schema.MODALITIES)}"
             )
         super().__init__()
-        wanted = [(schema.MODALITY, modalities), (schema.SPEAKER, speakers)]
+        wanted = [
+            (schema.MODALITY, modalities),
+            (schema.SPEAKER, speakers),
+            (schema.CONTENT_HASH, contents),
+        ]
         chosen: list[MetadataFilter | MetadataFilters] = [
             MetadataFilter(key=key, value=list(values), operator=FilterOperator.IN)
             for key, values in wanted

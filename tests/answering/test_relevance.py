@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from llama_index_video.answering.relevance import (
@@ -11,6 +11,7 @@ from llama_index_video.answering.relevance import (
     RelevanceGate,
     content_words,
     coverage,
+    standout,
 )
 from llama_index_video.results import ContextSpan, SearchHit
 
@@ -89,3 +90,87 @@ def test_the_gate_combines_cosine_and_coverage():
     assert gate.score(Relevance(similarity=0.3, coverage=0.4)) == pytest.approx(0.5)
     with pytest.raises(ValueError, match="weight"):
         RelevanceGate(weight=-1.0, cut=0.5)
+
+
+def test_standout_is_how_far_the_best_stands_above_the_rest():
+    assert standout([0.9, 0.5, 0.5, 0.5]) == pytest.approx(3**0.5)
+    assert standout([0.8, 0.6]) == pytest.approx(1.0)  # two values: always one deviation
+    assert standout([0.7]) == 0.0
+    assert standout([]) == 0.0
+    assert standout([0.4, 0.4, 0.4]) == 0.0
+
+
+@given(st.lists(st.floats(-1.0, 1.0), min_size=2, max_size=50))
+def test_standout_does_not_move_with_the_similarity_scale(cosines):
+    assume(max(cosines) - min(cosines) > 1e-3)
+    shifted = [0.5 * c + 0.2 for c in cosines]
+    assert standout(shifted) == pytest.approx(standout(cosines), abs=1e-6)
+
+
+def test_a_standout_gate_scores_the_recording_and_coverage():
+    gate = RelevanceGate(signal="standout", weight=1.0, cut=2.5)
+    about = [hit("The hole was discovered in 1985 over Antarctica.", 0.35)]
+    question = "When was the hole over Antarctica discovered?"
+    assert gate.needs_recording
+    assert gate.accepts(question, about, recording=[0.6, 0.3, 0.3, 0.3])  # 1.73 + 1.0
+    assert not gate.accepts(question, about, recording=[0.6, 0.55, 0.5, 0.45])  # 1.34 + 1.0
+    assert not gate.accepts(question, about)  # no recording: nothing stands out
+    assert not gate.accepts(question, [], recording=[0.6, 0.3, 0.3, 0.3])
+    assert gate.score(Relevance(similarity=0.9, coverage=0.5, standout=1.2)) == pytest.approx(1.7)
+    assert not RelevanceGate(weight=0.0, cut=0.0).needs_recording
+    with pytest.raises(ValueError, match="signal"):
+        RelevanceGate(signal="margin", weight=1.0, cut=2.0)  # type: ignore[arg-type]
+
+
+# Decisions of the calibrated standout gate on the example media (script transcripts:
+# no dependence on what speech recognition hears). The near-topic questions reach
+# cosine 0.4-0.7 with the recordings, above the threshold, so without a gate they
+# return moments.
+ANSWERED = ("How many countries signed the Montreal Protocol?", "What is the p99 latency?")
+REJECTED = (
+    "How thick is the ozone layer over the Arctic?",
+    "Which company processes the card payments?",
+)
+
+
+@pytest.fixture(scope="module")
+def standout_index(example_index):
+    from llama_index_video.index import VideoIndex
+
+    index = VideoIndex(
+        example_index.path, embed_model=example_index.embed_model, relevance="standout"
+    )
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize("question", ANSWERED)
+def test_the_standout_gate_answers_what_a_recording_says(standout_index, question):
+    assert standout_index.search(question)
+
+
+@pytest.mark.parametrize("question", REJECTED)
+def test_the_standout_gate_rejects_near_topic_questions(example_index, standout_index, question):
+    assert example_index.search(question), "no gate: the threshold alone lets it through"
+    assert standout_index.search(question) == []
+    assert standout_index.ask(question).found is False
+
+
+def test_recording_scores_are_the_best_recordings_candidates(example_index):
+    question = "How many countries signed the Montreal Protocol?"
+    scores = example_index.recording_scores(question)
+    assert 2 <= len(scores) <= 50
+    assert scores == sorted(scores, reverse=True)
+    best = max(hit.score or 0.0 for hit in example_index.search(question))
+    assert scores[0] == pytest.approx(best, abs=1e-3)  # the best hit's cosine heads the list
+
+
+def test_a_standout_gate_needs_the_recording_and_a_calibration(example_index):
+    from llama_index_video.answering.search import VideoSearcher
+    from llama_index_video.index import VideoIndex
+
+    gate = RelevanceGate(signal="standout", weight=1.0, cut=2.0)
+    with pytest.raises(ValueError, match="recording"):
+        VideoSearcher(retriever=example_index.as_retriever(), relevance=gate)
+    with pytest.raises(ValueError, match="standout"):
+        VideoIndex(example_index.path, embed_model=example_index.embed_model, relevance="x")

@@ -2,11 +2,26 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.rejection_signals import BASES, Signals, auc, rates
+from benchmarks.rejection_signals import BASES, KTH, Signals, auc, fit, gap, rates, spread_share
+from benchmarks.rejection_signals import variants as word_drops
 
 
-def signals(answerable: bool, best: float, typical: float = 0.3, found: bool = True) -> Signals:
-    return Signals(answerable=answerable, found=found, best=best, typical=typical, coverage=0.0)
+def signals(
+    answerable: bool,
+    best: float,
+    typical: float = 0.3,
+    found: bool = True,
+    coverage: float = 0.0,
+) -> Signals:
+    cosines = (best, typical, typical - 0.1)
+    return Signals(
+        answerable=answerable,
+        found=found,
+        cosines=cosines,
+        own=cosines,
+        coverage=coverage,
+        agreement=1.0,
+    )
 
 
 ROWS = [signals(True, 0.7), signals(True, 0.5), signals(False, 0.6), signals(False, 0.4)]
@@ -26,7 +41,32 @@ def test_rates_count_a_query_without_hits_as_rejected():
     assert 0 < weighted < 1
 
 
-def test_margin_and_headroom_measure_how_far_the_best_stands_out():
-    row = signals(True, 0.8, typical=0.6)
-    assert BASES["margin"](row) == pytest.approx(0.2)
-    assert BASES["headroom"](row) == pytest.approx(0.5)
+def test_the_fitted_cut_never_counts_on_a_query_without_hits():
+    rows = [signals(True, 0.7), signals(False, 0.9, found=False), signals(False, 0.3)]
+    cut, accuracy = fit(rows, BASES["cosine"])
+    assert 0.3 < cut <= 0.7
+    assert accuracy == 1.0
+
+
+def test_margin_measures_how_far_the_best_stands_out():
+    row = signals(True, 0.8, typical=0.6)  # cosines 0.8, 0.6, 0.5
+    assert BASES["margin"](row) == pytest.approx(0.8 - 1.9 / 3)
+    assert BASES["z-score"](row) > 1.0
+    assert BASES["z-score in own recording (standout)"](row) == BASES["z-score"](row)
+
+
+def test_gap_and_range_share_compare_the_best_with_the_rest():
+    values = [1.0 - 0.05 * i for i in range(12)]
+    assert gap(values) == pytest.approx(0.05 * (KTH - 1))
+    assert gap([0.9, 0.5]) == pytest.approx(0.4)  # fewer than k: the last one
+    assert spread_share([0.9, 0.5, 0.5, 0.1]) == pytest.approx(0.5)
+    assert spread_share([0.4, 0.4]) == 0.0
+
+
+def test_word_drops_leave_out_one_content_word_at_a_time():
+    assert word_drops("How thick is the ozone layer?") == [
+        "How is the ozone layer?",
+        "How thick is the layer?",
+        "How thick is the ozone",
+    ]
+    assert word_drops("What is it?") == []

@@ -50,3 +50,10 @@ def test_search_finds_the_moment_with_context_and_frame(qdrant_index, timeline):
 def test_text_documents_are_found_too(qdrant_index):
     hits = qdrant_index.search("when do production deploys happen", modalities=["text"])
     assert hits and hits[0].source.endswith("handbook.md")
+
+
+def test_the_recording_scores_of_a_standout_gate_come_from_one_recording(qdrant_index):
+    question = "how much ultraviolet B radiation does the ozone layer absorb"
+    scores = qdrant_index.recording_scores(question)
+    assert len(scores) >= 2 and scores == sorted(scores, reverse=True)
+    assert scores[0] == pytest.approx(qdrant_index.search(question)[0].score, abs=1e-3)
