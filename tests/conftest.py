@@ -1,11 +1,17 @@
-"""Shared fixtures: the example media with its ground truth, generated media, one index."""
+"""Shared fixtures: the example media with its ground truth, generated media, one index,
+read-only copies of index folders."""
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
+import stat
+import subprocess
+import sys
 import wave
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
 
@@ -192,8 +198,6 @@ def chroma_url(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture
 def subtitled_media(tmp_path) -> Path:
     """The ozone video with its sidecar subtitles, and the handbook: no speech model needed."""
-    import shutil
-
     from tests_support import HANDBOOK, OZONE, OZONE_SRT
 
     folder = tmp_path / "subtitled_media"
@@ -202,3 +206,120 @@ def subtitled_media(tmp_path) -> Path:
     shutil.copy(OZONE_SRT, folder / OZONE_SRT.name)
     shutil.copy(HANDBOOK, folder / HANDBOOK.name)
     return folder
+
+
+@pytest.fixture
+def spawn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
+    """Start Python code or the command line in processes of their own; killed after."""
+    started: list[subprocess.Popen[str]] = []
+
+    def spawn_(*argv: str, code: str | None = None, **options) -> subprocess.Popen[str]:
+        command = ["-c", code] if code else ["-m", "llama_index_video.cli.main", *argv]
+        process = subprocess.Popen(
+            [sys.executable, *command],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            **options,
+        )
+        started.append(process)
+        return process
+
+    yield spawn_
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+class ReadOnlyCopies:
+    """Copies of index folders that this test's processes may read but not write.
+
+    Where file permissions bind this process (any user but root, or root without
+    ``CAP_DAC_OVERRIDE``), a copy whose write permissions were removed (EACCES, as for
+    another user's folder); as root, a read-only bind mount (writes fail with EROFS, as
+    on a read-only share). Either way the files are really read-only for the process:
+    no mocking. ``scripts/test.sh`` runs the read-only tests both ways as root.
+    """
+
+    def __init__(self, workdir: Path) -> None:
+        self._workdir = workdir
+        self._sources: dict[Path, Path] = {}
+
+    def __call__(self, folder: Path) -> Path:
+        """A read-only copy of ``folder`` (skips where root may not mount)."""
+        copy = self._workdir / f"copy{len(self._sources)}"
+        shutil.copytree(folder, copy)
+        if _permissions_bind(self._workdir):
+            _set_writable(copy, False)
+            self._sources[copy] = copy
+            return copy
+        mounted = self._workdir / f"share{len(self._sources)}"
+        mounted.mkdir()
+        self._sources[mounted] = copy
+        for command in (
+            ["mount", "--bind", str(copy), str(mounted)],
+            ["mount", "-o", "remount,bind,ro", str(mounted)],
+        ):
+            done = subprocess.run(command, capture_output=True, check=False)
+            if done.returncode != 0:
+                pytest.skip(f"cannot make a read-only mount here: {done.stderr.decode().strip()}")
+        return mounted
+
+    @contextmanager
+    def owner(self, copy: Path) -> Iterator[Path]:
+        """The read-only ``copy`` as its owner sees it: writable while the block runs.
+
+        The bind mount's source (the mount stays read-only), or the copy itself with its
+        write permissions back until the block ends.
+        """
+        source = self._sources[copy]
+        if source != copy:
+            yield source
+            return
+        _set_writable(copy, True)
+        try:
+            yield copy
+        finally:
+            _set_writable(copy, False)
+
+    def close(self) -> None:
+        for copy, source in self._sources.items():
+            if source == copy:
+                _set_writable(copy, True)
+            else:
+                subprocess.run(["umount", "-l", str(copy)], check=False)
+
+
+@pytest.fixture
+def read_only_copy(tmp_path) -> Iterator[ReadOnlyCopies]:
+    """Makes read-only copies of index folders (see :class:`ReadOnlyCopies`)."""
+    copies = ReadOnlyCopies(tmp_path)
+    yield copies
+    copies.close()
+
+
+def _set_writable(folder: Path, writable: bool) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod(
+            mode | stat.S_IWUSR
+            if writable
+            else mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+        )
+
+
+def _permissions_bind(workdir: Path) -> bool:
+    """Whether this process is refused writing into a folder without write permission."""
+    probe = workdir / "permission-probe"
+    probe.mkdir()
+    probe.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        (probe / "file").touch()
+    except PermissionError:
+        return True
+    finally:
+        probe.chmod(stat.S_IRWXU)
+        shutil.rmtree(probe)
+    return False

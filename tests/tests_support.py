@@ -30,3 +30,11 @@ def stored_rows(store: object, folder: Path) -> dict[str, tuple[str, dict, list[
             got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True
         )
     }
+
+
+def folder_state(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every path under ``folder`` with its size and mtime (ns): equal while nothing writes."""
+    return {
+        str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in folder.rglob("*")
+    }

@@ -4,12 +4,14 @@ The service never ingests: ``llama-index-video ingest`` runs in another process 
 writes to the same folder. SQLite shows a long-lived reader every commit, but Chroma
 does not: a ``PersistentClient`` keeps its vector index in memory and never sees rows
 another process added (its counts change, its query results do not). So before each
-request the service asks SQLite's ``PRAGMA data_version`` on its own connection to
-``manifest.sqlite`` (a cheap in-memory check that changes whenever another connection
-commits) and, if the manifest changed, reopens the index with the same, already
-loaded, embedding model: about 40 ms, plus loading the vector index on the next query.
+request the service asks SQLite's ``PRAGMA data_version`` on its own read-only
+connection to ``manifest.sqlite`` (a cheap in-memory check that changes whenever
+another connection commits) and, if the manifest changed, reopens the index with the
+same, already loaded, embedding model: about 40 ms, plus loading the vector index on
+the next query.
 Ingest marks a file ``indexed`` only after its nodes are written, so a reopen after
-that mark sees them.
+that mark sees them. Nothing here writes to the folder, so an index on a read-only
+share, or owned by another user, is served (and followed) the same way.
 
 Requests share the index concurrently (the embedding model and Chroma are safe to
 query from several threads); a reopen waits for the requests in flight and holds new
@@ -19,7 +21,6 @@ ones back until it is done, so no query ever runs against a closed store.
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ from typing import TYPE_CHECKING
 from llama_index_video.answering.engine import AskOptions
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
+from llama_index_video.store.manifest import connect_read_only
+from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -135,12 +138,20 @@ class LiveIndex:
 
 
 class _ManifestWatcher:
-    """Notices commits to ``manifest.sqlite`` by other connections."""
+    """Notices commits to ``manifest.sqlite`` by other connections, without writing.
+
+    Its connection is read-only, so a folder the service may not write (a read-only
+    share, another user's folder) is watched too. There SQLite may have to read the
+    file as immutable (it cannot create the ``-shm`` file it takes read locks in) and
+    ``PRAGMA data_version`` never changes; then the watcher compares the size and
+    modification time of the manifest and its ``-wal`` file instead, which a writer
+    that may write the folder (its owner's ``ingest``) changes when it commits.
+    """
 
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(
-            f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False
-        )
+        self._path = path
+        with translated(path):
+            self._db, self._immutable = connect_read_only(path)
         self._lock = threading.Lock()
         self._version = self._read()
 
@@ -153,13 +164,24 @@ class _ManifestWatcher:
     def retry(self) -> None:
         """Report a change on the next call again (the reopen it caused failed)."""
         with self._lock:
-            self._version = -1
+            self._version = None
 
     def close(self) -> None:
         self._db.close()
 
-    def _read(self) -> int:
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+    def _read(self) -> object:
+        if self._immutable:
+            return [_stat_or_none(Path(f"{self._path}{suffix}")) for suffix in ("", "-wal")]
+        with translated(self._path):
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+
+def _stat_or_none(path: Path) -> tuple[int, int] | None:
+    try:
+        status = path.stat()
+    except FileNotFoundError:
+        return None
+    return status.st_size, status.st_mtime_ns
 
 
 class _ReadWriteLease:

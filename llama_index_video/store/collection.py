@@ -20,6 +20,7 @@ import atexit
 import logging
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Collection
 from pathlib import Path
@@ -105,6 +106,8 @@ def read_only_copy(folder: Path) -> Path:
     if key not in _READ_ONLY_COPIES:
         target = Path(tempfile.mkdtemp(prefix="llama-index-video-readonly-")) / "chroma"
         shutil.copytree(folder, target)
+        for path in [target, *target.rglob("*")]:  # the copy keeps the folder's modes
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
         atexit.register(shutil.rmtree, target.parent, ignore_errors=True)
         logger.info("%s is read-only here; searching a private copy in %s", folder, target)
         _READ_ONLY_COPIES[key] = target

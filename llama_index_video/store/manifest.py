@@ -121,7 +121,7 @@ class Manifest:
             db: sqlite3.Connection | None = None
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                db = self._connect(path)
+                db = _connect(path)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
             except (sqlite3.OperationalError, OSError) as exc:
@@ -129,33 +129,9 @@ class Manifest:
                     db.close()
                 if not path.is_file() or not _cannot_write(exc):
                     raise
-                db = self._connect_read_only(path)
+                db, _ = connect_read_only(path)
                 self.read_only = True
             self._db = db
-
-    @staticmethod
-    def _connect(path: Path, query: str = "") -> sqlite3.Connection:
-        target = f"{path.absolute().as_uri()}{query}" if query else str(path)
-        return sqlite3.connect(
-            target,
-            uri=bool(query),
-            isolation_level=None,
-            check_same_thread=False,
-            timeout=BUSY_TIMEOUT_S,
-        )
-
-    def _connect_read_only(self, path: Path) -> sqlite3.Connection:
-        for query in ("?mode=ro", "?mode=ro&immutable=1"):
-            db = self._connect(path, query)
-            try:
-                db.execute("SELECT count(*) FROM files").fetchone()
-            except sqlite3.OperationalError as exc:
-                db.close()
-                if not _cannot_write(exc):
-                    raise
-                continue
-            return db
-        raise read_only(path)
 
     def close(self) -> None:
         self._db.close()
@@ -331,6 +307,41 @@ class Manifest:
 
     def forget_removal(self, content_hash: str) -> None:
         self._execute("DELETE FROM removals WHERE content_hash = ?", (content_hash,))
+
+
+def connect_read_only(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """A connection to the manifest ``path`` that never writes to its folder.
+
+    Returns:
+        The connection, and whether SQLite reads the file as immutable: it could not
+        take its read locks (no ``-shm`` file exists or may be created), so it will not
+        see what other connections commit (``PRAGMA data_version`` never changes).
+
+    Raises:
+        IndexReadOnlyError: SQLite cannot read the file even as immutable.
+    """
+    for immutable in (False, True):
+        db = _connect(path, "?mode=ro&immutable=1" if immutable else "?mode=ro")
+        try:
+            db.execute("SELECT count(*) FROM files").fetchone()
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if not _cannot_write(exc):
+                raise
+            continue
+        return db, immutable
+    raise read_only(path)
+
+
+def _connect(path: Path, query: str = "") -> sqlite3.Connection:
+    target = f"{path.absolute().as_uri()}{query}" if query else str(path)
+    return sqlite3.connect(
+        target,
+        uri=bool(query),
+        isolation_level=None,
+        check_same_thread=False,
+        timeout=BUSY_TIMEOUT_S,
+    )
 
 
 def _cannot_write(exc: BaseException) -> bool:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,28 +58,3 @@ def run(capsys) -> Callable[..., tuple[int, str, str]]:
         return code, captured.out, captured.err
 
     return run_
-
-
-@pytest.fixture
-def spawn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
-    """Start Python code or the command line in processes of their own; killed after."""
-    started: list[subprocess.Popen[str]] = []
-
-    def spawn_(*argv: str, code: str | None = None, **options) -> subprocess.Popen[str]:
-        command = ["-c", code] if code else ["-m", "llama_index_video.cli.main", *argv]
-        process = subprocess.Popen(
-            [sys.executable, *command],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            **options,
-        )
-        started.append(process)
-        return process
-
-    yield spawn_
-    for process in started:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
