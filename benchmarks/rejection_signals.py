@@ -21,12 +21,17 @@ these it derives the signals of ``BASES`` (each alone, and plus coverage at the 
 best on the examples) and prints one table: each signal's ROC AUC (how well it ranks
 answerable above unanswerable, 0.5 is chance) on every set, and the cut fitted on the
 examples alone (answers counted twice) scored on every held-out set, beside no gate.
+Last come the shipped standout gate (``STANDOUT_GATES``) as it decides, abstaining on
+recordings too short for a spread (``RelevanceGate.abstains``), and the same gate
+judging every recording, as it did before it abstained; then, per set, how many
+questions met a recording too short to judge.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 from collections.abc import Callable, Sequence
@@ -45,7 +50,11 @@ from benchmarks.evaluate import (  # noqa: E402
     ours,
 )
 from benchmarks.scoring import Question, balanced_accuracy, best_cut  # noqa: E402
-from llama_index_video.answering.relevance import standout  # noqa: E402
+from llama_index_video.answering.relevance import (  # noqa: E402
+    SPREAD_CANDIDATES,
+    RelevanceGate,
+    standout,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.schema import NodeWithScore
@@ -203,8 +212,25 @@ def candidates(examples: Sequence[Signals]) -> list[tuple[str, Score]]:
     return chosen
 
 
-def table(examples: Sequence[Signals], held_out: dict[str, Sequence[Signals]]) -> list[str]:
-    """One markdown row per signal: AUC on every set, then the examples' cut on each."""
+def shipped(gate: RelevanceGate, *, abstain: bool = True) -> Score:
+    """The standout gate's decision as a score against its own cut: above every cut
+    where it abstains (a recording too short to judge), else its combined score."""
+
+    def score(s: Signals) -> float:
+        if abstain and gate.abstains(s.own):
+            return math.inf
+        return standout(s.own) + gate.weight * s.coverage
+
+    return score
+
+
+def table(
+    examples: Sequence[Signals],
+    held_out: dict[str, Sequence[Signals]],
+    gate: RelevanceGate | None = None,
+) -> list[str]:
+    """One markdown row per signal: AUC on every set, then the examples' cut on each;
+    with ``gate``, its rows (see the module docstring)."""
     names = ["examples", *held_out]
     lines = [
         "| signal | cut | "
@@ -229,6 +255,16 @@ def table(examples: Sequence[Signals], held_out: dict[str, Sequence[Signals]]) -
         lines.append(f"| {name} | {cut:.3f} | {aucs} | {decided(score, cut)} |")
     blank = " | ".join("" for _ in names)
     lines.append(f"| no gate | | {blank} | {decided(lambda s: 1.0, 0.0)} |")
+    if gate is not None:
+        shown = f"({gate.weight:g}, {gate.cut:g})"
+        for label, abstain in (("abstaining", True), ("judging every recording", False)):
+            decision = decided(shipped(gate, abstain=abstain), gate.cut)
+            lines.append(f"| shipped standout gate {shown}, {label} | | {blank} | {decision} |")
+        short = " | ".join(
+            f"{sum(gate.abstains(r.own) for r in rows)} of {len(rows)}" for rows in sets.values()
+        )
+        too_short = f"questions on a recording of < {SPREAD_CANDIDATES} candidates"
+        lines.append(f"| {too_short} | | {blank} | {short} |")
     return lines
 
 
@@ -240,6 +276,8 @@ def main() -> None:
     args = parser.parse_args()
     specs = [json.loads(path.read_text()) for path in HELDOUT_SETS]
     media = [ROOT / spec["media"] for spec in specs]
+    from llama_index_video.index import STANDOUT_GATES
+
     examples_index, _ = ours(args.index)
     examples = read_signals(examples_index, load_questions(ROOT / "benchmarks" / "questions.json"))
     library = None
@@ -255,7 +293,8 @@ def main() -> None:
         held_out[f"{name} alone"] = read_signals(alone, questions)
         if library is not None:
             held_out[f"{name} in library"] = read_signals(library, questions)
-    print("\n".join(table(examples, held_out)))
+    gate = STANDOUT_GATES.get(examples_index.identity)
+    print("\n".join(table(examples, held_out, gate)))
     print(f"(examples: {EXAMPLES.relative_to(ROOT)}, {len(examples)} questions)")
 
 

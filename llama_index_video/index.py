@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import QueryBundle
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import schema
 from llama_index_video._version import __version__
@@ -495,20 +495,28 @@ class VideoIndex:
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
         return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
 
-    def recording_scores(self, query: str) -> list[float]:
-        """Cosine similarities of ``query``'s best candidates in its best recording.
+    def recording_scores(
+        self, query: str | QueryBundle, best: NodeWithScore | None = None
+    ) -> list[float]:
+        """Cosine similarities of ``query``'s best candidates in one recording.
 
-        The best text node for ``query`` (no threshold) names a recording; of that
-        recording's nodes the best ``MIN_CANDIDATES`` are scored, best first. This is
-        what a ``standout`` relevance gate measures (a content-filtered vector query:
-        Chroma answers it more slowly than the unfiltered one, but once per query).
+        The recording is ``best``'s (search passes its best moment), else that of the
+        best text node for ``query`` (no threshold); of that recording's nodes the best
+        ``MIN_CANDIDATES`` are scored, best first. This is what a ``standout`` relevance
+        gate measures. A bundle whose embedding retrieval already computed is not
+        embedded again, so behind a search this costs one content-filtered vector query
+        (slower in Chroma than an unfiltered one, but once per query).
         """
-        bundle = QueryBundle(query, embedding=self.embed_model.get_query_embedding(query))
+        bundle = QueryBundle(query) if isinstance(query, str) else query
+        if bundle.embedding is None:
+            bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
         visible = self.manifest.indexed_among
-        best = VideoRetriever(self.index, top_k=1, visible=visible).retrieve(bundle)
-        if not best:
-            return []
-        content = str(best[0].node.metadata.get(schema.CONTENT_HASH, ""))
+        if best is None:
+            found = VideoRetriever(self.index, top_k=1, visible=visible).retrieve(bundle)
+            if not found:
+                return []
+            best = found[0]
+        content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
         own = VideoRetriever(
             self.index, top_k=MIN_CANDIDATES, visible=visible, contents=[content]
         ).retrieve(bundle)

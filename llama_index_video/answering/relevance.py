@@ -23,7 +23,18 @@ best hits:
   the embedding model's similarity scale or with what else the library holds.
 
 The query passes when ``signal + weight * coverage >= cut``, the signal being
-``similarity`` or ``standout``. The weight and cut are calibrated per embedding model
+``similarity`` or ``standout``. A recording too short for a spread has no say: the
+z-score of the best of one value is 0 and of two different values exactly 1, whatever
+they are, so with fewer than ``SPREAD_CANDIDATES`` candidates the standout says nothing
+about the question and the gate would decide by coverage alone, at a cut not fitted
+for that (the calibrated gate turned away 3 of the 7 answerable questions about a
+two-unit recording, and could never answer from a one-unit one). There a standout gate
+abstains: the hits that passed the similarity threshold are answered from, as without
+a gate. From three candidates on the standout varies (up to ``sqrt(n - 1)``); on a
+four-unit document the calibrated gate answered 5 of 5 and rejected 3 of 4 found
+(docs/evaluation.md).
+
+The weight and cut are calibrated per embedding model
 (``python benchmarks/rejection_signals.py``: fitted on ``benchmarks/questions.json``,
 checked on two held-out recordings, alone and inside a library; see
 docs/evaluation.md) and kept beside the thresholds, in
@@ -43,6 +54,9 @@ from llama_index_video.results import SearchHit
 
 DEPTH = 3
 """How many of the best hits the signals look at (as many as an answer quotes)."""
+
+SPREAD_CANDIDATES = 3
+"""The fewest candidates of a recording whose standout varies (see the module docstring)."""
 
 STEM_LENGTH = 5
 """Words agree when they agree in their first letters ("absorbs" ~ "absorption")."""
@@ -162,6 +176,12 @@ class RelevanceGate:
         """Whether ``accepts`` needs the candidates of the best candidate's recording."""
         return self.signal == "standout"
 
+    def abstains(self, recording: Sequence[float]) -> bool:
+        """Whether a standout gate has no say: the recording has fewer than
+        ``SPREAD_CANDIDATES`` candidates, too few for a spread (see the module
+        docstring); then :meth:`accepts` lets through whatever passed the threshold."""
+        return self.needs_recording and len(recording) < SPREAD_CANDIDATES
+
     def score(self, relevance: Relevance) -> float:
         return getattr(relevance, self.signal) + self.weight * relevance.coverage
 
@@ -170,8 +190,11 @@ class RelevanceGate:
     ) -> bool:
         """Whether ``hits`` are relevant enough to answer ``question`` from.
 
-        ``recording``: see :meth:`Relevance.of`; a standout gate scores 0 without it.
+        ``recording``: see :meth:`Relevance.of`; a standout gate abstains (accepts)
+        when it holds fewer than ``SPREAD_CANDIDATES`` values.
         """
         if not hits:
             return False
+        if self.abstains(recording):
+            return True
         return self.score(Relevance.of(question, hits, recording=recording)) >= self.cut

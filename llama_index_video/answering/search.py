@@ -43,9 +43,10 @@ Locate = Callable[[str, str], "str | Location"]
 """Maps ``(content_hash, stored source)`` to where the file is now: a
 :class:`Location`, or just the path as given."""
 
-Recording = Callable[[str], Sequence[float]]
-"""Maps a query to the cosine similarities of its candidates from the recording of its
-best candidate (``VideoIndex.recording_scores``): what a ``standout`` gate measures."""
+Recording = Callable[[QueryBundle, NodeWithScore], Sequence[float]]
+"""Maps a query (with the embedding retrieval left in it, if any) and its best moment to
+the cosine similarities of the query's candidates from that moment's recording
+(``VideoIndex.recording_scores``): what a ``standout`` gate measures."""
 
 
 @dataclass(frozen=True)
@@ -115,18 +116,19 @@ class VideoSearcher:
             Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
             for n in nodes
         ]
-        if not self.accepts(query, [moment.hit for moment in moments]):
+        if not self.accepts(bundle, moments):
             return []
         return moments
 
-    def accepts(self, query: str, hits: Sequence[results.SearchHit]) -> bool:
-        """Whether the relevance gate lets ``hits`` answer ``query`` (True without one)."""
+    def accepts(self, bundle: QueryBundle, moments: Sequence[Moment]) -> bool:
+        """Whether the relevance gate lets ``moments`` answer the query (True without one)."""
         if self.relevance is None:
             return True
         recording: Sequence[float] = ()
-        if hits and self.relevance.needs_recording and self.recording is not None:
-            recording = self.recording(query)
-        return self.relevance.accepts(query, hits, recording=recording)
+        if moments and self.relevance.needs_recording and self.recording is not None:
+            recording = self.recording(bundle, moments[0].node)
+        hits = [moment.hit for moment in moments]
+        return self.relevance.accepts(bundle.query_str, hits, recording=recording)
 
 
 def hit_from_node(

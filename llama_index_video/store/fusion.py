@@ -115,6 +115,7 @@ class FusionRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         texts = query_bundle.embedding_strs
         vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
+        _keep_embedding(query_bundle, vectors)
         retrievers = self._retrievers()
         found = {
             key: c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
@@ -127,6 +128,7 @@ class FusionRetriever(BaseRetriever):
         texts = query_bundle.embedding_strs
         embedded = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
         vectors = {id(m): v for m, v in zip(models, embedded, strict=True)}
+        _keep_embedding(query_bundle, vectors)
         retrievers = self._retrievers()
         results = await asyncio.gather(
             *(
@@ -239,6 +241,14 @@ def similarities(hits: Sequence[NodeWithScore]) -> dict[str, float]:
         for h in hits
         if isinstance(h, FusedHit) and h.similarity is not None
     }
+
+
+def _keep_embedding(query_bundle: QueryBundle, vectors: dict[int, list[float]]) -> None:
+    """Leave the query's embedding in the caller's bundle, as LlamaIndex's own retrievers
+    do, when one model embedded it (with two there is no one embedding to leave), so a
+    caller querying the same store again does not embed the query twice."""
+    if query_bundle.embedding is None and len(vectors) == 1:
+        query_bundle.embedding = next(iter(vectors.values()))
 
 
 def _bundle(query_bundle: QueryBundle, vector: list[float] | None) -> QueryBundle:

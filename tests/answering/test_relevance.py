@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -114,7 +116,7 @@ def test_a_standout_gate_scores_the_recording_and_coverage():
     assert gate.needs_recording
     assert gate.accepts(question, about, recording=[0.6, 0.3, 0.3, 0.3])  # 1.73 + 1.0
     assert not gate.accepts(question, about, recording=[0.6, 0.55, 0.5, 0.45])  # 1.34 + 1.0
-    assert not gate.accepts(question, about)  # no recording: nothing stands out
+    assert gate.accepts(question, about)  # no recording: too short to judge, it abstains
     assert not gate.accepts(question, [], recording=[0.6, 0.3, 0.3, 0.3])
     assert gate.score(Relevance(similarity=0.9, coverage=0.5, standout=1.2)) == pytest.approx(1.7)
     assert not RelevanceGate(weight=0.0, cut=0.0).needs_recording
@@ -174,3 +176,82 @@ def test_a_standout_gate_needs_the_recording_and_a_calibration(example_index):
         VideoSearcher(retriever=example_index.as_retriever(), relevance=gate)
     with pytest.raises(ValueError, match="standout"):
         VideoIndex(example_index.path, embed_model=example_index.embed_model, relevance="x")
+
+
+def test_a_standout_gate_abstains_on_a_recording_too_short_for_a_spread():
+    gate = RelevanceGate(signal="standout", weight=1.109, cut=1.778)
+    # One value stands out by 0 deviations and two by exactly 1, whatever they are.
+    assert standout([0.9, 0.1]) == pytest.approx(1.0)
+    assert standout([0.35, 0.34]) == pytest.approx(1.0)
+    off_topic = [hit("The hole was discovered in 1985 over Antarctica.", 0.35)]
+    question = "How thick is the layer over the Arctic?"
+    for short in ([], [0.35], [0.35, 0.2]):
+        assert gate.abstains(short)
+        assert gate.accepts(question, off_topic, recording=short)  # the threshold decides
+    assert not gate.abstains([0.35, 0.34, 0.33])
+    assert not gate.accepts(question, off_topic, recording=[0.35, 0.34, 0.33])
+    assert gate.accepts(question, off_topic, recording=[0.6, 0.3, 0.3, 0.3, 0.3, 0.3])
+    assert not gate.accepts(question, [], recording=[0.35])  # nothing found: nothing to answer
+    assert not RelevanceGate(weight=1.0, cut=2.0).abstains([])  # a similarity gate judges
+
+
+# Recordings of one and two units, transcribed from sidecar subtitles (no ASR): the
+# calibrated standout gate could never answer from the first (standout 0) and needed
+# coverage >= 0.70 in the second (standout always 1).
+SHORT_RECORDINGS = {
+    "bees.wav": [
+        "Honey bees keep the brood nest of the hive at thirty five degrees by fanning "
+        "their wings in summer and by clustering and shivering their flight muscles in winter."
+    ],
+    "sourdough.wav": [
+        "Feed the sourdough starter twice a day with equal weights of flour and water, "
+        "and keep it in a warm kitchen until it doubles in size within six hours of a feed.",
+        "Bake the loaf in a covered cast iron pot at two hundred and fifty degrees for "
+        "twenty minutes, then remove the lid so that the crust browns for twenty more.",
+    ],
+}
+SHORT_QUESTIONS = {
+    "bees.wav": "At what temperature do honey bees keep the brood nest?",
+    "sourdough.wav": "How often should the sourdough starter be fed?",
+}
+
+
+def _srt(sentences: list[str]) -> str:
+    cues = [
+        f"{i}\n00:00:{10 * i - 9:02d},000 --> 00:00:{10 * i - 1:02d},000\n{text}\n"
+        for i, text in enumerate(sentences, start=1)
+    ]
+    return "\n".join(cues)
+
+
+@pytest.fixture(scope="module")
+def short_recordings(tmp_path_factory, make_wav, embed_model):
+    import numpy as np
+
+    from llama_index_video.index import VideoIndex
+
+    media = tmp_path_factory.mktemp("short_media")
+    for name, sentences in SHORT_RECORDINGS.items():
+        make_wav(media / name, np.zeros(16_000 * 10 * len(sentences), dtype=np.float32))
+        (media / name).with_suffix(".srt").write_text(_srt(sentences))
+    folder = tmp_path_factory.mktemp("short_index")
+    index = VideoIndex(folder, embed_model=embed_model, relevance="standout")
+    report = index.ingest([media])
+    assert report.ok, report
+    yield index
+    index.close()
+
+
+@pytest.mark.parametrize("name", SHORT_RECORDINGS)
+def test_the_standout_gate_answers_from_one_and_two_unit_recordings(short_recordings, name):
+    question = SHORT_QUESTIONS[name]
+    hits = short_recordings.search(question)
+    assert hits, "a recording too short to judge: the threshold decides"
+    assert {Path(hit.source).name for hit in hits[:1]} == {name}
+    recording = short_recordings.recording_scores(question)
+    assert len(recording) == len(SHORT_RECORDINGS[name])  # one candidate per unit
+    gate = short_recordings.relevance
+    assert gate is not None and gate.abstains(recording)
+    judged = gate.score(Relevance.of(question, hits, recording=recording))
+    assert name == "sourdough.wav" or judged < gate.cut, "judged, one unit could never pass"
+    assert short_recordings.ask(question).found

@@ -2,8 +2,19 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.rejection_signals import BASES, KTH, Signals, auc, fit, gap, rates, spread_share
+from benchmarks.rejection_signals import (
+    BASES,
+    KTH,
+    Signals,
+    auc,
+    fit,
+    gap,
+    rates,
+    shipped,
+    spread_share,
+)
 from benchmarks.rejection_signals import variants as word_drops
+from llama_index_video.answering.relevance import RelevanceGate
 
 
 def signals(
@@ -70,3 +81,22 @@ def test_word_drops_leave_out_one_content_word_at_a_time():
         "How thick is the ozone",
     ]
     assert word_drops("What is it?") == []
+
+
+def test_the_shipped_gate_abstains_on_short_recordings_only_when_told():
+    gate = RelevanceGate(signal="standout", weight=1.0, cut=1.5)
+    short = Signals(
+        answerable=True,
+        found=True,
+        cosines=(0.6, 0.5),
+        own=(0.6, 0.5),
+        coverage=0.2,
+        agreement=1.0,
+    )
+    assert shipped(gate)(short) == float("inf")
+    assert shipped(gate, abstain=False)(short) == pytest.approx(1.0 + 0.2)
+    row = signals(True, 0.8, typical=0.6)  # three candidates: judged
+    assert shipped(gate)(row) == shipped(gate, abstain=False)(row) < float("inf")
+    rows = [short, signals(False, 0.6, typical=0.59)]  # the second: judged, rejected
+    assert rates(rows, shipped(gate), gate.cut)[:2] == (1.0, 1.0)
+    assert rates(rows, shipped(gate, abstain=False), gate.cut)[:2] == (0.0, 1.0)
