@@ -196,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="only what these speakers said, comma-separated (SPEAKER_2 or 2)",
     )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
+    _relevance_option(search)
 
     ask = commands.add_parser(
         "ask",
@@ -220,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
     )
     ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
+    _relevance_option(ask)
 
     serve = commands.add_parser(
         "serve",
@@ -236,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
     )
     _llm_options(serve)
+    _relevance_option(serve)
 
     verify = commands.add_parser(
         "verify",
@@ -487,7 +490,9 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = _open_index(
+        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+    )
     try:
         hits = index.search(
             args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
@@ -521,7 +526,9 @@ def _ask(args: argparse.Namespace) -> int:
         from llama_index.core.postprocessor import SentenceTransformerRerank
 
         reranker = SentenceTransformerRerank(model=args.rerank, top_n=args.top_k)
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = _open_index(
+        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+    )
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
         answerer = index.answerer(llm=llm, options=options, reranker=reranker)
@@ -556,6 +563,7 @@ def _serve(args: argparse.Namespace) -> int:
         token=args.token,
         llm=args.llm,
         llm_model=args.llm_model,
+        relevance=_relevance(args),
         **_store_options(args),
     )
     return 0
@@ -584,6 +592,23 @@ def _llm_options(parser: argparse.ArgumentParser) -> None:
         "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
     )
     parser.add_argument("--llm-model", default=None, help="model name for --llm")
+
+
+def _relevance_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--relevance",
+        choices=["auto", "standout", "off"],
+        default="auto",
+        help="when the moments found are relevant enough to answer from; auto: the "
+        "embedding model's default gate; standout: also turn away a question no moment of "
+        "its recording clearly stands out for (near-topic questions); off: every moment "
+        "above the similarity threshold",
+    )
+
+
+def _relevance(args: argparse.Namespace) -> str | None:
+    """``--relevance`` as ``VideoIndex(relevance=...)`` takes it."""
+    return None if args.relevance == "off" else str(args.relevance)
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:

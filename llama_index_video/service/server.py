@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from llama_index_video.answering.engine import LlmChoice
+    from llama_index_video.answering.relevance import RelevanceGate
     from llama_index_video.service.live import Answerer
 
 DEFAULT_HOST = "127.0.0.1"
@@ -45,6 +46,7 @@ def serve(
     llm_model: str | None = None,
     chroma_url: str | None = None,
     collection: str | None = None,
+    relevance: RelevanceGate | str | None = "auto",
 ) -> None:
     """Serve the index in ``index_dir`` until interrupted.
 
@@ -60,6 +62,7 @@ def serve(
             folder recorded. Over a server the service keeps no state of its own, so
             any number of replicas can serve one index behind a load balancer.
         collection: The index's Chroma collection, if not the one the folder recorded.
+        relevance: The relevance gate of search and ask (``VideoIndex``'s ``relevance``).
 
     Raises:
         InsecureBindError: ``host`` is not loopback and no token is set, or the token
@@ -79,7 +82,12 @@ def serve(
 
     answer = ask_with(make_llm(llm, model=llm_model))
     app = app_for_folder(
-        index_dir, token=token, answer=answer, chroma_url=chroma_url, collection=collection
+        index_dir,
+        token=token,
+        answer=answer,
+        chroma_url=chroma_url,
+        collection=collection,
+        relevance=relevance,
     )
     _one_torch_thread()
     try:
@@ -96,11 +104,12 @@ def app_for_folder(
     answer: Answerer | None = None,
     chroma_url: str | None = None,
     collection: str | None = None,
+    relevance: RelevanceGate | str | None = "auto",
 ) -> FastAPI:
     """The service over the index folder ``index_dir``, reopened after each ``ingest``.
 
-    ``token`` and ``answer`` are passed on to :func:`create_app`; ``chroma_url`` and
-    ``collection`` to :class:`~llama_index_video.index.VideoIndex`.
+    ``token`` and ``answer`` are passed on to :func:`create_app`; ``chroma_url``,
+    ``collection`` and ``relevance`` to :class:`~llama_index_video.index.VideoIndex`.
 
     Raises:
         VideoIndexError: ``index_dir`` holds no index, or one this version or
@@ -116,7 +125,7 @@ def app_for_folder(
             f"{folder}: no index here; create it with "
             f"'llama-index-video ingest PATH --index {folder}'"
         )
-    index = VideoIndex(folder, chroma_url=chroma_url, collection=collection)
+    index = VideoIndex(folder, chroma_url=chroma_url, collection=collection, relevance=relevance)
 
     def reopen() -> VideoIndex:
         release_chroma(folder / "chroma")
@@ -129,6 +138,7 @@ def app_for_folder(
             weights=index.weights,
             chroma_url=index.chroma_url,
             collection=index.collection,
+            relevance=index.relevance,
         )
 
     return create_app(index, token=token, reopen=reopen, answer=answer)
