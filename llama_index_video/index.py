@@ -105,8 +105,9 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 # (docs/evaluation.md). STANDOUT_GATES (`relevance="standout"`): how far the best
 # candidate stands out in its recording plus coverage of the question's words, fitted
 # on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
-# than no gate on two held-out recordings, alone and in a library (2026-12-02), but it
-# cannot accept anything from a recording of one unit, so it is opt-in.
+# than no gate on two held-out recordings, alone and in a library (2026-12-02); it
+# abstains on recordings of one or two units. Opt-in until the figures of
+# docs/evaluation.md ("Short and long recordings") are judged enough for a default.
 DEFAULT_GATES: dict[str, RelevanceGate] = {}
 STANDOUT_GATES: dict[str, RelevanceGate] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
