@@ -147,6 +147,26 @@ def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
     assert "DOBSON" in found[0].node.get_content()
 
 
+def test_a_standout_gate_reuses_the_query_embedding_of_the_search(memory_index, monkeypatch):
+    from llama_index.core.schema import QueryBundle
+
+    from llama_index_video.index import STANDOUT_GATES
+
+    monkeypatch.setattr(memory_index, "relevance", STANDOUT_GATES[memory_index.identity])
+    bundle = QueryBundle(DOBSON)
+    memory_index.as_retriever().retrieve(bundle)
+    assert bundle.embedding is not None  # left by the retrieval, as LlamaIndex's retrievers do
+    counter = _EmbeddingCounter()
+    dispatcher = get_dispatcher()
+    dispatcher.add_event_handler(counter)
+    try:
+        found = memory_index.search(DOBSON)
+    finally:
+        dispatcher.event_handlers.remove(counter)
+    assert found and found[0].modality == "ocr"
+    assert counter.count == 1  # the gate's query of the recording embeds nothing again
+
+
 def test_the_similarity_is_the_cosine_the_threshold_applies_to(memory_index, embed_model):
     [hit, *_] = memory_index.search(DOBSON)
     query = np.array(embed_model.get_query_embedding(DOBSON))
