@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -132,16 +134,23 @@ class _EmbeddingCounter(BaseEventHandler):
             self.count += 1
 
 
-def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
-    retriever = memory_index.as_retriever(top_k=3)
-    assert [c.name for c in retriever.channels] == list(schema.MODALITIES)
+@contextmanager
+def embedding_calls() -> Iterator[_EmbeddingCounter]:
+    """Counts the embedding calls made inside the block."""
     counter = _EmbeddingCounter()
     dispatcher = get_dispatcher()
     dispatcher.add_event_handler(counter)
     try:
-        found = retriever.retrieve(DOBSON)
+        yield counter
     finally:
         dispatcher.event_handlers.remove(counter)
+
+
+def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
+    retriever = memory_index.as_retriever(top_k=3)
+    assert [c.name for c in retriever.channels] == list(schema.MODALITIES)
+    with embedding_calls() as counter:
+        found = retriever.retrieve(DOBSON)
     assert counter.count == 1
     assert found[0].node.metadata[schema.MODALITY] == "ocr"
     assert "DOBSON" in found[0].node.get_content()
@@ -156,13 +165,8 @@ def test_a_standout_gate_reuses_the_query_embedding_of_the_search(memory_index, 
     bundle = QueryBundle(DOBSON)
     memory_index.as_retriever().retrieve(bundle)
     assert bundle.embedding is not None  # left by the retrieval, as LlamaIndex's retrievers do
-    counter = _EmbeddingCounter()
-    dispatcher = get_dispatcher()
-    dispatcher.add_event_handler(counter)
-    try:
+    with embedding_calls() as counter:
         found = memory_index.search(DOBSON)
-    finally:
-        dispatcher.event_handlers.remove(counter)
     assert found and found[0].modality == "ocr"
     assert counter.count == 1  # the gate's query of the recording embeds nothing again
 
