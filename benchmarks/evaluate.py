@@ -114,9 +114,14 @@ def ungated(index: VideoIndex) -> VideoIndex:
 
 
 class Naive:
-    """Raw segments, cosine top-k, nearest 5 s frame, no threshold."""
+    """Raw segments, cosine top-k, nearest 5 s frame, no threshold.
 
-    def __init__(self) -> None:
+    Args:
+        files: The media and text files to index (default: everything in examples/media);
+            ``benchmarks/ingest_vs_naive.py`` times this as the naive ingest.
+    """
+
+    def __init__(self, files: Sequence[Path] | None = None) -> None:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.schema import TextNode
 
@@ -128,7 +133,7 @@ class Naive:
         transcriber = FasterWhisperTranscriber()
         nodes = []
         started = time.perf_counter()
-        for path in sorted(EXAMPLES.iterdir()):
+        for path in files or sorted(EXAMPLES.iterdir()):
             if path.suffix in {".mp4", ".mp3"}:
                 result = transcriber.transcribe(decode_audio(path), source=path)
                 for segment in result.segments:

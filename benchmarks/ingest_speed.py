@@ -161,6 +161,19 @@ def child(name: str, files: list[Path]) -> None:
     print(json.dumps(result))
 
 
+def machine() -> str:
+    """Cores, CPU model and Python version of this machine."""
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    return f"{os.cpu_count()} cores, {cpu}; Python {platform.python_version()}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", nargs="+", type=Path, default=DEFAULT_FILES)
@@ -170,15 +183,7 @@ def main() -> None:
     if args.child:
         child(args.child, args.files)
         return
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        platform.processor(),
-    )
-    print(f"machine: {os.cpu_count()} cores, {cpu}; Python {platform.python_version()}")
+    print(f"machine: {machine()}")
     print(f"files: {', '.join(f.name for f in args.files)}")
     print(f"{'variant':22} {'load s':>7} {'work s':>7} {'x real time':>12} {'peak MB':>8}")
     for name in args.variants:

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
@@ -361,15 +363,26 @@ class VideoReader(BaseReader):
         notes: list[str] = []
         if is_video and not info.has_video:
             notes.append("no video stream: transcript only")
-        units, language = self._transcript(info, notes, progress, speech)
-        note = "; ".join(notes) or None
-        nodes: list[BaseNode] = list(
-            moments.transcript_nodes(source, units, language=language, note=note)
-        )
-        if info.has_video and self.frames is not None:
-            shown = self._frame_nodes(source, info, units, note, progress)
-            moments.link_moments(nodes, shown)
-            nodes.extend(shown)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen") as pool:
+            stop = threading.Event()
+            screens = (
+                pool.submit(self._read_screens, source, info, stop)
+                if info.has_video and self.frames is not None
+                else None
+            )
+            try:
+                units, language = self._transcript(info, notes, progress, speech)
+            except BaseException:
+                stop.set()
+                raise
+            note = "; ".join(notes) or None
+            nodes: list[BaseNode] = list(
+                moments.transcript_nodes(source, units, language=language, note=note)
+            )
+            if screens is not None:
+                shown = self._frame_nodes(source, info, units, note, screens.result(), progress)
+                moments.link_moments(nodes, shown)
+                nodes.extend(shown)
         if self.clips is not None:
             nodes.extend(self._clip_nodes(source, info, units, note, progress))
         if not nodes:
@@ -407,16 +420,14 @@ class VideoReader(BaseReader):
             clips.append(clip)
         return list(clip_nodes(source, clips, units=units, note=note))
 
-    def _frame_nodes(
-        self,
-        source: moments.SourceFile,
-        info: MediaInfo,
-        units: list[TranscriptUnit],
-        note: str | None,
-        progress: Progress,
-    ) -> list[BaseNode]:
-        """A frame node per kept frame, then the ``ocr`` nodes of the text they showed."""
-        nodes: list[BaseNode] = []
+    def _read_screens(
+        self, source: moments.SourceFile, info: MediaInfo, stop: threading.Event
+    ) -> list[tuple[Frame, ScreenText]]:
+        """Each kept frame with the text it shows (none without OCR), until ``stop`` is set.
+
+        Runs in a thread beside speech recognition: CTranslate2 keeps about one core
+        busy on 2 cores, so frames are decoded and read on the other one.
+        """
         reads: list[tuple[Frame, ScreenText]] = []
         for frame in sample_frames(
             source.path,
@@ -425,10 +436,26 @@ class VideoReader(BaseReader):
             options=self.frames,
             duration=info.duration,
         ):
+            if stop.is_set():
+                break
             screen = ScreenText()
             if self.ocr is not None:
                 screen = read_screen_text(self.ocr, frame.path, self.ocr_options)
-                reads.append((frame, screen))
+            reads.append((frame, screen))
+        return reads
+
+    def _frame_nodes(
+        self,
+        source: moments.SourceFile,
+        info: MediaInfo,
+        units: list[TranscriptUnit],
+        note: str | None,
+        reads: list[tuple[Frame, ScreenText]],
+        progress: Progress,
+    ) -> list[BaseNode]:
+        """A frame node per kept frame, then the ``ocr`` nodes of the text they showed."""
+        nodes: list[BaseNode] = []
+        for frame, screen in reads:
             progress("frames", frame.end, info.duration)
             spoken = moments.spoken_between(units, frame.time, frame.end, _SPOKEN_CHARS_PER_FRAME)
             nodes.append(

@@ -137,3 +137,11 @@ def test_a_tesseract_failure_names_the_frame(slide_frames):
     with pytest.raises(MediaError, match="tesseract failed") as info:
         TesseractEngine(languages="no_such_language").detect(frame)
     assert info.value.path == frame
+
+
+@pytest.mark.parametrize(
+    ("option", "value"), [("threads", 0), ("space_threshold", 1.0), ("detection_side", 16)]
+)
+def test_rapidocr_refuses_impossible_settings(option, value):
+    with pytest.raises(ValueError, match=option):
+        RapidOcrEngine(**{option: value})

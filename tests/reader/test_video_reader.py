@@ -2,12 +2,19 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import threading
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
 import pytest
 from llama_index.core.schema import ImageNode, MetadataMode, NodeRelationship, TextNode
 
 from llama_index_video import schema
+from llama_index_video.errors import TranscriptionError
+from llama_index_video.ocr.base import TextBox
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 TOLERANCE = 1.0  # tiny.en segment starts can be ~1 s early after pauses
@@ -141,3 +148,58 @@ def test_empty_subtitles_fall_back_to_speech_recognition(tmp_path, transcriber):
     nodes = reader.load_data(video)
     assert nodes and "ozone" in " ".join(n.text for n in nodes).lower()
     assert schema.NOTE not in nodes[0].metadata
+
+
+class _SignallingOcr:
+    """Finds one line of text in any frame and says when it was first asked."""
+
+    name = "signalling"
+
+    def __init__(self) -> None:
+        self.asked = threading.Event()
+
+    def detect(self, image: Path) -> list[TextBox]:
+        self.asked.set()
+        return [TextBox("On screen", 0.99, left=10, top=10, width=200, height=30)]
+
+
+@dataclass
+class _WaitingTranscriber:
+    """Hears one sentence, once frames are being read (or fails, when told to)."""
+
+    ocr: _SignallingOcr
+    fail: bool = False
+    saw_frames_read: bool = False
+    name = "waiting"
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        self.saw_frames_read = self.ocr.asked.wait(timeout=60)
+        if self.fail:
+            raise TranscriptionError(f"cannot transcribe {source}")
+        info = TranscriptionInfo(backend=self.name, model="none", language="en")
+        return Transcription(info, iter([Segment(1.0, 4.0, "Ozone absorbs ultraviolet light.")]))
+
+
+def test_frames_are_read_while_speech_is_transcribed(tmp_path):
+    ocr = _SignallingOcr()
+    transcriber = _WaitingTranscriber(ocr)
+    reader = VideoReader(media_dir=tmp_path, transcriber=transcriber, use_subtitles=False, ocr=ocr)
+    nodes = reader.load_data(OZONE)
+    assert transcriber.saw_frames_read
+    frames = _frames(nodes)
+    assert frames and all("On screen" in n.text for n in frames)
+    assert "Ozone absorbs" in frames[0].text  # frame nodes still carry what was said
+    assert [n.text for n in _transcript(nodes)] == ["Ozone absorbs ultraviolet light."]
+
+
+def test_a_failed_transcription_stops_the_frame_reading_and_raises(tmp_path):
+    ocr = _SignallingOcr()
+    reader = VideoReader(
+        media_dir=tmp_path,
+        transcriber=_WaitingTranscriber(ocr, fail=True),
+        use_subtitles=False,
+        ocr=ocr,
+    )
+    with pytest.raises(TranscriptionError, match="cannot transcribe"):
+        reader.read(OZONE)
+    assert not [t for t in threading.enumerate() if t.name.startswith("screen")]

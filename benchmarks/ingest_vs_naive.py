@@ -1,0 +1,165 @@
+"""A whole ``llama-index-video ingest`` process beside the naive recipe, same run (issue 13).
+
+    python benchmarks/ingest_vs_naive.py [--files a.mp4 b.mp3] [--rounds 3]
+        [--baseline-ref REF] [--json FILE]
+
+Each round runs, in alternating order, one child process per recipe on the same files:
+
+- ``ours``: ``llama-index-video ingest FILES --index <fresh temp folder>`` with its
+  defaults (transcript, frames, OCR, embeddings, Chroma), imports and model loading
+  included;
+- ``naive``: ``Naive`` of ``benchmarks/evaluate.py`` (faster-whisper tiny.en, beam 5, on
+  the audio; all-MiniLM-L6-v2 on the raw segments, in an in-memory LlamaIndex index;
+  nothing else), imports and model loading included;
+- with ``--baseline-ref``, also ``ingest`` as that commit had it (exported by
+  :mod:`benchmarks.baseline`), for a before/after in the same run.
+
+Reported per recipe: wall seconds (median over rounds), × real time (media seconds per
+wall second), CPU seconds and peak RSS (the child's own, from ``wait4``), and the
+median of the per-round ratios to the naive recipe. The machine is shared: the load
+average at the start and end of the run is printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.baseline import ProcessRun, Version, release, run, today  # noqa: E402
+from benchmarks.ingest_speed import DEFAULT_FILES, machine  # noqa: E402
+
+NAIVE = "naive"
+MAX_ROUNDS = 50
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One recipe's figures over the rounds (medians)."""
+
+    wall_s: float
+    times_real_time: float
+    cpu_s: float
+    peak_rss_mb: float
+    wall_vs_naive: float
+
+
+def summarise(runs: Mapping[str, Sequence[ProcessRun]], media_seconds: float) -> dict[str, Summary]:
+    """Medians per recipe; ``wall_vs_naive`` is the median of the per-round ratios.
+
+    Raises:
+        ValueError: no naive runs, or recipes with different numbers of rounds.
+    """
+    naive = runs.get(NAIVE)
+    if not naive:
+        raise ValueError(f"the {NAIVE!r} recipe has no runs to compare with")
+    if any(len(done) != len(naive) for done in runs.values()):
+        raise ValueError("every recipe needs one run per round")
+    summaries = {}
+    for name, done in runs.items():
+        wall = statistics.median(r.wall_s for r in done)
+        summaries[name] = Summary(
+            wall_s=wall,
+            times_real_time=media_seconds / wall,
+            cpu_s=statistics.median(r.cpu_s for r in done),
+            peak_rss_mb=max(r.peak_rss_mb for r in done),
+            wall_vs_naive=statistics.median(
+                r.wall_s / n.wall_s for r, n in zip(done, naive, strict=True)
+            ),
+        )
+    return summaries
+
+
+def naive_child(files: Sequence[Path]) -> None:
+    """The naive recipe, run in this (child) process."""
+    from benchmarks.evaluate import Naive
+
+    Naive(files)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", nargs="+", type=Path, default=DEFAULT_FILES)
+    parser.add_argument("--rounds", type=int, default=3, help=f"rounds (1-{MAX_ROUNDS})")
+    parser.add_argument("--baseline-ref", help="also time the ingest of this git ref")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--naive-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    files = [path.resolve() for path in args.files]
+    if args.naive_child:
+        naive_child(files)
+        return 0
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
+    versions = {"ours": today()}
+    if args.baseline_ref:
+        baseline = release(args.baseline_ref)
+        versions[f"ours at {baseline.name.split()[-1].strip('()')}"] = baseline
+    media_seconds = _media_seconds(files)
+    print(f"machine: {machine()}; load average at start {_load()}")
+    print(f"files: {', '.join(f.name for f in files)} ({media_seconds:.0f} s of media)")
+    names = [*versions, NAIVE]
+    runs: dict[str, list[ProcessRun]] = {name: [] for name in names}
+    for round_ in range(args.rounds):
+        for name in names if round_ % 2 == 0 else names[::-1]:
+            done = _naive(files) if name == NAIVE else _ingest(versions[name], files)
+            if done.returncode != 0:
+                raise SystemExit(f"{name} failed in round {round_ + 1}:\n{done.stderr}")
+            runs[name].append(done)
+        shown = ", ".join(f"{name} {runs[name][-1].wall_s:.1f} s" for name in names)
+        print(f"round {round_ + 1}: {shown}", flush=True)
+    summaries = summarise(runs, media_seconds)
+    print(f"load average at end {_load()}")
+    print(
+        f"{'recipe':16} {'wall s':>7} {'x real time':>12} {'CPU s':>6} {'peak MB':>8} "
+        f"{'/ naive':>8}"
+    )
+    for name, s in summaries.items():
+        print(
+            f"{name:16} {s.wall_s:7.2f} {s.times_real_time:11.1f}x {s.cpu_s:6.1f} "
+            f"{s.peak_rss_mb:8.0f} {s.wall_vs_naive:7.2f}x"
+        )
+    if args.json:
+        figures = {
+            "machine": machine(),
+            "files": [f.name for f in files],
+            "media_seconds": media_seconds,
+            "rounds": args.rounds,
+            "recipes": {name: asdict(s) for name, s in summaries.items()},
+        }
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def _ingest(version: Version, files: Sequence[Path]) -> ProcessRun:
+    with tempfile.TemporaryDirectory(prefix="ingest-vs-naive-") as folder:
+        command = version.cli("ingest", *map(str, files), "--index", folder, "--quiet")
+        return run(command, version.env())
+
+
+def _naive(files: Sequence[Path]) -> ProcessRun:
+    command = [sys.executable, str(Path(__file__).resolve()), "--naive-child", "--files"]
+    return run([*command, *map(str, files)], today().env())
+
+
+def _media_seconds(files: Sequence[Path]) -> float:
+    from llama_index_video.media.probe import probe
+
+    return sum(probe(path).duration for path in files)
+
+
+def _load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
