@@ -192,7 +192,7 @@ def test_frames_are_read_while_speech_is_transcribed(tmp_path):
     assert [n.text for n in _transcript(nodes)] == ["Ozone absorbs ultraviolet light."]
 
 
-def test_a_failed_transcription_stops_the_frame_reading_and_raises(tmp_path):
+def test_a_failed_transcription_raises_once_the_frame_reader_is_joined(tmp_path):
     ocr = _SignallingOcr()
     reader = VideoReader(
         media_dir=tmp_path,
