@@ -1,5 +1,5 @@
 """Shared fixtures: the example media with its ground truth, generated media, one index,
-read-only copies of index folders."""
+the fake Anthropic API, read-only copies of index folders."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ import pytest
 from llama_index.core.schema import TextNode
 
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
+from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests_support import EXAMPLES
 
 
@@ -118,6 +119,18 @@ def talk_transcript() -> TextNode:
             "media_url": "/media/talk.mp4#t=94.9",
         },
     )
+
+
+ANTHROPIC_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_LOG")
+
+
+@pytest.fixture
+def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
+    """A running fake Messages API; the developer's own Anthropic settings are hidden."""
+    for name in ANTHROPIC_ENV:
+        monkeypatch.delenv(name, raising=False)
+    with FakeAnthropicServer() as server:
+        yield server
 
 
 VideoWriter = Callable[..., Path]

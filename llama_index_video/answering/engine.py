@@ -27,7 +27,7 @@ from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
 from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.answering.search import Locate, Recording, VideoSearcher
-from llama_index_video.errors import AnswerError
+from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.results import Answer, Citation, SearchHit
 
 logger = logging.getLogger(__name__)
@@ -239,3 +239,28 @@ def make_llm(choice: LlmChoice = "auto", *, model: str | None = None) -> LLM | N
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
 
     return GeminiMultimodalLLM(**settings)
+
+
+def make_reranker(model: str, *, top_n: int) -> BaseNodePostprocessor:
+    """A cross-encoder reranker (``ask --rerank MODEL``), keeping the ``top_n`` best moments.
+
+    ``model`` is a sentence-transformers cross-encoder name (downloaded on first use) or
+    a local folder. It runs on torch, which the default install leaves out.
+
+    Raises:
+        MissingDependencyError: sentence-transformers (the extra of that name) is missing.
+        AnswerError: the model cannot be loaded (no such model, or a name offline).
+    """
+    from llama_index.core.postprocessor import SentenceTransformerRerank
+
+    try:
+        return SentenceTransformerRerank(model=model, top_n=top_n)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "sentence-transformers", "sentence-transformers", f"Reranking with {model}"
+        ) from exc
+    except Exception as exc:  # sentence-transformers raises OSError, ValueError, HTTP errors
+        raise AnswerError(
+            f"reranker '{model}' cannot be loaded ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); offline, pass a local model folder"
+        ) from exc

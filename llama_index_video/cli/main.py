@@ -516,16 +516,12 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from llama_index_video.answering.engine import AskOptions, make_llm
+    from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
 
     llm = make_llm(args.llm, model=args.llm_model)
     if args.queries > 1 and llm is None:
         raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
-    reranker = None
-    if args.rerank:
-        from llama_index.core.postprocessor import SentenceTransformerRerank
-
-        reranker = SentenceTransformerRerank(model=args.rerank, top_n=args.top_k)
+    reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
     index = _open_index(
         args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
     )

@@ -65,7 +65,7 @@ class ClipEmbedding(MultiModalEmbedding):
                 "torch",
                 "visual",
                 "Visual search (CLIP)",
-                install="pip install torch==2.13.0 (the CPU build; see the README)",
+                install="pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu",
             )
 
     @classmethod

@@ -1,8 +1,8 @@
-"""Fixtures for the answering tests: the fake Anthropic API, Claude wired to it, frames."""
+"""Fixtures for the answering tests: Claude wired to the fake Anthropic API, frames."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,17 +10,6 @@ from PIL import Image
 
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
 from tests.fakes.anthropic_server import FakeAnthropicServer
-
-ANTHROPIC_ENV = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_LOG")
-
-
-@pytest.fixture
-def fake_anthropic(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropicServer]:
-    """A running fake Messages API; the developer's own Anthropic settings are hidden."""
-    for name in ANTHROPIC_ENV:
-        monkeypatch.delenv(name, raising=False)
-    with FakeAnthropicServer() as server:
-        yield server
 
 
 @pytest.fixture

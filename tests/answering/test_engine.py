@@ -5,14 +5,15 @@ from __future__ import annotations
 import base64
 import io
 import json
+import sys
 
 import pytest
 from PIL import Image
 
-from llama_index_video.answering.engine import AskOptions, make_llm
+from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER
 from llama_index_video.cli.main import main
-from llama_index_video.errors import AnswerError
+from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from tests.fakes.anthropic_server import text_reply
 
@@ -110,15 +111,26 @@ def test_query_fusion_asks_the_llm_for_phrasings_first(example_index, make_claud
 def test_a_reranker_runs_before_neighbours_and_frames_are_attached(
     example_index, tiny_cross_encoder
 ):
-    from llama_index.core.postprocessor import SentenceTransformerRerank
-
-    reranker = SentenceTransformerRerank(model=str(tiny_cross_encoder), top_n=2)
+    reranker = make_reranker(str(tiny_cross_encoder), top_n=2)
     answerer = example_index.answerer(reranker=reranker, options=AskOptions(top_k=5))
     nodes = answerer.retrieve(WHY)
     assert 1 <= len(nodes) <= 2
     assert all(
         isinstance(n.node, MomentNode) for n in nodes if n.node.metadata.get("start_s") is not None
     )
+
+
+def test_a_reranker_without_sentence_transformers_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(MissingDependencyError, match=r"llama-index-video\[sentence-transformers\]"):
+        make_reranker("cross-encoder/ms-marco-MiniLM-L-6-v2", top_n=3)
+
+
+def test_a_reranker_that_cannot_load_is_one_line(tmp_path):
+    (tmp_path / "not-a-model").mkdir()
+    with pytest.raises(AnswerError, match="not-a-model") as raised:
+        make_reranker(str(tmp_path / "not-a-model"), top_n=3)
+    assert "\n" not in str(raised.value)
 
 
 def test_auto_choice_without_keys_is_extractive(monkeypatch):

@@ -1,0 +1,261 @@
+"""The README's code as a new user runs it: its Python blocks and its command lines.
+
+Every ```python block compiles, its imports resolve, and it imports what it uses (a
+block may go on with an earlier block's variables, as the prose says, never with its
+imports). The blocks that need no remote API run as written, in a folder laid out as
+the README's reader has it (``talks/``, ``notes.md``), over a copy of the example index;
+the ``VideoIndex`` block talks to the fake Anthropic API. Blocks that need Gemini or a
+downloaded cross-encoder are only compiled and resolved. Every ``llama-index-video``
+command line, and every flag the README names, goes through the real argument parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import builtins
+import functools
+import importlib
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llama_index_video.cli.main import build_parser
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.transcription.base import Transcriber, Transcription
+from tests.fakes.anthropic_server import text_reply
+from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT
+
+README = (ROOT / "README.md").read_text()
+BLOCKS = re.findall(r"^```python\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+COMMAND = "llama-index-video"
+
+# The reader's files, as the README names them, and the example each one is here.
+LAYOUT = {
+    "talks/ozone.mp4": OZONE,
+    "talks/checkout_deep_dive.mp4": CHECKOUT,
+    "notes.md": HANDBOOK,
+}
+
+
+def block_with(text: str) -> str:
+    """The one Python block of the README containing ``text``."""
+    (block,) = [b for b in BLOCKS if text in b]
+    return block
+
+
+def run_block(block: str, namespace: dict | None = None) -> dict:
+    """Run ``block`` as a script would (stdout captured by pytest); its globals after."""
+    scope = {"__name__": "__main__", **(namespace or {})}
+    exec(compile(block, "README.md", "exec"), scope)
+    return scope
+
+
+def defined_names(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(names a block imports, names it binds otherwise)."""
+    imported: set[str] = set()
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            bound.add(node.name)
+    return imported, bound
+
+
+def used_names(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+class ExampleScript:
+    """The script transcriber, hearing the reader's files as the examples they are."""
+
+    def __init__(self, script: Transcriber) -> None:
+        self.name = script.name
+        self._script = script
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        examples = {Path(name).name: example for name, example in LAYOUT.items()}
+        known = source is not None and source.name in examples
+        return self._script.transcribe(audio, source=examples[source.name] if known else source)
+
+
+@pytest.fixture
+def reader_folder(tmp_path, monkeypatch) -> Path:
+    """The working directory of the README's reader: their recordings and notes."""
+    for name, example in LAYOUT.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(example, tmp_path / name)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_readme_has_python_blocks():
+    assert len(BLOCKS) >= 5
+
+
+@pytest.mark.parametrize("number", range(len(BLOCKS)))
+def test_a_block_compiles_and_its_imports_resolve(number):
+    tree = ast.parse(BLOCKS[number], filename=f"README.md block {number + 1}")
+    compile(tree, "README.md", "exec")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = importlib.import_module(node.module or "")
+            missing = [a.name for a in node.names if not hasattr(module, a.name)]
+            assert missing == [], f"{node.module} has no {missing}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                importlib.import_module(alias.name)
+
+
+@pytest.mark.parametrize("number", range(len(BLOCKS)))
+def test_a_block_imports_what_it_uses(number):
+    earlier: set[str] = set()
+    for block in BLOCKS[:number]:
+        earlier |= defined_names(ast.parse(block))[1]
+    tree = ast.parse(BLOCKS[number])
+    imported, bound = defined_names(tree)
+    free = used_names(tree) - imported - bound - set(dir(builtins))
+    assert free <= earlier, f"block {number + 1} uses {free - earlier} without importing it"
+
+
+def test_the_video_index_block_searches_and_answers_through_claude(
+    example_index, reader_folder, fake_anthropic, monkeypatch, capsys
+):
+    block = block_with("index.ask(")
+    question = next(
+        call.args[0].value
+        for call in ast.walk(ast.parse(block))
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "ask"
+    )
+    best = example_index.search(question)[0]
+    shutil.copytree(example_index.path, reader_folder / "video_index")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    fake_anthropic.enqueue(
+        text_reply("1. ozone and ultraviolet light\n2. heat in the stratosphere"),
+        text_reply(f"Ozone absorbs ultraviolet light {best.label}."),
+    )
+
+    scope = run_block(block)
+
+    printed = capsys.readouterr().out.splitlines()
+    # The files were indexed already (same content): the search printed the latency slide.
+    assert printed[0].startswith(f"[{CHECKOUT.name} ")
+    answer = scope["answer"]
+    assert answer.text == f"Ozone absorbs ultraviolet light {best.label}."
+    assert [c.label for c in answer.citations] == [best.label]
+    assert Path(answer.citations[0].source).name == OZONE.name
+    assert any(line.startswith(best.label) and "#t=" in line for line in printed)
+    request = fake_anthropic.messages_requests()[-1]
+    assert any(p["type"] == "image" for p in request.body["messages"][0]["content"])
+
+
+def test_the_pipeline_block_reads_each_file_once(
+    reader_folder, script_transcriber, monkeypatch, tmp_path_factory
+):
+    import chromadb
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    # What speech recognition would hear: the narration script of the example each file
+    # is (this is not about ASR).
+    monkeypatch.setattr(
+        VideoReader, "transcriber", property(lambda _: ExampleScript(script_transcriber))
+    )
+    collection = chromadb.PersistentClient(
+        str(tmp_path_factory.mktemp("chroma"))
+    ).get_or_create_collection("moments", configuration={"hnsw": {"space": "cosine"}})
+    store = ChromaVectorStore(chroma_collection=collection)
+    block = block_with("IngestionPipeline(")
+
+    first = run_block(block, {"store": store})["nodes"]
+
+    sources = {Path(n.metadata["source"]).name for n in first}
+    assert sources == {"ozone.mp4", "notes.md"}
+    assert {"transcript", "frame", "text"} <= {n.metadata["modality"] for n in first}
+    assert collection.count() == len(first)
+    assert run_block(block, {"store": store})["nodes"] == []  # the next run reads nothing
+    assert collection.count() == len(first)
+
+
+def test_the_reader_options_block_builds_the_index_reader(reader_folder):
+    index = run_block(block_with("ReaderOptions("))["index"]
+    try:
+        reader = index.reader
+        options = index.reader_options
+        assert reader.transcriber is options.transcriber
+        assert reader.frames == options.frames
+        assert reader.ocr is not None
+        assert reader.media_dir == index.path / "media"
+        assert reader.clips is None  # a text embedding: no clips are cut
+    finally:
+        index.close()
+
+
+# -- the command lines ----------------------------------------------------------------
+
+
+@functools.cache
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    parser = build_parser()
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+def command_lines() -> list[str]:
+    """Every ``llama-index-video ...`` line of the README's shell blocks."""
+    shell = re.findall(r"^```bash\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+    return [
+        line.strip()
+        for block in shell
+        for line in block.splitlines()
+        if line.strip().startswith(f"{COMMAND} ")
+    ]
+
+
+def inline_flags() -> list[tuple[str | None, str]]:
+    """(subcommand or None, flag) for each flag named in the README's inline code."""
+    prose = re.sub(r"^```.*?^```", "", README, flags=re.MULTILINE | re.DOTALL)
+    named = []
+    for span in re.findall(r"`([^`]+)`", prose):
+        words = span.removeprefix(f"{COMMAND} ").split()
+        if not words or not (words[0] in subcommands() or words[0].startswith("--")):
+            continue  # another program's command (pip, ray, chroma) or no command at all
+        command = words[0] if words[0] in subcommands() else None
+        named += [(command, w) for w in words if re.fullmatch(r"--[a-z][a-z-]*", w)]
+    return named
+
+
+def test_the_readme_shows_command_lines_and_flags():
+    assert len(command_lines()) >= 15
+    assert len(inline_flags()) >= 20
+
+
+@pytest.mark.parametrize("line", command_lines())
+def test_a_command_line_parses(line):
+    try:
+        args = build_parser().parse_args(shlex.split(line, comments=True)[1:])
+    except SystemExit as exc:
+        pytest.fail(f"{line!r} does not parse (exit {exc.code})")
+    assert args.command in subcommands()
+
+
+def test_every_flag_the_readme_names_exists():
+    parsers = subcommands()
+    everywhere = {
+        flag for p in [build_parser(), *parsers.values()] for flag in p._option_string_actions
+    }
+    unknown = [
+        (command, flag)
+        for command, flag in inline_flags()
+        if flag not in (parsers[command]._option_string_actions if command else everywhere)
+    ]
+    assert unknown == []
