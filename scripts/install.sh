@@ -10,6 +10,10 @@ python3 -m venv .venv
 python -m pip install --quiet --upgrade pip
 case ",${extras}," in
   *,visual,* | *,sentence-transformers,* | *,test,* | *,all,*)
-    python -m pip install --quiet torch==2.13.0 ;;
+    # PyTorch's CPU index (PyPI's Linux torch is the CUDA build); pip's own configured
+    # indexes and find-links still apply, so a machine without that host finds a local
+    # CPU wheel; one retry, not five, when the host is unreachable.
+    python -m pip install --quiet --retries 1 --timeout 15 \
+      --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 ;;
 esac
 python -m pip install --quiet -e ".[${extras}]"
