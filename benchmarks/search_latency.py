@@ -3,7 +3,8 @@
 Run from the repository root::
 
     python benchmarks/search_latency.py [--hours 100] [--queries 200] [--rebuild]
-                                        [--exact-embeddings] [--profile N] [--json FILE]
+                                        [--exact-embeddings] [--threads N] [--profile N]
+                                        [--json FILE]
 
 The index folder is built the way ``VideoIndex.ingest`` builds one, minus the media:
 synthetic speech (:mod:`benchmarks.latency_support`) becomes ``Segment``s, the
@@ -46,6 +47,9 @@ Measured per query, each variant in its own pass after the same warm-up queries:
     (``relevance="standout"``), query embedding included: (b) plus the gate's vector
     query of the best moment's recording; with the share of queries it let through.
 
+``--threads N`` embeds the queries on N ONNX Runtime intra-op threads (``serve`` uses
+one) instead of ONNX Runtime's default of one per core.
+
 ``--profile N`` runs cProfile over (a) for N of the queries that found something and
 saves the stats beside the cache.
 """
@@ -84,6 +88,7 @@ from llama_index.core.schema import MetadataMode, QueryBundle
 from PIL import Image
 
 from llama_index_video.answering.search import hit_from_node
+from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
 from llama_index_video.index import CANDIDATES_PER_HIT, MIN_CANDIDATES, VideoIndex
 from llama_index_video.media.frames import Frame
 from llama_index_video.reader import moments
@@ -505,7 +510,7 @@ class Measurement:
 
 
 def measure(
-    folder: Path, *, queries: int, warmup: int, top_k: int, seed: int
+    folder: Path, *, queries: int, warmup: int, top_k: int, seed: int, threads: int | None
 ) -> tuple[Measurement, VideoIndex, list[str], PrecomputedEmbedding]:
     """Open the index and time every variant (see the module docstring)."""
     started = time.perf_counter()
@@ -514,6 +519,10 @@ def measure(
     if video_index.visual_model is not None:
         raise SystemExit(f"{folder} has visual search; this benchmark covers text search only")
     model = video_index.embed_model
+    if threads is not None:
+        if not isinstance(model, OnnxSentenceEmbedding):
+            raise SystemExit(f"--threads needs the ONNX embedding; {folder} uses {model}")
+        model.use_threads(threads)
     calls = EmbeddingCalls(model.class_name())
     texts = SpeechGenerator(seed=seed).queries(warmup + queries)
     warm, measured = range(warmup), range(warmup, warmup + queries)
@@ -787,6 +796,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--exact-embeddings", action="store_true", help="embed every node with the model"
     )
     parser.add_argument(
+        "--threads", type=int, default=None, metavar="N", help="query embedding threads"
+    )
+    parser.add_argument(
         "--profile", type=int, default=0, metavar="N", help="cProfile (a) over N queries"
     )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
@@ -794,6 +806,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.hours <= 0 or args.queries < 1 or args.warmup < 0 or args.frame_interval <= 0:
         parser.error("--hours, --queries and --frame-interval must be positive")
+    if args.threads is not None and args.threads < 1:
+        parser.error("--threads must be at least 1")
     return args
 
 
@@ -818,7 +832,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     folder, info, built_now = ensure_built(args)
     load_before = os.getloadavg()
     measurement, video_index, texts, precomputed = measure(
-        folder, queries=args.queries, warmup=args.warmup, top_k=args.top_k, seed=args.seed
+        folder,
+        queries=args.queries,
+        warmup=args.warmup,
+        top_k=args.top_k,
+        seed=args.seed,
+        threads=args.threads,
     )
     load_after = os.getloadavg()
     results = report(

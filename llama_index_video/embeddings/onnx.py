@@ -49,6 +49,9 @@ class OnnxSentenceEmbedding(BaseEmbedding):
             ``sentence_bert_config.json``).
         device: ``"cpu"`` or ``"cuda"`` (needs ``onnxruntime-gpu``).
         embed_batch_size: Texts per forward pass.
+        threads: ONNX Runtime's intra-op threads; ``None`` lets it choose (one per
+            core). One thread suits many short queries embedded concurrently (see
+            :meth:`use_threads`).
 
     Raises:
         EmbeddingError: ``folder`` lacks one of the files.
@@ -58,6 +61,9 @@ class OnnxSentenceEmbedding(BaseEmbedding):
     device: str = Field(default="cpu", description="cpu or cuda.")
     max_length: int = Field(
         description="Tokens kept per text (sentence-transformers' max_seq_length)."
+    )
+    threads: int | None = Field(
+        default=None, description="ONNX Runtime intra-op threads; None: one per core."
     )
     _session: Any = PrivateAttr(default=None)
     _tokenizer: Any = PrivateAttr(default=None)
@@ -70,10 +76,12 @@ class OnnxSentenceEmbedding(BaseEmbedding):
         folder: str | Path,
         device: str = "cpu",
         embed_batch_size: int = 32,
+        threads: int | None = None,
         **kwargs: Any,
     ) -> None:
         if device not in _PROVIDERS:
             raise ValueError(f"device must be one of {', '.join(_PROVIDERS)}, got {device!r}")
+        _check_threads(threads)
         root = Path(folder)
         missing = [name for name in (ONNX_FILE, TOKENIZER_FILE) if not (root / name).is_file()]
         if missing:
@@ -89,6 +97,7 @@ class OnnxSentenceEmbedding(BaseEmbedding):
             "device": device,
             "max_length": int(settings.get("max_seq_length", 256)),
             "embed_batch_size": embed_batch_size,
+            "threads": threads,
         }
         super().__init__(**fields, **kwargs)
 
@@ -129,6 +138,20 @@ class OnnxSentenceEmbedding(BaseEmbedding):
             vectors.extend(mean_pooled_unit_vectors(hidden, mask).tolist())
         return vectors
 
+    def use_threads(self, threads: int | None) -> None:
+        """Run on ``threads`` intra-op threads from now on (``None``: one per core).
+
+        ONNX Runtime fixes a session's threads when it creates it, so a loaded session
+        is created again here, before this returns; an unloaded one loads with them.
+        """
+        _check_threads(threads)
+        with self._load_lock:
+            self.threads = threads
+            if self._session is not None:
+                self._session = _load_session(
+                    Path(self.folder) / ONNX_FILE, self.device, self.threads
+                )
+
     def __getstate__(self) -> dict[str, Any]:
         # Ray ships the model to its workers by pickling it. The ONNX session and the lock
         # do not pickle, so a copy travels unloaded and loads on first use (pydantic's own
@@ -147,7 +170,9 @@ class OnnxSentenceEmbedding(BaseEmbedding):
                 self._tokenizer = _load_tokenizer(
                     Path(self.folder) / TOKENIZER_FILE, self.max_length
                 )
-                self._session = _load_session(Path(self.folder) / ONNX_FILE, self.device)
+                self._session = _load_session(
+                    Path(self.folder) / ONNX_FILE, self.device, self.threads
+                )
         return self._session, self._tokenizer
 
 
@@ -176,13 +201,20 @@ def _load_tokenizer(path: Path, max_length: int) -> Any:
     return tokenizer
 
 
-def _load_session(path: Path, device: str) -> Any:
+def _check_threads(threads: int | None) -> None:
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be at least 1 (or None for one per core), got {threads}")
+
+
+def _load_session(path: Path, device: str, threads: int | None) -> Any:
     try:
         import onnxruntime
     except ImportError as exc:
         raise MissingDependencyError("onnxruntime", "local", "The local embedding model") from exc
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3  # the int8 export's unused initialisers are no news
+    if threads is not None:
+        options.intra_op_num_threads = threads
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=[_PROVIDERS[device]])
     except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types

@@ -17,6 +17,7 @@ from llama_index_video.service.guard import TOKEN_ENV, check_bind
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from llama_index_video.answering.engine import LlmChoice
     from llama_index_video.answering.relevance import RelevanceGate
@@ -33,6 +34,11 @@ UVICORN_OPTIONS: dict[str, object] = {
     "http": "h11",
     "h11_max_incomplete_event_size": 2 * 1024 * 1024,
     "access_log": False,
+    # Longer than the idle expiry of client pools (httpx and httpcore: 5 s), so the
+    # client, not the server, closes an idle keep-alive connection. With uvicorn's 5 s
+    # the two raced: a busy service closed a connection the client had just reused,
+    # and the client got a ReadError (a few per 50-client load run).
+    "timeout_keep_alive": 30,
 }
 
 
@@ -89,7 +95,8 @@ def serve(
         collection=collection,
         relevance=relevance,
     )
-    _one_torch_thread()
+    with app.state.live.reading() as (index, _catalog):
+        _embed_queries_on_one_thread(index.embed_model)
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
         uvicorn.run(app, host=host, port=port, log_level="info", **UVICORN_OPTIONS)  # type: ignore[arg-type]
@@ -144,14 +151,19 @@ def app_for_folder(
     return create_app(index, token=token, reopen=reopen, answer=answer)
 
 
-def _one_torch_thread() -> None:
-    """Let each concurrent request have a core instead of torch splitting every one.
+def _embed_queries_on_one_thread(model: BaseEmbedding) -> None:
+    """Let each concurrent request have a core instead of the model splitting every one.
 
-    A query is a few dozen tokens: torch's intra-op threads gain nothing on it and,
-    with requests already running in parallel, only contend. Measured on two cores,
-    query embedding p50/p95: 15-24/77-115 ms with torch's default, 12/13-16 ms with one
-    thread. Only set when the embedding model already loaded torch.
+    The service embeds queries only, a few dozen tokens each: intra-op threads gain
+    nothing on one and, with requests already running in parallel, only contend.
+    Measured on two cores, query embedding p50/p95: torch 15-24/77-115 ms with its
+    default, 12/13-16 ms with one thread; ONNX Runtime: see docs/benchmarks.md. For
+    torch, only set when the embedding model already loaded it.
     """
+    from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
+
+    if isinstance(model, OnnxSentenceEmbedding):
+        model.use_threads(1)
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)

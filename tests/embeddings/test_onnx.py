@@ -131,3 +131,35 @@ def test_a_pickled_copy_of_a_loaded_model_embeds_the_same(onnx_model, caplog) ->
     copy = pickle.loads(pickle.dumps(onnx_model))  # as Ray ships it to a worker
     assert copy.get_text_embedding("ozone absorbs ultraviolet radiation") == pytest.approx(before)
     assert "unpickleable" not in caplog.text
+
+
+def test_threads_reach_the_session_and_a_loaded_one_is_recreated(onnx_model) -> None:
+    model = OnnxSentenceEmbedding(
+        model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder, threads=2
+    )
+    before = model.get_query_embedding(TEXTS[0])
+    assert model._session.get_session_options().intra_op_num_threads == 2
+    model.use_threads(1)
+    assert model.threads == 1
+    assert model._session.get_session_options().intra_op_num_threads == 1
+    assert model.get_query_embedding(TEXTS[0]) == pytest.approx(before, abs=1e-6)
+    default = OnnxSentenceEmbedding(model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder)
+    default.get_query_embedding(TEXTS[0])
+    assert default._session.get_session_options().intra_op_num_threads == 0  # ORT chooses
+
+
+def test_threads_are_checked() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        OnnxSentenceEmbedding(model_name="x", folder=".", threads=0)
+
+
+def test_a_pickled_copy_keeps_its_threads(onnx_model) -> None:
+    import pickle
+
+    model = OnnxSentenceEmbedding(model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder)
+    model.use_threads(1)
+    model.get_query_embedding(TEXTS[0])
+    copy = pickle.loads(pickle.dumps(model))  # as Ray ships it to a worker
+    assert copy.threads == 1
+    copy.get_query_embedding(TEXTS[0])
+    assert copy._session.get_session_options().intra_op_num_threads == 1

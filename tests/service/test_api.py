@@ -282,3 +282,24 @@ def test_the_public_names_of_the_service_package():
         "serve",
     }
     assert all(getattr(service, name) is not None for name in service.__all__)
+
+
+def test_serve_embeds_queries_on_one_thread(example_index, monkeypatch):
+    import uvicorn
+
+    from llama_index_video.service.server import serve
+
+    served: dict[str, object] = {}
+
+    def run(app, **_options):  # in place of binding a port: search and look at the model
+        with TestClient(app, base_url=LOOPBACK) as test_client:  # its start-up loads the model
+            served["hits"] = test_client.get("/api/search", params={"q": UVC})
+        with app.state.live.reading() as (index, _catalog):
+            served["threads"] = index.embed_model.threads
+            served["options"] = index.embed_model._session.get_session_options()
+
+    monkeypatch.setattr(uvicorn, "run", run)
+    serve(example_index.path, llm="none")
+    assert served["hits"].status_code == 200 and served["hits"].json()
+    assert served["threads"] == 1
+    assert served["options"].intra_op_num_threads == 1
