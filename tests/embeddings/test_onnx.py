@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
-from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
+from llama_index_video.embeddings.onnx import SPINNING, OnnxSentenceEmbedding
 from llama_index_video.errors import EmbeddingError
 from llama_index_video.weights import offline_weights
 
@@ -145,7 +145,9 @@ def test_threads_reach_the_session_and_a_loaded_one_is_recreated(onnx_model) -> 
     assert model.get_query_embedding(TEXTS[0]) == pytest.approx(before, abs=1e-6)
     default = OnnxSentenceEmbedding(model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder)
     default.get_query_embedding(TEXTS[0])
-    assert default._session.get_session_options().intra_op_num_threads == 0  # ORT chooses
+    options = default._session.get_session_options()
+    assert options.intra_op_num_threads == 0  # ORT chooses
+    assert options.get_session_config_entry(SPINNING) == "0"
 
 
 def test_threads_are_checked() -> None:
