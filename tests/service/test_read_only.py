@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -35,23 +34,27 @@ SQLITE_SIDE_FILES = ("manifest.sqlite-wal", "manifest.sqlite-shm")
 
 
 @pytest.fixture(params=["open", "closed"])
-def served_folder(request, example_index, read_only_copy, tmp_path) -> Iterator[Path]:
+def served_folder(request, example_index, read_only_copy, tmp_path) -> Path:
     """A read-only copy of the example index, as a writer left it open or closed cleanly.
 
     The state is made here, not inherited: whether the shared example index still has
-    its ``-wal``/``-shm`` files depends on the tests that ran before.
+    its ``-wal``/``-shm`` files depends on the tests that ran before. "open" is a copy
+    taken while a writer held the manifest (as after a killed ingest): the side files
+    are there and no one holds them.
     """
-    source = tmp_path / "source"
-    shutil.copytree(example_index.path, source)
-    writer = Manifest(source / "manifest.sqlite")  # a writer's connection makes -wal/-shm
+    staging, source = tmp_path / "staging", tmp_path / "source"
+    shutil.copytree(example_index.path, staging)
+    writer = Manifest(staging / "manifest.sqlite")  # a writer's connection makes -wal/-shm
+    if request.param == "open":
+        shutil.copytree(staging, source)
+    writer.close()  # the last connection removes -wal/-shm
     if request.param == "closed":
-        writer.close()  # the last connection removes -wal/-shm
+        shutil.copytree(staging, source)
     assert all((source / name).exists() == (request.param == "open") for name in SQLITE_SIDE_FILES)
     folder = read_only_copy(source)
     with pytest.raises(OSError):
         (folder / "probe").write_text("")  # really read-only
-    yield folder
-    writer.close()
+    return folder
 
 
 def test_the_service_answers_over_a_read_only_index_and_writes_nothing(served_folder):
