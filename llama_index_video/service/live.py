@@ -149,8 +149,7 @@ class _ManifestWatcher:
     commit (seen in the full test suite, though not in isolation). So in a folder it
     may not write, the watcher compares the size and modification time of the manifest
     and its ``-wal`` file instead, which a writer that may write the folder (its owner's
-    ``ingest``) changes
-    when it commits.
+    ``ingest``) changes when it commits.
     """
 
     def __init__(self, path: Path) -> None:
