@@ -51,7 +51,13 @@ Measured per query, each variant in its own pass after the same warm-up queries:
 one) instead of ONNX Runtime's default of one per core.
 
 ``--profile N`` runs cProfile over (a) for N of the queries that found something and
-saves the stats beside the cache.
+saves the stats beside the cache. ``--quick`` measures (a), (b) and (e) only.
+
+``--baseline-ref REF --rounds N`` compares today's code with the commit ``REF`` (e.g.
+``main`` before a change; exported by :mod:`benchmarks.baseline`) in the same run: each
+round runs ``--quick`` once per version, each in its own process and the order
+alternating, on the same cached index, and reports the per-round p50s, their medians,
+the ratio, and whether both versions returned the same hits for every query.
 """
 
 from __future__ import annotations
@@ -68,8 +74,10 @@ import platform
 import pstats
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -118,6 +126,8 @@ if TYPE_CHECKING:
 CACHE = ROOT / "benchmarks" / ".cache" / "search_latency"
 BUILD_VERSION = 3  # bump when the synthetic index changes shape
 TARGET_P50_MS = 50.0
+ISSUE_13_BASELINE_MS = 41.6  # (b) on 0.1.0, as issue 13 reports it
+ISSUE_13_TARGET_MS = ISSUE_13_BASELINE_MS / 2
 INSERT_BATCH = 512
 FIDELITY_SAMPLES = 2  # per recording and modality
 
@@ -502,17 +512,26 @@ class Measurement:
     answered: int
     mean_hits: float
     mismatches: int
-    gate_passed: int  # measured queries (f), the standout gate on, returned hits for
+    gate_passed: int | None  # measured queries (f), the standout gate on, returned hits for
     fusion_embeds_given_vector: int
     open_seconds: float
     threshold: float | None
     channels: list[str]
+    found: list[list[tuple[str, str, float | None]]]  # per measured query: the hits of (b)
 
 
 def measure(
-    folder: Path, *, queries: int, warmup: int, top_k: int, seed: int, threads: int | None
+    folder: Path,
+    *,
+    queries: int,
+    warmup: int,
+    top_k: int,
+    seed: int,
+    threads: int | None,
+    quick: bool = False,
 ) -> tuple[Measurement, VideoIndex, list[str], PrecomputedEmbedding]:
-    """Open the index and time every variant (see the module docstring)."""
+    """Open the index and time every variant (see the module docstring); ``quick``:
+    only (a), (b) and (e)."""
     started = time.perf_counter()
     video_index = VideoIndex(folder)
     open_seconds = time.perf_counter() - started
@@ -564,34 +583,42 @@ def measure(
     def run_b(i: int) -> None:
         hits_b[i] = video_index.search(texts[i], top_k=top_k)
 
-    gated = VideoIndex(folder, embed_model=model, relevance="standout")
+    gated = None if quick else VideoIndex(folder, embed_model=model, relevance="standout")
     hits_f: dict[int, list[SearchHit]] = {}
 
     def run_f(i: int) -> None:
+        assert gated is not None
         hits_f[i] = gated.search(texts[i], top_k=top_k)
 
     variants = [
         (Variant("(a) retrieval + postprocessing, embedding excluded", split_by_hits=True), run_a),
         (Variant("(b) VideoIndex.search, embedding included", split_by_hits=True), run_b),
-        (Variant(f"(c) raw Chroma query, top {top_k}, no filter"), raw_query(top_k)),
-        (Variant(f"(c) raw Chroma query, top {candidates}, no filter"), raw_query(candidates)),
-        (Variant(f"(c) raw Chroma query, top {top_k}, transcript filter"), raw_filtered_query),
-        *(
-            (
-                Variant(f"(d) {type(r).__name__} serving {len(names)} channel(s)"),
-                retriever_query(r),
-            )
-            for r, names in shared.values()
-        ),
-        (Variant("(f) VideoIndex.search, standout gate on", split_by_hits=True), run_f),
-        (Variant("(e) query embedding alone"), embed),
     ]
+    variants += (
+        []
+        if quick
+        else [
+            (Variant(f"(c) raw Chroma query, top {top_k}, no filter"), raw_query(top_k)),
+            (Variant(f"(c) raw Chroma query, top {candidates}, no filter"), raw_query(candidates)),
+            (Variant(f"(c) raw Chroma query, top {top_k}, transcript filter"), raw_filtered_query),
+            *(
+                (
+                    Variant(f"(d) {type(r).__name__} serving {len(names)} channel(s)"),
+                    retriever_query(r),
+                )
+                for r, names in shared.values()
+            ),
+            (Variant("(f) VideoIndex.search, standout gate on", split_by_hits=True), run_f),
+        ]
+    )
+    variants.append((Variant("(e) query embedding alone"), embed))
     embedding, embed_call = variants[-1]
     run_pass(embedding, embed_call, [*warm, *measured], (), calls)  # vectors for all
     embedding.seconds = embedding.seconds[warmup:]
     for variant, call in variants[2:-1] + variants[:2]:
         run_pass(variant, call, measured, warm, calls)
-    gated.close()
+    if gated is not None:
+        gated.close()
 
     before = calls.count
     vector = precomputed.vectors[texts[0]]
@@ -604,11 +631,12 @@ def measure(
         answered=sum(1 for i in measured if hits_a[i]),
         mean_hits=sum(len(hits_a[i]) for i in measured) / queries,
         mismatches=sum(1 for i in measured if _key(hits_a[i]) != _key(hits_b[i])),
-        gate_passed=sum(1 for i in measured if hits_f[i]),
+        gate_passed=None if quick else sum(1 for i in measured if hits_f[i]),
         fusion_embeds_given_vector=calls.count - before,
         open_seconds=open_seconds,
         threshold=video_index.threshold,
         channels=[c.name for c in channels],
+        found=[_key(hits_b[i]) for i in measured],
     )
     answered = [texts[i] for i in measured if hits_a[i]]
     return measurement, video_index, answered, precomputed
@@ -762,18 +790,105 @@ def report(
     )
     verdict = "met" if p50 < TARGET_P50_MS else "NOT met"
     print(f"target p50 of (a) under {TARGET_P50_MS:.0f} ms: {verdict} ({p50:.1f} ms)")
+    searched = summarise(measurement.variants[1].seconds).p50
+    verdict = "met" if searched <= ISSUE_13_TARGET_MS else "NOT met"
+    print(
+        f"issue 13: p50 of (b) at most {ISSUE_13_TARGET_MS} ms (half of 0.1.0's "
+        f"{ISSUE_13_BASELINE_MS} ms): {verdict} ({searched:.1f} ms)"
+    )
     return {
         "build": asdict(info),
         "machine": host,
         "load_before": load[0],
         "load_after": load[1],
         "peak_rss_mb": peak_rss_mb(),
-        "measurement": {k: v for k, v in asdict(measurement).items() if k != "variants"},
+        "measurement": {
+            k: v for k, v in asdict(measurement).items() if k not in ("variants", "found")
+        },
+        "found": measurement.found,
         "latency_ms": [
             {"row": name, **asdict(wall), "cpu_p50": cpu.p50 if cpu else None}
             for name, wall, cpu in rows
         ],
     }
+
+
+@dataclass(frozen=True)
+class Round:
+    """One version's ``--quick`` figures in one round of ``--baseline-ref``, in ms."""
+
+    retrieval_p50: float  # (a)
+    search_p50: float  # (b)
+    search_cpu_p50: float
+    embedding_p50: float  # (e)
+    load: float  # 1-minute load average when the child started
+
+
+def side_by_side(args: argparse.Namespace) -> int:
+    """Today's code and ``--baseline-ref`` in alternating child processes (module docstring)."""
+    from benchmarks.baseline import release, run, today
+
+    versions = [today(), release(args.baseline_ref)]
+    rounds: dict[str, list[Round]] = {v.name: [] for v in versions}
+    found: dict[str, list[Any]] = {}
+    flags = ["--quick", "--queries", str(args.queries), "--warmup", str(args.warmup)]
+    flags += ["--top-k", str(args.top_k), *build_flags(args)]
+    flags += ["--threads", str(args.threads)] if args.threads else []
+    for number in range(args.rounds):
+        for version in versions if number % 2 == 0 else versions[::-1]:
+            with tempfile.TemporaryDirectory() as scratch:
+                written = Path(scratch) / "result.json"
+                load = os.getloadavg()[0]
+                command = [sys.executable, str(Path(__file__).resolve()), *flags]
+                done = run([*command, "--json", str(written)], version.env(), timeout=3600)
+                if done.returncode != 0:
+                    raise SystemExit(f"{version.name} failed:\n{done.stderr[-3000:]}")
+                result = json.loads(written.read_text())
+            rows = {row["row"][:3]: row for row in result["latency_ms"]}
+            rounds[version.name].append(
+                Round(
+                    rows["(a)"]["p50"],
+                    rows["(b)"]["p50"],
+                    rows["(b)"]["cpu_p50"],
+                    rows["(e)"]["p50"],
+                    load,
+                )
+            )
+            found[version.name] = result["found"]
+            print(f"round {number + 1} {version.name}: {rounds[version.name][-1]}", flush=True)
+    print()
+    print(f"{args.queries} queries per run, p50 ms per round (load average), then the median:")
+    header = "(a) retrieval", "(b) search", "(b) CPU", "(e) embedding"
+    print(f"{'version':<24}" + "".join(f"{h:>16}" for h in header))
+    medians = {}
+    for name, measured in rounds.items():
+        columns = list(
+            zip(
+                *(
+                    (r.retrieval_p50, r.search_p50, r.search_cpu_p50, r.embedding_p50)
+                    for r in measured
+                ),
+                strict=True,
+            )
+        )
+        medians[name] = [statistics.median(c) for c in columns]
+        for r in measured:
+            print(
+                f"{'':<24}{r.retrieval_p50:16.1f}{r.search_p50:16.1f}{r.search_cpu_p50:16.1f}"
+                f"{r.embedding_p50:16.1f}   (load {r.load:.1f})"
+            )
+        print(f"{name:<24}" + "".join(f"{m:16.1f}" for m in medians[name]))
+    today_name, baseline_name = (v.name for v in versions)
+    ratios = [b / t for t, b in zip(medians[today_name], medians[baseline_name], strict=True)]
+    print(f"{'baseline / today':<24}" + "".join(f"{r:15.2f}x" for r in ratios))
+    same = found[today_name] == found[baseline_name]
+    print(f"same hits for every query: {'yes' if same else 'NO'}")
+    verdict = "met" if medians[today_name][1] <= ISSUE_13_TARGET_MS else "NOT met"
+    print(
+        f"issue 13: (b) at most {ISSUE_13_TARGET_MS} ms (half of 0.1.0's "
+        f"{ISSUE_13_BASELINE_MS} ms): {verdict} ({medians[today_name][1]:.1f} ms today)"
+    )
+    return 0 if same else 1
 
 
 def _load(values: Sequence[float]) -> str:
@@ -802,8 +917,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--profile", type=int, default=0, metavar="N", help="cProfile (a) over N queries"
     )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument("--quick", action="store_true", help="measure (a), (b) and (e) only")
+    parser.add_argument(
+        "--baseline-ref", metavar="REF", help="compare with this commit, rounds alternating"
+    )
+    parser.add_argument("--rounds", type=int, default=4, help="rounds of --baseline-ref")
     parser.add_argument("--build-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     if args.hours <= 0 or args.queries < 1 or args.warmup < 0 or args.frame_interval <= 0:
         parser.error("--hours, --queries and --frame-interval must be positive")
     if args.threads is not None and args.threads < 1:
@@ -830,6 +952,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"built {folder} in {info.build_seconds:.0f} s", flush=True)
         return 0
     folder, info, built_now = ensure_built(args)
+    if args.baseline_ref:
+        return side_by_side(args)
     load_before = os.getloadavg()
     measurement, video_index, texts, precomputed = measure(
         folder,
@@ -838,6 +962,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         top_k=args.top_k,
         seed=args.seed,
         threads=args.threads,
+        quick=args.quick,
     )
     load_after = os.getloadavg()
     results = report(

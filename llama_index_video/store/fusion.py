@@ -28,6 +28,13 @@ ids to similarities before they run.
 The query is embedded once per embedding model (``Channel.embed_model``) and handed
 to every channel of that model, so six text channels cost one query embedding.
 
+With one model, only the hits that can reach the top ``top_k`` are needed: a hit's
+blended score is at most its similarity times the largest weight of its channels, and
+a retriever ranks best first, so once the ``top_k``-th best score seen exceeds that
+bound for the next hit of every retriever, the rest cannot change the result. A
+retriever with ``ranked_batches`` (:class:`RankedRetriever`, e.g. ``VideoRetriever``)
+is read in batches until then; on Chroma this skips reading most candidates' rows.
+
 Why not LlamaIndex's ``QueryFusionRetriever(mode="reciprocal_rerank")`` for step 2: in
 llama-index-core 0.14.25 that mode ignores ``retriever_weights``
 (run-llama/llama_index#21444), keys nodes by content hash (an ``ImageNode``'s hash
@@ -38,9 +45,10 @@ the similarity is lost, and needs an LLM object even with ``num_queries=1``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -90,6 +98,18 @@ class Channel:
             raise ValueError(f"weight of channel {self.name!r} must be >= 0, got {self.weight}")
 
 
+@runtime_checkable
+class RankedRetriever(Protocol):
+    """A retriever that can hand its hits over in batches, best first."""
+
+    def ranked_batches(
+        self, query_bundle: QueryBundle, *, first: int
+    ) -> Iterator[list[NodeWithScore]]:
+        """The hits ``retrieve`` returns, in its order (similarity descending), in batches
+        of at least ``first`` (but the last), read as they are asked for."""
+        ...
+
+
 class FusionRetriever(BaseRetriever):
     """Channels blended by weighted cosine per model, models fused by rank (module docstring).
 
@@ -117,11 +137,45 @@ class FusionRetriever(BaseRetriever):
         vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
         _keep_embedding(query_bundle, vectors)
         retrievers = self._retrievers()
-        found = {
-            key: c.retriever.retrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
+        bundles = {
+            key: _bundle(query_bundle, vectors.get(id(c.embed_model)))
             for key, c in retrievers.items()
         }
+        if len(self._groups()) <= 1:
+            return self._best_of_one_model(bundles)
+        found = {key: c.retriever.retrieve(bundles[key]) for key, c in retrievers.items()}
         return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+
+    def _best_of_one_model(self, bundles: dict[int, QueryBundle]) -> list[NodeWithScore]:
+        """``_combine`` of every hit, reading each retriever only as far as can matter."""
+        weights = {
+            key: [c.weight for c in self.channels if id(c.retriever) == key and c.weight > 0]
+            for key in bundles
+        }
+        found: dict[int, list[NodeWithScore]] = {key: [] for key in bundles}
+        batches: dict[int, Iterator[list[NodeWithScore]]] = {}
+        for key, channel in self._retrievers().items():
+            retriever = channel.retriever
+            if not weights[key]:
+                continue  # its channels are muted
+            if isinstance(retriever, RankedRetriever):
+                batches[key] = retriever.ranked_batches(bundles[key], first=2 * self.top_k)
+            else:
+                found[key] = retriever.retrieve(bundles[key])
+        while True:  # each round reads a batch of, or drops, at least one retriever
+            fused = self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+            last = fused[self.top_k - 1].score if len(fused) >= self.top_k else None
+            wanted = [
+                key for key in batches if last is None or last <= _ceiling(found[key], weights[key])
+            ]
+            if not wanted:
+                return fused
+            for key in wanted:
+                batch = next(batches[key], None)
+                if batch is None:
+                    del batches[key]
+                else:
+                    found[key].extend(batch)
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         models = self._models()
@@ -145,6 +199,10 @@ class FusionRetriever(BaseRetriever):
         for channel in self.channels:
             distinct.setdefault(id(channel.retriever), channel)
         return distinct
+
+    def _groups(self) -> set[int]:
+        """The embedding models whose channels count, by id."""
+        return {id(c.embed_model) for c in self.channels if c.weight > 0}
 
     def _combine(self, results: Sequence[list[NodeWithScore]]) -> list[NodeWithScore]:
         """Blend channels of one model by weighted similarity, then fuse models by rank."""
@@ -228,6 +286,14 @@ def fuse(
         )
         for node_id in best
     ]
+
+
+def _ceiling(hits: list[NodeWithScore], weights: list[float]) -> float:
+    """The best blended score a retriever's hits after ``hits`` (read best first) can get."""
+    if not hits:
+        return math.inf
+    similarity = hits[-1].score or 0.0
+    return max(weight * similarity for weight in weights)
 
 
 def _similarity(hit: NodeWithScore) -> float | None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +15,10 @@ from llama_index.core.instrumentation import get_dispatcher
 from llama_index.core.instrumentation.event_handlers import BaseEventHandler
 from llama_index.core.instrumentation.events import BaseEvent
 from llama_index.core.instrumentation.events.embedding import EmbeddingStartEvent
-from llama_index.core.schema import NodeWithScore, TextNode
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from llama_index.core.vector_stores import SimpleVectorStore
+from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from llama_index_video import schema
 from llama_index_video.index import VideoIndex
@@ -26,9 +30,11 @@ from llama_index_video.store.fusion import (
     RRF_K,
     Channel,
     FusionRetriever,
+    RankedRetriever,
     fuse,
     similarities,
 )
+from llama_index_video.store.retriever import VideoRetriever
 from tests_support import OZONE
 
 DOBSON = "How thick is one Dobson unit?"
@@ -78,6 +84,92 @@ def test_the_similarity_is_kept_beside_the_untouched_node():
     assert [h.similarity for h in fused] == [0.2, 0.8123456]  # from the strongest channel
     assert fused[1].node is original[0].node
     assert similarities([*fused, *original]) == {"b": 0.2, "a": 0.8123456}
+
+
+class _Listed(BaseRetriever):
+    """Returns fixed hits, best first; with ``batch``, also hands them over in batches."""
+
+    def __init__(self, found: list[NodeWithScore], batch: int | None = None) -> None:
+        super().__init__()
+        self.found = found
+        self.batch = batch
+        self.batches_read = 0
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return [h.model_copy() for h in self.found]
+
+    def ranked_batches(self, query_bundle: QueryBundle, *, first: int) -> Iterator[list]:
+        assert self.batch is not None
+        for start in range(0, len(self.found), self.batch):
+            self.batches_read += 1
+            yield [h.model_copy() for h in self.found[start : start + self.batch]]
+
+
+class _Plain(BaseRetriever):
+    """Only retrieves (no ``ranked_batches``): fusion reads all of its hits."""
+
+    def __init__(self, inner: BaseRetriever) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._inner.retrieve(query_bundle)
+
+
+def _modal_hits(rng: random.Random, count: int, prefix: str = "n") -> list[NodeWithScore]:
+    found = [
+        NodeWithScore(
+            node=TextNode(
+                id_=f"{prefix}{i}",
+                text="",
+                metadata={schema.MODALITY: rng.choice(schema.MODALITIES)},
+            ),
+            score=round(rng.uniform(-0.2, 0.9), 2),  # coarse, so equal scores occur
+        )
+        for i in range(count)
+    ]
+    return sorted(found, key=lambda h: h.score, reverse=True)
+
+
+def _found(fused: list[NodeWithScore]) -> list[tuple[str, float | None, float | None]]:
+    return [(h.node.node_id, h.score, h.similarity) for h in fused]
+
+
+def test_reading_ranked_batches_gives_what_reading_every_hit_gives():
+    rng = random.Random(13)
+    early = 0
+    for trial in range(300):
+        found = [_modal_hits(rng, rng.randint(0, 30), prefix) for prefix in "ab"]
+        weights = {m: rng.choice([0.0, 0.05, 0.5, 0.9, 1.0]) for m in schema.MODALITIES}
+        top_k = rng.randint(1, 6)
+        listed = [_Listed(hits_, batch=rng.randint(1, 4)) for hits_ in found]
+        shares = [rng.randrange(2) for _ in schema.MODALITIES]  # which retriever serves each
+
+        def channels(retrievers, shares=shares, weights=weights):
+            return [
+                Channel(m, retrievers[share], weights[m], modality=m)
+                for m, share in zip(schema.MODALITIES, shares, strict=True)
+            ]
+
+        batched = FusionRetriever(channels(listed), top_k=top_k).retrieve("q")
+        every = FusionRetriever(channels([_Plain(r) for r in listed]), top_k=top_k).retrieve("q")
+        assert _found(batched) == _found(every), trial
+        early += any(r.batches_read < -(-len(r.found) // r.batch) for r in listed)
+    assert early > 100  # most trials stopped before the last batch of some retriever
+
+
+def test_a_retriever_is_read_only_until_the_rest_cannot_reach_the_top():
+    rng = random.Random(5)
+    found = _modal_hits(rng, 40)
+    listed = _Listed([h for h in found if h.node.metadata[schema.MODALITY] == "transcript"], 2)
+    assert isinstance(listed, RankedRetriever)
+    fused = FusionRetriever([Channel("transcript", listed, modality="transcript")], top_k=2)
+    assert _found(fused.retrieve("q")) == _found(
+        FusionRetriever(
+            [Channel("transcript", _Plain(listed), modality="transcript")], top_k=2
+        ).retrieve("q")
+    )
+    assert listed.batches_read == 2  # the best two, then two more to see nothing beats them
 
 
 def test_channels_are_validated(memory_index):
@@ -205,3 +297,81 @@ def test_sync_and_async_retrieval_agree(memory_index):
     async_ = asyncio.run(retriever.aretrieve(DOBSON))
     assert ids(sync) == ids(async_)
     assert [h.score for h in sync] == pytest.approx([h.score for h in async_])
+
+
+@pytest.fixture(scope="module")
+def chroma_index(tmp_path_factory, ozone_nodes, embed_model):
+    folder = tmp_path_factory.mktemp("fusion-chroma")
+    index = VideoIndex(folder, embed_model=embed_model)
+    _insert(index, ozone_nodes)
+    yield index
+    index.close()
+
+
+QUERIES = (
+    DOBSON,
+    "why does the stratosphere get warmer with height",
+    "which chemicals destroy ozone",
+    "how to bake sourdough bread",
+)
+
+
+@pytest.mark.parametrize(
+    "weights", [{}, {"transcript": 0.05}, {"ocr": 0.05, "frame": 0.0}], ids=str
+)
+def test_chroma_rows_read_in_batches_give_the_hits_of_reading_them_all(
+    chroma_index, weights, monkeypatch
+):
+    monkeypatch.setattr(chroma_index, "weights", {**chroma_index.weights, **weights})
+    for top_k in (1, 3, 5):
+        fused = chroma_index.as_retriever(top_k=top_k)
+        [shared] = {id(c.retriever): c.retriever for c in fused.channels}.values()
+        plain = _Plain(shared)
+        every = FusionRetriever([replace(c, retriever=plain) for c in fused.channels], top_k=top_k)
+        for query in QUERIES:
+            assert _found(fused.retrieve(query)) == _found(every.retrieve(query)), (query, top_k)
+
+
+def test_chroma_batches_are_the_retrieved_hits_and_only_the_best_rows_are_read(
+    chroma_index, embed_model, monkeypatch
+):
+    read: list[int] = []
+    get_nodes = ChromaVectorStore.get_nodes
+
+    def counted(store, node_ids=None, filters=None):
+        read.append(len(node_ids or ()))
+        return get_nodes(store, node_ids, filters)
+
+    monkeypatch.setattr(ChromaVectorStore, "get_nodes", counted)
+    retriever = VideoRetriever(
+        chroma_index.index,
+        top_k=20,
+        threshold=0.1,
+        visible=chroma_index.manifest.indexed_among,
+        folder=chroma_index.path,
+    )
+    bundle = QueryBundle(DOBSON, embedding=embed_model.get_query_embedding(DOBSON))
+    everything = retriever.retrieve(bundle)
+    assert 6 < len(everything) < 20  # the threshold dropped some of the 20 candidates
+    batches = list(retriever.ranked_batches(bundle, first=2))
+    assert [len(b) for b in batches] == [2, 4, len(everything) - 6][: len(batches)]
+    assert [(h.node.node_id, h.score) for b in batches for h in b] == [
+        (h.node.node_id, h.score) for h in everything
+    ]
+    assert [h.node for b in batches for h in b] == [h.node for h in everything]
+    assert read == [len(b) for b in batches]  # rows below the threshold were never read
+    read.clear()
+    assert next(retriever.ranked_batches(bundle, first=3))
+    assert read == [3]
+
+
+def test_chroma_batches_of_a_filtered_or_unembedded_query_are_one_retrieval(chroma_index):
+    filtered = VideoRetriever(chroma_index.index, top_k=5, modalities=["ocr"])
+    bundle = QueryBundle(DOBSON, embedding=chroma_index.embed_model.get_query_embedding(DOBSON))
+    [batch] = filtered.ranked_batches(bundle, first=1)
+    assert [h.node.node_id for h in batch] == [h.node.node_id for h in filtered.retrieve(bundle)]
+    plain = VideoRetriever(chroma_index.index, top_k=5)
+    [batch] = plain.ranked_batches(QueryBundle(DOBSON), first=1)
+    assert len(batch) == 5
+    with pytest.raises(ValueError, match="first"):
+        next(plain.ranked_batches(bundle, first=0))
