@@ -22,7 +22,15 @@ the first run and reused; ``--index`` serves yours), waits for ``/api/health``, 
 Bounded in time and count: no request starts after the deadline, each has a 30 s
 timeout, and ``--max-requests`` caps the total. Loopback only: the host is fixed.
 The clients share the machine with the service, so on a small machine they take CPU
-from it; the figures are a floor. Exits non-zero if any request failed.
+from it; the figures are a floor. The service's own CPU time per search under load
+(``/proc/<pid>/stat``, all its threads) is reported too: it is what bounds the
+throughput on a busy machine, and it moves far less than wall times with the load of
+other work. Exits non-zero if any request failed.
+
+``--baseline-ref REF --rounds N`` serves the same index with today's code and with the
+commit ``REF`` (exported by :mod:`benchmarks.baseline`, run in the same virtualenv),
+one after the other in each round, the order alternating, and reports each round's
+figures, their medians and the ratio.
 """
 
 from __future__ import annotations
@@ -34,10 +42,12 @@ import json
 import os
 import platform
 import socket
+import statistics
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -80,6 +90,7 @@ class LoadResult:
     error_kinds: dict[str, int]
     throughput: float
     latency: LatencySummary | None
+    server_cpu_ms_per_search: float | None = None  # the service's CPU time / requests
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,21 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=_bounded(0, 1000), default=20)
     parser.add_argument("--max-requests", type=_bounded(1, 1_000_000), default=100_000)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--baseline-ref", metavar="REF", help="also serve this commit, rounds alternating"
+    )
+    parser.add_argument("--rounds", type=_bounded(1, 20), default=3)
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 120:
         parser.error("--seconds must be within (0, 120]")
 
-    index = args.index or _example_index()
-    port = _free_port()
-    server = _start(index, port)
-    base = f"http://{HOST}:{port}"
-    try:
-        single = asyncio.run(_single(base, args.single, args.warmup))
-        load = asyncio.run(_load(base, args.clients, args.seconds, args.max_requests))
-        health = httpx.get(f"{base}/api/health", timeout=REQUEST_TIMEOUT_S).json()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    index = (args.index or _example_index()).resolve()
+    if args.baseline_ref:
+        return side_by_side(index, args)
+    single, load, health = _measure(index, args)
 
     report = {
         "machine": {
@@ -123,6 +131,75 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")
     return 0 if load.errors == 0 else 1
+
+
+def _measure(
+    index: Path,
+    args: argparse.Namespace,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> tuple[LatencySummary, LoadResult, dict[str, object]]:
+    """Serve ``index`` from a child process (``env``, ``cwd``); one client, then the load."""
+    port = _free_port()
+    server = _start(index, port, env=env, cwd=cwd)
+    base = f"http://{HOST}:{port}"
+    try:
+        single = asyncio.run(_single(base, args.single, args.warmup))
+        cpu_before = _cpu_seconds(server.pid)
+        load = asyncio.run(_load(base, args.clients, args.seconds, args.max_requests))
+        cpu = _cpu_seconds(server.pid) - cpu_before
+        health = httpx.get(f"{base}/api/health", timeout=REQUEST_TIMEOUT_S).json()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    if load.requests:
+        load = replace(load, server_cpu_ms_per_search=round(cpu * 1000 / load.requests, 1))
+    return single, load, health
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far, all its threads (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def side_by_side(index: Path, args: argparse.Namespace) -> int:
+    """Today's service and ``--baseline-ref``'s, alternating (see the module docstring)."""
+    from benchmarks.baseline import release, today
+
+    versions = {"today": today(), f"{args.baseline_ref}": release(args.baseline_ref)}
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in versions}
+    failed = 0
+    for number in range(args.rounds):
+        names = list(versions) if number % 2 == 0 else list(versions)[::-1]
+        for name in names:
+            version = versions[name]
+            started_load = os.getloadavg()[0]
+            single, load, _ = _measure(index, args, env=version.env(), cwd=version.source)
+            failed += load.errors
+            rows[name].append((load.throughput, load.server_cpu_ms_per_search or 0.0, single.p50))
+            print(
+                f"round {number + 1} {name}: {load.throughput} searches/s, server CPU "
+                f"{load.server_cpu_ms_per_search} ms/search, single p50 {single.p50:.1f} ms, "
+                f"{load.errors} errors (load {started_load:.1f})",
+                flush=True,
+            )
+    print()
+    print(f"{args.clients} clients, {args.seconds:g} s per run; medians of {args.rounds} rounds:")
+    print(f"{'version':<28}{'searches/s':>12}{'server CPU ms':>15}{'single p50 ms':>15}")
+    medians = {}
+    for name, measured in rows.items():
+        medians[name] = [statistics.median(column) for column in zip(*measured, strict=True)]
+        label = f"{name} ({versions[name].source.name})"
+        throughput, cpu, single_p50 = medians[name]
+        print(f"{label:<28}{throughput:>12.1f}{cpu:>15.1f}{single_p50:>15.1f}")
+    now, before = medians["today"], medians[args.baseline_ref]
+    print(
+        f"today / {args.baseline_ref}: throughput {now[0] / before[0]:.2f}x, server CPU per "
+        f"search {before[1] / now[1]:.2f}x less, single client {before[2] / now[2]:.2f}x faster"
+    )
+    print(f"{os.cpu_count()} CPUs; load average at the end {os.getloadavg()[0]:.1f}")
+    return 0 if failed == 0 else 1
 
 
 async def _single(base: str, count: int, warmup: int) -> LatencySummary:
@@ -189,9 +266,13 @@ def _example_index() -> Path:
     return folder
 
 
-def _start(index: Path, port: int) -> subprocess.Popen[bytes]:
+def _start(
+    index: Path, port: int, *, env: Mapping[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
     command = [*CLI, "serve", "--index", str(index), "--host", HOST, "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd
+    )
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -229,7 +310,8 @@ def _print(single: LatencySummary, load: LoadResult) -> None:
         print(_row(f"{load.clients} clients, {load.seconds:.0f} s", load.latency))
     print(
         f"throughput {load.throughput} searches/s; {load.requests} requests, "
-        f"{load.errors} errors {load.error_kinds or ''}"
+        f"{load.errors} errors {load.error_kinds or ''}; service CPU "
+        f"{load.server_cpu_ms_per_search} ms per search"
     )
 
 

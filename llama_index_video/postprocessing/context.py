@@ -10,8 +10,10 @@ Two strategies give the same :class:`MomentContext` for every timed hit:
   the rules the reader used to store them. It serves nodes made without links and a
   window in seconds, which links cannot express.
 
-:func:`find_contexts` takes the links when they can answer what was asked, else time
-ranges. A contract test runs every case through both and requires the same moments.
+:func:`find_contexts` takes the links for every hit they can answer for, and time ranges
+for the rest (an audio file's units link no frame, so on their own links cannot tell
+whether frames exist). A contract test runs every case through both and requires the
+same moments.
 """
 
 from __future__ import annotations
@@ -82,22 +84,31 @@ def is_timed(node: BaseNode) -> bool:
 def find_contexts(
     timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
 ) -> dict[str, MomentContext]:
-    """The context of each timed hit, by id: through links if they can answer, else by times."""
-    linked = by_links(timeline, hits, options)
-    return linked if linked is not None else by_time_ranges(timeline, hits, options)
+    """The context of each timed hit, by id: through links where they answer, else by times."""
+    linked = _linked_contexts(timeline, hits, options)
+    rest = [hit for hit in hits if hit.node_id not in linked]
+    return {**linked, **by_time_ranges(timeline, rest, options)} if rest else linked
 
 
 def by_links(
     timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
 ) -> dict[str, MomentContext] | None:
-    """Each hit's context through the reader's links; None if they cannot answer.
+    """Each hit's context through the reader's links; None if they cannot answer for all.
 
     A transcript hit is its own unit; a frame or OCR hit starts from its ``unit_id``.
     Nodes made by other code, or frames indexed before frames linked their text
     (``ocr_ids``), lack links: the caller then looks up time ranges.
     """
+    linked = _linked_contexts(timeline, hits, options)
+    return linked if all(hit.node_id in linked for hit in hits) else None
+
+
+def _linked_contexts(
+    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
+) -> dict[str, MomentContext]:
+    """The contexts of the hits whose links answer (see :func:`by_links`), by id."""
     if not options.linkable:
-        return None
+        return {}
     cores: dict[str, str] = {}
     for hit in hits:
         modality = hit.metadata.get(schema.MODALITY)
@@ -105,8 +116,6 @@ def by_links(
             cores[hit.node_id] = hit.node_id
         elif modality in _SHOWN and schema.UNIT_ID in hit.metadata:
             cores[hit.node_id] = str(hit.metadata[schema.UNIT_ID])
-        else:
-            return None
     known = {hit.node_id: hit for hit in hits}
     _fetch(timeline, known, cores.values())
     chains = {hit: [known[core]] for hit, core in cores.items() if core in known}
@@ -135,9 +144,13 @@ def by_links(
             frames[hit_id] = known.get(str(hit.metadata.get(schema.FRAME_ID) or ""))
         else:
             frames[hit_id] = None
+    unread = {  # frames indexed before frames linked their text
+        hit_id
+        for hit_id, frame in frames.items()
+        if frame is not None and _is_frame(frame) and schema.OCR_IDS not in frame.metadata
+    }
+    frames = {hit_id: frame for hit_id, frame in frames.items() if hit_id not in unread}
     shown = [f for f in frames.values() if f is not None and _is_frame(f)]
-    if any(schema.OCR_IDS not in frame.metadata for frame in shown):
-        return None
     _fetch(timeline, known, (i for frame in shown for i in screen_text_ids(frame)))
     contexts: dict[str, MomentContext] = {}
     for hit_id, frame in frames.items():

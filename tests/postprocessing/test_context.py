@@ -139,3 +139,21 @@ def test_a_hit_with_no_links_is_looked_up_by_time(linked_index):
     assert view(find_contexts(timeline, [bare], ContextOptions())) == view(
         by_links(timeline, [unit], ContextOptions())
     )
+
+
+def test_hits_without_links_are_looked_up_by_time_and_the_others_by_links(linked_index):
+    # An audio file's units link no frame: they alone are looked up by time.
+    stored = _stored(linked_index)
+    bare = next(n for n in stored if n.metadata[schema.MODALITY] == "transcript")
+    bare = bare.model_copy(deep=True)
+    bare.metadata.pop(schema.FRAME_ID)
+    linked = [n for n in stored if n.node_id != bare.node_id][::4]
+    timeline = CountingTimeline(VectorStoreTimeline(linked_index.vector_store))
+    contexts = find_contexts(timeline, [bare, *linked], ContextOptions())
+    assert timeline.calls["overlapping"] == 1  # the bare hit's file, once
+    assert timeline.calls["by_ids"] >= 1  # the others through their links
+    expected = {
+        **by_links(VectorStoreTimeline(linked_index.vector_store), linked, ContextOptions()),
+        **by_time_ranges(VectorStoreTimeline(linked_index.vector_store), [bare], ContextOptions()),
+    }
+    assert view(contexts) == view(expected)
