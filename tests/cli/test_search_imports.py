@@ -1,6 +1,7 @@
 """``search`` and ``ask`` are run dozens of times while exploring: they load what answering
-from an index needs, never a media decoder, a speech model, OCR, speaker clustering or
-torch (issue 13: cold search time is mostly imports)."""
+from an index needs, never a media decoder, a speech model, OCR, speaker clustering,
+torch, or the tokenizer of LlamaIndex's default text splitter (issue 13: cold search time
+is mostly imports)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ HEAVY = (
     "cv2",
     "scipy",
     "resemblyzer",
+    "tiktoken",  # LlamaIndex's default SentenceSplitter: our indexes never split documents
 )
 
 
