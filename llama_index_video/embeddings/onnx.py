@@ -11,6 +11,10 @@ A model folder is laid out as the model's Hub repository is: ``onnx/model.onnx``
 on ONNX but costs 2-4 s of imports per process (it loads its image, sparse and
 late-interaction models too) and truncates at the tokenizer's 512, so the few lines
 below are ours.
+
+On CPU, the first load of a model saves ONNX Runtime's optimized graph of it under the
+model cache (:func:`optimized_copy`), and later processes load that copy: a cold
+``search`` then holds a fraction of the memory (see ``_cpu_session``).
 """
 
 from __future__ import annotations

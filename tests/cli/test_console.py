@@ -12,10 +12,12 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from llama_index_video.cli.main import EXIT_ERROR, main
 
 QUERY = "How much ultraviolet C radiation is absorbed?"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +72,8 @@ def test_main_leaves_the_callers_garbage_collector_alone(capsys, index_dir):
     capsys.readouterr()
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+def test_the_installed_executable_is_the_console_entry():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["llama-index-video"] == "llama_index_video.cli.main:console"
