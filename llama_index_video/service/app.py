@@ -193,15 +193,15 @@ def create_app(
         if not query:
             raise HTTPException(422, "q: the query is blank")
         hits, catalog = live.search(query, top_k=top_k, modalities=_modalities(modality))
-        return JSONResponse([_with_links(hit.to_dict(), catalog) for hit in hits])
+        return JSONResponse(_with_links([hit.to_dict() for hit in hits], catalog))
 
     @app.post("/api/ask")
     async def ask(request: Request) -> JSONResponse:
         payload = _parse_ask(await _json_body(request))
         result, catalog = await run_in_threadpool(live.ask, payload.question, top_k=payload.top_k)
         data = result.to_dict()
-        data["citations"] = [_with_links(c, catalog) for c in data["citations"]]
-        data["hits"] = [_with_links(h, catalog) for h in data["hits"]]
+        data["citations"] = _with_links(data["citations"], catalog)
+        data["hits"] = _with_links(data["hits"], catalog)
         return JSONResponse(data)
 
     @app.get("/api/library")
@@ -252,9 +252,9 @@ def _library_links(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str 
     return catalog.links(entry.source, None, entry.path).to_dict() if entry.path else {}
 
 
-def _with_links(item: dict[str, Any], catalog: MediaCatalog) -> dict[str, Any]:
-    links = catalog.links(item["source"], item["frame_path"], item.get("source_path"))
-    return {**item, **links.to_dict()}
+def _with_links(items: list[dict[str, Any]], catalog: MediaCatalog) -> list[dict[str, Any]]:
+    links = catalog.links_of([(i["source"], i["frame_path"], i.get("source_path")) for i in items])
+    return [{**item, **link.to_dict()} for item, link in zip(items, links, strict=True)]
 
 
 async def _json_body(request: Request) -> str:

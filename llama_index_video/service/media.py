@@ -19,8 +19,10 @@ each hit as ``media_url``, ``media_type`` and ``frame_url``.
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -113,18 +115,26 @@ class MediaCatalog:
     ) -> MediaLinks:
         """URLs for a hit's media file and frame, from its ``source_path`` (else its
         ``source``) and ``frame_path``."""
-        content_hash = self._by_path.get(source_path or "") or self._by_source.get(source)
-        media = self.media(content_hash) if content_hash else None
-        frame_url = None
-        if frame_path:
-            name = Path(frame_path).name
-            if self.frame(name) is not None:
-                frame_url = FRAME_ROUTE + name
-        return MediaLinks(
-            media_url=None if media is None else MEDIA_ROUTE + media.content_hash,
-            media_type=None if media is None else media.media_type,
-            frame_url=frame_url,
-        )
+        return self.links_of([(source, frame_path, source_path)])[0]
+
+    def links_of(self, hits: Sequence[tuple[str, str | None, str | None]]) -> list[MediaLinks]:
+        """:meth:`links` of each ``(source, frame_path, source_path)``; each file and frame
+        is checked once, however many of the hits show it."""
+        media = functools.cache(self.media)
+        frame = functools.cache(self.frame)
+        found = []
+        for source, frame_path, source_path in hits:
+            content_hash = self._by_path.get(source_path or "") or self._by_source.get(source)
+            shown = media(content_hash) if content_hash else None
+            name = Path(frame_path).name if frame_path else None
+            found.append(
+                MediaLinks(
+                    media_url=None if shown is None else MEDIA_ROUTE + shown.content_hash,
+                    media_type=None if shown is None else shown.media_type,
+                    frame_url=FRAME_ROUTE + name if name and frame(name) is not None else None,
+                )
+            )
+        return found
 
     @property
     def file_count(self) -> int:

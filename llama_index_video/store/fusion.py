@@ -48,7 +48,7 @@ import asyncio
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol
 
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -98,7 +98,6 @@ class Channel:
             raise ValueError(f"weight of channel {self.name!r} must be >= 0, got {self.weight}")
 
 
-@runtime_checkable
 class RankedRetriever(Protocol):
     """A retriever that can hand its hits over in batches, best first."""
 
@@ -134,7 +133,7 @@ class FusionRetriever(BaseRetriever):
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         texts = query_bundle.embedding_strs
-        vectors = {id(m): m.get_agg_embedding_from_queries(texts) for m in self._models()}
+        vectors = {id(m): _query_vector(m, texts) for m in self._models()}
         _keep_embedding(query_bundle, vectors)
         retrievers = self._retrievers()
         bundles = {
@@ -155,13 +154,15 @@ class FusionRetriever(BaseRetriever):
         found: dict[int, list[NodeWithScore]] = {key: [] for key in bundles}
         batches: dict[int, Iterator[list[NodeWithScore]]] = {}
         for key, channel in self._retrievers().items():
-            retriever = channel.retriever
             if not weights[key]:
                 continue  # its channels are muted
-            if isinstance(retriever, RankedRetriever):
-                batches[key] = retriever.ranked_batches(bundles[key], first=2 * self.top_k)
+            # Not isinstance(..., RankedRetriever): a runtime protocol check costs more
+            # than the rest of this loop.
+            ranked = getattr(channel.retriever, "ranked_batches", None)
+            if ranked is not None:
+                batches[key] = ranked(bundles[key], first=2 * self.top_k)
             else:
-                found[key] = retriever.retrieve(bundles[key])
+                found[key] = channel.retriever.retrieve(bundles[key])
         while True:  # each round reads a batch of, or drops, at least one retriever
             fused = self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
             last = fused[self.top_k - 1].score if len(fused) >= self.top_k else None
@@ -307,6 +308,14 @@ def similarities(hits: Sequence[NodeWithScore]) -> dict[str, float]:
         for h in hits
         if isinstance(h, FusedHit) and h.similarity is not None
     }
+
+
+def _query_vector(model: BaseEmbedding, texts: list[str]) -> list[float]:
+    """``model.get_agg_embedding_from_queries(texts)``; for one text, without its mean over
+    one vector (the same numbers, without a round trip through numpy)."""
+    if len(texts) == 1:
+        return model.get_query_embedding(texts[0])
+    return model.get_agg_embedding_from_queries(texts)
 
 
 def _keep_embedding(query_bundle: QueryBundle, vectors: dict[int, list[float]]) -> None:

@@ -174,6 +174,28 @@ def test_links_point_only_at_what_can_be_served(tiny):
     assert catalog.links("elsewhere.mp4", "/etc/passwd").frame_url is None
 
 
+def test_the_links_of_many_hits_check_each_file_and_frame_once(tiny, monkeypatch):
+    index, files, _, frames = tiny
+    catalog = create_app(index).state.live._catalog
+    frame = str(frames / f"{files['talk.mp4'][1][:16]}_000001000.jpg")
+    hits = [
+        ("talk.mp4", frame, None),
+        ("talk.mp4", None, None),
+        ("broken.mp4", None, None),
+        ("talk.mp4", frame, None),
+        ("elsewhere.mp4", "/etc/passwd", None),
+    ]
+    expected = [catalog.links(*hit) for hit in hits]
+    checked: list[str] = []
+    for name in ("media", "frame"):
+        check = getattr(catalog, name)
+        monkeypatch.setattr(
+            catalog, name, lambda key, check=check: checked.append(key) or check(key)
+        )
+    assert catalog.links_of(hits) == expected
+    assert len(checked) >= 3 and sorted(checked) == sorted(set(checked))  # each one once
+
+
 TRAVERSALS = [
     "/media/../../../../etc/passwd",
     "/media/..%2F..%2F..%2F..%2Fetc%2Fpasswd",

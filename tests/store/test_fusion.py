@@ -30,7 +30,6 @@ from llama_index_video.store.fusion import (
     RRF_K,
     Channel,
     FusionRetriever,
-    RankedRetriever,
     fuse,
     similarities,
 )
@@ -162,7 +161,6 @@ def test_a_retriever_is_read_only_until_the_rest_cannot_reach_the_top():
     rng = random.Random(5)
     found = _modal_hits(rng, 40)
     listed = _Listed([h for h in found if h.node.metadata[schema.MODALITY] == "transcript"], 2)
-    assert isinstance(listed, RankedRetriever)
     fused = FusionRetriever([Channel("transcript", listed, modality="transcript")], top_k=2)
     assert _found(fused.retrieve("q")) == _found(
         FusionRetriever(
