@@ -590,7 +590,7 @@ def measure(
         assert gated is not None
         hits_f[i] = gated.search(texts[i], top_k=top_k)
 
-    variants = [
+    variants: list[tuple[Variant, Callable[[int], dict[str, float] | None]]] = [
         (Variant("(a) retrieval + postprocessing, embedding excluded", split_by_hits=True), run_a),
         (Variant("(b) VideoIndex.search, embedding included", split_by_hits=True), run_b),
     ]
@@ -828,7 +828,9 @@ def side_by_side(args: argparse.Namespace) -> int:
     """Today's code and ``--baseline-ref`` in alternating child processes (module docstring)."""
     from benchmarks.baseline import release, run, today
 
-    versions = [today(), release(args.baseline_ref)]
+    baseline = release(args.baseline_ref)
+    label = f"{args.baseline_ref} ({baseline.source.name.removeprefix('baseline-')[:7]})"
+    versions = [today(), replace(baseline, name=label)]
     rounds: dict[str, list[Round]] = {v.name: [] for v in versions}
     found: dict[str, list[Any]] = {}
     flags = ["--quick", "--queries", str(args.queries), "--warmup", str(args.warmup)]
