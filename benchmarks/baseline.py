@@ -16,6 +16,7 @@ time and peak resident memory from ``os.wait4`` (``ru_utime + ru_stime`` and
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,8 +82,17 @@ def release(ref: str | None = None) -> Version:
             timeout=120,
         ).stdout
         subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True, timeout=120)
-    version = _git("show", f"{commit}:pyproject.toml").split('version = "', 1)[1].split('"')[0]
-    return Version(f"{version} ({commit[:7]})", folder)
+    return Version(f"{_version_at(commit)} ({commit[:7]})", folder)
+
+
+def _version_at(commit: str) -> str:
+    """The package's version at ``commit``: ``_version.py``'s, else pyproject's (0.1.0)."""
+    names = _git("ls-tree", "--name-only", commit, "llama_index_video/_version.py")
+    source, field = (
+        ("llama_index_video/_version.py", "__version__") if names else ("pyproject.toml", "version")
+    )
+    found = re.search(rf'^{field} = "([^"]+)"', _git("show", f"{commit}:{source}"), re.MULTILINE)
+    return found.group(1) if found else "unknown version"
 
 
 def run(command: list[str], env: dict[str, str], *, timeout: float = 600.0) -> ProcessRun:
