@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.media.heap import release_free_memory
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -133,6 +134,8 @@ def produce(
         return Produced(job, None, exc)
     except Exception as exc:  # a backend failing deep inside: one line, never a traceback
         return Produced(job, None, MediaError(job.path, f"{type(exc).__name__}: {exc}"))
+    finally:  # the next file's peak should not stack on this one's leftovers
+        release_free_memory()
     return Produced(job, result)
 
 

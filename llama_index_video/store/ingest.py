@@ -59,6 +59,7 @@ from llama_index_video.executor.base import (
     Produced,
     Producer,
 )
+from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
 from llama_index_video.store.integrity import IndexCheck, check_index, media_of
@@ -343,6 +344,7 @@ class Ingestor:
             )
             unused = self._settle_path(record, previous)
         self._finish_removals(unused)
+        release_free_memory()  # what embedding and storing freed, before the next file
         return FileOutcome(
             path, "indexed", "; ".join(notes), len(result.nodes) - pending, file_hash, pending
         )
