@@ -22,6 +22,11 @@ command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# The tests start many Python processes (the CLI, the service, Ray workers). With bytecode
+# writing off (PYTHONDONTWRITEBYTECODE, set on some machines) and the packages installed
+# without it (--no-compile), each of them compiled every module it imported again:
+# about 4 CPU s per process. Written once, on first import, it is read from then on.
+unset PYTHONDONTWRITEBYTECODE
 ruff check .
 ruff format --check .
 mypy
