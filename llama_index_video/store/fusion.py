@@ -141,11 +141,13 @@ class FusionRetriever(BaseRetriever):
             for key, c in retrievers.items()
         }
         if len(self._groups()) <= 1:
-            return self._best_of_one_model(bundles)
+            return self._best_of_one_model(retrievers, bundles)
         found = {key: c.retriever.retrieve(bundles[key]) for key, c in retrievers.items()}
         return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
 
-    def _best_of_one_model(self, bundles: dict[int, QueryBundle]) -> list[NodeWithScore]:
+    def _best_of_one_model(
+        self, retrievers: dict[int, Channel], bundles: dict[int, QueryBundle]
+    ) -> list[NodeWithScore]:
         """``_combine`` of every hit, reading each retriever only as far as can matter."""
         weights = {
             key: [c.weight for c in self.channels if id(c.retriever) == key and c.weight > 0]
@@ -153,7 +155,7 @@ class FusionRetriever(BaseRetriever):
         }
         found: dict[int, list[NodeWithScore]] = {key: [] for key in bundles}
         batches: dict[int, Iterator[list[NodeWithScore]]] = {}
-        for key, channel in self._retrievers().items():
+        for key, channel in retrievers.items():
             if not weights[key]:
                 continue  # its channels are muted
             # Not isinstance(..., RankedRetriever): a runtime protocol check costs more
