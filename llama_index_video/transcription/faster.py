@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 
 import numpy as np
 
-from llama_index_video.errors import MissingDependencyError, TranscriptionError
+from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
@@ -41,6 +41,7 @@ from llama_index_video.transcription.base import (
     Word,
     as_mono_float32,
 )
+from llama_index_video.transcription.engine import import_faster_whisper
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     ResolvedModel,
@@ -224,10 +225,7 @@ class FasterWhisperTranscriber:
         )
 
     def _load(self) -> tuple[ResolvedModel, WhisperModel]:
-        try:
-            from faster_whisper import WhisperModel
-        except ImportError as exc:
-            raise MissingDependencyError("faster-whisper", "local", "Local transcription") from exc
+        whisper_model = import_faster_whisper().WhisperModel
         with _lock:
             resolved = resolve_model(
                 self.model, download_root=self.download_root, allow_download=self.allow_download
@@ -243,7 +241,7 @@ class FasterWhisperTranscriber:
                     self.compute_type,
                 )
                 try:
-                    whisper = WhisperModel(
+                    whisper = whisper_model(
                         str(resolved.path),
                         device=self.device,
                         compute_type=self.compute_type,
@@ -289,11 +287,8 @@ def _convert(
 
 
 def _check_language(language: str) -> None:
-    try:  # faster-whisper keeps its language list private; it is Whisper's fixed set
-        from faster_whisper.tokenizer import _LANGUAGE_CODES
-    except ImportError as exc:
-        raise MissingDependencyError("faster-whisper", "local", "Local transcription") from exc
-    if language not in _LANGUAGE_CODES:
+    # faster-whisper keeps its language list private; it is Whisper's fixed set.
+    if language not in import_faster_whisper().tokenizer._LANGUAGE_CODES:
         raise ValueError(f"language must be a Whisper language code such as 'en', got {language!r}")
 
 

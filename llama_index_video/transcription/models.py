@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-from llama_index_video.errors import MissingDependencyError, TranscriptionError
+from llama_index_video.errors import TranscriptionError
+from llama_index_video.transcription.engine import import_faster_whisper
 from llama_index_video.weights import offline_weights
 
 logger = logging.getLogger(__name__)
@@ -149,19 +150,12 @@ def offline_model_path(name: str) -> Path | None:
 
 
 def _download_function() -> Callable[..., str]:
-    try:
-        from faster_whisper.utils import download_model
-    except ImportError as exc:
-        raise MissingDependencyError("faster-whisper", "local", "Local transcription") from exc
+    download_model: Callable[..., str] = import_faster_whisper().utils.download_model
     return download_model
 
 
 def _known_names() -> list[str]:
-    try:
-        from faster_whisper.utils import available_models
-    except ImportError as exc:
-        raise MissingDependencyError("faster-whisper", "local", "Local transcription") from exc
-    return list(available_models())
+    return list(import_faster_whisper().utils.available_models())
 
 
 def _looks_like_path(model: str) -> bool:
