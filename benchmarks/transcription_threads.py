@@ -1,0 +1,149 @@
+"""Speech recognition by which thread loaded the model, and how CTranslate2's threads wait.
+
+    python benchmarks/transcription_threads.py [--files a.mp4 ...] [--busy 0 1 2]
+        [--rounds 2] [--json FILE]
+
+CTranslate2's libgomp reads how its threads wait from the environment once, when it
+loads (see :mod:`llama_index_video.transcription.engine`). Each measurement is therefore
+a fresh child process that transcribes the files with ``FasterWhisperTranscriber``'s
+defaults, the model loaded either by the thread that transcribes (``caller``, as the CLI
+does) or by another thread (``thread``, as a worker thread of an app does), and waiting:
+
+- ``libgomp default``: faster-whisper imported first, as a script of one's own does
+  (and as this package did up to 0.2's issue-13 work), so libgomp keeps its defaults;
+- ``brief spinning``: imported by the package, which sets 1,000 spins.
+
+Beside the child, ``--busy N`` processes spin on the CPU (0 = a quiet machine), as other
+work on a shared machine would. Reported per case: the median over rounds of the wall and
+CPU seconds of the transcription alone (model already loaded, audio already decoded).
+The transcripts are compared too: the waiting never changes the words.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.ingest_speed import machine  # noqa: E402
+
+EXAMPLES = ROOT / "examples" / "media"
+DEFAULT_FILES = [EXAMPLES / "ozone_explainer.mp4", EXAMPLES / "checkout_deep_dive.mp4"]
+LOADERS = ("caller", "thread")
+WAITING = ("libgomp default", "brief spinning")
+MAX_ROUNDS = 20
+MAX_BUSY = 8
+CHILD_TIMEOUT_S = 600
+
+
+def child(files: Sequence[Path], loader: str, waiting: str) -> dict[str, object]:
+    """Transcribe ``files`` in this process; the figures and the words, as a dict."""
+    if waiting == "libgomp default":
+        import faster_whisper  # noqa: F401
+
+    import numpy as np
+
+    from llama_index_video.media.audio import decode_audio
+    from llama_index_video.transcription import FasterWhisperTranscriber
+
+    audios = [decode_audio(path) for path in files]
+    transcriber = FasterWhisperTranscriber()
+
+    def load() -> None:
+        list(transcriber.transcribe(np.zeros(16_000, dtype=np.float32)).segments)
+
+    if loader == "thread":
+        worker = threading.Thread(target=load)
+        worker.start()
+        worker.join()
+    else:
+        load()
+    started, cpu_started = time.perf_counter(), time.process_time()
+    words = [
+        segment.text
+        for audio, path in zip(audios, files, strict=True)
+        for segment in transcriber.transcribe(audio, source=path).segments
+    ]
+    return {
+        "wall_s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu_started,
+        "words": " ".join(words),
+    }
+
+
+def measure(files: Sequence[Path], loader: str, waiting: str) -> dict[str, object]:
+    command = [sys.executable, __file__, "--child", loader, waiting, "--files", *map(str, files)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"{loader} / {waiting} failed:\n{done.stderr}")
+    figures: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", nargs="+", type=Path, default=DEFAULT_FILES)
+    parser.add_argument("--busy", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--rounds", type=int, default=2, help=f"rounds (1-{MAX_ROUNDS})")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--child", nargs=2, metavar=("LOADER", "WAITING"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    files = [path.resolve() for path in args.files]
+    if args.child:
+        print(json.dumps(child(files, *args.child)))
+        return 0
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
+    if not all(0 <= busy <= MAX_BUSY for busy in args.busy):
+        parser.error(f"--busy counts must be within 0..{MAX_BUSY}")
+    print(f"machine: {machine()}")
+    print(f"files: {', '.join(path.name for path in files)}; rounds: {args.rounds}")
+    cases = [(loader, waiting) for loader in LOADERS for waiting in WAITING]
+    results = []
+    transcripts = set()
+    for busy in args.busy:
+        spinners = [
+            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)
+        ]
+        try:
+            runs: dict[tuple[str, str], list[dict[str, object]]] = {case: [] for case in cases}
+            for round_ in range(args.rounds):
+                for case in cases if round_ % 2 == 0 else cases[::-1]:
+                    figures = measure(files, *case)
+                    transcripts.add(figures.pop("words"))
+                    runs[case].append(figures)
+        finally:
+            for spinner in spinners:
+                spinner.kill()
+                spinner.wait()
+        for (loader, waiting), done in runs.items():
+            wall = statistics.median(float(str(r["wall_s"])) for r in done)
+            cpu = statistics.median(float(str(r["cpu_s"])) for r in done)
+            results.append(
+                {"busy": busy, "loader": loader, "waiting": waiting, "wall_s": wall, "cpu_s": cpu}
+            )
+    print(f"{'busy':>4} {'model loaded by':16} {'waiting':16} {'wall s':>7} {'CPU s':>7}")
+    for r in results:
+        print(
+            f"{r['busy']:>4} {r['loader']:16} {r['waiting']:16} {r['wall_s']:7.2f} "
+            f"{r['cpu_s']:7.2f}"
+        )
+    print(f"distinct transcripts across all runs: {len(transcripts)}")
+    if args.json:
+        args.json.write_text(json.dumps({"machine": machine(), "results": results}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,34 @@
+"""The thread-and-waiting benchmark: one tiny round of the real thing, spinners stopped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.transcription_threads import LOADERS, WAITING, main
+from tests_support import ROOT
+
+pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
+
+SHORT = ROOT / "tests" / "fixtures" / "speech" / "subtitled.mp4"
+
+
+def test_busy_counts_and_rounds_are_bounded(capsys):
+    for arguments in (["--rounds", "0"], ["--busy", "9"], ["--busy", "-1"]):
+        with pytest.raises(SystemExit):
+            main(arguments)
+    assert "--busy" in capsys.readouterr().err
+
+
+def test_every_case_gives_the_same_words_beside_a_busy_process(tmp_path, capsys):
+    figures = tmp_path / "figures.json"
+    assert (
+        main(["--files", str(SHORT), "--busy", "1", "--rounds", "1", "--json", str(figures)]) == 0
+    )
+    assert capsys.readouterr().out.splitlines()[-1] == "distinct transcripts across all runs: 1"
+    results = json.loads(figures.read_text())["results"]
+    assert {(r["loader"], r["waiting"]) for r in results} == {
+        (loader, waiting) for loader in LOADERS for waiting in WAITING
+    }
+    assert all(r["busy"] == 1 and r["wall_s"] > 0 and r["cpu_s"] > 0 for r in results)
