@@ -12,6 +12,8 @@ TEAM_SYNC = EXAMPLES / "team_sync.mp3"
 HANDBOOK = EXAMPLES / "handbook.md"
 SUBTITLES = ROOT / "tests" / "fixtures" / "subtitles"
 OZONE_SRT = SUBTITLES / "ozone_explainer.srt"
+# Human speech we did not make (a LibriVox reading); its sentences and times beside it.
+LIBRIVOX = ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac"
 
 
 def stored_rows(store: object, folder: Path) -> dict[str, tuple[str, dict, list[float]]]:

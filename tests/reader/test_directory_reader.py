@@ -6,13 +6,14 @@ import json
 import shutil
 
 import pytest
-from llama_index.core import SimpleDirectoryReader
+from llama_index.core import SimpleDirectoryReader, VectorStoreIndex
 from llama_index.core.schema import MetadataMode
 
 from llama_index_video import schema
+from llama_index_video.embeddings.local import local_embedding
 from llama_index_video.errors import MediaError, VideoIndexError
 from llama_index_video.reader.video_reader import VideoReader
-from tests_support import OZONE, SUBTITLES
+from tests_support import LIBRIVOX, OZONE, SUBTITLES
 
 
 @pytest.fixture
@@ -81,3 +82,26 @@ def test_a_remote_file_system_is_refused_with_a_clear_error(talks, reader):
 
     with pytest.raises(VideoIndexError, match="local files only"):
         reader.load_data(talks / OZONE.name, fs=MemoryFileSystem())
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("Was John Dashwood a bad young man?", 1),
+        ("Is selfishness a bad disposition?", 2),
+        ("What would marrying a kinder woman have done for him?", 3),
+    ],
+)
+def test_human_speech_finds_its_moment_in_a_vector_store_index(tmp_path, question, sentence):
+    pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
+    folder = tmp_path / "readings"
+    folder.mkdir()
+    shutil.copy(LIBRIVOX, folder / LIBRIVOX.name)
+    reader = VideoReader(media_dir=tmp_path / "media")
+    nodes = SimpleDirectoryReader(str(folder), file_extractor={".flac": reader}).load_data()
+    index = VectorStoreIndex(nodes, embed_model=local_embedding())
+    hit = index.as_retriever(similarity_top_k=1).retrieve(question)[0].node
+    said = json.loads(LIBRIVOX.with_suffix(".json").read_text())["sentences"][sentence]
+    assert hit.metadata[schema.FILE_NAME] == LIBRIVOX.name
+    assert hit.metadata[schema.START_S] <= said["start"] + 1.0
+    assert hit.metadata[schema.END_S] >= said["end"] - 1.0

@@ -25,10 +25,10 @@ class Clip:
     sentences: list[dict]
 
 
-def _clip(name: str) -> Clip:
+def _clip(name: str, suffix: str = ".ogg") -> Clip:
     from faster_whisper.audio import decode_audio
 
-    path = SPEECH / f"{name}.ogg"
+    path = SPEECH / f"{name}{suffix}"
     manifest = json.loads((SPEECH / f"{name}.json").read_text())
     audio = decode_audio(str(path), sampling_rate=16_000)
     return Clip(path, audio, manifest["duration"], manifest["sentences"])
@@ -38,6 +38,12 @@ def _clip(name: str) -> Clip:
 def narration() -> Clip:
     """60 s of English narration, ten sentences at known times."""
     return _clip("narration_en")
+
+
+@pytest.fixture(scope="session")
+def librivox() -> Clip:
+    """25 s of human speech we did not make: a LibriVox reading of Sense and Sensibility."""
+    return _clip("librivox_en", ".flac")
 
 
 @pytest.fixture(scope="session")
