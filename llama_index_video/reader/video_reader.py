@@ -19,7 +19,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING, Literal
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import BaseNode
 
-from llama_index_video.errors import MediaError, UnsupportedMediaError, VideoIndexError
+from llama_index_video.errors import (
+    MediaError,
+    MissingDependencyError,
+    UnsupportedMediaError,
+    VideoIndexError,
+)
 from llama_index_video.media.audio import AudioChunk, iter_audio_chunks
 from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
 from llama_index_video.media.names import source_prefix
@@ -363,13 +368,12 @@ class VideoReader(BaseReader):
         notes: list[str] = []
         if is_video and not info.has_video:
             notes.append("no video stream: transcript only")
+        reads_screens = info.has_video and self.frames is not None
+        if reads_screens and info.has_audio:
+            self._speech_backend_before_threads()
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen") as pool:
             stop = threading.Event()
-            screens = (
-                pool.submit(self._read_screens, source, info, stop)
-                if info.has_video and self.frames is not None
-                else None
-            )
+            screens = pool.submit(self._read_screens, source, info, stop) if reads_screens else None
             try:
                 units, language = self._transcript(info, notes, progress, speech)
             except BaseException:
@@ -392,6 +396,18 @@ class VideoReader(BaseReader):
         return ReadResult(
             source.path, source.content_hash, nodes, duration=info.duration, notes=tuple(notes)
         )
+
+    def _speech_backend_before_threads(self) -> None:
+        """Build the speech backend now, before this file's screen thread starts.
+
+        The default one imports faster-whisper, whose engine reads its thread settings
+        from the environment as it loads (:mod:`~llama_index_video.transcription.engine`
+        sets them for that moment), and no other thread should read the environment while
+        it changes. Subtitles may leave the backend unused, so a missing one is not an
+        error yet: transcribing raises it.
+        """
+        with suppress(MissingDependencyError):
+            self._transcriber = self.transcriber
 
     def _clip_nodes(
         self,

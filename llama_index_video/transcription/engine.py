@@ -17,6 +17,11 @@ two example videos, in one process):
 3.9 CPU s on a quiet machine, 4.1-4.6 CPU s beside two busy processes, whichever thread
 loaded the model. 500 spins was nearly as slow as 100. The threads only wait differently:
 the transcripts are the same.
+
+Changing the environment is safe only while no other thread may read it (glibc's
+``getenv`` takes no lock), so the import happens early: when a
+``FasterWhisperTranscriber`` is built, and in ``VideoReader`` before a file's screen
+thread starts.
 """
 
 from __future__ import annotations

@@ -126,6 +126,7 @@ class FasterWhisperTranscriber:
     allow_download: bool = True
 
     def __post_init__(self) -> None:
+        import_faster_whisper()  # here, before the caller starts threads (see .engine)
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {DEVICES}, got {self.device!r}")
         if self.compute_type not in COMPUTE_TYPES:

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
+import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +18,7 @@ from llama_index_video.errors import TranscriptionError
 from llama_index_video.ocr.base import TextBox
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
-from tests_support import HANDBOOK, OZONE, TEAM_SYNC
+from tests_support import HANDBOOK, OZONE, ROOT, TEAM_SYNC
 
 TOLERANCE = 1.0  # tiny.en segment starts can be ~1 s early after pauses
 
@@ -203,3 +206,39 @@ def test_a_failed_transcription_raises_once_the_frame_reader_is_joined(tmp_path)
     with pytest.raises(TranscriptionError, match="cannot transcribe"):
         reader.read(OZONE)
     assert not [t for t in threading.enumerate() if t.name.startswith("screen")]
+
+
+# In a fresh process: which threads are alive when CTranslate2 is first imported.
+_THREADS_AT_ENGINE_IMPORT = """
+import sys, tempfile, threading
+from pathlib import Path
+
+seen = []
+
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "ctranslate2" and not seen:
+            seen.append(sorted(t.name for t in threading.enumerate()))
+
+
+sys.meta_path.insert(0, Spy())
+from llama_index_video.reader.video_reader import VideoReader
+
+reader = VideoReader(media_dir=tempfile.mkdtemp(), use_subtitles=False, ocr="off")
+assert reader.load_data(Path(sys.argv[1]))
+print(seen)
+"""
+
+
+def test_the_default_speech_engine_loads_before_the_screen_thread_starts():
+    pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
+    done = subprocess.run(
+        [sys.executable, "-c", _THREADS_AT_ENGINE_IMPORT, str(OZONE)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    assert done.stdout.strip() == "[['MainThread']]"
