@@ -10,7 +10,7 @@ defaults, the model loaded either by the thread that transcribes (``caller``, as
 does) or by another thread (``thread``, as a worker thread of an app does), and waiting:
 
 - ``libgomp default``: faster-whisper imported first, as a script of one's own does
-  (and as this package did up to 0.2's issue-13 work), so libgomp keeps its defaults;
+  (and as this package did before it set the waiting), so libgomp keeps its defaults;
 - ``brief spinning``: imported by the package, which sets 1,000 spins.
 
 Beside the child, ``--busy N`` processes spin on the CPU (0 = a quiet machine), as other
