@@ -2,20 +2,20 @@
 
 faster-whisper runs on CTranslate2, whose wheel bundles its own libgomp. libgomp reads
 how its threads wait for each other from the environment once, when it loads, and its
-defaults fit neither way a model gets loaded (2-core AMD EPYC, speech recognition of the
-two example videos, in one process):
+defaults fit neither way a model gets loaded (2-core Intel Xeon, speech recognition of
+the two example videos; ``benchmarks/transcription_threads.py``):
 
 - Model loaded by the thread that then transcribes (the CLI, a script): that thread's
   idle OpenMP pool makes libgomp count more threads than CPUs, so a waiting thread spins
   100 times and then sleeps in the kernel. Each layer of the decoder then pays a wake-up:
   5.3 s, 6.2 CPU s.
 - Model loaded by another thread (an app's worker thread, the service): a waiting thread
-  spins 300,000 times first. 2.2 s on a quiet machine, but 27-69 CPU s with two busy
-  processes beside it, where the spinning thread holds the core its partner needs.
+  spins 300,000 times first. 2.2 s on a quiet machine, but 28-73 s beside one or two busy
+  processes, where the spinning thread holds the core its partner needs.
 
 ``OMP_WAIT_POLICY=ACTIVE`` with ``GOMP_SPINCOUNT=1000`` makes both 1,000 spins: 2.3 s and
-3.9 CPU s on a quiet machine, 4.1-4.6 CPU s beside two busy processes, whichever thread
-loaded the model. 500 spins was nearly as slow as 100. The threads only wait differently:
+3.9 CPU s on a quiet machine, 4.3-4.9 CPU s beside one or two busy processes, whichever
+thread loaded the model. 500 spins was nearly as slow as 100. The threads only wait differently:
 the transcripts are the same.
 
 Changing the environment is safe only while no other thread may read it (glibc's
@@ -49,15 +49,15 @@ def import_faster_whisper() -> ModuleType:
         MissingDependencyError: faster-whisper is not installed.
     """
     with _lock:
-        chosen = "ctranslate2" in sys.modules or any(name in os.environ for name in BRIEF_SPINNING)
-        if not chosen:
+        settled = "ctranslate2" in sys.modules or any(name in os.environ for name in BRIEF_SPINNING)
+        if not settled:
             os.environ.update(BRIEF_SPINNING)
         try:
             import faster_whisper
         except ImportError as exc:
             raise MissingDependencyError("faster-whisper", "local", "Local transcription") from exc
         finally:
-            if not chosen:
+            if not settled:
                 for name in BRIEF_SPINNING:
                     del os.environ[name]
     return faster_whisper
