@@ -130,14 +130,18 @@ class Naive:
 
         from llama_index_video.embeddings.local import local_embedding
         from llama_index_video.media.audio import decode_audio
-        from llama_index_video.reader.video_reader import VideoReader
+        from llama_index_video.reader.video_reader import (
+            AUDIO_SUFFIXES,
+            VIDEO_SUFFIXES,
+            VideoReader,
+        )
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
         transcriber = FasterWhisperTranscriber()
         nodes = []
         started = time.perf_counter()
         for path in files or sorted(EXAMPLES.iterdir()):
-            if path.suffix in {".mp4", ".mp3"}:
+            if path.suffix.lower() in VIDEO_SUFFIXES | AUDIO_SUFFIXES:
                 result = transcriber.transcribe(decode_audio(path), source=path)
                 for segment in result.segments:
                     nodes.append(
@@ -154,6 +158,8 @@ class Naive:
                 reader = VideoReader(media_dir=Path(tempfile.mkdtemp()), frames=None)
                 for node in reader.read(path).nodes:
                     nodes.append(TextNode(text=node.get_content(), metadata={"file": path.name}))
+            elif files is not None:  # the examples folder also holds the timeline's JSON
+                raise ValueError(f"{path}: the naive recipe reads audio, video and .md files")
         for node in nodes:
             node.excluded_embed_metadata_keys = ["file", "start", "end"]
         self.index = VectorStoreIndex(nodes, embed_model=local_embedding())

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.baseline import ProcessRun
 from benchmarks.ingest_vs_naive import NAIVE, main, summarise
-from tests_support import ROOT
+from tests_support import EXAMPLES, LIBRIVOX, ROOT
 
 SHORT = ROOT / "tests" / "fixtures" / "speech" / "subtitled.mp4"
 
@@ -60,3 +60,13 @@ def test_one_round_on_a_short_file_prints_both_recipes(tmp_path, capsys):
         assert recipe["wall_s"] > 0
         assert recipe["cpu_s"] > 0
         assert recipe["peak_rss_mb"] > 50
+
+
+def test_the_naive_recipe_reads_every_media_format_and_refuses_others():
+    from benchmarks.evaluate import Naive
+
+    naive = Naive([LIBRIVOX])
+    hit = naive.index.as_retriever(similarity_top_k=1).retrieve("Mr John Dashwood")[0]
+    assert hit.node.metadata["file"] == LIBRIVOX.name
+    with pytest.raises(ValueError, match=r"timeline\.json"):
+        Naive([EXAMPLES / "timeline.json"])
