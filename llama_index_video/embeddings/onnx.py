@@ -229,12 +229,11 @@ def _load_session(path: Path, device: str, threads: int | None) -> Any:
         import onnxruntime
     except ImportError as exc:
         raise MissingDependencyError("onnxruntime", "local", "The local embedding model") from exc
-    providers = [_PROVIDERS[device]]
     try:
         if device == "cpu":
             return _cpu_session(onnxruntime, path, threads)
         return onnxruntime.InferenceSession(
-            str(path), _session_options(onnxruntime, threads), providers=providers
+            str(path), _session_options(onnxruntime, threads), providers=[_PROVIDERS[device]]
         )
     except Exception as exc:  # onnxruntime raises its own Fail/InvalidGraph types
         raise EmbeddingError(f"{path}: ONNX Runtime cannot load it ({exc})") from exc
