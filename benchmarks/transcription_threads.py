@@ -29,6 +29,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,8 +46,28 @@ MAX_BUSY = 8
 CHILD_TIMEOUT_S = 600
 
 
-def child(files: Sequence[Path], loader: str, waiting: str) -> dict[str, object]:
-    """Transcribe ``files`` in this process; the figures and the words, as a dict."""
+@dataclass(frozen=True)
+class Transcribed:
+    """One child's transcription: its wall and CPU seconds, and the words it heard."""
+
+    wall_s: float
+    cpu_s: float
+    words: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case's medians over the rounds."""
+
+    busy: int
+    loader: str
+    waiting: str
+    wall_s: float
+    cpu_s: float
+
+
+def child(files: Sequence[Path], loader: str, waiting: str) -> Transcribed:
+    """Transcribe ``files`` in this process."""
     if waiting == "libgomp default":
         import faster_whisper  # noqa: F401
 
@@ -73,22 +94,21 @@ def child(files: Sequence[Path], loader: str, waiting: str) -> dict[str, object]
         for audio, path in zip(audios, files, strict=True)
         for segment in transcriber.transcribe(audio, source=path).segments
     ]
-    return {
-        "wall_s": time.perf_counter() - started,
-        "cpu_s": time.process_time() - cpu_started,
-        "words": " ".join(words),
-    }
+    return Transcribed(
+        wall_s=time.perf_counter() - started,
+        cpu_s=time.process_time() - cpu_started,
+        words=" ".join(words),
+    )
 
 
-def measure(files: Sequence[Path], loader: str, waiting: str) -> dict[str, object]:
+def measure(files: Sequence[Path], loader: str, waiting: str) -> Transcribed:
     command = [sys.executable, __file__, "--child", loader, waiting, "--files", *map(str, files)]
     done = subprocess.run(
         command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"{loader} / {waiting} failed:\n{done.stderr}")
-    figures: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
-    return figures
+    return Transcribed(**json.loads(done.stdout.splitlines()[-1]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files = [path.resolve() for path in args.files]
     if args.child:
-        print(json.dumps(child(files, *args.child)))
+        print(json.dumps(asdict(child(files, *args.child))))
         return 0
     if not 1 <= args.rounds <= MAX_ROUNDS:
         parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
@@ -110,38 +130,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"machine: {machine()}")
     print(f"files: {', '.join(path.name for path in files)}; rounds: {args.rounds}")
     cases = [(loader, waiting) for loader in LOADERS for waiting in WAITING]
-    results = []
+    results: list[Case] = []
     transcripts = set()
     for busy in args.busy:
         spinners = [
             subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)
         ]
         try:
-            runs: dict[tuple[str, str], list[dict[str, object]]] = {case: [] for case in cases}
+            runs: dict[tuple[str, str], list[Transcribed]] = {case: [] for case in cases}
             for round_ in range(args.rounds):
                 for case in cases if round_ % 2 == 0 else cases[::-1]:
-                    figures = measure(files, *case)
-                    transcripts.add(figures.pop("words"))
-                    runs[case].append(figures)
+                    transcribed = measure(files, *case)
+                    transcripts.add(transcribed.words)
+                    runs[case].append(transcribed)
         finally:
             for spinner in spinners:
                 spinner.kill()
                 spinner.wait()
         for (loader, waiting), done in runs.items():
-            wall = statistics.median(float(str(r["wall_s"])) for r in done)
-            cpu = statistics.median(float(str(r["cpu_s"])) for r in done)
-            results.append(
-                {"busy": busy, "loader": loader, "waiting": waiting, "wall_s": wall, "cpu_s": cpu}
-            )
+            wall = statistics.median(r.wall_s for r in done)
+            cpu = statistics.median(r.cpu_s for r in done)
+            results.append(Case(busy, loader, waiting, wall, cpu))
     print(f"{'busy':>4} {'model loaded by':16} {'waiting':16} {'wall s':>7} {'CPU s':>7}")
     for r in results:
-        print(
-            f"{r['busy']:>4} {r['loader']:16} {r['waiting']:16} {r['wall_s']:7.2f} "
-            f"{r['cpu_s']:7.2f}"
-        )
+        print(f"{r.busy:>4} {r.loader:16} {r.waiting:16} {r.wall_s:7.2f} {r.cpu_s:7.2f}")
     print(f"distinct transcripts across all runs: {len(transcripts)}")
     if args.json:
-        args.json.write_text(json.dumps({"machine": machine(), "results": results}, indent=2))
+        figures = {
+            "machine": machine(),
+            "results": [asdict(r) for r in results],
+            "transcripts": sorted(transcripts),
+        }
+        args.json.write_text(json.dumps(figures, indent=2))
     return 0
 
 
