@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -44,6 +45,14 @@ WAITING = ("libgomp default", "brief spinning")
 MAX_ROUNDS = 20
 MAX_BUSY = 8
 CHILD_TIMEOUT_S = 600
+# Keeps a core busy until it is killed, its parent is gone, or its lifetime is over,
+# whichever comes first: a benchmark killed outright leaves no process spinning.
+BUSY_PROCESS = """
+import os, sys, time
+parent, deadline = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+while os.getppid() == parent and time.monotonic() < deadline:
+    pass
+"""
 
 
 @dataclass(frozen=True)
@@ -133,8 +142,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Case] = []
     transcripts = set()
     for busy in args.busy:
+        lifetime = args.rounds * len(cases) * CHILD_TIMEOUT_S
         spinners = [
-            subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)
+            subprocess.Popen([sys.executable, "-c", BUSY_PROCESS, str(os.getpid()), str(lifetime)])
+            for _ in range(busy)
         ]
         try:
             runs: dict[tuple[str, str], list[Transcribed]] = {case: [] for case in cases}

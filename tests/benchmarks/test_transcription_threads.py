@@ -12,7 +12,6 @@ from tests_support import LIBRIVOX
 pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
 
 
-
 def test_busy_counts_and_rounds_are_bounded(capsys):
     for arguments in (["--rounds", "0"], ["--busy", "9"], ["--busy", "-1"]):
         with pytest.raises(SystemExit):
