@@ -40,6 +40,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_COLLECTION = "video_moments"
 DATABASE_FILE = "chroma.sqlite3"
 _READ_ONLY_COPIES: dict[Path, Path] = {}
+_RELEASES: dict[Path, int] = {}
 CHROMA_TOKEN_ENV = "LLAMA_INDEX_VIDEO_CHROMA_TOKEN"
 CHROMA_HEADER_ENV = "LLAMA_INDEX_VIDEO_CHROMA_HEADER"
 
@@ -221,10 +222,26 @@ def release_chroma(folder: Path) -> None:
     except ImportError:  # without Chroma nothing can be cached
         return
     copy = _READ_ONLY_COPIES.pop(folder.absolute(), None)
+    _RELEASES[folder.absolute()] = _RELEASES.get(folder.absolute(), 0) + 1
     _drop_cached_system(folder)
     if copy is not None:
         _drop_cached_system(copy)
         shutil.rmtree(copy.parent, ignore_errors=True)
+
+
+def releases(folder: Path) -> int:
+    """How many times this process dropped its Chroma for ``folder``: a collection opened
+    before the last :func:`release_chroma` no longer works and must be opened again."""
+    return _RELEASES.get(folder.absolute(), 0)
+
+
+def open_here(folder: Path) -> bool:
+    """Whether this process has Chroma's database for ``folder`` open (cached)."""
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+    except ImportError:
+        return False
+    return str(folder) in SharedSystemClient._identifier_to_system
 
 
 def _drop_cached_system(folder: Path) -> None:
