@@ -229,6 +229,9 @@ class VideoIndex:
             collection or self.manifest.get_meta(COLLECTION_META) or DEFAULT_COLLECTION
         )
         self._given_stores = (vector_store, frame_store)
+        self._store_checked = False
+        self._releases = 0
+        self.frame_store: BasePydanticVectorStore | None = None
         self._open_vectors()
         self.read_only = self.manifest.read_only or is_read_only_copy(self.folder.chroma)
         """Opened from a folder this process may not write: search only."""
@@ -656,7 +659,7 @@ class VideoIndex:
             self.folder.chroma, self.collection, url=self.chroma_url
         )
         self._store_checked = False
-        self.frame_store: BasePydanticVectorStore | None = None
+        self.frame_store = None
         self.index = self._open_index(frame_store)
 
     def _follow_releases(self) -> None:
