@@ -53,6 +53,7 @@ from llama_index_video.store.collection import (
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.integrity import IndexCheck, check_index
+from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import (
@@ -230,6 +231,8 @@ class VideoIndex:
         )
         self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
         """Opened from a folder this process may not write: search only."""
+        self.lexical = LexicalStore(self.path)
+        """The folder's lexical index (words of every moment, BM25), kept by every writer."""
         self._store_checked = False
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
@@ -369,7 +372,11 @@ class VideoIndex:
 
     def _check(self, *, per_source: bool) -> IndexCheck:
         return check_index(
-            self.manifest, self._stores(), self.reader.media_dir, per_source=per_source
+            self.manifest,
+            self._stores(),
+            self.reader.media_dir,
+            per_source=per_source,
+            lexical=self.lexical,
         )
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
@@ -390,6 +397,7 @@ class VideoIndex:
             embed_model=self.embed_model,
             progress=progress,
             executor=executor,
+            lexical=self.lexical,
         )
 
     @contextmanager

@@ -420,6 +420,8 @@ def _verify(args: argparse.Namespace) -> int:
     for what, count in problems.items():
         if count:
             print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    if check.lexical is not None and not check.lexical.ok:
+        print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
     if not check.counted:
         print("this vector store cannot count its rows; only the media folder was checked")
     if report is not None:
