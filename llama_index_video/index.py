@@ -43,6 +43,12 @@ from llama_index_video.embeddings.spec import EmbeddingSpec, embeds_clips
 from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
+from llama_index_video.search.lexical import (
+    LEXICAL_CHANNEL,
+    LEXICAL_THRESHOLD,
+    LEXICAL_WEIGHT,
+    LexicalRetriever,
+)
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
     chroma_collection,
@@ -125,6 +131,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "ocr": 0.9,
     "frame": 0.5,
     VISUAL_CHANNEL: 0.5,
+    LEXICAL_CHANNEL: LEXICAL_WEIGHT,
 }
 
 
@@ -164,6 +171,10 @@ class VideoIndex:
             (``DEFAULT_GATES``, none so far); ``"standout"``: the model's calibrated
             standout gate (``STANDOUT_GATES``; ``ValueError`` for a model without
             one); None: every hit above the threshold.
+        lexical: Search by the query's exact words too (the lexical channel,
+            :mod:`llama_index_video.search.lexical`), fused with the dense channels;
+            False: by meaning only. Writers keep the lexical index either way.
+        lexical_threshold: The least lexical match (0-1) of a lexical hit.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -186,6 +197,8 @@ class VideoIndex:
         weights: Mapping[str, float] | None = None,
         relevance: RelevanceGate | str | None = "auto",
         chroma_url: str | None = None,
+        lexical: bool = True,
+        lexical_threshold: float | None = LEXICAL_THRESHOLD,
     ) -> None:
         unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
         if unknown:
@@ -233,6 +246,9 @@ class VideoIndex:
         """Opened from a folder this process may not write: search only."""
         self.lexical = LexicalStore(self.path)
         """The folder's lexical index (words of every moment, BM25), kept by every writer."""
+        self.lexical_search = lexical
+        """Whether search has the lexical channel (the index is kept either way)."""
+        self.lexical_threshold = lexical_threshold
         self._store_checked = False
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
@@ -489,6 +505,19 @@ class VideoIndex:
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
         ]
+        if self.lexical_search and self.weights[LEXICAL_CHANNEL] > 0:
+            words = LexicalRetriever(
+                self.lexical,
+                self.vector_store,
+                top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
+                modalities=chosen if modalities or speakers else None,
+                speakers=speakers,
+                threshold=self.lexical_threshold,
+                visible=self.manifest.indexed_among,
+                folder=self.path,
+            )
+            weight = self.weights[LEXICAL_CHANNEL]
+            channels.append(Channel(LEXICAL_CHANNEL, words, weight, self.embed_model, adds=True))
         if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
             frames = VectorStoreIndex.from_vector_store(
                 self.frame_store,

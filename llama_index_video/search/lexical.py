@@ -36,6 +36,13 @@ from llama_index_video import schema
 from llama_index_video.store.lexical import LexicalStore, words
 from llama_index_video.store.media_paths import resolved_node
 
+LEXICAL_CHANNEL = "lexical"
+"""The fusion channel of the query's exact words."""
+LEXICAL_WEIGHT = 0.5
+"""Its default weight in the blend (``benchmarks/evaluate.py --lexical``)."""
+LEXICAL_THRESHOLD = 0.5
+"""The least lexical match of a hit by default (``benchmarks/evaluate.py --lexical``)."""
+
 _QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
 
 
