@@ -217,7 +217,7 @@ def details(results_a, results_b) -> None:
 LEXICAL_DEFAULT = ((None, None), ("default", "default"))
 LEXICAL_GRID = (
     (None, None),
-    *((weight, least) for weight in (0.25, 0.5, 1.0) for least in (0.3, 0.5, 0.7)),
+    *((weight, least) for weight in (0.25, 0.5, 1.0) for least in (0.3, 0.4, 0.45, 0.5, 0.7)),
 )
 
 

@@ -523,7 +523,7 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 def _search(args: argparse.Namespace) -> int:
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     try:
         hits = index.search(
@@ -555,7 +555,7 @@ def _ask(args: argparse.Namespace) -> int:
         raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
     reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
@@ -591,7 +591,7 @@ def _serve(args: argparse.Namespace) -> int:
         token=args.token,
         llm=args.llm,
         llm_model=args.llm_model,
-        relevance=_relevance(args),
+        **_search_options(args),
         **_store_options(args),
     )
     return 0
@@ -632,11 +632,20 @@ def _relevance_option(parser: argparse.ArgumentParser) -> None:
         "its recording clearly stands out for (near-topic questions); off: every moment "
         "above the similarity threshold",
     )
+    parser.add_argument(
+        "--lexical",
+        choices=["on", "off"],
+        default="on",
+        help='also find moments by the query\'s exact words, numbers and "quoted phrases" '
+        "(fused with the search by meaning); off: by meaning only (quoted phrases still "
+        "must appear)",
+    )
 
 
-def _relevance(args: argparse.Namespace) -> str | None:
-    """``--relevance`` as ``VideoIndex(relevance=...)`` takes it."""
-    return None if args.relevance == "off" else str(args.relevance)
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
+    relevance = None if args.relevance == "off" else str(args.relevance)
+    return {"relevance": relevance, "lexical": args.lexical == "on"}
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:

@@ -31,9 +31,9 @@ Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefol
 split into runs of letters and digits; Chinese, Japanese and Korean characters are
 one token each (they have no spaces between words); a number keeps its decimal point
 and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
-stays ``3.5``). English stop words are left out of the BM25 scoring but kept for
-phrases. No stemming: this channel is for exact words; the dense channels find the
-other forms.
+stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
+much", "tell", "say") are left out of the BM25 scoring but kept for phrases. No
+stemming: this channel is for exact words; the dense channels find the other forms.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,9 +122,19 @@ def scored_words(tokens: Iterable[str]) -> list[str]:
     return [t for t in tokens if t not in stop]
 
 
+# How questions are put, beyond NLTK's English stop words: words a query uses to ask,
+# not what it asks about. A query word no node holds counts against a match (see
+# LexicalSnapshot.search), so these must not.
+_QUESTION_WORDS = (
+    *("much", "many", "could", "would", "please", "also"),
+    *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
+    *("talk", "talks", "talked", "video", "recording", "clip"),
+)
+
+
 @cache
 def _stop_words() -> frozenset[str]:
-    return frozenset(_bm25s().stopwords.STOPWORDS_EN)
+    return frozenset((*_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
 
 
 @dataclass(frozen=True)
@@ -406,11 +416,13 @@ class LexicalSnapshot:
         if self._bm25 is None:
             return []
         vocab = self._bm25.vocab_dict
-        ids = sorted({vocab[t] for t in scored_words(query) if t in vocab})
+        asked = set(scored_words(query))
+        ids = sorted(vocab[t] for t in asked if t in vocab)
         if not ids:
             return []
+        unknown = len(asked) - len(ids)  # words no node holds: each counts as the rarest
         scores = self._bm25.get_scores(ids).astype(np.float64)
-        scores /= self._best_possible(ids)
+        scores /= self._best_possible(ids) + unknown * self._rarest
         keep = scores > 0
         if modalities is not None:
             wanted = [self._modalities.index(m) for m in modalities if m in self._modalities]
@@ -428,6 +440,12 @@ class LexicalSnapshot:
             candidates = candidates[best]
         ordered = sorted(candidates.tolist(), key=lambda i: (-scores[i], self.ids[i]))
         return [LexicalHit(self.ids[i], min(1.0, float(scores[i]))) for i in ordered]
+
+    @cached_property
+    def _rarest(self) -> float:
+        """The best score of any word in any node: about what a word found once gets."""
+        data = self._bm25.scores["data"]
+        return float(data.max(initial=0.0))
 
     def _best_possible(self, token_ids: Sequence[int]) -> float:
         """The sum over the query's words of the best score any node gets for that word."""
