@@ -122,9 +122,12 @@ class LexicalRetriever(BaseRetriever):
         snapshot = self._lexical.snapshot()
         if snapshot is None or not query.words:
             return []
-        only = self._lexical.with_phrases(query.phrases) if query.phrases else None
-        if only is not None and not only:
-            return []
+        only = None
+        if query.phrases:
+            holding = snapshot.holding(word for phrase in query.phrases for word in phrase)
+            only = self._lexical.with_phrases(query.phrases, among=holding)
+            if not only:
+                return []
         found = snapshot.search(
             query.words,
             top_k=self._top_k,

@@ -48,7 +48,7 @@ import sqlite3
 import sys
 import time
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -286,15 +286,34 @@ class LexicalStore:
                 return None
         return self._snapshot
 
-    def with_phrases(self, phrases: Sequence[Sequence[str]]) -> set[str]:
-        """Ids of the nodes whose words contain every phrase, each as a run of words."""
+    def with_phrases(
+        self, phrases: Sequence[Sequence[str]], among: Collection[str] | None = None
+    ) -> set[str]:
+        """Ids of the nodes whose words contain every phrase, each as a run of words.
+
+        Args:
+            phrases: The phrases' words.
+            among: Only look at these nodes (e.g. :meth:`LexicalSnapshot.holding`'s);
+                None: at every node.
+        """
         if not self.db_file.exists() or not phrases:
             return set()
         clauses = " AND ".join("instr(' ' || words || ' ', ?) > 0" for _ in phrases)
         needles = [f" {' '.join(p)} " for p in phrases]
         with self._reading() as db:
-            found = db.execute(f"SELECT node_id FROM words WHERE {clauses}", needles)
-            return {row[0] for row in found}
+            if among is None:
+                found = db.execute(f"SELECT node_id FROM words WHERE {clauses}", needles)
+                return {row[0] for row in found}
+            ids, kept = sorted(among), set[str]()
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found = db.execute(
+                    f"SELECT node_id FROM words WHERE node_id IN ({marks}) AND {clauses}",
+                    [*chunk, *needles],
+                )
+                kept.update(row[0] for row in found)
+            return kept
 
     def _rows(self) -> Iterator[tuple[str, str, str, str]]:
         with self._reading() as db:
@@ -440,6 +459,27 @@ class LexicalSnapshot:
             candidates = candidates[best]
         ordered = sorted(candidates.tolist(), key=lambda i: (-scores[i], self.ids[i]))
         return [LexicalHit(self.ids[i], min(1.0, float(scores[i]))) for i in ordered]
+
+    def holding(self, tokens: Iterable[str]) -> set[str] | None:
+        """Ids of the nodes holding every scored word of ``tokens`` (stop words aside);
+        None when ``tokens`` has none (every node might hold them)."""
+        scored = set(scored_words(tokens))
+        if not scored:
+            return None
+        if self._bm25 is None:
+            return set()
+        vocab, matrices = self._bm25.vocab_dict, self._bm25.scores
+        if not scored <= vocab.keys():
+            return set()
+        found: set[int] | None = None
+        pointers, indices = matrices["indptr"], matrices["indices"]
+        for token in sorted(scored, key=lambda t: pointers[vocab[t] + 1] - pointers[vocab[t]]):
+            t = vocab[token]
+            docs = set(indices[pointers[t] : pointers[t + 1]].tolist())
+            found = docs if found is None else found & docs
+            if not found:
+                return set()
+        return {self.ids[i] for i in found or ()}
 
     @cached_property
     def _rarest(self) -> float:

@@ -153,3 +153,18 @@ def test_check_and_repair_against_what_is_indexed(tmp_path):
     snapshot = store.snapshot()
     assert snapshot is not None
     assert [h.node_id for h in snapshot.search(["beta"], top_k=2)] == ["b1"]
+
+
+def test_phrases_are_looked_for_among_the_nodes_holding_their_words(tmp_path):
+    store = LexicalStore(tmp_path)
+    store.add([_node(f"n{i}", text) for i, text in enumerate(_filler(50))])
+    store.add([_node("target", "the gym floor"), _node("apart", "floor gym")])
+    store.refresh()
+    snapshot = store.snapshot()
+    assert snapshot is not None
+    holding = snapshot.holding(["the", "gym", "floor"])
+    assert holding == {"target", "apart"}
+    assert snapshot.holding(["the"]) is None  # stop words only: any node might
+    assert snapshot.holding(["gym", "nowhere"]) == set()
+    assert store.with_phrases([["gym", "floor"]], among=holding) == {"target"}
+    assert store.with_phrases([["gym", "floor"]], among=set()) == set()
