@@ -34,9 +34,8 @@ from typing import Any
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from llama_index_video import schema
 from llama_index_video.store.lexical import LexicalStore, words
-from llama_index_video.store.media_paths import resolved_node
+from llama_index_video.store.retriever import kept
 
 LEXICAL_CHANNEL = "lexical"
 """The fusion channel of the query's exact words."""
@@ -144,14 +143,4 @@ class LexicalRetriever(BaseRetriever):
         hits = [
             NodeWithScore(node=rows[h.node_id], score=h.score) for h in found if h.node_id in rows
         ]
-        if self._visible is not None and hits:
-            complete = self._visible({_content(hit) for hit in hits})
-            hits = [hit for hit in hits if _content(hit) in complete]
-        if self._folder is not None:
-            for hit in hits:
-                hit.node = resolved_node(hit.node, self._folder)
-        return hits
-
-
-def _content(hit: NodeWithScore) -> str:
-    return str(hit.node.metadata.get(schema.CONTENT_HASH, ""))
+        return kept(hits, self._visible, self._folder)
