@@ -18,7 +18,7 @@ Reading a Chroma row's metadata and text is most of what a query costs (about 8 
 9.5 ms for 50 rows on 100 hours of transcript; the vector search itself 1.5 ms), and a
 fused search seldom needs more than its best few candidates. So
 :meth:`VideoRetriever.ranked_batches` ranks the candidates by ids and distances alone and
-reads their rows batch by batch, as :class:`~llama_index_video.store.fusion.FusionRetriever`
+reads their rows batch by batch, as :class:`~llama_index_video.search.fusion.FusionRetriever`
 asks for them.
 """
 

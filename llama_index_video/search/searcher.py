@@ -6,7 +6,7 @@ answers. The result types live in :mod:`llama_index_video.results`.
 
 Within one embedding model, channels (transcript, OCR text, frames by their text) are
 blended by weighted cosine similarity; hits of different models (frames by their
-pixels) are fused by weighted reciprocal rank (:mod:`llama_index_video.store.fusion`).
+pixels) are fused by weighted reciprocal rank (:mod:`llama_index_video.search.fusion`).
 A hit's ``score`` is its cosine similarity to the query in the space that found it
 (text embeddings, or text-to-image for a frame found by its pixels): the number the
 relevance threshold was applied to. Similarities of different spaces are not
@@ -25,9 +25,9 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import results, schema
-from llama_index_video.answering.relevance import RelevanceGate
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
-from llama_index_video.store.fusion import similarities
+from llama_index_video.search.fusion import similarities
+from llama_index_video.search.relevance import RelevanceGate
 
 
 class Location(NamedTuple):
@@ -68,7 +68,7 @@ class VideoSearcher:
         locate: Maps ``(content_hash, stored source)`` to where the file is now
             (``VideoIndex.where``).
         relevance: Rejects a query whose best hits do not look like they answer it
-            (:mod:`llama_index_video.answering.relevance`); None keeps every hit that
+            (:mod:`llama_index_video.search.relevance`); None keeps every hit that
             passed the retriever's threshold.
         recording: The query's candidates in its best recording, for a gate on
             ``standout`` (required by one).
@@ -204,6 +204,3 @@ def _float(value: object) -> float | None:
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-__getattr__ = results.moved_here(__name__, "SearchHit", "ContextSpan")

@@ -38,7 +38,7 @@ The weight and cut are calibrated per embedding model
 (``python benchmarks/rejection_signals.py``: fitted on ``benchmarks/questions.json``,
 checked on two held-out recordings, alone and inside a library; see
 docs/evaluation.md) and kept beside the thresholds, in
-``llama_index_video.index.DEFAULT_GATES``.
+``llama_index_video.search.policy.DEFAULT_GATES``.
 """
 
 from __future__ import annotations
