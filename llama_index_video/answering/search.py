@@ -1,0 +1,20 @@
+"""Moved to :mod:`llama_index_video.search.searcher`.
+
+Still importable from here, with a ``DeprecationWarning``, until the next release.
+"""
+
+from llama_index_video._moved import forward
+
+__getattr__ = forward(
+    __name__,
+    {
+        "Location": "llama_index_video.search.searcher",
+        "Locate": "llama_index_video.search.searcher",
+        "Recording": "llama_index_video.search.searcher",
+        "Moment": "llama_index_video.search.searcher",
+        "VideoSearcher": "llama_index_video.search.searcher",
+        "hit_from_node": "llama_index_video.search.searcher",
+        "SearchHit": "llama_index_video.results",
+        "ContextSpan": "llama_index_video.results",
+    },
+)
