@@ -34,8 +34,8 @@ from typing import Any
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from llama_index_video.search.retriever import kept
 from llama_index_video.store.lexical import LexicalStore, words
-from llama_index_video.store.retriever import kept
 
 LEXICAL_CHANNEL = "lexical"
 """The fusion channel of the query's exact words."""
