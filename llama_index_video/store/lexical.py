@@ -18,14 +18,18 @@ Layout, in ``<index folder>/lexical/``:
 
 Why rebuild the matrices rather than update them: ``bm25s`` has no incremental add,
 and BM25 scores depend on statistics of the whole collection (document frequencies,
-mean length), so per-run segments would score on different scales. Rebuilding from
-the words already in ``words.sqlite`` needs no vector-store reads and no re-reading of
-text: measured on 2 cores (``benchmarks/lexical_rebuild.py``), about 0.4 s for 10,000
-units and 4 s for 100,000. Writers rebuild once at the end of an ingest run, a removal
-or a repair, and during a long run at most once a minute (:meth:`LexicalStore.refresh`),
-so a run of many files does not pay for a rebuild per file. Readers load the newest
-complete matrices; a node added since is found by its vectors until the next rebuild,
-and a node removed since is dropped by the search's visibility check.
+mean length), so per-run segments would score on different scales. Why from
+``words.sqlite`` rather than from the vector store's texts: reading 100,000 documents
+back from a Chroma collection alone took 14-16 s here, before any tokenising, and not
+every LlamaIndex store can list its rows. Measured with ``benchmarks/lexical_rebuild.py``
+on 2 cores shared with other work (load 9-13, so slower than a quiet machine): a
+rebuild takes 2.5-5 s for 10,000 units and 26-67 s for 100,000 (some 500 hours of
+speech); recording the words as ingest goes, 0.2-0.5 ms per unit; a search 0.7 and 6 ms,
+a quoted phrase 0.1 and 1.3 ms more. So writers rebuild once at the end of an ingest
+run, a removal or a repair, and during a long run at most once a minute
+(:meth:`LexicalStore.refresh`), never once per file. Readers load the newest complete
+matrices; a node added since is found by its vectors until the next rebuild, and a
+node removed since is dropped by the search's visibility check.
 
 Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefolded),
 split into runs of letters and digits; Chinese, Japanese and Korean characters are
