@@ -1,6 +1,7 @@
 """Retrieval evaluation: labelled questions over examples/media, ours against the naive recipe.
 
     python benchmarks/evaluate.py [--index DIR] [--heldout-index DIR] [--sweep] [--no-naive]
+    python benchmarks/evaluate.py --lexical {default,grid} [--index DIR]
 
 "Ours" is ``VideoIndex`` with its defaults (sentence-aware units, OCR, fusion, the
 postprocessor's neighbours and frames, the calibrated threshold and relevance gate);
@@ -16,6 +17,11 @@ changes: the cosine threshold sweep, then the relevance gate
 on all of it, and checked on held-out media the calibration never saw
 (``questions_heldout.json``: a narration about tomatoes). It prints the
 ``RelevanceGate`` to put in ``llama_index_video.search.policy.DEFAULT_GATES``.
+
+``--lexical`` runs only the search with the lexical channel off and on (its defaults,
+or ``grid``: weights and least lexical matches, the calibration of
+``llama_index_video.search.lexical``), on ``questions.json`` and both held-out sets,
+each set's index shared by all, in one run.
 """
 
 from __future__ import annotations
