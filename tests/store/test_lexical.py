@@ -168,3 +168,21 @@ def test_phrases_are_looked_for_among_the_nodes_holding_their_words(tmp_path):
     assert snapshot.holding(["gym", "nowhere"]) == set()
     assert store.with_phrases([["gym", "floor"]], among=holding) == {"target"}
     assert store.with_phrases([["gym", "floor"]], among=set()) == set()
+
+
+def test_text_in_any_script_is_indexed_and_found(tmp_path):
+    store = LexicalStore(tmp_path)
+    store.add(
+        [
+            _node("ja", "東京は日本の首都です"),
+            _node("ru", "Встреча в четверг в Рейкьявике"),
+            _node("ar", "الاجتماع يوم الخميس"),
+            _node("emoji", "🎉🎉"),
+        ]
+    )
+    store.refresh()
+    snapshot = store.snapshot()
+    assert snapshot is not None
+    assert snapshot.search(words("首都"), top_k=2)[0].node_id == "ja"
+    assert snapshot.search(words("РЕЙКЬЯВИКЕ"), top_k=2)[0].node_id == "ru"
+    assert snapshot.search(words("الخميس"), top_k=2)[0].node_id == "ar"
