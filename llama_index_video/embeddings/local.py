@@ -10,8 +10,10 @@
    0.9995 typically (0.996 at worst, for a two-letter text) with the float32 model's;
 3. a download of those three files (90 MB) from the model's Hub repository.
 
-A folder laid out that way is used as it is. Any other name is a sentence-transformers
-model, loaded by LlamaIndex's ``HuggingFaceEmbedding`` (torch) when the user installs
+A folder laid out that way is used as it is. :data:`MULTILINGUAL_MODEL` is the
+multilingual embedding of :mod:`llama_index_video.embeddings.multilingual` (the
+``multilingual`` extra). Any other name is a sentence-transformers model, loaded by
+LlamaIndex's ``HuggingFaceEmbedding`` (torch) when the user installs
 ``llama-index-video[sentence-transformers]``.
 """
 
@@ -23,7 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
-from llama_index_video.weights import MINILM, ONNX_FILE, SBERT_CONFIG, offline_weights
+from llama_index_video.weights import (
+    MINILM,
+    ONNX_FILE,
+    SBERT_CONFIG,
+    USE_MULTILINGUAL,
+    offline_weights,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -31,6 +39,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_MODEL = MINILM
+MULTILINGUAL_MODEL = USE_MULTILINGUAL
+"""The multilingual text embedding (``ingest --embed multilingual``)."""
 _ONNX_FILES = (ONNX_FILE, "tokenizer.json", SBERT_CONFIG)
 
 
@@ -41,9 +51,10 @@ def local_embedding(
     """A cached local embedding for ``model_name``, normalised vectors.
 
     Args:
-        model_name: The default all-MiniLM-L6-v2 (ONNX), an ONNX model folder, or any
-            sentence-transformers model name or folder (needs torch).
-        device: ``"cpu"`` or ``"cuda"``.
+        model_name: The default all-MiniLM-L6-v2 (ONNX), :data:`MULTILINGUAL_MODEL`, an
+            ONNX model folder, or any sentence-transformers model name or folder (needs
+            torch).
+        device: ``"cpu"`` or ``"cuda"`` (not for :data:`MULTILINGUAL_MODEL`, CPU only).
         batch_size: Texts per forward pass.
 
     Raises:
@@ -64,6 +75,12 @@ def local_embedding(
             device=device,
             embed_batch_size=batch_size,
         )
+    if model_name == MULTILINGUAL_MODEL:
+        from llama_index_video.embeddings.multilingual import MultilingualEmbedding
+
+        if device != "cpu":
+            raise ValueError(f"{model_name} runs on the CPU only, not on {device!r}")
+        return MultilingualEmbedding(embed_batch_size=batch_size)
     return _sentence_transformers(model_name, device=device, batch_size=batch_size)
 
 
