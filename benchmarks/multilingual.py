@@ -173,8 +173,9 @@ def synthesise(
         out.setsampwidth(2)
         out.setframerate(rate)
         out.writeframes(audio.tobytes())
-    if subtitles:
-        (folder / recording.file).with_suffix(".srt").write_text(srt(cues, recording.sentences))
+    if subtitles:  # <stem>.<language>.srt: the reader takes the language from the name
+        sidecar = folder / f"{Path(recording.file).stem}.{recording.language}.srt"
+        sidecar.write_text(srt(cues, recording.sentences))
     return cues
 
 
