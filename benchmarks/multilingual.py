@@ -1,13 +1,15 @@
 """Search in the recording's language and across languages: English default vs multilingual.
 
-    python benchmarks/multilingual.py [--asr] [--examples] [--sweep] [--keep DIR]
+    python benchmarks/multilingual.py [--asr [--whisper-model NAME]] [--models NAME ...]
+                                      [--examples] [--sweep] [--keep DIR]
 
 Synthetic material (label it so): ``benchmarks/multilingual.json`` holds four short
 recordings, German, Spanish, French and English, each read sentence by sentence by an
 espeak-ng voice. By default each recording's script, timed to its audio, is its subtitle
 file, so the units are what the reader makes of a perfect transcript and speech
 recognition does not confound the embedding measurement; ``--asr`` drops the subtitles and
-lets the index transcribe (whatever speech model it has).
+lets the index transcribe, with its default speech model or ``--whisper-model`` (e.g.
+``base``, multilingual, which detects the language).
 
 All four recordings go into one index per embedding model (the English default,
 all-MiniLM-L6-v2, and ``--embed multilingual``), so every question competes with the
@@ -42,6 +44,7 @@ import numpy as np
 if TYPE_CHECKING:
     from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.options import ReaderOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.scoring import Question, RankedHit, first_hit_rank, summarise  # noqa: E402
 
 SET = Path(__file__).with_name("multilingual.json")
+MODELS = ("english", "e5", "use")
 TOP_K = 5
 LEAD_SECONDS = 0.5
 Asked = Literal["native", "english"]
@@ -190,11 +194,12 @@ def measure(
     media: Path,
     folder: Path,
     asked_sets: dict[tuple[str, Asked], list[Question]],
+    reader_options: ReaderOptions | None = None,
 ) -> tuple[dict[str, dict[tuple[str, Asked], list[tuple[Question, list[RankedHit]]]]], float, int]:
     """Ingest ``media`` with ``spec``; each question set's results with and without threshold."""
     from llama_index_video.index import VideoIndex
 
-    index = VideoIndex(folder, embed_model=spec)
+    index = VideoIndex(folder, embed_model=spec, reader_options=reader_options)
     started = time.perf_counter()
     report = index.ingest(sorted(media.glob("*.wav")))
     seconds = time.perf_counter() - started
@@ -297,21 +302,34 @@ def main() -> None:
     parser.add_argument(
         "--asr", action="store_true", help="transcribe instead of using the scripts"
     )
+    parser.add_argument("--whisper-model", help="speech model for --asr (default: the index's)")
+    parser.add_argument(
+        "--models", nargs="+", choices=MODELS, default=list(MODELS), help="embeddings to compare"
+    )
     parser.add_argument("--examples", action="store_true", help="also the English example set")
     parser.add_argument(
         "--sweep", action="store_true", help="threshold sweeps of the multilingual models"
     )
     parser.add_argument("--keep", type=Path, help="work folder to keep (default: a temporary one)")
     args = parser.parse_args()
+    args.asr = args.asr or bool(args.whisper_model)
 
     from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.weights import E5_MULTILINGUAL, USE_MULTILINGUAL
 
-    specs = {
+    every = {
         "english": EmbeddingSpec(),
         "e5": EmbeddingSpec(model=E5_MULTILINGUAL),
         "use": EmbeddingSpec(model=USE_MULTILINGUAL),
     }
+    specs = {name: every[name] for name in args.models}
+    reader_options = None
+    if args.whisper_model:
+        from llama_index_video.reader.options import ReaderOptions
+        from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+        transcriber = FasterWhisperTranscriber(model=args.whisper_model, language=None)
+        reader_options = ReaderOptions(transcriber=transcriber, frames=None)
     work = args.keep or Path(tempfile.mkdtemp(prefix="multilingual-"))
     media = work / "media"
     if media.exists():
@@ -325,13 +343,12 @@ def main() -> None:
             chosen = questions(recording, cues, asked)
             if chosen:
                 asked_sets[(recording.language, asked)] = chosen
-    print(
-        f"material: synthetic (espeak-ng), transcripts from {'ASR' if args.asr else 'the scripts'}"
-    )
+    source = f"ASR ({args.whisper_model or 'the default model'})" if args.asr else "the scripts"
+    print(f"material: synthetic (espeak-ng), transcripts from {source}")
     for name, spec in specs.items():
         folder = work / f"index-{name}"
         shutil.rmtree(folder, ignore_errors=True)
-        results, seconds, units = measure(spec, media, folder, asked_sets)
+        results, seconds, units = measure(spec, media, folder, asked_sets, reader_options)
         print(f"\n## {name}: ingest {seconds:.1f} s, {units} units")
         print("| model, threshold | language | asked in | n | R@1 | R@3 | MRR |")
         print("|---|---|---|---|---|---|---|")
