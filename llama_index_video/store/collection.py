@@ -33,6 +33,7 @@ from llama_index_video.errors import IndexReadOnlyError, MissingDependencyError,
 from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
 logger = logging.getLogger(__name__)
@@ -147,10 +148,45 @@ def row_counts(store: Any, content_hashes: Collection[str]) -> dict[str, int] | 
     }
 
 
+def content_nodes(store: Any, content_hash: str) -> list[BaseNode]:
+    """The stored nodes of one content; [] from a store that cannot list its rows."""
+    from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+
+    filters = MetadataFilters(filters=[MetadataFilter(key=schema.CONTENT_HASH, value=content_hash)])
+    try:
+        return list(store.get_nodes(None, filters=filters))
+    except NotImplementedError:
+        return []
+
+
 def row_total(store: Any) -> int | None:
     """How many rows ``store`` holds; None if it cannot count them cheaply."""
     rows = chroma_collection(store)
     return None if rows is None else int(rows.count())
+
+
+def unreachable_ids(store: Any) -> list[str] | None:
+    """Ids of rows ``store`` holds that its vector index does not return; None if unknown.
+
+    One query for as many neighbours as there are rows must return every row: a row
+    it misses is listed and counted but never found by search (its vector is missing
+    from Chroma's HNSW index, as a writer persisting a stale copy of it once left).
+    Costs one such query: about 0.25 s for 20,000 rows here.
+    """
+    rows = chroma_collection(store)
+    if rows is None:
+        return None
+    stored = list(rows.get(include=[])["ids"])
+    if not stored:
+        return []
+    dimension = getattr(getattr(rows, "_model", None), "dimension", None)
+    if not dimension:
+        return None  # an empty-looking collection that still has rows: leave it to counts
+    found = rows.query(
+        query_embeddings=[[1.0] * int(dimension)], n_results=len(stored), include=[]
+    )["ids"][0]
+    reached = set(found)
+    return [row for row in stored if row not in reached]
 
 
 def stray_row_ids(store: Any, keep: Collection[str]) -> list[str] | None:
