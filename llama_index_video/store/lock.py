@@ -166,11 +166,13 @@ class WriterLock:
 
 def read_generation(folder: Path) -> int | None:
     """The write generation of the index folder ``folder`` as the last finished writer
-    left it; None when unknown (a writer holds the lock or did not finish, or no writer
-    of this version has written). Reads only: works on a read-only folder."""
+    left it (0: no writer has taken the lock yet); None when unknown (a writer holds
+    the lock or did not finish). Reads only: works on a read-only folder."""
     try:
         with (folder / LOCK_NAME).open("rb") as handle:
             return _finished_generation(handle.read(4096))
+    except FileNotFoundError:
+        return 0
     except OSError:
         return None
 
@@ -189,7 +191,10 @@ def _generation(record: bytes) -> int | None:
 
 
 def _finished_generation(record: bytes) -> int | None:
-    """The generation of a record no writer holds (a holder's pid in it: None)."""
+    """The generation of a record no writer holds (a holder's pid in it: None; an
+    empty record, as a new lock file or an earlier version's released one holds: 0)."""
+    if not record:
+        return 0
     try:
         held = "pid" in json.loads(record.decode())
     except (ValueError, TypeError, UnicodeDecodeError):
