@@ -72,7 +72,7 @@ from llama_index_video.store.media_paths import (
     FolderVectorStoreIndex,
     embedding_only,
 )
-from llama_index_video.store.storage_errors import read_only
+from llama_index_video.store.storage_errors import read_only, translated
 from llama_index_video.store.visual import (
     FRAMES_COLLECTION,
     NO_VISUAL,
@@ -313,7 +313,8 @@ class VideoIndex:
             without ``repair``).
         """
         if self.read_only and not repair:
-            return self._check(per_source=True), None
+            with translated(self.folder.chroma):
+                return self._check(per_source=True), None
         with self._writing(wait):
             check = self._check(per_source=True)
             if not repair:
@@ -338,6 +339,12 @@ class VideoIndex:
         self._follow_releases()
         if self._store_checked:
             return
+        with translated(self.folder.chroma):
+            self._count_rows()
+        self._store_checked = True
+
+    def _count_rows(self) -> None:
+        """:meth:`check_store`'s two counts, taken again while a writer commits."""
         for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
             version = self.manifest.data_version()
             expected = self.manifest.indexed_node_total()
@@ -350,7 +357,6 @@ class VideoIndex:
                 f"moments the manifest lists; run 'llama-index-video verify --repair "
                 f"--index {self.path}' to re-index what is missing"
             )
-        self._store_checked = True
 
     def _check(self, *, per_source: bool) -> IndexCheck:
         return check_index(
@@ -396,7 +402,8 @@ class VideoIndex:
             else:
                 self._follow_releases()
             self.folder.written_by(lock)
-            yield
+            with translated(self.folder.chroma):
+                yield
 
     def library(self) -> list[LibraryEntry]:
         """Every source in the index with its duration, moments, language, speakers,

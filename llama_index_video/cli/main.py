@@ -308,8 +308,21 @@ def _run(args: argparse.Namespace) -> int:
             print(f"error: {scrub(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # a bug: show where, but an SDK's message may hold the key
+        storage = _storage_error(exc, args)
+        if storage is not None and not args.debug:
+            print(f"error: {scrub(str(storage))}", file=sys.stderr)
+            return EXIT_ERROR
         print(scrubbed_traceback(exc), end="", file=sys.stderr)
         return EXIT_BUG
+
+
+def _storage_error(exc: Exception, args: argparse.Namespace) -> VideoIndexError | None:
+    """What the disk or a database of the index folder said (disk full, read-only,
+    damaged), if ``exc`` is that, as one line naming the folder."""
+    from llama_index_video.store.storage_errors import storage_error
+
+    folder = getattr(args, "index", None)
+    return None if folder is None else storage_error(exc, Path(folder))
 
 
 def _ingest(args: argparse.Namespace) -> int:

@@ -432,7 +432,9 @@ class Ingestor:
         for relative, data in media.items():
             target = self._reader.media_dir / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+            partial = target.with_name(f".{target.stem}.partial{target.suffix}")
+            partial.write_bytes(data)
+            partial.replace(target)  # a reader sending the old file keeps sending it whole
 
     def _commit_path(self, record: PathRecord, previous: str | None) -> None:
         with self._manifest.transaction():
