@@ -35,8 +35,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index_video._moved import moved
 from llama_index_video._version import __version__
 from llama_index_video.answering.engine import AskOptions, VideoAnswerer
+from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
-from llama_index_video.embeddings.spec import EmbeddingSpec, embeds_clips
+from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
@@ -265,7 +266,7 @@ class VideoIndex:
             DiskFullError: the disk filled up; what was complete stays indexed.
         """
         with self._writing(wait):
-            dimension = getattr(self.embed_model, "output_dimensionality", None)
+            dimension = output_dimension(self.embed_model)
             collection = chroma_collection(self.vector_store)
             if dimension and collection is not None:
                 check_dimension(collection, dimension, model=self.identity)

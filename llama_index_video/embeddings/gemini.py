@@ -41,7 +41,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 from llama_index.core.base.embeddings.base import Embedding
 from llama_index.core.bridge.pydantic import (
@@ -71,7 +71,6 @@ from llama_index_video.embeddings.gemini_requests import (
     Result,
     UsageCounter,
 )
-from llama_index_video.embeddings.spec import GEMINI_CLASS_NAME
 from llama_index_video.errors import (
     EmbeddingError,
     MediaError,
@@ -90,7 +89,8 @@ DEFAULT_MODEL: Final = "gemini-embedding-2"
 QUERY_TEMPLATE: Final = "task: search result | query: {text}"
 DOCUMENT_TEMPLATE: Final = "title: none | text: {text}"
 
-_PURPOSE: Final = "GeminiMultimodalEmbedding"
+GEMINI_CLASS_NAME: Final = "GeminiMultimodalEmbedding"
+"""Its ``class_name()``, the serialisation id."""
 
 MediaSource: TypeAlias = "str | Path | bytes | Clip"
 
@@ -131,6 +131,9 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
     ``GOOGLE_API_KEY``, stripped of surrounding whitespace; it is kept out of
     ``repr``, ``to_dict``/``to_json``, logs and errors.
     """
+
+    embeds_clips: ClassVar[bool] = True
+    """It embeds frames and clips natively (:mod:`llama_index_video.embeddings.capabilities`)."""
 
     model_name: str = Field(
         default=DEFAULT_MODEL, description="The Gemini embedding model (gemini-embedding-2*)."
@@ -211,7 +214,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
             MissingDependencyError: google-genai is not installed.
         """
         super().__init__(**data)
-        import_genai(_PURPOSE)
+        import_genai(GEMINI_CLASS_NAME)
         key = read_api_key(api_key, API_KEY_ENV)
         if key is None:
             raise EmbeddingError(
@@ -459,7 +462,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
                     api_key=self._api_key.get_secret_value(),
                     policy=self._policy(),
                     base_url=self.base_url,
-                    purpose=_PURPOSE,
+                    purpose=GEMINI_CLASS_NAME,
                 )
             return runtime.client
 

@@ -45,6 +45,7 @@ from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
+from llama_index_video.embeddings.capabilities import node_embedder
 from llama_index_video.errors import (
     IndexStorageError,
     MediaError,
@@ -168,7 +169,7 @@ class Ingestor:
         self._manifest = manifest
         self._reader = reader
         self._batch_size = batch_size
-        self._try_embed = getattr(embed_model, "try_embed_nodes", None)
+        self._try_embed = node_embedder(embed_model)
         self._progress = progress or (lambda path, stage, done, total: None)
         self._executor = executor or LocalExecutor()
         # Remote workers embed too, unless failures are kept per node (try_embed) or
