@@ -18,7 +18,7 @@ from llama_index_video.reader.options import ReaderOptions
 from tests.fakes.gemini_server import FakeGeminiServer
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
-FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "request_timeout": 5.0}
+FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "timeout": 5.0}
 
 
 @pytest.fixture
