@@ -45,6 +45,7 @@ from llama_index_video.postprocessing.timeline import (
     DocstoreTimeline,
     Timeline,
     VectorStoreTimeline,
+    overlaps,
     span,
 )
 from llama_index_video.store.media_paths import resolved_path
@@ -137,7 +138,7 @@ class _Moment:
         it); one shown earlier, for a neighbour, would illustrate something else.
         """
         for unit_id, unit in other.units.items():
-            if _overlaps(span(unit), other.start, other.end):
+            if overlaps(unit, other.start, other.end):
                 self.units[unit_id] = unit
         self.hit_ids.extend(other.hit_ids)
         if other.modality == "frame" and self.modality != "frame":
@@ -290,10 +291,6 @@ _NO_JSON = (
     'call to_json(exclude={"vector_store", "docstore"}) and pass the store again to '
     "from_json(text, vector_store=...) or from_json(text, docstore=...)"
 )
-
-
-def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
-    return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
 
 
 def _moment_node(moment: _Moment, index_folder: str | None) -> MomentNode:

@@ -14,7 +14,6 @@ the same file ~15x slower (see docs/benchmarks.md).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +23,7 @@ import numpy as np
 
 from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers.base import SpeakerTurn, name_in_order
 from llama_index_video.speakers.clustering import cluster_speakers
 
@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 _VAD_FRAME_S = 0.03
 _MERGE_GAP_S = 0.5  # consecutive pieces of one speaker closer than this form one turn
 
-_encoders: dict[str, VoiceEncoder] = {}
-_encoders_lock = threading.Lock()
+_encoders: ModelCache[str, VoiceEncoder] = ModelCache()
 
 
 class ResemblyzerDiarizer:
@@ -232,19 +231,20 @@ def _vad_module() -> Any:
 
 def _encoder(device: str) -> VoiceEncoder:
     """Resemblyzer's encoder, loaded once per device from the weights in its wheel."""
-    with _encoders_lock:
-        if device not in _encoders:
-            try:
-                from resemblyzer import VoiceEncoder
-            except ImportError as exc:
-                raise MissingDependencyError(
-                    "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
-                ) from exc
-            try:
-                _encoders[device] = VoiceEncoder(device, verbose=False)
-            except Exception as exc:
-                raise DiarizationError(
-                    f"resemblyzer: cannot load the voice encoder on {device} "
-                    f"({type(exc).__name__}: {exc})"
-                ) from exc
-        return _encoders[device]
+
+    def load() -> VoiceEncoder:
+        try:
+            from resemblyzer import VoiceEncoder
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
+            ) from exc
+        try:
+            return VoiceEncoder(device, verbose=False)
+        except Exception as exc:
+            raise DiarizationError(
+                f"resemblyzer: cannot load the voice encoder on {device} "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+
+    return _encoders.load(device, load)

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 import numpy as np
 
 from llama_index_video.errors import TranscriptionError
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
@@ -70,14 +70,12 @@ COMPUTE_TYPES: Final = (
 )
 
 _ModelKey = tuple[str, str, str, int]
-_models: dict[_ModelKey, WhisperModel] = {}
-_lock = threading.Lock()
+_models: ModelCache[_ModelKey, WhisperModel] = ModelCache()
 
 
 def clear_model_cache() -> None:
     """Forget every loaded faster-whisper model (they are freed once no reader holds one)."""
-    with _lock:
-        _models.clear()
+    _models.forget()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,13 +225,12 @@ class FasterWhisperTranscriber:
 
     def _load(self) -> tuple[ResolvedModel, WhisperModel]:
         whisper_model = import_faster_whisper().WhisperModel
-        with _lock:
+        with _models.lock:  # resolving a name may download: once, not once per thread
             resolved = resolve_model(
                 self.model, download_root=self.download_root, allow_download=self.allow_download
             )
-            key = (str(resolved.path), self.device, self.compute_type, self.threads)
-            whisper = _models.get(key)
-            if whisper is None:
+
+            def load() -> WhisperModel:
                 logger.info(
                     "Loading faster-whisper model %r from %s (%s, %s)",
                     resolved.name,
@@ -242,7 +239,7 @@ class FasterWhisperTranscriber:
                     self.compute_type,
                 )
                 try:
-                    whisper = whisper_model(
+                    return whisper_model(
                         str(resolved.path),
                         device=self.device,
                         compute_type=self.compute_type,
@@ -255,8 +252,9 @@ class FasterWhisperTranscriber:
                         f"the folder is a CTranslate2 Whisper model and the compute type is "
                         f"supported on this device"
                     ) from exc
-                _models[key] = whisper
-        return resolved, whisper
+
+            key = (str(resolved.path), self.device, self.compute_type, self.threads)
+            return resolved, _models.load(key, load)
 
 
 def _convert(
