@@ -34,7 +34,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video._moved import moved
 from llama_index_video._version import __version__
-from llama_index_video.answering.engine import AskOptions, VideoAnswerer
+from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
 from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -284,7 +284,7 @@ class VideoIndex:
             if dimension and collection is not None:
                 check_dimension(collection, dimension, model=self.identity)
             self._record_identity()
-            from llama_index_video.store.links import ingest_inputs
+            from llama_index_video.store.inputs import ingest_inputs
 
             return ingest_inputs(
                 self._ingestor(progress, executor),

@@ -51,7 +51,7 @@ def test_the_rule_sees_absolute_relative_and_deferred_imports():
         "def later():\n"
         "    import llama_index_video.embeddings.spec\n"
     )
-    found = imported_modules(source, "llama_index_video.answering.engine")
+    found = imported_modules(source, "llama_index_video.answering.answerer")
     assert {
         "llama_index_video.embeddings.gemini",
         "llama_index_video.answering.claude",

@@ -558,7 +558,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
+    from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 
     llm = make_llm(args.llm, model=args.llm_model)
     if args.queries > 1 and llm is None:

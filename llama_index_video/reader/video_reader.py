@@ -401,7 +401,7 @@ class VideoReader(BaseReader):
         """Build the speech backend now, before this file's screen thread starts.
 
         The default one imports faster-whisper, whose engine reads its thread settings
-        from the environment as it loads (:mod:`~llama_index_video.transcription.engine`
+        from the environment as it loads (:mod:`~llama_index_video.transcription.openmp`
         sets them for that moment), and no other thread should read the environment while
         it changes. Subtitles may leave the backend unused, so a missing one is not an
         error yet: transcribing raises it.

@@ -1,7 +1,7 @@
 """Search: retrieve, post-process and score moments, as :class:`SearchHit` results.
 
 :class:`VideoSearcher` is what ``VideoIndex.search`` and ``search --json`` run, and
-what :class:`~llama_index_video.answering.engine.VideoAnswerer` calls before it
+what :class:`~llama_index_video.answering.answerer.VideoAnswerer` calls before it
 answers. The result types live in :mod:`llama_index_video.results`.
 
 Within one embedding model, channels (transcript, OCR text, frames by their text) are

@@ -41,13 +41,13 @@ from llama_index_video.transcription.base import (
     Word,
     as_mono_float32,
 )
-from llama_index_video.transcription.engine import import_faster_whisper
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     ResolvedModel,
     check_model_reference,
     resolve_model,
 )
+from llama_index_video.transcription.openmp import import_faster_whisper
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
