@@ -143,15 +143,15 @@ class VideoAnswerer:
         """
         if not question.strip():
             raise AnswerError("the question is empty")
-        moments = self.searcher.moments(question)
-        hits = [moment.hit for moment in moments]
-        if not moments or self.llm is None:
+        found = self.searcher.findings(question)
+        hits = [finding.hit for finding in found]
+        if not found or self.llm is None:
             answer = extractive_answer(question, hits)
             return AnswerStream(iter([answer.text]), lambda _text: answer)
         llm = self.llm
         # The model is shown each hit's own citation, and its answer is checked against
         # those and their context units: one source for both.
-        items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in moments]
+        items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in found]
         messages = build_messages(
             question, items, max_images=self.options.max_images, max_clips=self.options.max_clips
         )

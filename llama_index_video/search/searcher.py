@@ -15,6 +15,7 @@ comparable, so ``score`` need not decrease down the list.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import results, schema
+from llama_index_video._moved import forward
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
 from llama_index_video.search.relevance import RelevanceGate
@@ -50,7 +52,7 @@ the cosine similarities of the query's candidates from that moment's recording
 
 
 @dataclass(frozen=True)
-class Moment:
+class Finding:
     """A post-processed retrieved node and the search hit made of it."""
 
     node: NodeWithScore
@@ -96,13 +98,13 @@ class VideoSearcher:
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
-        return [moment.hit for moment in self.moments(query)]
+        return [finding.hit for finding in self.findings(query)]
 
     def retrieve(self, query: str) -> list[NodeWithScore]:
         """The post-processed nodes for ``query``, most relevant first."""
-        return [moment.node for moment in self.moments(query)]
+        return [finding.node for finding in self.findings(query)]
 
-    def moments(self, query: str) -> list[Moment]:
+    def findings(self, query: str) -> list[Finding]:
         """The post-processed nodes and their hits, scored by cosine similarity.
 
         Empty when nothing passed the retriever's threshold or the relevance gate.
@@ -112,22 +114,32 @@ class VideoSearcher:
         cosine = similarities(nodes)  # postprocessors build new NodeWithScores
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
-        moments = [
-            Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
+        found = [
+            Finding(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
             for n in nodes
         ]
-        if not self.accepts(bundle, moments):
+        if not self.accepts(bundle, found):
             return []
-        return moments
+        return found
 
-    def accepts(self, bundle: QueryBundle, moments: Sequence[Moment]) -> bool:
-        """Whether the relevance gate lets ``moments`` answer the query (True without one)."""
+    def moments(self, query: str) -> list[Finding]:
+        """Deprecated name of :meth:`findings`."""
+        warnings.warn(
+            "VideoSearcher.moments() is now findings(); the old name will be removed in the "
+            "next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.findings(query)
+
+    def accepts(self, bundle: QueryBundle, found: Sequence[Finding]) -> bool:
+        """Whether the relevance gate lets ``found`` answer the query (True without one)."""
         if self.relevance is None:
             return True
         recording: Sequence[float] = ()
-        if moments and self.relevance.needs_recording and self.recording is not None:
-            recording = self.recording(bundle, moments[0].node)
-        hits = [moment.hit for moment in moments]
+        if found and self.relevance.needs_recording and self.recording is not None:
+            recording = self.recording(bundle, found[0].node)
+        hits = [finding.hit for finding in found]
         return self.relevance.accepts(bundle.query_str, hits, recording=recording)
 
 
@@ -204,3 +216,6 @@ def _float(value: object) -> float | None:
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+__getattr__ = forward(__name__, {"Moment": f"{__name__}:Finding"})

@@ -1,0 +1,10 @@
+"""Moved to :mod:`llama_index_video.transcription.openmp`.
+
+Still importable from here, with a ``DeprecationWarning``, until the next release.
+"""
+
+from llama_index_video._moved import moved
+
+__getattr__ = moved(
+    __name__, "llama_index_video.transcription.openmp", "BRIEF_SPINNING", "import_faster_whisper"
+)
