@@ -41,6 +41,7 @@ from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.fusion import FusionRetriever
+from llama_index_video.search.lexical import LEXICAL_THRESHOLD
 from llama_index_video.search.policy import (
     DEFAULT_THRESHOLDS,
     DEFAULT_VISUAL_THRESHOLDS,
@@ -60,6 +61,7 @@ from llama_index_video.store.collection import (
 )
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.integrity import IndexCheck, check_index
+from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import (
@@ -135,6 +137,10 @@ class VideoIndex:
             (``DEFAULT_GATES``, none so far); ``"standout"``: the model's calibrated
             standout gate (``STANDOUT_GATES``; ``ValueError`` for a model without
             one); None: every hit above the threshold.
+        lexical: Search by the query's exact words too (the lexical channel,
+            :mod:`llama_index_video.search.lexical`), fused with the dense channels;
+            False: by meaning only. Writers keep the lexical index either way.
+        lexical_threshold: The least lexical match (0-1) of a lexical hit.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -157,6 +163,8 @@ class VideoIndex:
         weights: Mapping[str, float] | None = None,
         relevance: RelevanceGate | str | None = "auto",
         chroma_url: str | None = None,
+        lexical: bool = True,
+        lexical_threshold: float | None = LEXICAL_THRESHOLD,
     ) -> None:
         if frame_store is not None and not frame_store.stores_text:
             raise ValueError("frame_store must store nodes (stores_text), as Chroma does")
@@ -199,6 +207,11 @@ class VideoIndex:
         )
         self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
         """Opened from a folder this process may not write: search only."""
+        self.lexical = LexicalStore(self.path)
+        """The folder's lexical index (words of every moment, BM25), kept by every writer."""
+        self.lexical_search = lexical
+        """Whether search has the lexical channel (the index is kept either way)."""
+        self.lexical_threshold = lexical_threshold
         self._store_checked = False
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
@@ -338,7 +351,11 @@ class VideoIndex:
 
     def _check(self, *, per_source: bool) -> IndexCheck:
         return check_index(
-            self.manifest, self._stores(), self.reader.media_dir, per_source=per_source
+            self.manifest,
+            self._stores(),
+            self.reader.media_dir,
+            per_source=per_source,
+            lexical=self.lexical,
         )
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
@@ -359,6 +376,7 @@ class VideoIndex:
             embed_model=self.embed_model,
             progress=progress,
             executor=executor,
+            lexical=self.lexical,
         )
 
     @contextmanager
@@ -450,6 +468,8 @@ class VideoIndex:
             visual_model=self.visual_model,
             frame_store=self.frame_store,
             visual_threshold=self.visual_threshold,
+            lexical=self.lexical if self.lexical_search else None,
+            lexical_threshold=self.lexical_threshold,
         )
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:

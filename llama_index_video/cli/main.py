@@ -423,6 +423,8 @@ def _verify(args: argparse.Namespace) -> int:
     for what, count in problems.items():
         if count:
             print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    if check.lexical is not None and not check.lexical.ok:
+        print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
     if not check.counted:
         print("this vector store cannot count its rows; only the media folder was checked")
     if report is not None:
@@ -530,7 +532,7 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 def _search(args: argparse.Namespace) -> int:
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     try:
         hits = index.search(
@@ -562,7 +564,7 @@ def _ask(args: argparse.Namespace) -> int:
         raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
     reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
@@ -598,7 +600,7 @@ def _serve(args: argparse.Namespace) -> int:
         token=args.token,
         llm=args.llm,
         llm_model=args.llm_model,
-        relevance=_relevance(args),
+        **_search_options(args),
         **_store_options(args),
     )
     return 0
@@ -639,11 +641,20 @@ def _relevance_option(parser: argparse.ArgumentParser) -> None:
         "its recording clearly stands out for (near-topic questions); off: every moment "
         "above the similarity threshold",
     )
+    parser.add_argument(
+        "--lexical",
+        choices=["on", "off"],
+        default="on",
+        help='also find moments by the query\'s exact words, numbers and "quoted phrases" '
+        "(fused with the search by meaning); off: by meaning only (quoted phrases still "
+        "must appear)",
+    )
 
 
-def _relevance(args: argparse.Namespace) -> str | None:
-    """``--relevance`` as ``VideoIndex(relevance=...)`` takes it."""
-    return None if args.relevance == "off" else str(args.relevance)
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
+    relevance = None if args.relevance == "off" else str(args.relevance)
+    return {"relevance": relevance, "lexical": args.lexical == "on"}
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:

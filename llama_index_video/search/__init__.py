@@ -2,7 +2,10 @@
 
 - :mod:`.retriever`: one vector channel (``VideoRetriever``): comparable cosine scores,
   a modality filter, the threshold, only completely written files;
-- :mod:`.fusion`: channels of one model blended by weighted cosine, models fused by rank;
+- :mod:`.lexical`: the lexical channel (``LexicalRetriever``): the query's exact words
+  by BM25 over the folder's lexical index, and quoted phrases that must appear;
+- :mod:`.fusion`: channels of one model blended by weighted cosine (the lexical match
+  added), models fused by rank;
 - :mod:`.relevance`: the gate, whether the best hits are relevant enough to answer from;
 - :mod:`.searcher`: retrieve, post-process, gate, and turn nodes into ``SearchHit``s;
 - :mod:`.policy`: this package's choices (weights, thresholds, gates, candidate

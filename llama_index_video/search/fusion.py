@@ -14,6 +14,15 @@ frames by their text, frames by their pixels, ...) with a weight.
    are compared there because cosines from different models (MiniLM text-text, CLIP
    text-image) are not on one scale. Equal fused scores go to the higher similarity.
 
+**The lexical channel** (:mod:`llama_index_video.search.lexical`: the query's exact
+words, by BM25) joins the blend of the text model: its score, a lexical match in
+(0, 1] rather than a cosine, is weighted like any channel's, and a node found by both
+keeps its better weighted score. So a moment whose exact words match strongly can
+outrank moments whose meaning is only near the query, and a moment the dense channels
+found first keeps its cosine. **Quoted phrases** in the query (``"gym floor"``) must
+appear literally: every channel's hits are filtered by them before they are blended
+(:meth:`Channel.keep`).
+
 Scores and the threshold: every channel applies its own relevance threshold to its
 own cosine similarities *before* fusion, so nothing below it enters the ranking and
 an index with nothing relevant still returns nothing. A fused hit's ``score`` is the
@@ -54,6 +63,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import schema
+from llama_index_video.search.lexical import has_phrases, parse_query
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -79,6 +89,8 @@ class Channel:
             model get the query embedded once.
         modality: Keep only the retriever's hits of this modality; channels sharing
             a retriever then share one query, split by modality.
+        adds: Its weighted score is added to a node's best one of the other channels
+            (the lexical channel: evidence of another kind), not compared with it.
     """
 
     name: str
@@ -86,12 +98,18 @@ class Channel:
     weight: float = 1.0
     embed_model: BaseEmbedding | None = None
     modality: str | None = None
+    adds: bool = False
 
-    def keep(self, hits: list[NodeWithScore]) -> list[NodeWithScore]:
-        """The channel's share of its retriever's hits."""
-        if self.modality is None:
-            return hits
-        return [h for h in hits if h.node.metadata.get(schema.MODALITY) == self.modality]
+    def keep(
+        self, hits: list[NodeWithScore], phrases: Sequence[Sequence[str]] = ()
+    ) -> list[NodeWithScore]:
+        """The channel's share of its retriever's hits: of its modality, and containing
+        the query's quoted ``phrases`` (:func:`~llama_index_video.search.lexical.has_phrases`)."""
+        if self.modality is not None:
+            hits = [h for h in hits if h.node.metadata.get(schema.MODALITY) == self.modality]
+        if phrases:
+            hits = [h for h in hits if has_phrases(h.node.get_content(), phrases)]
+        return hits
 
     def __post_init__(self) -> None:
         if self.weight < 0:
@@ -140,13 +158,17 @@ class FusionRetriever(BaseRetriever):
             key: _bundle(query_bundle, vectors.get(id(c.embed_model)))
             for key, c in retrievers.items()
         }
+        phrases = parse_query(query_bundle.query_str).phrases
         if len(self._groups()) <= 1:
-            return self._best_of_one_model(retrievers, bundles)
+            return self._best_of_one_model(retrievers, bundles, phrases)
         found = {key: c.retriever.retrieve(bundles[key]) for key, c in retrievers.items()}
-        return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+        return self._combine([c.keep(found[id(c.retriever)], phrases) for c in self.channels])
 
     def _best_of_one_model(
-        self, retrievers: dict[int, Channel], bundles: dict[int, QueryBundle]
+        self,
+        retrievers: dict[int, Channel],
+        bundles: dict[int, QueryBundle],
+        phrases: Sequence[Sequence[str]],
     ) -> list[NodeWithScore]:
         """``_combine`` of every hit, reading each retriever only as far as can matter."""
         weights = {
@@ -165,11 +187,23 @@ class FusionRetriever(BaseRetriever):
                 batches[key] = ranked(bundles[key], first=2 * self.top_k)
             else:
                 found[key] = channel.retriever.retrieve(bundles[key])
+        # The most an adding channel can lift a hit not read yet.
+        bonus = max(
+            (
+                c.weight * (h.score or 0.0)
+                for c in self.channels
+                if c.adds
+                for h in found[id(c.retriever)]
+            ),
+            default=0.0,
+        )
         while True:  # each round reads a batch of, or drops, at least one retriever
-            fused = self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+            fused = self._combine([c.keep(found[id(c.retriever)], phrases) for c in self.channels])
             last = fused[self.top_k - 1].score if len(fused) >= self.top_k else None
             wanted = [
-                key for key in batches if last is None or last <= _ceiling(found[key], weights[key])
+                key
+                for key in batches
+                if last is None or last <= _ceiling(found[key], weights[key]) + bonus
             ]
             if not wanted:
                 return fused
@@ -194,7 +228,8 @@ class FusionRetriever(BaseRetriever):
             )
         )
         found = dict(zip(retrievers, results, strict=True))
-        return self._combine([c.keep(found[id(c.retriever)]) for c in self.channels])
+        phrases = parse_query(query_bundle.query_str).phrases
+        return self._combine([c.keep(found[id(c.retriever)], phrases) for c in self.channels])
 
     def _retrievers(self) -> dict[int, Channel]:
         """One channel per distinct retriever: each retriever is queried once."""
@@ -236,16 +271,33 @@ def blend(
     """One list from channels whose similarities share a scale (the same embedding model).
 
     Each hit scores ``weight * similarity``; a node found by several channels keeps its
-    best. The result is ordered by that score and keeps the similarity itself.
+    best. Channels that ``adds`` (the lexical one) add their ``weight * score`` to it
+    instead. The result is ordered by that score and keeps the similarity itself (for
+    a node only an adding channel found, that channel's score).
     """
     best: dict[str, FusedHit] = {}
+    extra: dict[str, NodeWithScore] = {}  # the best hit of the adding channels, per node
     for channel, hits in channels:
         for hit in hits:
             similarity = hit.score or 0.0
             score = channel.weight * similarity
-            known = best.get(hit.node.node_id)
+            node_id = hit.node.node_id
+            if channel.adds:
+                known_extra = extra.get(node_id)
+                if known_extra is None or score > (known_extra.score or 0.0):
+                    extra[node_id] = NodeWithScore(node=hit.node, score=score)
+                continue
+            known = best.get(node_id)
             if known is None or score > (known.score or 0.0):
-                best[hit.node.node_id] = FusedHit(node=hit.node, score=score, similarity=similarity)
+                best[node_id] = FusedHit(node=hit.node, score=score, similarity=similarity)
+    for node_id, added in extra.items():
+        share = added.score or 0.0
+        known = best.get(node_id)
+        if known is None:  # found by its words alone: its lexical match stands for both
+            weight = max((c.weight for c, _ in channels if c.adds), default=1.0) or 1.0
+            best[node_id] = FusedHit(node=added.node, score=share, similarity=share / weight)
+        else:
+            known.score = (known.score or 0.0) + share
     ordered = sorted(best.values(), key=lambda h: h.score or 0.0, reverse=True)
     return list(ordered if top_k is None else ordered[:top_k])
 

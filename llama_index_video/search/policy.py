@@ -37,6 +37,12 @@ from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL
 from llama_index_video.embeddings.identity import TRANSFORMERS_CLIP
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.search.fusion import Channel, FusionRetriever
+from llama_index_video.search.lexical import (
+    LEXICAL_CHANNEL,
+    LEXICAL_THRESHOLD,
+    LEXICAL_WEIGHT,
+    LexicalRetriever,
+)
 from llama_index_video.search.relevance import RelevanceGate
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Locate, Recording
@@ -46,6 +52,8 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from llama_index_video.store.lexical import LexicalStore
 
 CANDIDATES_PER_HIT = 10
 MIN_CANDIDATES = 50
@@ -88,6 +96,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "ocr": 0.9,
     "frame": 0.5,
     VISUAL_CHANNEL: 0.5,
+    LEXICAL_CHANNEL: LEXICAL_WEIGHT,
 }
 
 
@@ -150,6 +159,9 @@ class SearchPolicy:
         visual_model: The model of frames by their pixels; None: no visual search.
         frame_store: Where frame vectors are (with ``visual_model``).
         visual_threshold: Least text-to-image cosine similarity of a visual hit.
+        lexical: The folder's lexical index, for the lexical channel (the query's exact
+            words, :mod:`.lexical`); None: no lexical channel.
+        lexical_threshold: Least lexical match of a lexical hit.
     """
 
     index: VectorStoreIndex
@@ -163,6 +175,8 @@ class SearchPolicy:
     visual_model: MultiModalEmbedding | None = None
     frame_store: BasePydanticVectorStore | None = None
     visual_threshold: float | None = None
+    lexical: LexicalStore | None = None
+    lexical_threshold: float | None = LEXICAL_THRESHOLD
 
     def retriever(
         self,
@@ -175,7 +189,8 @@ class SearchPolicy:
 
         Each modality is a channel (cosine similarity, the text threshold); frames are
         also ranked by their pixels when there is visual search and ``frame`` is among
-        the modalities. See :mod:`.fusion` for what the scores mean.
+        the modalities; the lexical channel adds each moment's match of the query's
+        exact words. See :mod:`.fusion` for what the scores mean.
 
         The text channels share one vector query for ``CANDIDATES_PER_HIT * top_k``
         candidates, split by modality afterwards: a metadata-filtered query is about
@@ -199,6 +214,19 @@ class SearchPolicy:
         channels = [
             Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
         ]
+        if self.lexical is not None and self.weights[LEXICAL_CHANNEL] > 0:
+            words = LexicalRetriever(
+                self.lexical,
+                self.index.vector_store,
+                top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
+                modalities=chosen if modalities or speakers else None,
+                speakers=speakers,
+                threshold=self.lexical_threshold,
+                visible=self.visible,
+                folder=self.folder,
+            )
+            weight = self.weights[LEXICAL_CHANNEL]
+            channels.append(Channel(LEXICAL_CHANNEL, words, weight, self.embed_model, adds=True))
         if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
             frames = VectorStoreIndex.from_vector_store(
                 self.frame_store,

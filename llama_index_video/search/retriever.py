@@ -150,14 +150,23 @@ class VideoRetriever(BaseRetriever):
         return self._kept(hits)
 
     def _kept(self, hits: list[NodeWithScore]) -> list[NodeWithScore]:
-        """The hits of visible contents, their media paths resolved."""
-        if self._visible is not None and hits:
-            complete = self._visible({_content(hit) for hit in hits})
-            hits = [hit for hit in hits if _content(hit) in complete]
-        if self._folder is not None:
-            for hit in hits:
-                hit.node = resolved_node(hit.node, self._folder)
-        return hits
+        return kept(hits, self._visible, self._folder)
+
+
+def kept(
+    hits: list[NodeWithScore],
+    visible: Callable[[Collection[str]], set[str]] | None,
+    folder: Path | None,
+) -> list[NodeWithScore]:
+    """The hits of visible contents (all if ``visible`` is None), their media paths
+    resolved against ``folder`` (as stored if None)."""
+    if visible is not None and hits:
+        complete = visible({_content(hit) for hit in hits})
+        hits = [hit for hit in hits if _content(hit) in complete]
+    if folder is not None:
+        for hit in hits:
+            hit.node = resolved_node(hit.node, folder)
+    return hits
 
 
 def cosine_from_chroma(score: float) -> float:
