@@ -71,6 +71,8 @@ class Figures:
     seek_median_s: float | None
     seek_p95_s: float | None
     seek_signed_median_s: float | None
+    lowest_found_score: float | None = None
+    highest_unanswerable_score: float | None = None
 
 
 def questions(timeline: dict[str, tuple[float, float]], file: str) -> list[Question]:
@@ -97,7 +99,13 @@ def seek_error(question: Question, hits: Sequence[RankedHit], *, depth: int = 3)
     return None if start is None else start - question.start
 
 
-def score(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> Figures:
+def score(
+    results: Sequence[tuple[Question, Sequence[RankedHit]]],
+    scores: dict[str, list[float]] | None = None,
+) -> Figures:
+    """The figures of ``results``; with each question's hit ``scores`` (by question id),
+    also the lowest score of a top-3 hit on its fact and the highest top score of an
+    unanswerable question: where a similarity threshold could go."""
     answerable = [(q, h) for q, h in results if q.answerable]
     unanswerable = [(q, h) for q, h in results if not q.answerable]
     ranks = [first_hit_rank(q, h) for q, h in answerable]
@@ -114,7 +122,23 @@ def score(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> Figures:
         seek_median_s=statistics.median(abs(e) for e in errors) if errors else None,
         seek_p95_s=percentile([abs(e) for e in errors], 0.95) if errors else None,
         seek_signed_median_s=statistics.median(errors) if errors else None,
+        **(_margins(results, scores) if scores is not None else {}),
     )
+
+
+def _margins(
+    results: Sequence[tuple[Question, Sequence[RankedHit]]], scores: dict[str, list[float]]
+) -> dict[str, float | None]:
+    found = [
+        scores[q.id][rank - 1]
+        for q, hits in results
+        if q.answerable and (rank := first_hit_rank(q, hits[:3])) is not None
+    ]
+    turned = [scores[q.id][0] for q, hits in results if not q.answerable and hits]
+    return {
+        "lowest_found_score": min(found) if found else None,
+        "highest_unanswerable_score": max(turned) if turned else None,
+    }
 
 
 def recording(minutes: float, cache: Path) -> tuple[Path, dict[str, tuple[float, float]], float]:
@@ -152,6 +176,7 @@ def _hit(data: dict) -> dict:
         "start": data.get("start"),
         "end": data.get("end"),
         "text": f"{data.get('text') or ''} {context}",
+        "score": data.get("score"),
     }
 
 
@@ -162,7 +187,7 @@ def _naive_child(audio: Path, asked: Path, out: Path) -> None:
     found = {}
     for q in json.loads(asked.read_text()):
         hits = naive.search(Question(q["id"], "spoken", q["question"]))
-        found[q["id"]] = [asdict(h) for h in hits]
+        found[q["id"]] = [{**asdict(h), "score": None} for h in hits]
     out.write_text(json.dumps({"ingest_s": naive.seconds, "hits": found}))
 
 
@@ -203,7 +228,9 @@ def measure(
         searched = [*me, "--ours-child", str(index), str(listed), str(out)]
         _ran("search", run(searched, version.env(), timeout=timeout))
         found = json.loads(out.read_text())
-    results = [(q, [RankedHit(**h) for h in found[q.id]]) for q in asked]
+    results = [(q, [RankedHit(**_ranked(h)) for h in found[q.id]]) for q in asked]
+    scores = {q.id: [h.get("score") for h in found[q.id]] for q in asked}
+    known = all(s is not None for listed in scores.values() for s in listed)
     process = {
         "ingest_wall_s": round(ingest_s, 1),
         "x_real_time": round(seconds / ingest_s, 1),
@@ -212,7 +239,11 @@ def measure(
         "load_before": load,
         "load_after": _load(),
     }
-    return score(results), process
+    return score(results, scores if known else None), process
+
+
+def _ranked(hit: dict) -> dict:
+    return {k: v for k, v in hit.items() if k != "score"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -269,6 +300,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{process['load_before']} / {process['load_after']} |",
                 flush=True,
             )
+            if figures.lowest_found_score is not None:
+                print(
+                    f"  {name}: lowest score of a found fact {figures.lowest_found_score}, "
+                    f"highest top score of an unanswerable {figures.highest_unanswerable_score}"
+                )
             if args.json:
                 with args.json.open("a") as handle:
                     line = {"minutes": minutes, "recipe": name, **asdict(figures), **process}

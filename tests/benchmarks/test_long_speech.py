@@ -85,3 +85,13 @@ def test_percentile_is_the_nearest_rank():
     values = list(range(1, 21))
     assert percentile(values, 0.95) == 19 and percentile(values, 0.5) == 10
     assert percentile([3.0], 0.95) == 3.0
+
+
+def test_margins_say_where_a_threshold_could_go():
+    fact = _fact()
+    none = Question("none_0", "none", "?")
+    results = [(fact, [_hit(0, 5), _hit(100.0, 104.0)]), (none, [_hit(1, 2)])]
+    figures = score(results, {"chess": [0.5, 0.31], "none_0": [0.42]})
+    assert figures.lowest_found_score == 0.31
+    assert figures.highest_unanswerable_score == 0.42
+    assert score(results).lowest_found_score is None
