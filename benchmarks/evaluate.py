@@ -11,11 +11,11 @@ neighbours. Both use the same ASR model and the same embedding model.
 
 ``--sweep`` is the calibration, in one place, to re-run whenever the embedding model
 changes: the cosine threshold sweep, then the relevance gate
-(:mod:`llama_index_video.answering.relevance`) fitted by 5-fold cross-validation over
+(:mod:`llama_index_video.search.relevance`) fitted by 5-fold cross-validation over
 ``questions.json`` (each fold's gate chosen on the other four, scored on it), fitted
 on all of it, and checked on held-out media the calibration never saw
 (``questions_heldout.json``: a narration about tomatoes). It prints the
-``RelevanceGate`` to put in ``llama_index_video.index.DEFAULT_GATES``.
+``RelevanceGate`` to put in ``llama_index_video.search.policy.DEFAULT_GATES``.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from llama_index_video.answering.relevance import RelevanceGate
     from llama_index_video.index import VideoIndex
     from llama_index_video.results import SearchHit
+    from llama_index_video.search.relevance import RelevanceGate
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -101,7 +101,7 @@ def search_ours(index: VideoIndex, question: Question) -> list[RankedHit]:
 
 
 def ranked(hits: Sequence[SearchHit]) -> list[RankedHit]:
-    from llama_index_video.answering.relevance import hit_text
+    from llama_index_video.search.relevance import hit_text
 
     return [RankedHit(Path(h.source).name, h.start, h.end, hit_text(h)) for h in hits]
 
@@ -252,7 +252,7 @@ def fit_gate(
     For each weight the best cut is found; of the weights reaching the best accuracy
     the median is taken (the middle of the plateau, not its edge).
     """
-    from llama_index_video.answering.relevance import Relevance, RelevanceGate
+    from llama_index_video.search.relevance import Relevance, RelevanceGate
 
     labels = [q.answerable for q, _ in collected]
     signals = [Relevance.of(q.question, hits) for q, hits in collected]
@@ -294,7 +294,7 @@ def decisions(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> str:
 
 def calibrate(collected: Collected, heldout: Collected) -> None:
     """Cross-validate the gate, fit it on everything, check it on held-out media."""
-    from llama_index_video.answering.relevance import RelevanceGate
+    from llama_index_video.search.relevance import RelevanceGate
 
     print(f"\n## relevance gate: {FOLDS}-fold cross-validation over questions.json")
     by_question = dict((q.id, (q, hits)) for q, hits in collected)
@@ -320,7 +320,7 @@ def calibrate(collected: Collected, heldout: Collected) -> None:
         print(f"  questions.json, {name:16}: {decisions(gated(collected, chosen))}")
         print(f"  held-out media, {name:16}: {decisions(gated(heldout, chosen))}")
     print(
-        f"put in llama_index_video.index.DEFAULT_GATES: {RelevanceGate.__name__}"
+        f"put in llama_index_video.search.policy.DEFAULT_GATES: {RelevanceGate.__name__}"
         f"(weight={gate.weight}, cut={gate.cut})"
     )
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from llama_index_video.answering.engine import LlmChoice
-    from llama_index_video.answering.relevance import RelevanceGate
+    from llama_index_video.search.relevance import RelevanceGate
     from llama_index_video.service.live import Answerer
 
 DEFAULT_HOST = "127.0.0.1"

@@ -7,6 +7,8 @@ one-sentence fact is not diluted in hundreds of characters of other speech.
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -122,6 +124,6 @@ def test_run_on_speech_with_no_pause_is_cut_within_the_caps_with_an_overlap():
     assert len(units) > 3
     assert all(u.end - u.start <= 8.0 and len(u.text) <= unit_options.max_chars for u in units)
     # Cut where no pause was: each unit begins with the last words of the one before.
-    for before, after in zip(units, units[1:], strict=False):
+    for before, after in itertools.pairwise(units):
         first, second = before.text.split(), after.text.split()
         assert any(first[-k:] == second[:k] for k in range(1, 7)), (before, after)

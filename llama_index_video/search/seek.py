@@ -6,7 +6,7 @@ ingest where each begins (:data:`~llama_index_video.schema.SENTENCES`). A hit sh
 seek to the sentence that answers, not to the unit's first word, which can be ten
 seconds earlier. The pick is lexical and costs no model call: the sentence holding the
 most of the query's content words, each weighted by how few of the unit's sentences
-hold it (the weighting of :func:`~llama_index_video.answering.relevance.coverage`).
+hold it (the weighting of :func:`~llama_index_video.search.relevance.coverage`).
 When no sentence shares a content word with the query (a paraphrase), the hit keeps
 the unit's start.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from llama_index_video.answering.relevance import content_words
+from llama_index_video.search.relevance import content_words
 
 
 def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]) -> float | None:

@@ -26,14 +26,14 @@ from llama_index_video.ocr import ScreenTextSpan
 from llama_index_video.reader import moments
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit
-from llama_index_video.store.fusion import (
+from llama_index_video.search.fusion import (
     RRF_K,
     Channel,
     FusionRetriever,
     fuse,
     similarities,
 )
-from llama_index_video.store.retriever import VideoRetriever
+from llama_index_video.search.retriever import VideoRetriever
 from tests_support import OZONE
 
 DOBSON = "How thick is one Dobson unit?"
@@ -249,7 +249,7 @@ def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
 def test_a_standout_gate_reuses_the_query_embedding_of_the_search(memory_index, monkeypatch):
     from llama_index.core.schema import QueryBundle
 
-    from llama_index_video.index import STANDOUT_GATES
+    from llama_index_video.search.policy import STANDOUT_GATES
 
     monkeypatch.setattr(memory_index, "relevance", STANDOUT_GATES[memory_index.identity])
     bundle = QueryBundle(DOBSON)

@@ -6,8 +6,8 @@ import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from llama_index_video import schema
-from llama_index_video.answering.search import hit_from_node
-from llama_index_video.answering.seek import sentence_start
+from llama_index_video.search.searcher import hit_from_node
+from llama_index_video.search.seek import sentence_start
 
 TEXT = (
     "The weather was mild all autumn. Chess practice is held on Thursdays in the "
