@@ -25,10 +25,10 @@ from llama_index.core.schema import NodeWithScore
 from llama_index_video.answering.citations import check_citations
 from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
-from llama_index_video.answering.relevance import RelevanceGate
-from llama_index_video.answering.search import Locate, Recording, VideoSearcher
 from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.results import Answer, Citation, SearchHit
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.searcher import Locate, Recording, VideoSearcher
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class VideoAnswerer:
         options: See :class:`AskOptions`.
         locate: Maps ``(content_hash, stored source)`` to where the file is now.
         relevance: Rejects questions the hits do not answer (see
-            :class:`~llama_index_video.answering.search.VideoSearcher`).
+            :class:`~llama_index_video.search.searcher.VideoSearcher`).
         recording: The query's candidates in its best recording, for a gate on
             ``standout`` (see the same).
     """

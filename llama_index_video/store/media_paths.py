@@ -12,7 +12,7 @@ reader writing media elsewhere) absolute.
 Written in one place: :class:`FolderVectorStoreIndex` (and its multimodal twin) turns
 the embedded copies of the nodes into their stored form just before they reach the
 vector store, so the embedding models still read the files by the paths the reader
-made. Read in two: :class:`~llama_index_video.store.retriever.VideoRetriever` resolves
+made. Read in two: :class:`~llama_index_video.search.retriever.VideoRetriever` resolves
 the nodes it returns and the ``TimestampFramePostprocessor`` the frames it attaches,
 so everything after retrieval (search hits, ``ask`` images, clips) holds absolute
 paths that resolve from any working directory.
@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from llama_index.core import VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
-from llama_index.core.schema import BaseNode, ImageNode, Node
+from llama_index.core.schema import BaseNode, ImageNode, Node, TransformComponent
 
 from llama_index_video import schema
 
@@ -183,3 +184,14 @@ class FolderMultiModalVectorStoreIndex(_StoresRelativePaths, MultiModalVectorSto
     def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
         self.folder = folder
         super().__init__(*args, **kwargs)
+
+
+def embedding_only(embed_model: BaseEmbedding) -> list[TransformComponent]:
+    """What a LlamaIndex index of ours does to a document inserted into it: embed it.
+
+    Moments reach the index as the nodes the reader made (``insert_nodes``), never as
+    documents to split. Left unset (or empty, which LlamaIndex treats the same), an
+    index takes ``Settings.transformations``, whose default ``SentenceSplitter`` loads
+    tiktoken's GPT-2 encoding: 0.15 s and 44 MB on every open, for nothing.
+    """
+    return [embed_model]
