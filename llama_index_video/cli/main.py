@@ -110,10 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--diarizer",
-        choices=("resemblyzer", "pyannote"),
-        default="resemblyzer",
-        help="speaker backend for --speakers: resemblyzer (offline, default) or pyannote "
-        "(needs HF_TOKEN)",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
     )
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
@@ -500,9 +500,13 @@ def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
         from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
 
         return PyannoteDiarizer(num_speakers=count)
-    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+    if backend == "resemblyzer":
+        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
-    return ResemblyzerDiarizer(num_speakers=count)
+        return ResemblyzerDiarizer(num_speakers=count)
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    return CampplusDiarizer(num_speakers=count)
 
 
 def _speaker_count(text: str) -> int:
