@@ -62,7 +62,8 @@ from llama_index_video.executor.base import (
 )
 from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
-from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
+from llama_index_video.reader.options import SUPPORTED_SUFFIXES
+from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.integrity import IndexCheck, check_index, media_of
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
