@@ -417,6 +417,7 @@ class VideoIndex:
             records = find_source(self.manifest, str(source))
             for record in records:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return len(records)
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
@@ -430,6 +431,7 @@ class VideoIndex:
             ]
             for record in gone:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return [record.source for record in gone]
 
     def as_retriever(
