@@ -211,8 +211,8 @@ class Ingestor:
                     self._lexical.refresh(force=False)
         finally:
             produced.close()
-            if self._lexical is not None:
-                self._lexical.refresh()
+        if self._lexical is not None:  # after a failure the next run's recover() does it
+            self._lexical.refresh()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
 
