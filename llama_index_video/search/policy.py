@@ -220,7 +220,7 @@ class SearchPolicy:
         if self.lexical is not None and self.weights[LEXICAL_CHANNEL] > 0:
             words = LexicalRetriever(
                 self.lexical,
-                self.index.vector_store,
+                self.index,
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
                 modalities=chosen if modalities or speakers else None,
                 speakers=speakers,
