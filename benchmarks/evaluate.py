@@ -143,7 +143,8 @@ class Naive:
         )
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
-        transcriber = FasterWhisperTranscriber()
+        # faster-whisper's own default: each window prompted with the previous text.
+        transcriber = FasterWhisperTranscriber(condition_on_previous_text=True)
         nodes = []
         started = time.perf_counter()
         for path in files or sorted(EXAMPLES.iterdir()):

@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "DiarizationError": "llama_index_video.errors",
     "DownloadError": "llama_index_video.errors",
     "Diarizer": "llama_index_video.speakers.base",
+    "CampplusDiarizer": "llama_index_video.speakers.campplus_diarizer",
     "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "local_embedding": "llama_index_video.embeddings.local",
@@ -118,6 +119,7 @@ if TYPE_CHECKING:
     from llama_index_video.search.retriever import VideoRetriever
     from llama_index_video.search.searcher import VideoSearcher
     from llama_index_video.speakers.base import Diarizer
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
     from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
     from llama_index_video.transcription.base import Segment, Transcriber, Word

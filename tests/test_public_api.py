@@ -64,6 +64,7 @@ EXPECTED = {
     "DiarizationError",
     "DownloadError",
     "Diarizer",
+    "CampplusDiarizer",
     "ResemblyzerDiarizer",
     "PyannoteDiarizer",
 }

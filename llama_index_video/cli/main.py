@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
+from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
@@ -108,10 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--diarizer",
-        choices=("resemblyzer", "pyannote"),
-        default="resemblyzer",
-        help="speaker backend for --speakers: resemblyzer (offline, default) or pyannote "
-        "(needs HF_TOKEN)",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
     )
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
@@ -132,11 +133,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     embedding.add_argument(
         "--embed",
-        choices=["local", "gemini"],
+        choices=["local", "multilingual", "gemini"],
         default=None,
-        help="local all-MiniLM-L6-v2 on ONNX (default; --embed-model takes any "
-        "sentence-transformers model with the [sentence-transformers] extra) or Gemini Embedding 2 "
-        "(native video, audio, image and text vectors; needs GEMINI_API_KEY)",
+        help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
+        "sentence-transformers model with the [sentence-transformers] extra), multilingual "
+        "(multilingual-e5-small, about 100 languages, questions across languages; the "
+        "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
+        "vectors; needs GEMINI_API_KEY)",
     )
     embedding.add_argument("--embed-model", default=None, help="embedding model name")
     embedding.add_argument(
@@ -496,9 +499,13 @@ def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
         from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
 
         return PyannoteDiarizer(num_speakers=count)
-    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+    if backend == "resemblyzer":
+        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
-    return ResemblyzerDiarizer(num_speakers=count)
+        return ResemblyzerDiarizer(num_speakers=count)
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    return CampplusDiarizer(num_speakers=count)
 
 
 def _speaker_count(text: str) -> int:
@@ -513,6 +520,12 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
         if args.dimension is not None or args.batch_api or args.embed_model:
             raise VideoIndexError("--dimension, --batch-api and --embed-model need --embed")
         return None
+    if args.embed == "multilingual":
+        if args.embed_model or args.dimension is not None or args.batch_api:
+            raise VideoIndexError(
+                "--embed multilingual takes no --embed-model, --dimension or --batch-api"
+            )
+        return EmbeddingSpec(model=MULTILINGUAL_MODEL)
     return EmbeddingSpec(
         backend=args.embed,
         model=args.embed_model,

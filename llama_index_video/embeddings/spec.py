@@ -26,9 +26,10 @@ class EmbeddingSpec:
     """How to build an embedding model: backend, model name and its settings.
 
     Attributes:
-        backend: ``"local"`` (all-MiniLM-L6-v2 on ONNX, or a sentence-transformers
-            model) or ``"gemini"``.
-        model: Model name; None for the backend's default.
+        backend: ``"local"`` (all-MiniLM-L6-v2 on ONNX, the multilingual
+            ``MULTILINGUAL_MODEL``, or a sentence-transformers model) or ``"gemini"``.
+        model: Model name; None for the backend's default. ``ingest --embed
+            multilingual`` records ``EmbeddingSpec(model=MULTILINGUAL_MODEL)``.
         dimension: Output dimensionality (Gemini only; 128-3072, default 1536).
         batch_api: Embed through Gemini's Batch API (half price, slower).
     """

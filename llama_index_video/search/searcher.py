@@ -28,6 +28,7 @@ from llama_index_video import results, schema
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
 from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.seek import sentence_start
 
 
 class Location(NamedTuple):
@@ -113,7 +114,12 @@ class VideoSearcher:
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
         moments = [
-            Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
+            Moment(
+                n,
+                hit_from_node(
+                    n, locate=self.locate, similarity=cosine.get(n.node.node_id), query=query
+                ),
+            )
             for n in nodes
         ]
         if not self.accepts(bundle, moments):
@@ -136,6 +142,7 @@ def hit_from_node(
     *,
     locate: Locate | None = None,
     similarity: float | None = None,
+    query: str | None = None,
 ) -> results.SearchHit:
     """Turn a retrieved (and post-processed) node into a :class:`SearchHit`.
 
@@ -147,6 +154,9 @@ def hit_from_node(
             source exists from the working directory).
         similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
             node's own score.
+        query: The search query: a unit of several sentences then starts (with its
+            label and link) where the sentence that best matches it begins
+            (:mod:`~llama_index_video.search.seek`).
     """
     node = hit.node
     metadata = node.metadata
@@ -178,6 +188,13 @@ def hit_from_node(
         ]
         text = node.hit_text or None
     url = citation.url if start is not None else None
+    label = citation.label
+    end = _float(metadata.get(schema.END_S))
+    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
+    said = sentence_start(query, text or "", sentences) if query else None
+    if start is not None and said is not None and said > start:  # seek to what was said
+        start, label = said, schema.moment_label(citation.file_name, said, end)
+        url = schema.media_fragment_url(source, said)
     if url is not None and source_path is not None and url.startswith(source):
         url = source_path + url[len(source) :]  # the same moment, playable from anywhere
     return results.SearchHit(
@@ -185,10 +202,10 @@ def hit_from_node(
         source_path=source_path,
         modality=modality,
         start=start,
-        end=_float(metadata.get(schema.END_S)),
+        end=end,
         score=None if score is None else round(score, 4),
         text=text,
-        label=citation.label,
+        label=label,
         url=url,
         frame_path=frame_path,
         frame_time=frame_time,

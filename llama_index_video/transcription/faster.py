@@ -103,7 +103,12 @@ class FasterWhisperTranscriber:
         language: Language code such as ``"en"`` or ``"de"``; ``None`` detects it (in the
             first 30 s) with a multilingual model.
         word_timestamps: Also return word times (and tighter segment times).
-        condition_on_previous_text: Prompt each 30 s window with the previous text.
+        condition_on_previous_text: Prompt each 30 s window with the previous text. Off
+            by default: with deterministic decoding (no temperature fallback to reset the
+            prompt), a window that falls into a repetition loop ("-R-R-R-...") hands it
+            to every following window; on a 20-minute recording one loop at the start of
+            an audio chunk ate the chunk's ten minutes. Without the prompt, a loop ends
+            with its window (docs/benchmarks.md, long recordings).
         initial_prompt: Text that primes the vocabulary (names, jargon) of the first window.
         download_root: Hugging Face cache folder to look in and download to.
         allow_download: Whether a model missing locally may be downloaded.
@@ -120,7 +125,7 @@ class FasterWhisperTranscriber:
     vad_filter: bool = True
     language: str | None = None
     word_timestamps: bool = True
-    condition_on_previous_text: bool = True
+    condition_on_previous_text: bool = False
     initial_prompt: str | None = None
     download_root: Path | None = None
     allow_download: bool = True
