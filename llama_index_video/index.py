@@ -418,6 +418,7 @@ class VideoIndex:
             records = find_source(self.manifest, str(source))
             for record in records:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return len(records)
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
@@ -431,6 +432,7 @@ class VideoIndex:
             ]
             for record in gone:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return [record.source for record in gone]
 
     def as_retriever(

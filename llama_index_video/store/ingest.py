@@ -213,8 +213,8 @@ class Ingestor:
                     self._lexical.refresh(force=False)
         finally:
             produced.close()
-            if self._lexical is not None:
-                self._lexical.refresh()
+        if self._lexical is not None:  # after a failure the next run's recover() does it
+            self._lexical.refresh()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
 
@@ -271,8 +271,8 @@ class Ingestor:
         with self._manifest.transaction():
             self._forget(file_hash)
         self._finish_removal(file_hash)
-        if self._lexical is not None:
-            self._lexical.refresh()
+        if self._lexical is not None:  # the caller refreshes it once at the end
+            self._lexical.refresh(force=False)
 
     def _logged(self, outcome: FileOutcome) -> FileOutcome:
         log = logger.warning if outcome.outcome == "failed" else logger.info
