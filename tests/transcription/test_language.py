@@ -5,6 +5,7 @@ that changes from English to German."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 from pathlib import Path
 
@@ -99,7 +100,7 @@ def test_stretches_tile_the_audio_and_probes_stay_bounded(turns) -> None:
         return
     assert stretches[0].start == 0.0
     assert stretches[-1].end == pytest.approx(len(samples) / SAMPLE_RATE)
-    for before, after in zip(stretches, stretches[1:], strict=False):
+    for before, after in itertools.pairwise(stretches):
         assert before.end == after.start and before.language != after.language
     # Each utterance is listened to once at most (one longer than a block counts as pieces).
     assert len(calls) <= len(lang._split(spans))
