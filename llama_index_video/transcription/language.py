@@ -6,30 +6,34 @@ transcribes anything, a multilingual Whisper model's language-identification hea
 to a few probes of the audio; speech found not to be English is transcribed by a
 multilingual model, or refused (see :class:`~.faster.FasterWhisperTranscriber`).
 
-How, and what it costs. Silero VAD finds the utterances (speech split at pauses of
-:data:`PAUSE_MS` or more); consecutive utterances make blocks of about
-:data:`BLOCK_SPEECH_S` seconds of speech. A block is probed by identifying each of its
-utterances (with their edges of silence; cutting the pauses out misleads the head) and
-averaging the probabilities, weighted by length: one short sentence misheard (a 2.5 s
-English one came out Thai at 0.85) does not decide a block. Each utterance is encoded at
-its own length rather than padded to Whisper's 30 s window (CTranslate2 accepts shorter
-inputs, and the head reads them as well: 0.98-0.99 on 10 s English and Spanish probes),
-so a block costs about 0.15 CPU s with ``base``, where a padded window costs about 1 CPU
-s and ``tiny.en`` takes 4-5 CPU s to transcribe a minute. At most :data:`FIRST_PROBES`
-evenly spaced blocks are probed; only where two probes disagree are the blocks between
-them probed, by bisection (at most :data:`MAX_PROBES` blocks per call). A stretch in
-another language lying wholly between two probes of one language is therefore not seen:
-a recording that switches language briefly is labelled with its main language.
-
-Between two neighbouring blocks that disagree, the change is placed at the pause that
-puts the most seconds of speech on the side of the language each utterance was heard in.
+How. Silero VAD finds the utterances (speech split at pauses of :data:`PAUSE_MS` or
+more); consecutive utterances make blocks of about :data:`BLOCK_SPEECH_S` seconds of
+speech. A block is probed by identifying each of its utterances (with edges of silence)
+and averaging the probabilities, weighted by length. Each utterance is encoded at its own
+length rather than padded to Whisper's 30 s window: CTranslate2 accepts shorter inputs,
+the head reads them as well (0.98-0.99 on 10 s English and Spanish probes), and a 10 s
+probe costs about 0.13 CPU s with ``base`` where a padded window costs 1 CPU s. At most
+:data:`FIRST_PROBES` evenly spaced blocks are probed; only where two probes disagree are
+the blocks between them probed, by bisection (at most :data:`MAX_PROBES` blocks per
+call). A stretch in another language lying wholly between two probes of one language is
+therefore not seen: a recording that switches language briefly is labelled with its
+main language. Measured (busy 2-core machine, CPU seconds): 0.6-0.9 s per example file
+of 40-80 s, of which the VAD over the whole file is about 0.2 s, against 1.4-4.9 s for
+``tiny.en`` to transcribe it; both grow with length, the probes do not.
 
 A probe counts as English when English has probability :data:`ENGLISH_FLOOR` or more
 (English blocks measured 0.51-1.0 on the example media; synthetic German, Spanish and
 French 0.0-0.3): "not English" is the decision that matters for an English-only model,
-and the label is then the most probable other language. Latin is never chosen unless
-asked for (``languages``): the head confuses unclear speech with it (synthetic German
-came out Latin at 0.32, German third) and almost no recording is in Latin.
+and the label is then the most probable other language. Single utterances mislead the
+head (a 2.5 s English sentence came out Thai at 0.87, which made half of an English
+example "Thai" when blocks were labelled alone), so a block may only take a language
+that the probes together point to or that one block heard decisively
+(:data:`DECISIVE`). Latin is never chosen unless asked for (``languages``): the head
+confuses unclear speech with it (synthetic German came out Latin at 0.32, German third)
+and almost no recording is in Latin.
+
+Between two neighbouring blocks that disagree, the change is placed at the pause that
+puts the most seconds of speech on the side each utterance sounds like.
 """
 
 from __future__ import annotations
@@ -46,9 +50,9 @@ from llama_index_video.transcription.base import SAMPLE_RATE
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
 
-BLOCK_SPEECH_S: Final = 10.0
+BLOCK_SPEECH_S: Final = 6.0
 """Seconds of speech in one block (an utterance longer than this is cut)."""
-MIN_BLOCK_SPEECH_S: Final = 4.0
+MIN_BLOCK_SPEECH_S: Final = 3.0
 """A last block with less speech than this joins the block before it."""
 MIN_SPEECH_S: Final = 1.0
 """Audio with less speech than this is not probed: there is nothing to identify."""
@@ -58,6 +62,7 @@ PAUSE_MS: Final = 300
 EDGE_S: Final = 0.2
 """Silence kept on each side of an utterance when it is identified."""
 ENGLISH_FLOOR: Final = 0.5
+DECISIVE: Final = 0.5
 UNLIKELY: Final = frozenset({"la"})
 """Languages chosen only when asked for (see the module docstring)."""
 
@@ -199,6 +204,7 @@ def detect_stretches(
     heard: dict[int, Probabilities] = {}  # by utterance index
 
     def listen(index: int) -> Probabilities:
+        """The head's probabilities for one utterance, with its edges of silence."""
         if index not in heard:
             start, end = spans[index]
             edge = round(EDGE_S * SAMPLE_RATE)
@@ -221,7 +227,8 @@ def detect_stretches(
         if pending is None:
             break
         probe(pending)
-    spoken = _fill(len(blocks), {block: said(block) for block in probed})
+    candidates = _candidates(probed, languages)
+    spoken = _fill(len(blocks), {b: decide(p, candidates)[0] for b, p in probed.items()})
     stretches: list[LanguageStretch] = []
     first = 0
     for block in range(1, len(blocks) + 1):
@@ -231,9 +238,10 @@ def detect_stretches(
         start = stretches[-1].end if stretches else 0.0
         end = len(samples) / SAMPLE_RATE
         if block < len(blocks):
-            candidates = [*blocks[block - 1], *blocks[block]]
-            labels = {i: decide(heard[i], languages)[0] if i in heard else None for i in candidates}
-            end = max(start, _cut(spans, candidates, labels, (language, spoken[block])))
+            pair = (language, spoken[block])
+            around = [*blocks[block - 1], *blocks[block]]
+            later = [_nearer(listen(i), pair) == pair[1] for i in around]
+            end = max(start, _cut(spans, around, later))
         scores = [probed[b].get(language, 0.0) for b in range(first, block) if b in probed]
         stretches.append(
             LanguageStretch(
@@ -245,6 +253,35 @@ def detect_stretches(
         )
         first = block
     return tuple(stretches)
+
+
+def _candidates(
+    probed: dict[int, Probabilities], languages: Collection[str] | None
+) -> Collection[str]:
+    """The languages a block may be labelled with: those given, else English, the
+    language of all the probes together, and each heard decisively (at
+    :data:`DECISIVE` or more) in a block. A block heard only vaguely then takes the
+    likelier of these rather than a language no block was sure of."""
+    if languages is not None:
+        return languages
+    pooled = _mean(list(probed.values()), [1] * len(probed))
+    found = {"en", decide(pooled)[0]}
+    for probabilities in probed.values():
+        code, probability = decide(probabilities)
+        if probability >= DECISIVE:
+            found.add(code)
+    return found
+
+
+def _nearer(probabilities: Probabilities, pair: tuple[str, str]) -> str:
+    """Which of ``pair`` an utterance sounds like: with English one of them, English
+    when it reaches :data:`ENGLISH_FLOOR` (as :func:`decide` has it), else the likelier
+    of the two (the first on a tie)."""
+    before, after = pair
+    if "en" in pair:
+        english = probabilities.get("en", 0.0) >= ENGLISH_FLOOR
+        return "en" if english else (after if before == "en" else before)
+    return after if probabilities.get(after, 0.0) > probabilities.get(before, 0.0) else before
 
 
 def _split(utterances: Sequence[Span]) -> list[Span]:
@@ -312,24 +349,19 @@ def _fill(count: int, decided: dict[int, str]) -> list[str]:
     ]
 
 
-def _cut(
-    spans: Sequence[Span],
-    candidates: list[int],
-    labels: dict[int, str | None],
-    pair: tuple[str, str],
-) -> float:
-    """Seconds mid-way through the pause, among ``candidates`` (utterance indices), that
-    best separates ``pair[0]`` before from ``pair[1]`` after (see the module docstring)."""
-    before, after = pair
+def _cut(spans: Sequence[Span], around: list[int], later: list[bool]) -> float:
+    """Seconds mid-way through the pause, between utterances ``around`` (indices into
+    ``spans``), that puts the most speech on its side: ``later[i]`` says utterance
+    ``around[i]`` sounds like the language after the change."""
 
     def agreement(cut: int) -> int:
         return sum(
             spans[i][1] - spans[i][0]
-            for position, i in enumerate(candidates)
-            if labels[i] == (before if position < cut else after)
+            for position, i in enumerate(around)
+            if later[position] == (position >= cut)
         )
 
-    if len(candidates) < 2:
-        return spans[candidates[-1]][1] / SAMPLE_RATE
-    cut = max(range(1, len(candidates)), key=agreement)
-    return (spans[candidates[cut - 1]][1] + spans[candidates[cut]][0]) / 2 / SAMPLE_RATE
+    if len(around) < 2:
+        return spans[around[-1]][1] / SAMPLE_RATE
+    cut = max(range(1, len(around)), key=agreement)
+    return (spans[around[cut - 1]][1] + spans[around[cut]][0]) / 2 / SAMPLE_RATE

@@ -71,8 +71,9 @@ def test_one_language_costs_a_few_probes_and_covers_the_audio() -> None:
     assert [(s.language, s.start, s.end) for s in stretches] == [
         ("en", 0.0, len(samples) / SAMPLE_RATE)
     ]
-    # FIRST_PROBES blocks of four 3 s utterances each (a block closes past 10 s of speech).
-    assert sum(calls) == pytest.approx(lang.FIRST_PROBES * 4 * (3.0 + 2 * lang.EDGE_S))
+    # FIRST_PROBES blocks of two 3 s utterances each (a block closes at 6 s of speech).
+    assert lang.BLOCK_SPEECH_S == 6.0
+    assert sum(calls) == pytest.approx(lang.FIRST_PROBES * 2 * (3.0 + 2 * lang.EDGE_S))
 
 
 def test_a_change_of_language_is_placed_at_the_pause_between_them() -> None:
