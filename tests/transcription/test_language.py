@@ -143,11 +143,20 @@ def identify(tmp_path_factory: pytest.TempPathFactory) -> lang.Identify:
 
 @needs_base
 @pytest.mark.parametrize(
-    ("name", "code"), [("meeting_de", "de"), ("sales_es", "es"), ("budget_fr", "fr")]
+    ("name", "code"),
+    [
+        ("meeting_de", "de"),
+        ("sales_es", "es"),
+        ("budget_fr", "fr"),
+        ("silero_de", "de"),  # human speech (silero-vad's test data), 20 s
+        ("silero_es", "es"),
+    ],
 )
 def test_the_language_of_a_recording_is_found(name: str, code: str, identify) -> None:
-    clip = _clip(name)
-    stretches = lang.detect_stretches(clip.audio, identify)
+    from faster_whisper.audio import decode_audio
+
+    audio = decode_audio(str(SPEECH / f"{name}.ogg"), sampling_rate=SAMPLE_RATE)
+    stretches = lang.detect_stretches(audio, identify)
     assert [s.language for s in stretches] == [code]
     assert 0.0 < stretches[0].probability <= 1.0
 
@@ -195,3 +204,17 @@ def test_fixtures_say_what_they_hold() -> None:
         assert manifest["synthetic"] == "espeak-ng"
         assert all(s["language"] and s["end"] > s["start"] for s in manifest["sentences"])
         assert Path(SPEECH / f"{name}.ogg").stat().st_size < 1_000_000
+    for name in ("silero_de", "silero_es"):
+        manifest = json.loads((SPEECH / f"{name}.json").read_text(encoding="utf-8"))
+        assert manifest["real"] and manifest["licence"] and manifest["source"]["commit"]
+        assert Path(SPEECH / f"{name}.ogg").stat().st_size < 1_000_000
+
+
+@needs_base
+def test_asking_an_english_only_model_for_another_language_uses_the_multilingual_one(
+    german: Clip,
+) -> None:
+    result = FasterWhisperTranscriber(language="de").transcribe(german.audio, source=german.path)
+    segments = list(result.segments)
+    assert result.info.options["models"] == "base" and result.info.language == "de"
+    assert segments and {s.language for s in segments} == {"de"}
