@@ -65,6 +65,7 @@ EXPECTED = {
     "DiarizationError",
     "DownloadError",
     "Diarizer",
+    "CampplusDiarizer",
     "ResemblyzerDiarizer",
     "PyannoteDiarizer",
 }

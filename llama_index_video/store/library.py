@@ -14,15 +14,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
-    MetadataFilter,
-    MetadataFilters,
 )
 
 from llama_index_video import schema
 from llama_index_video.sources.origin import read_origin
+from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.ingest import Ingestor
 from llama_index_video.store.manifest import Manifest, PathRecord
 
@@ -104,7 +102,7 @@ def transcript(store: BasePydanticVectorStore, content_hash: str) -> list[Transc
             node.get_content(),
             str(node.metadata[schema.SPEAKER]) if node.metadata.get(schema.SPEAKER) else None,
         )
-        for node in _nodes(store, content_hash)
+        for node in content_nodes(store, content_hash)
         if node.metadata.get(schema.MODALITY) == "transcript"
     ]
     return sorted(lines, key=lambda line: line.start)
@@ -140,15 +138,7 @@ def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) ->
 
 
 def _rows(store: BasePydanticVectorStore, content_hash: str) -> list[dict[str, object]]:
-    return [node.metadata for node in _nodes(store, content_hash)]
-
-
-def _nodes(store: BasePydanticVectorStore, content_hash: str) -> list[BaseNode]:
-    filters = MetadataFilters(filters=[MetadataFilter(key=schema.CONTENT_HASH, value=content_hash)])
-    try:
-        return list(store.get_nodes(None, filters=filters))
-    except NotImplementedError:  # stores that cannot list rows: nothing to show
-        return []
+    return [node.metadata for node in content_nodes(store, content_hash)]
 
 
 def _languages(metadata: list[dict[str, object]]) -> str | None:
