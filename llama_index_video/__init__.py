@@ -37,12 +37,12 @@ _EXPORTS: dict[str, str] = {
     "VideoSearcher": "llama_index_video.search.searcher",
     "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
     "GeminiMultimodalLLM": "llama_index_video.answering.gemini_llm",
-    "VideoAnswerer": "llama_index_video.answering.engine",
-    "AskOptions": "llama_index_video.answering.engine",
+    "VideoAnswerer": "llama_index_video.answering.answerer",
+    "AskOptions": "llama_index_video.answering.answerer",
     "EmbeddingSpec": "llama_index_video.embeddings.spec",
     "ClipOptions": "llama_index_video.reader.clips",
-    "VideoNodeParser": "llama_index_video.reader.pipeline",
-    "media_documents": "llama_index_video.reader.pipeline",
+    "VideoNodeParser": "llama_index_video.reader.ingestion_pipeline",
+    "media_documents": "llama_index_video.reader.ingestion_pipeline",
     "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
@@ -74,8 +74,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
+    from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
-    from llama_index_video.answering.engine import AskOptions, VideoAnswerer
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
     from llama_index_video.answering.prompts import VIDEO_QA_TEMPLATE
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
@@ -110,9 +110,9 @@ if TYPE_CHECKING:
         TimestampFramePostprocessor,
     )
     from llama_index_video.reader.clips import ClipOptions
+    from llama_index_video.reader.ingestion_pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.nodes import ClipNode, FrameNode
     from llama_index_video.reader.options import ReaderOptions
-    from llama_index_video.reader.pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
     from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit

