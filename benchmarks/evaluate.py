@@ -129,7 +129,7 @@ class Naive:
 
     def __init__(self, files: Sequence[Path] | None = None) -> None:
         # First, as a script of one's own would: faster-whisper with libgomp's default
-        # waiting, not the brief spinning llama_index_video.transcription.engine sets.
+        # waiting, not the brief spinning llama_index_video.transcription.openmp sets.
         import faster_whisper  # noqa: F401
         from llama_index.core import VectorStoreIndex
         from llama_index.core.schema import TextNode
@@ -143,7 +143,8 @@ class Naive:
         )
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
-        transcriber = FasterWhisperTranscriber()
+        # faster-whisper's own default: each window prompted with the previous text.
+        transcriber = FasterWhisperTranscriber(condition_on_previous_text=True)
         nodes = []
         started = time.perf_counter()
         for path in files or sorted(EXAMPLES.iterdir()):

@@ -6,9 +6,9 @@ command line's ``--help``) stays fast; optional dependencies load only when need
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from llama_index_video._faces import lazy_exports
 from llama_index_video._version import __version__
 
 _EXPORTS: dict[str, str] = {
@@ -37,12 +37,12 @@ _EXPORTS: dict[str, str] = {
     "VideoSearcher": "llama_index_video.search.searcher",
     "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
     "GeminiMultimodalLLM": "llama_index_video.answering.gemini_llm",
-    "VideoAnswerer": "llama_index_video.answering.engine",
-    "AskOptions": "llama_index_video.answering.engine",
+    "VideoAnswerer": "llama_index_video.answering.answerer",
+    "AskOptions": "llama_index_video.answering.answerer",
     "EmbeddingSpec": "llama_index_video.embeddings.spec",
     "ClipOptions": "llama_index_video.reader.clips",
-    "VideoNodeParser": "llama_index_video.reader.pipeline",
-    "media_documents": "llama_index_video.reader.pipeline",
+    "VideoNodeParser": "llama_index_video.reader.ingestion_pipeline",
+    "media_documents": "llama_index_video.reader.ingestion_pipeline",
     "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedMediaError": "llama_index_video.errors",
     "MediaDecodeError": "llama_index_video.errors",
     "TranscriptionError": "llama_index_video.errors",
+    "UnsupportedLanguageError": "llama_index_video.errors",
     "EmbeddingError": "llama_index_video.errors",
     "RemoteAPIError": "llama_index_video.errors",
     "IndexCompatibilityError": "llama_index_video.errors",
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "DiarizationError": "llama_index_video.errors",
     "DownloadError": "llama_index_video.errors",
     "Diarizer": "llama_index_video.speakers.base",
+    "CampplusDiarizer": "llama_index_video.speakers.campplus_diarizer",
     "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "local_embedding": "llama_index_video.embeddings.local",
@@ -73,8 +75,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
+    from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
-    from llama_index_video.answering.engine import AskOptions, VideoAnswerer
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
     from llama_index_video.answering.prompts import VIDEO_QA_TEMPLATE
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
@@ -96,6 +98,7 @@ if TYPE_CHECKING:
         MissingDependencyError,
         RemoteAPIError,
         TranscriptionError,
+        UnsupportedLanguageError,
         UnsupportedMediaError,
         VectorStoreError,
         VideoIndexError,
@@ -109,15 +112,16 @@ if TYPE_CHECKING:
         TimestampFramePostprocessor,
     )
     from llama_index_video.reader.clips import ClipOptions
+    from llama_index_video.reader.ingestion_pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.nodes import ClipNode, FrameNode
     from llama_index_video.reader.options import ReaderOptions
-    from llama_index_video.reader.pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
     from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
     from llama_index_video.search.retriever import VideoRetriever
     from llama_index_video.search.searcher import VideoSearcher
     from llama_index_video.speakers.base import Diarizer
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
     from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
     from llama_index_video.transcription.base import Segment, Transcriber, Word
@@ -125,14 +129,4 @@ if TYPE_CHECKING:
     from llama_index_video.transcription.openai_whisper import OpenAIWhisperTranscriber
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'llama_index_video' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -18,19 +18,20 @@ from typing import Any
 
 def forward(old_module: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``old_module``: ``homes`` maps each moved name to
-    the module it lives in now."""
+    the module it lives in now, or to ``"module:new_name"`` when it was renamed too."""
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
         if home is None:
             raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
+        module, _, new_name = home.partition(":")
         warnings.warn(
-            f"{old_module}.{name} moved to {home}.{name}; the old path will be removed in "
-            "the next release",
+            f"{old_module}.{name} moved to {module}.{new_name or name}; the old path will be "
+            "removed in the next release",
             DeprecationWarning,
             stacklevel=2,
         )
-        return getattr(importlib.import_module(home), name)
+        return getattr(importlib.import_module(module), new_name or name)
 
     return __getattr__
 

@@ -8,6 +8,7 @@
     │   ├── UnsupportedMediaError  no usable audio or video stream, unknown type
     │   └── MediaDecodeError       the decoder failed (truncated, corrupt)
     ├── TranscriptionError         the speech model failed or cannot be loaded
+    │   └── UnsupportedLanguageError  speech in a language the allowed models cannot write
     ├── DiarizationError           the speaker model failed or cannot be loaded
     ├── DownloadError              a link cannot be fetched (HTTP error, not media, too big)
     ├── EmbeddingError             an embedding backend failed or disagrees with the index
@@ -30,6 +31,8 @@ third-party libraries are chained with ``from exc`` so ``--debug`` can show them
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -81,6 +84,18 @@ class MediaDecodeError(MediaError):
 
 class TranscriptionError(VideoIndexError):
     """The speech model could not be loaded or failed on a file."""
+
+
+class UnsupportedLanguageError(TranscriptionError):
+    """A file's speech is in a language that no allowed speech model can write.
+
+    ``language`` is the Whisper code heard (``"de"``); the message names the file, the
+    language and how to get a model for it.
+    """
+
+    def __init__(self, message: str, *, language: str) -> None:
+        super().__init__(message)
+        self.language = language
 
 
 class DiarizationError(VideoIndexError):
@@ -139,3 +154,14 @@ class DiskFullError(IndexStorageError):
 
 class AnswerError(VideoIndexError):
     """Generating an answer failed."""
+
+
+@contextmanager
+def one_line_errors(path: Path) -> Iterator[None]:
+    """Let the package's errors through; a library failing deep inside becomes one line."""
+    try:
+        yield
+    except VideoIndexError:
+        raise
+    except Exception as exc:  # the cause stays chained for --debug
+        raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc

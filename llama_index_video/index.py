@@ -34,9 +34,10 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video._moved import moved
 from llama_index_video._version import __version__
-from llama_index_video.answering.engine import AskOptions, VideoAnswerer
+from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
+from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
-from llama_index_video.embeddings.spec import EmbeddingSpec, embeds_clips
+from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
@@ -280,12 +281,12 @@ class VideoIndex:
             DiskFullError: the disk filled up; what was complete stays indexed.
         """
         with self._writing(wait):
-            dimension = getattr(self.embed_model, "output_dimensionality", None)
+            dimension = output_dimension(self.embed_model)
             collection = chroma_collection(self.vector_store)
             if dimension and collection is not None:
                 check_dimension(collection, dimension, model=self.identity)
             self._record_identity()
-            from llama_index_video.store.links import ingest_inputs
+            from llama_index_video.store.inputs import ingest_inputs
 
             return ingest_inputs(
                 self._ingestor(progress, executor),
@@ -434,6 +435,7 @@ class VideoIndex:
             records = find_source(self.manifest, str(source))
             for record in records:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return len(records)
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
@@ -447,6 +449,7 @@ class VideoIndex:
             ]
             for record in gone:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return [record.source for record in gone]
 
     def as_retriever(

@@ -11,7 +11,7 @@ __getattr__ = forward(
         "Location": "llama_index_video.search.searcher",
         "Locate": "llama_index_video.search.searcher",
         "Recording": "llama_index_video.search.searcher",
-        "Moment": "llama_index_video.search.searcher",
+        "Moment": "llama_index_video.search.searcher:Finding",
         "VideoSearcher": "llama_index_video.search.searcher",
         "hit_from_node": "llama_index_video.search.searcher",
         "SearchHit": "llama_index_video.results",

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
+from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
@@ -109,10 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--diarizer",
-        choices=("resemblyzer", "pyannote"),
-        default="resemblyzer",
-        help="speaker backend for --speakers: resemblyzer (offline, default) or pyannote "
-        "(needs HF_TOKEN)",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
     )
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
@@ -362,12 +363,12 @@ def _ingest(args: argparse.Namespace) -> int:
         bars.close()
         index.close()
     _print_report(report, args.index)
-    usage = getattr(index.embed_model, "usage", None)
-    if usage is not None:
+    spent = usage(index.embed_model)
+    if spent is not None:
         print(
-            f"gemini: {usage.embedded_items} items embedded in {usage.requests} requests"
-            f" and {usage.batch_jobs} batch jobs, {usage.failed_items} failed,"
-            f" {usage.prompt_tokens} input tokens, {usage.uploaded_files} files uploaded"
+            f"gemini: {spent.embedded_items} items embedded in {spent.requests} requests"
+            f" and {spent.batch_jobs} batch jobs, {spent.failed_items} failed,"
+            f" {spent.prompt_tokens} input tokens, {spent.uploaded_files} files uploaded"
         )
     return 0 if report.ok else EXIT_FAILED_FILES
 
@@ -522,9 +523,13 @@ def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
         from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
 
         return PyannoteDiarizer(num_speakers=count)
-    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+    if backend == "resemblyzer":
+        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
-    return ResemblyzerDiarizer(num_speakers=count)
+        return ResemblyzerDiarizer(num_speakers=count)
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    return CampplusDiarizer(num_speakers=count)
 
 
 def _speaker_count(text: str) -> int:
@@ -580,7 +585,7 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
+    from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 
     llm = make_llm(args.llm, model=args.llm_model)
     if args.queries > 1 and llm is None:

@@ -15,13 +15,16 @@ frames by their text, frames by their pixels, ...) with a weight.
    text-image) are not on one scale. Equal fused scores go to the higher similarity.
 
 **The lexical channel** (:mod:`llama_index_video.search.lexical`: the query's exact
-words, by BM25) joins the blend of the text model: its score, a lexical match in
-(0, 1] rather than a cosine, is weighted like any channel's, and a node found by both
-keeps its better weighted score. So a moment whose exact words match strongly can
-outrank moments whose meaning is only near the query, and a moment the dense channels
-found first keeps its cosine. **Quoted phrases** in the query (``"gym floor"``) must
-appear literally: every channel's hits are filtered by them before they are blended
-(:meth:`Channel.keep`).
+words, by BM25) joins the blend of the text model as an *adding* channel
+(``Channel.adds``): its score, a lexical match in (0, 1] rather than a cosine, is
+weighted and **added** to the node's best weighted cosine, so a node whose meaning and
+words both match beats one that has only either, and a moment whose exact words match
+strongly can outrank moments whose meaning is only near the query. A node found by its
+words alone scores its weighted lexical match, and its ``similarity`` is that match.
+Its hits are not ranked by similarity against the dense ones, so the early stop below
+adds the best weighted lexical match found to every dense retriever's bound.
+**Quoted phrases** in the query (``"gym floor"``) must appear literally: every
+channel's hits are filtered by them before they are blended (:meth:`Channel.keep`).
 
 Scores and the threshold: every channel applies its own relevance threshold to its
 own cosine similarities *before* fusion, so nothing below it enters the ranking and
@@ -72,7 +75,8 @@ RRF_K = 60.0
 
 
 class FusedHit(NodeWithScore):
-    """A fused hit: ``score`` is the fused score, ``similarity`` the cosine behind it."""
+    """A fused hit: ``score`` is the fused score, ``similarity`` the cosine behind it
+    (the lexical match, for a hit found by its words alone)."""
 
     similarity: float | None = None
 

@@ -6,6 +6,9 @@
 - **Channels and weights** (:data:`DEFAULT_WEIGHTS`): one channel per modality, plus
   frames by their pixels when the folder has visual search (:data:`VISUAL_CHANNEL`).
   A frame's text repeats what OCR and the transcript hold, so its own hits count half.
+  The lexical channel (:data:`~.lexical.LEXICAL_CHANNEL`, the query's exact words)
+  adds its weighted match to a moment's best weighted cosine; it has a least match of
+  its own (:data:`~.lexical.LEXICAL_THRESHOLD`).
 - **Thresholds** per embedding model (:data:`DEFAULT_THRESHOLDS`,
   :data:`DEFAULT_VISUAL_THRESHOLDS`): the least cosine similarity of a hit.
 - **Gates** per embedding model (:data:`DEFAULT_GATES`, :data:`STANDOUT_GATES`): when
@@ -217,7 +220,7 @@ class SearchPolicy:
         if self.lexical is not None and self.weights[LEXICAL_CHANNEL] > 0:
             words = LexicalRetriever(
                 self.lexical,
-                self.index.vector_store,
+                self.index,
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
                 modalities=chosen if modalities or speakers else None,
                 speakers=speakers,

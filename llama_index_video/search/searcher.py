@@ -1,7 +1,7 @@
 """Search: retrieve, post-process and score moments, as :class:`SearchHit` results.
 
 :class:`VideoSearcher` is what ``VideoIndex.search`` and ``search --json`` run, and
-what :class:`~llama_index_video.answering.engine.VideoAnswerer` calls before it
+what :class:`~llama_index_video.answering.answerer.VideoAnswerer` calls before it
 answers. The result types live in :mod:`llama_index_video.results`.
 
 Within one embedding model, channels (transcript, OCR text, frames by their text) are
@@ -15,6 +15,7 @@ comparable, so ``score`` need not decrease down the list.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,9 +26,11 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import results, schema
+from llama_index_video._moved import forward
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
 from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.seek import sentence_start
 
 
 class Location(NamedTuple):
@@ -50,7 +53,7 @@ the cosine similarities of the query's candidates from that moment's recording
 
 
 @dataclass(frozen=True)
-class Moment:
+class Finding:
     """A post-processed retrieved node and the search hit made of it."""
 
     node: NodeWithScore
@@ -96,13 +99,13 @@ class VideoSearcher:
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
-        return [moment.hit for moment in self.moments(query)]
+        return [finding.hit for finding in self.findings(query)]
 
     def retrieve(self, query: str) -> list[NodeWithScore]:
         """The post-processed nodes for ``query``, most relevant first."""
-        return [moment.node for moment in self.moments(query)]
+        return [finding.node for finding in self.findings(query)]
 
-    def moments(self, query: str) -> list[Moment]:
+    def findings(self, query: str) -> list[Finding]:
         """The post-processed nodes and their hits, scored by cosine similarity.
 
         Empty when nothing passed the retriever's threshold or the relevance gate.
@@ -112,22 +115,37 @@ class VideoSearcher:
         cosine = similarities(nodes)  # postprocessors build new NodeWithScores
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
-        moments = [
-            Moment(n, hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id)))
+        found = [
+            Finding(
+                n,
+                hit_from_node(
+                    n, locate=self.locate, similarity=cosine.get(n.node.node_id), query=query
+                ),
+            )
             for n in nodes
         ]
-        if not self.accepts(bundle, moments):
+        if not self.accepts(bundle, found):
             return []
-        return moments
+        return found
 
-    def accepts(self, bundle: QueryBundle, moments: Sequence[Moment]) -> bool:
-        """Whether the relevance gate lets ``moments`` answer the query (True without one)."""
+    def moments(self, query: str) -> list[Finding]:
+        """Deprecated name of :meth:`findings`."""
+        warnings.warn(
+            "VideoSearcher.moments() is now findings(); the old name will be removed in the "
+            "next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.findings(query)
+
+    def accepts(self, bundle: QueryBundle, found: Sequence[Finding]) -> bool:
+        """Whether the relevance gate lets ``found`` answer the query (True without one)."""
         if self.relevance is None:
             return True
         recording: Sequence[float] = ()
-        if moments and self.relevance.needs_recording and self.recording is not None:
-            recording = self.recording(bundle, moments[0].node)
-        hits = [moment.hit for moment in moments]
+        if found and self.relevance.needs_recording and self.recording is not None:
+            recording = self.recording(bundle, found[0].node)
+        hits = [finding.hit for finding in found]
         return self.relevance.accepts(bundle.query_str, hits, recording=recording)
 
 
@@ -136,6 +154,7 @@ def hit_from_node(
     *,
     locate: Locate | None = None,
     similarity: float | None = None,
+    query: str | None = None,
 ) -> results.SearchHit:
     """Turn a retrieved (and post-processed) node into a :class:`SearchHit`.
 
@@ -147,6 +166,9 @@ def hit_from_node(
             source exists from the working directory).
         similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
             node's own score.
+        query: The search query: a unit of several sentences then starts (with its
+            label and link) where the sentence that best matches it begins
+            (:mod:`~llama_index_video.search.seek`).
     """
     node = hit.node
     metadata = node.metadata
@@ -178,6 +200,13 @@ def hit_from_node(
         ]
         text = node.hit_text or None
     url = citation.url if start is not None else None
+    label = citation.label
+    end = _float(metadata.get(schema.END_S))
+    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
+    said = sentence_start(query, text or "", sentences) if query else None
+    if start is not None and said is not None and said > start:  # seek to what was said
+        start, label = said, schema.moment_label(citation.file_name, said, end)
+        url = schema.media_fragment_url(source, said)
     if url is not None and source_path is not None and url.startswith(source):
         url = source_path + url[len(source) :]  # the same moment, playable from anywhere
     return results.SearchHit(
@@ -185,10 +214,10 @@ def hit_from_node(
         source_path=source_path,
         modality=modality,
         start=start,
-        end=_float(metadata.get(schema.END_S)),
+        end=end,
         score=None if score is None else round(score, 4),
         text=text,
-        label=citation.label,
+        label=label,
         url=url,
         frame_path=frame_path,
         frame_time=frame_time,
@@ -204,3 +233,6 @@ def _float(value: object) -> float | None:
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+__getattr__ = forward(__name__, {"Moment": f"{__name__}:Finding"})

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from llama_index_video.answering.engine import LlmChoice
+    from llama_index_video.answering.answerer import LlmChoice
     from llama_index_video.search.relevance import RelevanceGate
     from llama_index_video.service.live import Answerer
 
@@ -85,7 +85,7 @@ def serve(
         import uvicorn
     except ImportError as exc:
         raise MissingDependencyError("uvicorn", "serve", "The HTTP service") from exc
-    from llama_index_video.answering.engine import make_llm
+    from llama_index_video.answering.answerer import make_llm
     from llama_index_video.service.live import ask_with
 
     answer = ask_with(make_llm(llm, model=llm_model))

@@ -45,6 +45,7 @@ from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
+from llama_index_video.embeddings.capabilities import node_embedder
 from llama_index_video.errors import (
     IndexStorageError,
     MediaError,
@@ -61,7 +62,8 @@ from llama_index_video.executor.base import (
 )
 from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
-from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
+from llama_index_video.reader.options import SUPPORTED_SUFFIXES
+from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.integrity import IndexCheck, check_index, media_of
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
@@ -172,7 +174,7 @@ class Ingestor:
         self._manifest = manifest
         self._reader = reader
         self._batch_size = batch_size
-        self._try_embed = getattr(embed_model, "try_embed_nodes", None)
+        self._try_embed = node_embedder(embed_model)
         self._progress = progress or (lambda path, stage, done, total: None)
         self._executor = executor or LocalExecutor()
         # Remote workers embed too, unless failures are kept per node (try_embed) or
@@ -211,8 +213,8 @@ class Ingestor:
                     self._lexical.refresh(force=False)
         finally:
             produced.close()
-            if self._lexical is not None:
-                self._lexical.refresh()
+        if self._lexical is not None:  # after a failure the next run's recover() does it
+            self._lexical.refresh()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
 
@@ -272,8 +274,8 @@ class Ingestor:
         with self._manifest.transaction():
             self._forget(file_hash)
         self._finish_removal(file_hash)
-        if self._lexical is not None:
-            self._lexical.refresh()
+        if self._lexical is not None:  # the caller refreshes it once at the end
+            self._lexical.refresh(force=False)
 
     def _logged(self, outcome: FileOutcome) -> FileOutcome:
         log = logger.warning if outcome.outcome == "failed" else logger.info

@@ -32,16 +32,16 @@ downloads once the folder has moved (or been copied), whatever the manifest reco
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
-from llama_index.core.schema import BaseNode, ImageNode, Node, TransformComponent
+from llama_index.core.schema import BaseNode, TransformComponent
 
-from llama_index_video import schema
+from llama_index_video.reader.nodes import with_media_paths
 
 MEDIA_FOLDER: Final = "media"
 """The index folder's media folder: frames, clips and downloads."""
@@ -49,7 +49,6 @@ MEDIA_SUBFOLDERS: Final = ("frames", "clips")
 """Where the reader writes frames and clips, inside the media folder."""
 DOWNLOADS_FOLDER: Final = "downloads"
 """Where files downloaded from links are saved, inside the media folder."""
-_RESOURCES: Final = ("image_resource", "audio_resource", "video_resource")
 
 
 def stored_path(path: str | Path, folder: Path) -> str:
@@ -102,39 +101,6 @@ def resolved_source(recorded: str, folder: Path) -> str:
         if here.is_file():
             return str(here.resolve())
     return recorded
-
-
-def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:
-    """A copy of ``node`` whose media paths are ``change(path)``; ``node`` is untouched.
-
-    The copy shares nothing it changes with ``node`` (a shallow ``model_copy`` would
-    share the metadata dict and the resources), so the node LlamaIndex goes on to embed
-    as an image keeps the paths its embedding reads. A node without media paths (a
-    transcript unit) is returned as it is.
-    """
-    resources = [getattr(node, name, None) for name in _RESOURCES]
-    has_paths = (
-        node.metadata.get(schema.IMAGE_PATH)
-        or getattr(node, "image_path", None)
-        or any(r is not None and r.path is not None for r in resources)
-    )
-    if not has_paths:
-        return node
-    copy = node.model_copy()
-    if node.metadata.get(schema.IMAGE_PATH):
-        copy.metadata = {
-            **node.metadata,
-            schema.IMAGE_PATH: change(str(node.metadata[schema.IMAGE_PATH])),
-        }
-    if isinstance(copy, ImageNode) and copy.image_path:
-        copy.image_path = change(copy.image_path)
-    if isinstance(copy, Node):
-        for name in _RESOURCES:
-            resource = getattr(copy, name)
-            if resource is not None and resource.path is not None:
-                moved = resource.model_copy(update={"path": Path(change(str(resource.path)))})
-                setattr(copy, name, moved)
-    return copy
 
 
 def stored_node(node: BaseNode, folder: Path) -> BaseNode:
