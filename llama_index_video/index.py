@@ -33,12 +33,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video._moved import moved
-from llama_index_video._version import __version__
 from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
 from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
-from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
+from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.spec import EmbeddingSpec
-from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
+from llama_index_video.errors import IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.fusion import FusionRetriever
@@ -62,7 +61,15 @@ from llama_index_video.store.collection import (
     row_total,
 )
 from llama_index_video.store.dimensions import check_dimension
-from llama_index_video.store.folder import IndexFolder
+from llama_index_video.store.folder import (
+    CHROMA_URL_META,
+    COLLECTION_META,
+    EMBEDDING_META,
+    SPEC_META,
+    IndexFolder,
+    check_compatible,
+    record_settings,
+)
 from llama_index_video.store.integrity import IndexCheck, check_index
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
@@ -96,10 +103,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-INDEX_FORMAT = "1"
-SPEC_META = "embedding_spec"
-CHROMA_URL_META = "chroma_url"
-COLLECTION_META = "collection"
 DEFAULT_INDEX_DIR = Path("video_index")
 _CHECK_ATTEMPTS = 3
 
@@ -580,7 +583,7 @@ class VideoIndex:
         return Location(stored_source, known)
 
     def reopen(self) -> None:
-        """Load the vectors afresh, to see what another process wrote since they were loaded.
+        """Load the vectors (and the manifest) afresh, to see what another process wrote.
 
         Only the local Chroma folder this index opened itself is reopened (a Chroma
         server, or a store passed in, is used as it is); every ``VideoIndex`` of this
@@ -591,7 +594,10 @@ class VideoIndex:
         """
         if self._local_vectors:
             self.folder.release()
+        self.manifest.close()  # a read-only folder's manifest may be read as immutable
+        self.manifest = Manifest(self.folder.manifest_file)
         self._open_vectors()
+        self.lexical = LexicalStore(self.path)
 
     @property
     def changed_on_disk(self) -> bool:
@@ -660,30 +666,19 @@ class VideoIndex:
         return EmbeddingSpec.from_json(stored) if stored else EmbeddingSpec()
 
     def _check_compatible(self) -> None:
-        version = self.manifest.get_meta("format")
-        if version is not None and version != INDEX_FORMAT:
-            raise IndexCompatibilityError(
-                f"{self.path}: index format {version} is not readable by llama-index-video "
-                f"{__version__} (format {INDEX_FORMAT}); re-ingest into a new folder"
-            )
-        built_with = self.manifest.get_meta("embedding")
-        if built_with is not None and canonical_identity(built_with) != self.identity:
-            raise IndexCompatibilityError(
-                f"{self.path}: built with embedding model {built_with}, opened with "
-                f"{self.identity}; open it with the same model or ingest into a new folder"
-            )
+        check_compatible(self.manifest, self.path, self.identity)
 
     def _record_identity(self) -> None:
-        with self.manifest.transaction():
-            self.manifest.set_meta("format", INDEX_FORMAT)
-            self.manifest.set_meta("embedding", self.identity)
-            if self.embedding_spec is not None:
-                self.manifest.set_meta(SPEC_META, self.embedding_spec.to_json())
-            self.manifest.set_meta(VISUAL_META, self.visual_identity or NO_VISUAL)
-            self.manifest.set_meta(COLLECTION_META, self.collection)
-            if self.chroma_url is not None:
-                self.manifest.set_meta(CHROMA_URL_META, self.chroma_url)
-            self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
+        record_settings(
+            self.manifest,
+            {
+                EMBEDDING_META: self.identity,
+                SPEC_META: self.embedding_spec.to_json() if self.embedding_spec else None,
+                VISUAL_META: self.visual_identity or NO_VISUAL,
+                COLLECTION_META: self.collection,
+                CHROMA_URL_META: self.chroma_url,
+            },
+        )
 
 
 __getattr__ = moved(

@@ -639,10 +639,10 @@ def _store_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
-    if must_exist and not (path / "manifest.sqlite").exists():
-        raise VideoIndexError(
-            f"{path}: no index here; create it with 'llama-index-video ingest PATH --index {path}'"
-        )
+    from llama_index_video.store.folder import IndexFolder
+
+    if must_exist:
+        IndexFolder(path).require()
     from llama_index_video.index import VideoIndex
 
     return VideoIndex(path, **options)  # type: ignore[arg-type]

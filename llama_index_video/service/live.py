@@ -46,7 +46,8 @@ Answerer = Callable[["VideoIndex", str, int], Answer]
 """``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers."""
 
 Reopen = Callable[[], "VideoIndex"]
-"""Opens the index afresh (a new ``VideoIndex`` over the same folder)."""
+"""Opens the index afresh: ``VideoIndex.reopen()`` and the same index, or a new one over
+the same folder (the old one is then closed)."""
 
 
 def ask_with(llm: LLM | None = None) -> Answerer:
@@ -66,8 +67,8 @@ class LiveIndex:
     """A ``VideoIndex`` shared by concurrent requests, reopened when the manifest changes.
 
     Args:
-        index: The open index to serve. With ``reopen``, it is closed at the first
-            reopen; :meth:`close` closes whichever index is current.
+        index: The open index to serve. :meth:`close` closes whichever index is
+            current (an index ``reopen`` replaces is closed then).
         reopen: Opens the same index afresh, so what a separate ``ingest`` added is
             found. None serves ``index`` as it is (restart to see new content).
         answer: How questions are answered; defaults to the extractive answer.
@@ -84,7 +85,7 @@ class LiveIndex:
         self._reopen = reopen
         self._answer = answer or ask_with(None)
         self._lease = _ReadWriteLease()
-        self._watcher = _ManifestWatcher(index.path / "manifest.sqlite") if reopen else None
+        self._watcher = _ManifestWatcher(index.folder.manifest_file) if reopen else None
         self._catalog = self._new_catalog(index)
 
     @property
@@ -116,12 +117,14 @@ class LiveIndex:
         if self._watcher is None or self._reopen is None or not self._watcher.changed():
             return False
         with self._lease.exclusive():
-            self._index.close()
+            old = self._index
             try:
                 self._index = self._reopen()
             except BaseException:
                 self._watcher.retry()
                 raise
+            if self._index is not old:
+                old.close()
             self._catalog = self._new_catalog(self._index)
         logger.info("%s changed on disk; reopened the index", self._index.path)
         return True
@@ -135,7 +138,7 @@ class LiveIndex:
 
     @staticmethod
     def _new_catalog(index: VideoIndex) -> MediaCatalog:
-        return MediaCatalog(index.manifest, index.path / "media" / "frames")
+        return MediaCatalog(index.manifest, index.folder.frames)
 
 
 class _ManifestWatcher:

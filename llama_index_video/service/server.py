@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.errors import MissingDependencyError, VideoIndexError
+from llama_index_video.errors import MissingDependencyError
 from llama_index_video.service.guard import TOKEN_ENV, check_bind
 
 if TYPE_CHECKING:
@@ -129,16 +129,12 @@ def app_for_folder(
     """
     from llama_index_video.index import VideoIndex
     from llama_index_video.service.app import create_app
-    from llama_index_video.store.collection import release_chroma
+    from llama_index_video.store.folder import IndexFolder
 
-    folder = Path(index_dir)
-    if not (folder / "manifest.sqlite").is_file():
-        raise VideoIndexError(
-            f"{folder}: no index here; create it with "
-            f"'llama-index-video ingest PATH --index {folder}'"
-        )
+    folder = IndexFolder(index_dir)
+    folder.require()
     index = VideoIndex(
-        folder,
+        folder.path,
         chroma_url=chroma_url,
         collection=collection,
         relevance=relevance,
@@ -146,20 +142,8 @@ def app_for_folder(
     )
 
     def reopen() -> VideoIndex:
-        release_chroma(folder / "chroma")
-        return VideoIndex(
-            folder,
-            embed_model=index.embed_model,
-            visual_model=index.visual_model,
-            threshold=index.threshold,
-            visual_threshold=index.visual_threshold,
-            weights=index.weights,
-            chroma_url=index.chroma_url,
-            collection=index.collection,
-            relevance=index.relevance,
-            lexical=index.lexical_search,
-            lexical_threshold=index.lexical_threshold,
-        )
+        index.reopen()
+        return index
 
     return create_app(index, token=token, reopen=reopen, answer=answer)
 

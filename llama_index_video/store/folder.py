@@ -8,9 +8,11 @@ An index folder holds::
     media/downloads/    files downloaded from links
     write.lock          the writer lock, and the write generation
 
-This module is the one place that knows those names, what the manifest records about
-how the index was built (format, embedding, collection, server) and whether this
-version and model may open it, and what to say when a folder holds no index.
+This module is the one place that knows those names (the media folder's, with the
+rules for paths inside it, are :mod:`llama_index_video.store.media_paths`'s), what the
+manifest records about how the index was built (format, embedding, collection,
+server) and whether this version and model may open it, and what to say when a folder
+holds no index.
 
 Vectors loaded before another writer: Chroma keeps one open database per folder and
 process, and its in-memory vector index (HNSW) never sees rows another process added.
@@ -34,17 +36,11 @@ from llama_index_video.errors import IndexCompatibilityError, VideoIndexError
 from llama_index_video.store.collection import open_here, release_chroma
 from llama_index_video.store.lock import LOCK_NAME, WriterLock, read_generation
 from llama_index_video.store.manifest import Manifest
+from llama_index_video.store.media_paths import DOWNLOADS_FOLDER, MEDIA_FOLDER, MEDIA_SUBFOLDERS
 
 MANIFEST_FILE: Final = "manifest.sqlite"
 CHROMA_FOLDER: Final = "chroma"
-MEDIA_FOLDER: Final = "media"
-"""The index folder's media folder: frames, clips and downloads."""
-FRAMES_FOLDER: Final = "frames"
-CLIPS_FOLDER: Final = "clips"
-MEDIA_SUBFOLDERS: Final = (FRAMES_FOLDER, CLIPS_FOLDER)
-"""Where the reader writes frames and clips, inside the media folder."""
-DOWNLOADS_FOLDER: Final = "downloads"
-"""Where files downloaded from links are saved, inside the media folder."""
+FRAMES_FOLDER, CLIPS_FOLDER = MEDIA_SUBFOLDERS
 
 INDEX_FORMAT: Final = "1"
 FORMAT_META: Final = "format"
