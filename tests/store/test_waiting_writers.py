@@ -6,9 +6,9 @@ open the index, and Chroma loads its state, before most of the first one's rows 
 in. Afterwards a query for as many neighbours as the store has rows goes through the
 vector index (HNSW) and must return every row. A waiting writer that wrote from what
 it loaded before, as every one did until writers reopened the store under the lock,
-left Chroma's vector index without the first writer's later rows: on this machine
-1,234 of 2,002 rows reachable, here 1,137 of 1,805 (they stay in the store, listed and
-counted, but search never finds them).
+left Chroma's vector index without the first writer's later rows: 1,234 of 2,002 rows
+reachable after two ``ingest`` runs by hand, 1,352 of 1,801 in this test (they stay in
+the store, listed and counted, but search never finds them).
 """
 
 from __future__ import annotations
