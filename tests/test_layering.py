@@ -43,7 +43,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
-    ("index",),  # VideoIndex, the facade
+    ("querying", "index"),  # VideoIndex, the facade (querying.py: its search and ask)
     ("service", "cli"),
     ("__init__",),  # the package's public face
 )
