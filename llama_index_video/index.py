@@ -58,9 +58,11 @@ from llama_index_video.store.collection import (
     chroma_collection,
     is_read_only_copy,
     open_chroma,
+    releases,
     row_total,
 )
 from llama_index_video.store.dimensions import check_dimension
+from llama_index_video.store.folder import IndexFolder
 from llama_index_video.store.integrity import IndexCheck, check_index
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
@@ -71,7 +73,7 @@ from llama_index_video.store.media_paths import (
     FolderVectorStoreIndex,
     embedding_only,
 )
-from llama_index_video.store.storage_errors import read_only
+from llama_index_video.store.storage_errors import read_only, translated
 from llama_index_video.store.visual import (
     FRAMES_COLLECTION,
     NO_VISUAL,
@@ -173,7 +175,8 @@ class VideoIndex:
             raise ValueError("pass reader_options or a ready reader, not both")
         self.weights = weights_for(weights)
         self.path = Path(path)
-        self.manifest = Manifest(self.path / "manifest.sqlite")
+        self.folder = IndexFolder(self.path)
+        self.manifest = Manifest(self.folder.manifest_file)
         self.embedding_spec: EmbeddingSpec | None = None
         if isinstance(embed_model, BaseEmbedding):
             self.embed_model = embed_model
@@ -203,19 +206,18 @@ class VideoIndex:
         self.collection = (
             collection or self.manifest.get_meta(COLLECTION_META) or DEFAULT_COLLECTION
         )
-        self.vector_store = vector_store or open_chroma(
-            self.path / "chroma", self.collection, url=self.chroma_url
-        )
-        self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
-        """Opened from a folder this process may not write: search only."""
+        self._given_stores = (vector_store, frame_store)
         self.lexical = LexicalStore(self.path)
         """The folder's lexical index (words of every moment, BM25), kept by every writer."""
         self.lexical_search = lexical
         """Whether search has the lexical channel (the index is kept either way)."""
         self.lexical_threshold = lexical_threshold
         self._store_checked = False
+        self._releases = 0
         self.frame_store: BasePydanticVectorStore | None = None
-        self.index = self._open_index(frame_store)
+        self._open_vectors()
+        self.read_only = self.manifest.read_only or is_read_only_copy(self.folder.chroma)
+        """Opened from a folder this process may not write: search only."""
         self._reader = reader
         self.threshold = threshold_for(threshold, DEFAULT_THRESHOLDS.get(self.identity))
         self.visual_threshold = threshold_for(
@@ -312,7 +314,8 @@ class VideoIndex:
             without ``repair``).
         """
         if self.read_only and not repair:
-            return self._check(per_source=True), None
+            with translated(self.folder.chroma):
+                return self._check(per_source=True), None
         with self._writing(wait):
             check = self._check(per_source=True)
             if not repair:
@@ -334,8 +337,15 @@ class VideoIndex:
         Raises:
             IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied.
         """
+        self._follow_releases()
         if self._store_checked:
             return
+        with translated(self.folder.chroma):
+            self._count_rows()
+        self._store_checked = True
+
+    def _count_rows(self) -> None:
+        """:meth:`check_store`'s two counts, taken again while a writer commits."""
         for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
             version = self.manifest.data_version()
             expected = self.manifest.indexed_node_total()
@@ -348,7 +358,6 @@ class VideoIndex:
                 f"moments the manifest lists; run 'llama-index-video verify --repair "
                 f"--index {self.path}' to re-index what is missing"
             )
-        self._store_checked = True
 
     def _check(self, *, per_source: bool) -> IndexCheck:
         return check_index(
@@ -389,13 +398,20 @@ class VideoIndex:
             lock.acquire(wait=wait)
             if lock.previous_holder:
                 logger.info("the last writer, %s, did not finish", lock.previous_holder)
-            yield
+            if self._local_vectors and self.folder.vectors_stale(lock):
+                self.reopen()  # never write from vectors loaded before another writer's
+            else:
+                self._follow_releases()
+            self.folder.written_by(lock)
+            with translated(self.folder.chroma):
+                yield
 
     def library(self) -> list[LibraryEntry]:
         """Every source in the index with its duration, moments, language, speakers,
         status and failure reason (see :mod:`llama_index_video.store.library`)."""
         from llama_index_video.store.library import library
 
+        self._follow_releases()
         return library(self.manifest, self.vector_store)
 
     def transcript(self, source: str | Path) -> list[TranscriptLine] | None:
@@ -403,6 +419,7 @@ class VideoIndex:
         from llama_index_video.store.library import find_source, transcript
 
         records = find_source(self.manifest, str(source))
+        self._follow_releases()
         return transcript(self.vector_store, records[0].content_hash) if records else None
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
@@ -562,6 +579,50 @@ class VideoIndex:
         known = next((path for r, path in records if r.source == stored_source), None)
         return Location(stored_source, known)
 
+    def reopen(self) -> None:
+        """Load the vectors afresh, to see what another process wrote since they were loaded.
+
+        Only the local Chroma folder this index opened itself is reopened (a Chroma
+        server, or a store passed in, is used as it is); every ``VideoIndex`` of this
+        process over the same folder reopens too, at its next use. ``ingest``,
+        ``remove``, ``prune`` and ``verify`` do this by themselves when another writer
+        wrote since; a reader calls it when :attr:`changed_on_disk` says so. Not while
+        another thread uses an index over the same folder.
+        """
+        if self._local_vectors:
+            self.folder.release()
+        self._open_vectors()
+
+    @property
+    def changed_on_disk(self) -> bool:
+        """Whether another process wrote to the index since this process loaded its
+        vectors, so that search would not find what it added (:meth:`reopen`)."""
+        return self._local_vectors and self.folder.changed_since_loaded()
+
+    @property
+    def _local_vectors(self) -> bool:
+        """Whether the vectors are a local Chroma folder this index opened itself."""
+        return self._given_stores[0] is None and self.chroma_url is None
+
+    def _open_vectors(self) -> None:
+        """Open the vector stores and the LlamaIndex index over them."""
+        given, frame_store = self._given_stores
+        if given is None and self.chroma_url is None:
+            self.folder.note_loaded()
+        self._releases = releases(self.folder.chroma)
+        self.vector_store = given or open_chroma(
+            self.folder.chroma, self.collection, url=self.chroma_url
+        )
+        self._store_checked = False
+        self.frame_store = None
+        self.index = self._open_index(frame_store)
+
+    def _follow_releases(self) -> None:
+        """Open the vectors again if this process dropped its Chroma for the folder
+        since they were opened (another ``VideoIndex`` over it reopened)."""
+        if self._local_vectors and self._releases != releases(self.folder.chroma):
+            self._open_vectors()
+
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
         """The text index, or with visual search a multimodal one over both stores."""
         if self.visual_model is None:
@@ -579,7 +640,7 @@ class VideoIndex:
             else f"{self.collection}-frames"
         )
         self.frame_store = frame_store or open_chroma(
-            self.path / "chroma", frames, url=self.chroma_url
+            self.folder.chroma, frames, url=self.chroma_url
         )
         storage = StorageContext.from_defaults(
             vector_store=self.vector_store, image_store=self.frame_store

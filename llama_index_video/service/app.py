@@ -54,7 +54,12 @@ from llama_index_video.errors import (
 from llama_index_video.schema import parse_modalities
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
 from llama_index_video.service.live import Answerer, LiveIndex, Reopen
-from llama_index_video.service.media import FRAME_ROUTE, MEDIA_ROUTE, MediaCatalog
+from llama_index_video.service.media import (
+    FRAME_ROUTE,
+    MEDIA_ROUTE,
+    MediaCatalog,
+    OpenedFileResponse,
+)
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
 
 try:
@@ -226,7 +231,7 @@ def create_app(
             found = catalog.media(content_hash)
         if found is None:
             raise HTTPException(404, "no indexed media file has this id")
-        return FileResponse(found.path, media_type=found.media_type, headers=IMMUTABLE)
+        return _opened(found.path, found.media_type, "no indexed media file has this id")
 
     @app.api_route(FRAME_ROUTE + "{name}", methods=["GET", "HEAD"])
     def frame(name: str) -> FileResponse:
@@ -234,9 +239,17 @@ def create_app(
             found = catalog.frame(name)
         if found is None:
             raise HTTPException(404, "no frame of an indexed file has this name")
-        return FileResponse(found, media_type="image/jpeg", headers=IMMUTABLE)
+        return _opened(found, "image/jpeg", "no frame of an indexed file has this name")
 
     return app
+
+
+def _opened(path: Path, media_type: str, missing: str) -> OpenedFileResponse:
+    """``path`` as it is now, sent whole however it changes meanwhile; 404 if gone."""
+    try:
+        return OpenedFileResponse(path, media_type=media_type, headers=IMMUTABLE)
+    except OSError as exc:  # removed or replaced since the catalog checked it
+        raise HTTPException(404, missing) from exc
 
 
 def _modalities(text: str | None) -> list[str] | None:

@@ -96,12 +96,12 @@ class LiveIndex:
         self, query: str, *, top_k: int, modalities: Sequence[str] | None = None
     ) -> tuple[list[SearchHit], MediaCatalog]:
         """The index's hits for ``query``, and the catalog that serves their media."""
-        with self.reading() as (index, catalog):
+        with self.reading() as (index, catalog), translated(index.folder.chroma):
             return index.search(query, top_k=top_k, modalities=modalities), catalog
 
     def ask(self, question: str, *, top_k: int) -> tuple[Answer, MediaCatalog]:
         """The configured answerer's answer, and the catalog that serves its media."""
-        with self.reading() as (index, catalog):
+        with self.reading() as (index, catalog), translated(index.folder.chroma):
             return self._answer(index, question, top_k), catalog
 
     @contextmanager

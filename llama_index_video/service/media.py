@@ -20,14 +20,28 @@ each hit as ``media_url``, ``media_type`` and ``frame_url``.
 from __future__ import annotations
 
 import functools
+import logging
 import mimetypes
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from llama_index_video.errors import MissingDependencyError
+
+try:
+    import anyio
+    from starlette.responses import FileResponse
+    from starlette.types import Receive, Scope, Send
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise MissingDependencyError("fastapi", "serve", "The HTTP service") from exc
+
 from llama_index_video.media.names import FRAME_NAME, source_prefix
 from llama_index_video.store.manifest import Manifest, PathRecord
+
+logger = logging.getLogger(__name__)
 
 MEDIA_ROUTE = "/media/"
 FRAME_ROUTE = "/frames/"
@@ -140,3 +154,61 @@ class MediaCatalog:
     def file_count(self) -> int:
         """How many indexed contents the snapshot holds."""
         return len(self._paths)
+
+
+class OpenedFileResponse(FileResponse):
+    """A file sent as it was when opened: its headers from the open file (``fstat``) and
+    exactly that many bytes, however the file changes while it is sent.
+
+    Starlette's ``FileResponse`` takes the size from the path, then opens the path again
+    and reads to its end: a file replaced or grown in between (a frame rewritten by a
+    running ``ingest``) sent more bytes than its ``Content-Length`` said, and the server
+    failed the response (h11: "Too much data for declared Content-Length"). A replaced
+    file stays readable through the descriptor opened here; a file cut short in place
+    ends the response early, with one warning line.
+
+    Raises:
+        OSError: the file cannot be opened (the caller answers 404).
+    """
+
+    def __init__(self, path: Path, *, media_type: str, headers: dict[str, str]) -> None:
+        self._file = path.open("rb")
+        try:
+            status = os.fstat(self._file.fileno())
+            super().__init__(path, media_type=media_type, headers=headers, stat_result=status)
+        except BaseException:
+            self._file.close()
+            raise
+        self._size = status.st_size
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._file.close()
+
+    @asynccontextmanager
+    async def _open_file(self) -> AsyncIterator[anyio.AsyncFile[bytes]]:
+        self._file.seek(0)
+        yield anyio.wrap_file(self._file)  # closed by __call__
+
+    async def _handle_simple(self, send: Send, send_header_only: bool, send_pathsend: bool) -> None:
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        if send_header_only:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        async with self._open_file() as file:
+            left = self._size
+            while True:  # ends: each pass sends a chunk that brings left down, or the last
+                chunk = await file.read(min(self.chunk_size, left)) if left else b""
+                left -= len(chunk)
+                more = bool(chunk) and left > 0
+                await send({"type": "http.response.body", "body": chunk, "more_body": more})
+                if not more:
+                    break
+        if left:
+            logger.warning(
+                "%s was cut short while being sent; the response is incomplete", self.path
+            )

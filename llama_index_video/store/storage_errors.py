@@ -5,7 +5,11 @@ errors carry SQLite's text) and the frames written beside them report the same f
 conditions in their own words and types. They are translated here, once, into one line
 that names the file, says what is wrong and what to do:
 
-- no space left, or the user's quota reached: :class:`DiskFullError`;
+- no space left, or the user's quota reached: :class:`DiskFullError`. Chroma's Rust
+  core does not say so: on a full disk its writes fail, and every later read (which
+  first applies pending writes) too, with ``Failed to apply logs to the metadata
+  segment``. That failure is taken as a full disk when the disk holding the file has
+  less than :data:`LOW_SPACE` bytes free, and left as it is otherwise;
 - a read-only file system, or files this user may not write: :class:`IndexReadOnlyError`;
 - a file that is not (or no longer) a database: :class:`IndexCorruptError`.
 
@@ -15,6 +19,7 @@ Anything else is left as it is, for the caller's own handling.
 from __future__ import annotations
 
 import errno
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +46,12 @@ _CORRUPT_TEXT = (
 )
 
 
+LOW_SPACE = 64 * 1024 * 1024
+"""Free bytes below which a write Chroma could not apply is put down to a full disk."""
+# Chroma's words for a write it could not apply to its files, lower-cased.
+_UNAPPLIED_TEXT = ("failed to apply logs", "error in compaction")
+
+
 def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
     """The package error for ``exc`` raised while using ``file``; None if it is none of these."""
     if isinstance(exc, IndexStorageError):
@@ -48,6 +59,8 @@ def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
     code = exc.errno if isinstance(exc, OSError) else None
     text = str(exc).lower()
     if code in _FULL_ERRNOS or any(words in text for words in _FULL_TEXT):
+        return disk_full(file)
+    if any(words in text for words in _UNAPPLIED_TEXT) and _free_bytes(file) < LOW_SPACE:
         return disk_full(file)
     if code in _READ_ONLY_ERRNOS or any(words in text for words in _READ_ONLY_TEXT):
         return read_only(file)
@@ -59,9 +72,19 @@ def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
 
 def disk_full(file: Path) -> DiskFullError:
     return DiskFullError(
-        f"{file}: disk full; free some space and run the same ingest again "
+        f"{file}: disk full; free some space and run the same command again "
         "(the index keeps everything that was complete)"
     )
+
+
+def _free_bytes(file: Path) -> int:
+    """Free bytes on the disk holding ``file`` (or its nearest existing folder)."""
+    for folder in [file, *file.absolute().parents]:
+        try:
+            return shutil.disk_usage(folder).free
+        except OSError:
+            continue
+    return LOW_SPACE
 
 
 def read_only(file: Path) -> IndexReadOnlyError:

@@ -236,3 +236,59 @@ def test_the_index_folder_itself_is_never_served(tiny):
     for name in os.listdir(index.path):
         assert _get(index, f"/static/{name}").status_code == 404
         assert _get(index, f"/{name}").status_code == 404
+
+
+def _send_while(path, change, headers=()):
+    """Send ``path`` with :class:`OpenedFileResponse`, calling ``change()`` once the
+    headers are out; returns (status, headers, body)."""
+    import anyio
+
+    from llama_index_video.service.media import OpenedFileResponse
+
+    sent: dict = {"body": b""}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            sent["status"], sent["headers"] = message["status"], dict(message["headers"])
+            change()
+        else:
+            sent["body"] += message.get("body", b"")
+
+    async def receive():
+        await anyio.sleep(3600)
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "headers": [(k.encode(), v.encode()) for k, v in headers],
+        "asgi": {"spec_version": "2.4"},
+    }
+    response = OpenedFileResponse(path, media_type="image/jpeg", headers={})
+    anyio.run(response, scope, receive, send)
+    return sent["status"], sent["headers"], sent["body"]
+
+
+@pytest.mark.parametrize("how", ["replaced", "grown in place"])
+def test_a_file_changed_while_sent_is_sent_as_it_was_opened(tmp_path, how):
+    frame = tmp_path / "0123456789abcdef_000001000.jpg"
+    before = os.urandom(300_000)
+    frame.write_bytes(before)
+
+    def change():
+        if how == "replaced":  # as ingest writes a frame: a new file renamed over it
+            new = tmp_path / "new.jpg"
+            new.write_bytes(os.urandom(500_000))
+            new.replace(frame)
+        else:
+            with frame.open("ab") as handle:
+                handle.write(os.urandom(200_000))
+
+    status, headers, body = _send_while(frame, change)
+    assert status == 200
+    assert int(headers[b"content-length"]) == len(body) == len(before)
+    assert body == before
+
+    opened = frame.read_bytes()
+    status, headers, body = _send_while(frame, change, [("range", "bytes=100-")])
+    assert status == 206 and int(headers[b"content-length"]) == len(body)
+    assert body == opened[100:]

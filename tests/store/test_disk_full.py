@@ -1,4 +1,4 @@
-"""A full disk stops ingest with "disk full", and the index stays consistent.
+"""A full disk stops every command with "disk full", and the index stays consistent.
 
 The index lives on a real, tiny tmpfs filled up with a ballast file, so Chroma and
 SQLite hit ENOSPC themselves. Mounting needs root (CI runs as root); elsewhere the
@@ -13,6 +13,7 @@ import subprocess
 
 import pytest
 
+from llama_index_video.errors import VideoIndexError
 from llama_index_video.store.collection import release_chroma
 
 HEADROOM = 96 * 1024
@@ -58,13 +59,64 @@ def test_disk_full_stops_ingest_in_one_line_and_keeps_the_index(
     code, out, err = run("ingest", manual, "--index", index_dir, "--quiet")
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert "disk full; free some space and run the same ingest again" in err
+    assert "disk full; free some space and run the same command again" in err
 
     code, out, _ = run("search", "When do production deploys happen?", "--index", index_dir)
     assert code == 0 and "Tuesdays" in out  # what was complete is still there
 
     os.unlink(ballast)
     release_chroma(index_dir / "chroma")  # as a new process would: Chroma's state is per process
+    code, out, err = run("ingest", manual, "--index", index_dir, "--quiet")
+    assert code == 0 and "1 indexed" in out, err
+    assert run("verify", "--index", index_dir)[0] == 0
+
+
+CHROMA_FULL = 2500 * 1024  # room for the lexical words, not for Chroma's compaction
+
+
+def test_disk_full_is_one_line_for_every_command(tiny_disk, built_index, run, tmp_path):
+    index_dir = tiny_disk / "index"
+    shutil.copytree(built_index, index_dir)
+    manual = tmp_path / "manual.md"
+    manual.write_text("\n\n".join(f"## Pump {n}\n\nPump {n} runs at {n} rpm." for n in range(300)))
+    ballast = _fill(tiny_disk, CHROMA_FULL)
+    commands = [
+        ("ingest", manual, "--quiet"),
+        ("search", "When do production deploys happen?"),
+        ("ask", "When do production deploys happen?", "--llm", "none"),
+        ("verify",),
+        ("remove", manual),
+    ]
+    full = []
+    for command in commands:
+        release_chroma(index_dir / "chroma")  # each command as a new process would
+        code, out, err = run(*command, "--index", index_dir)
+        assert "Traceback" not in err and code != 70, (command, err)
+        if "disk full" in err:
+            assert code == 2 and err.count("\n") == 1, (command, err)
+            assert "free some space and run the same command again" in err
+            full.append(command[0])
+    assert full == [c[0] for c in commands]  # Chroma's own failure, mapped for each
+
+    from fastapi.testclient import TestClient
+
+    from llama_index_video.service.server import app_for_folder
+
+    release_chroma(index_dir / "chroma")
+    try:
+        app = app_for_folder(index_dir)
+    except VideoIndexError as exc:  # opening is one line too
+        assert "disk full" in str(exc)
+    else:
+        with TestClient(app) as client:
+            answer = client.get("/api/search", params={"q": "production deploys"})
+        assert answer.status_code in (200, 503), answer.text
+        if answer.status_code == 503:
+            assert "disk full" in answer.json()["detail"]
+        app.state.live.close()
+
+    os.unlink(ballast)
+    release_chroma(index_dir / "chroma")
     code, out, err = run("ingest", manual, "--index", index_dir, "--quiet")
     assert code == 0 and "1 indexed" in out, err
     assert run("verify", "--index", index_dir)[0] == 0
