@@ -20,6 +20,9 @@
     │   ├── IndexReadOnlyError     writing to an index the process may only read
     │   └── DiskFullError          no space left (or quota reached) while writing
     ├── AnswerError                generation failed
+    ├── MomentRequestError         a moment asked of the index that it cannot give: an
+    │                              unknown source, times outside the recording, a span
+    │                              over the limit (also a ValueError)
     └── InsecureBindError          serving beyond loopback without a token
                                    (``llama_index_video.service.guard``; also a ValueError)
 
@@ -139,3 +142,11 @@ class DiskFullError(IndexStorageError):
 
 class AnswerError(VideoIndexError):
     """Generating an answer failed."""
+
+
+class MomentRequestError(VideoIndexError, ValueError):
+    """A source or span the index cannot give (agent tools, MCP, clip export).
+
+    An unknown source, times outside the recording, or a span longer than allowed;
+    the message names the source and what to ask instead.
+    """

@@ -24,7 +24,7 @@ from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.schema import MODALITIES, format_timestamp, parse_modalities
-from llama_index_video.speakers.base import SPEAKER_PREFIX
+from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -709,11 +709,10 @@ def _modalities(text: str) -> list[str]:
 
 
 def _speakers(text: str) -> list[str]:
-    chosen = [s.strip().upper() for s in text.split(",") if s.strip()]
-    names = [f"{SPEAKER_PREFIX}{s}" if s.isdigit() else s for s in chosen]
-    if not names or not all(n.startswith(SPEAKER_PREFIX) for n in names):
-        raise argparse.ArgumentTypeError("name speakers as SPEAKER_2 or 2, comma-separated")
-    return names
+    try:
+        return parse_speakers(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def _configure_logging(*, debug: bool) -> None:
