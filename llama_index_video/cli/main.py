@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
+from llama_index_video.cli.mcp_command import add_mcp_parser, run_mcp
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
@@ -242,6 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _llm_options(serve)
     _relevance_option(serve)
+
+    add_mcp_parser(commands, _index_option)
 
     verify = commands.add_parser(
         "verify",
@@ -736,6 +739,7 @@ _COMMANDS = {
     "search": _search,
     "ask": _ask,
     "serve": _serve,
+    "mcp": lambda args: run_mcp(args, _store_options(args)),
     "verify": _verify,
 }
 
