@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
+from llama_index_video.cli.clip_command import add_clip_parser, run_clip
 from llama_index_video.cli.mcp_command import add_mcp_parser, run_mcp
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
@@ -245,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     _relevance_option(serve)
 
     add_mcp_parser(commands, _index_option)
+    add_clip_parser(commands, _index_option)
 
     verify = commands.add_parser(
         "verify",
@@ -740,6 +742,7 @@ _COMMANDS = {
     "ask": _ask,
     "serve": _serve,
     "mcp": lambda args: run_mcp(args, _store_options(args)),
+    "clip": lambda args: run_clip(args, _store_options(args)),
     "verify": _verify,
 }
 
