@@ -1,6 +1,7 @@
 """Retrieval evaluation: labelled questions over examples/media, ours against the naive recipe.
 
     python benchmarks/evaluate.py [--index DIR] [--heldout-index DIR] [--sweep] [--no-naive]
+    python benchmarks/evaluate.py --lexical {default,grid} [--index DIR]
 
 "Ours" is ``VideoIndex`` with its defaults (sentence-aware units, OCR, fusion, the
 postprocessor's neighbours and frames, the calibrated threshold and relevance gate);
@@ -11,11 +12,16 @@ neighbours. Both use the same ASR model and the same embedding model.
 
 ``--sweep`` is the calibration, in one place, to re-run whenever the embedding model
 changes: the cosine threshold sweep, then the relevance gate
-(:mod:`llama_index_video.answering.relevance`) fitted by 5-fold cross-validation over
+(:mod:`llama_index_video.search.relevance`) fitted by 5-fold cross-validation over
 ``questions.json`` (each fold's gate chosen on the other four, scored on it), fitted
 on all of it, and checked on held-out media the calibration never saw
 (``questions_heldout.json``: a narration about tomatoes). It prints the
-``RelevanceGate`` to put in ``llama_index_video.index.DEFAULT_GATES``.
+``RelevanceGate`` to put in ``llama_index_video.search.policy.DEFAULT_GATES``.
+
+``--lexical`` runs only the search with the lexical channel off and on (its defaults,
+or ``grid``: weights and least lexical matches, the calibration of
+``llama_index_video.search.lexical``), on ``questions.json`` and both held-out sets,
+each set's index shared by all, in one run.
 """
 
 from __future__ import annotations
@@ -30,9 +36,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from llama_index_video.answering.relevance import RelevanceGate
     from llama_index_video.index import VideoIndex
     from llama_index_video.results import SearchHit
+    from llama_index_video.search.relevance import RelevanceGate
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -101,7 +107,7 @@ def search_ours(index: VideoIndex, question: Question) -> list[RankedHit]:
 
 
 def ranked(hits: Sequence[SearchHit]) -> list[RankedHit]:
-    from llama_index_video.answering.relevance import hit_text
+    from llama_index_video.search.relevance import hit_text
 
     return [RankedHit(Path(h.source).name, h.start, h.end, hit_text(h)) for h in hits]
 
@@ -123,7 +129,7 @@ class Naive:
 
     def __init__(self, files: Sequence[Path] | None = None) -> None:
         # First, as a script of one's own would: faster-whisper with libgomp's default
-        # waiting, not the brief spinning llama_index_video.transcription.engine sets.
+        # waiting, not the brief spinning llama_index_video.transcription.openmp sets.
         import faster_whisper  # noqa: F401
         from llama_index.core import VectorStoreIndex
         from llama_index.core.schema import TextNode
@@ -137,7 +143,8 @@ class Naive:
         )
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
-        transcriber = FasterWhisperTranscriber()
+        # faster-whisper's own default: each window prompted with the previous text.
+        transcriber = FasterWhisperTranscriber(condition_on_previous_text=True)
         nodes = []
         started = time.perf_counter()
         for path in files or sorted(EXAMPLES.iterdir()):
@@ -214,6 +221,45 @@ def details(results_a, results_b) -> None:
         print(f"{question.id:18} {question.kind:9} {cells[0]} | {cells[1]}")
 
 
+LEXICAL_DEFAULT = ((None, None), ("default", "default"))
+LEXICAL_GRID = (
+    (None, None),
+    *((weight, least) for weight in (0.25, 0.5, 1.0) for least in (0.3, 0.4, 0.45, 0.5, 0.7)),
+)
+
+
+def lexical_comparison(
+    sets: Sequence[tuple[str, VideoIndex, Sequence[Question]]],
+    grid: Sequence[tuple[float | str | None, float | str | None]],
+) -> None:
+    """Each set's questions with the lexical channel off and on (same index, same run)."""
+    from llama_index_video.index import VideoIndex
+
+    print("\n## lexical channel: off, and on at (weight, least lexical match)")
+    print(
+        f"{'set':12} {'lexical':>11} {'R@1':>6} {'R@3':>6} {'R@5':>6} {'MRR':>6} "
+        f"{'ans@3':>6} {'answered':>9} {'rejected':>9}"
+    )
+    for name, index, questions in sets:
+        for weight, least in grid:
+            options: dict = {"lexical": weight is not None}
+            if isinstance(weight, float):
+                options["weights"] = {"lexical": weight}
+            if isinstance(least, float):
+                options["lexical_threshold"] = least
+            trial = VideoIndex(index.path, embed_model=index.embed_model, **options)
+            results = [(q, search_ours(trial, q)) for q in questions]
+            trial.close()
+            summary = summarise(results)
+            r = summary.recall
+            shown = "off" if weight is None else f"{weight},{least}"
+            print(
+                f"{name:12} {shown:>11} {r[1]:6.2f} {r[3]:6.2f} {r[5]:6.2f} {summary.mrr:6.2f} "
+                f"{summary.answer_at_3:6.2f} {answered_rate(results):9.2f} "
+                f"{rejection_rate(results):9.2f}"
+            )
+
+
 def sweep(index: VideoIndex, questions: Sequence[Question]) -> None:
     from llama_index_video.index import VideoIndex
 
@@ -251,7 +297,7 @@ def fit_gate(
     For each weight the best cut is found; of the weights reaching the best accuracy
     the median is taken (the middle of the plateau, not its edge).
     """
-    from llama_index_video.answering.relevance import Relevance, RelevanceGate
+    from llama_index_video.search.relevance import Relevance, RelevanceGate
 
     labels = [q.answerable for q, _ in collected]
     signals = [Relevance.of(q.question, hits) for q, hits in collected]
@@ -293,7 +339,7 @@ def decisions(results: Sequence[tuple[Question, Sequence[RankedHit]]]) -> str:
 
 def calibrate(collected: Collected, heldout: Collected) -> None:
     """Cross-validate the gate, fit it on everything, check it on held-out media."""
-    from llama_index_video.answering.relevance import RelevanceGate
+    from llama_index_video.search.relevance import RelevanceGate
 
     print(f"\n## relevance gate: {FOLDS}-fold cross-validation over questions.json")
     by_question = dict((q.id, (q, hits)) for q, hits in collected)
@@ -319,7 +365,7 @@ def calibrate(collected: Collected, heldout: Collected) -> None:
         print(f"  questions.json, {name:16}: {decisions(gated(collected, chosen))}")
         print(f"  held-out media, {name:16}: {decisions(gated(heldout, chosen))}")
     print(
-        f"put in llama_index_video.index.DEFAULT_GATES: {RelevanceGate.__name__}"
+        f"put in llama_index_video.search.policy.DEFAULT_GATES: {RelevanceGate.__name__}"
         f"(weight={gate.weight}, cut={gate.cut})"
     )
 
@@ -331,11 +377,25 @@ def main() -> None:
     parser.add_argument("--sweep", action="store_true", help="calibrate threshold and gate")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive recipe")
     parser.add_argument(
+        "--lexical",
+        choices=("default", "grid"),
+        help="only compare search with the lexical channel off and on (its defaults, or "
+        "a grid of weights and least matches) on questions.json and the held-out sets",
+    )
+    parser.add_argument(
         "--questions", type=Path, default=Path(__file__).with_name("questions.json")
     )
     args = parser.parse_args()
     questions = load_questions(args.questions)
     index, ingest_seconds = ours(args.index)
+    if args.lexical:
+        sets = [("examples", index, questions)]
+        for path in HELDOUT_SETS:
+            spec = json.loads(path.read_text())
+            heldout, _ = ours(None, ROOT / spec["media"])
+            sets.append((path.stem.removeprefix("questions_"), heldout, load_questions(path)))
+        lexical_comparison(sets, LEXICAL_GRID if args.lexical == "grid" else LEXICAL_DEFAULT)
+        return
     results_ours = [(q, search_ours(index, q)) for q in questions]
     bare = ungated(index)
     results_bare = [(q, search_ours(bare, q)) for q in questions]

@@ -3,7 +3,7 @@
     python benchmarks/long_recording.py --index DIR
 
 Every recording the relevance benchmarks use is 40-80 s long (2-21 units), while the
-standout gate (:mod:`llama_index_video.answering.relevance`) compares a query's best
+standout gate (:mod:`llama_index_video.search.relevance`) compares a query's best
 moment with up to 50 of its recording's. Here the audio of the example videos and
 meeting and of both held-out narrations is joined, a second of silence apart, into one
 recording of about five minutes (``PARTS``), with a sidecar subtitle file made from

@@ -14,7 +14,7 @@ library of other recordings.
 For every question it reads, without the gate, the candidates of search's shared
 vector query of the text channels (the top 50, cosine similarities), the coverage of
 the best three hits, the candidates of the best candidate's own recording
-(``VideoIndex.recording_scores``; :mod:`llama_index_video.answering.relevance`) and
+(``VideoIndex.recording_scores``; :mod:`llama_index_video.search.relevance`) and
 how often the best moment stays the best when one content word is left out of the
 question. From
 these it derives the signals of ``BASES`` (each alone, and plus coverage at the weight
@@ -50,7 +50,7 @@ from benchmarks.evaluate import (  # noqa: E402
     ours,
 )
 from benchmarks.scoring import Question, balanced_accuracy, best_cut  # noqa: E402
-from llama_index_video.answering.relevance import (  # noqa: E402
+from llama_index_video.search.relevance import (  # noqa: E402
     SPREAD_CANDIDATES,
     RelevanceGate,
     standout,
@@ -115,7 +115,7 @@ BASES: dict[str, Score] = {
 
 def variants(question: str) -> list[str]:
     """The question with one content word left out, for each of its content words."""
-    from llama_index_video.answering.relevance import content_words
+    from llama_index_video.search.relevance import content_words
 
     words = question.split()
     return [
@@ -140,9 +140,9 @@ def same_moment(a: NodeWithScore, b: NodeWithScore) -> bool:
 
 
 def read_signals(index: VideoIndex, questions: Sequence[Question]) -> list[Signals]:
-    from llama_index_video.answering.relevance import Relevance
     from llama_index_video.index import VideoIndex
-    from llama_index_video.store.retriever import VideoRetriever
+    from llama_index_video.search.relevance import Relevance
+    from llama_index_video.search.retriever import VideoRetriever
 
     bare = VideoIndex(index.path, embed_model=index.embed_model, relevance=None)
     candidates = VideoRetriever(bare.index, top_k=CANDIDATES)  # no threshold
@@ -276,7 +276,7 @@ def main() -> None:
     args = parser.parse_args()
     specs = [json.loads(path.read_text()) for path in HELDOUT_SETS]
     media = [ROOT / spec["media"] for spec in specs]
-    from llama_index_video.index import STANDOUT_GATES
+    from llama_index_video.search.policy import STANDOUT_GATES
 
     examples_index, _ = ours(args.index)
     examples = read_signals(examples_index, load_questions(ROOT / "benchmarks" / "questions.json"))

@@ -39,7 +39,7 @@ Measured per query, each variant in its own pass after the same warm-up queries:
     into the queries that found something and those that found nothing.
 (b) ``VideoIndex.search(query)``, query embedding included.
 (c) the raw Chroma ``collection.query``: the top k and the candidates the text channels
-    share (``MIN_CANDIDATES``/``CANDIDATES_PER_HIT`` of ``index.py``), both unfiltered,
+    share (``MIN_CANDIDATES``/``CANDIDATES_PER_HIT`` of ``search/policy.py``), both unfiltered,
     and the top k with a modality filter, as per-modality channels used to ask.
 (d) each distinct retriever behind the channels (Chroma query + LlamaIndex nodes).
 (e) the query embedding alone.
@@ -95,16 +95,17 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import MetadataMode, QueryBundle
 from PIL import Image
 
-from llama_index_video.answering.search import hit_from_node
 from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
-from llama_index_video.index import CANDIDATES_PER_HIT, MIN_CANDIDATES, VideoIndex
+from llama_index_video.index import VideoIndex
 from llama_index_video.media.frames import Frame
 from llama_index_video.reader import moments
 from llama_index_video.reader.units import build_units
 
 # The reader's limit on the speech a frame's text quotes (private; used as is).
 from llama_index_video.reader.video_reader import _SPOKEN_CHARS_PER_FRAME
-from llama_index_video.store.fusion import FusionRetriever
+from llama_index_video.search.fusion import FusionRetriever
+from llama_index_video.search.policy import CANDIDATES_PER_HIT, MIN_CANDIDATES
+from llama_index_video.search.searcher import hit_from_node
 from llama_index_video.store.manifest import PathRecord
 from llama_index_video.transcription.base import Segment
 

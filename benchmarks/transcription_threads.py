@@ -4,7 +4,7 @@
         [--rounds 2] [--json FILE]
 
 CTranslate2's libgomp reads how its threads wait from the environment once, when it
-loads (see :mod:`llama_index_video.transcription.engine`). Each measurement is therefore
+loads (see :mod:`llama_index_video.transcription.openmp`). Each measurement is therefore
 a fresh child process that transcribes the files with ``FasterWhisperTranscriber``'s
 defaults, the model loaded either by the thread that transcribes (``caller``, as the CLI
 does) or by another thread (``thread``, as a worker thread of an app does), and waiting:

@@ -28,21 +28,21 @@ _EXPORTS: dict[str, str] = {
     "OpenAIWhisperTranscriber": "llama_index_video.transcription.openai_whisper",
     "TimestampFramePostprocessor": "llama_index_video.postprocessing.timestamp_frame",
     "MomentNode": "llama_index_video.postprocessing.timestamp_frame",
-    "VideoRetriever": "llama_index_video.store.retriever",
+    "VideoRetriever": "llama_index_video.search.retriever",
     "VideoIndex": "llama_index_video.index",
     "SearchHit": "llama_index_video.results",
     "ContextSpan": "llama_index_video.results",
     "Answer": "llama_index_video.results",
     "Citation": "llama_index_video.results",
-    "VideoSearcher": "llama_index_video.answering.search",
+    "VideoSearcher": "llama_index_video.search.searcher",
     "ClaudeMultimodalLLM": "llama_index_video.answering.claude",
     "GeminiMultimodalLLM": "llama_index_video.answering.gemini_llm",
-    "VideoAnswerer": "llama_index_video.answering.engine",
-    "AskOptions": "llama_index_video.answering.engine",
+    "VideoAnswerer": "llama_index_video.answering.answerer",
+    "AskOptions": "llama_index_video.answering.answerer",
     "EmbeddingSpec": "llama_index_video.embeddings.spec",
     "ClipOptions": "llama_index_video.reader.clips",
-    "VideoNodeParser": "llama_index_video.reader.pipeline",
-    "media_documents": "llama_index_video.reader.pipeline",
+    "VideoNodeParser": "llama_index_video.reader.ingestion_pipeline",
+    "media_documents": "llama_index_video.reader.ingestion_pipeline",
     "GeminiMultimodalEmbedding": "llama_index_video.embeddings.gemini",
     "VideoIndexError": "llama_index_video.errors",
     "MediaError": "llama_index_video.errors",
@@ -64,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "DiarizationError": "llama_index_video.errors",
     "DownloadError": "llama_index_video.errors",
     "Diarizer": "llama_index_video.speakers.base",
+    "CampplusDiarizer": "llama_index_video.speakers.campplus_diarizer",
     "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "local_embedding": "llama_index_video.embeddings.local",
@@ -76,11 +77,10 @@ __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
     from llama_index_video.agents.tool_spec import VideoToolSpec
+    from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
-    from llama_index_video.answering.engine import AskOptions, VideoAnswerer
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
     from llama_index_video.answering.prompts import VIDEO_QA_TEMPLATE
-    from llama_index_video.answering.search import VideoSearcher
     from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
     from llama_index_video.embeddings.local import local_embedding
     from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -114,16 +114,18 @@ if TYPE_CHECKING:
         TimestampFramePostprocessor,
     )
     from llama_index_video.reader.clips import ClipOptions
+    from llama_index_video.reader.ingestion_pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.nodes import ClipNode, FrameNode
     from llama_index_video.reader.options import ReaderOptions
-    from llama_index_video.reader.pipeline import VideoNodeParser, media_documents
     from llama_index_video.reader.units import UnitOptions
     from llama_index_video.reader.video_reader import ReadResult, VideoReader
     from llama_index_video.results import Answer, Citation, ContextSpan, SearchHit
+    from llama_index_video.search.retriever import VideoRetriever
+    from llama_index_video.search.searcher import VideoSearcher
     from llama_index_video.speakers.base import Diarizer
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
     from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
-    from llama_index_video.store.retriever import VideoRetriever
     from llama_index_video.transcription.base import Segment, Transcriber, Word
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
     from llama_index_video.transcription.openai_whisper import OpenAIWhisperTranscriber

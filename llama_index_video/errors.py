@@ -33,6 +33,8 @@ third-party libraries are chained with ``from exc`` so ``--debug`` can show them
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -142,6 +144,17 @@ class DiskFullError(IndexStorageError):
 
 class AnswerError(VideoIndexError):
     """Generating an answer failed."""
+
+
+@contextmanager
+def one_line_errors(path: Path) -> Iterator[None]:
+    """Let the package's errors through; a library failing deep inside becomes one line."""
+    try:
+        yield
+    except VideoIndexError:
+        raise
+    except Exception as exc:  # the cause stays chained for --debug
+        raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
 
 
 class MomentRequestError(VideoIndexError, ValueError):

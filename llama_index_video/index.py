@@ -15,7 +15,7 @@ is opened read-only: search and ask work, ingest fails with one line.
 Search combines one retriever per modality (transcript, OCR text, frames by their
 text, and, when the folder has visual search, frames by their pixels): channels of
 one embedding model are blended by weighted cosine, and only the text and visual
-models are fused by reciprocal rank (:mod:`llama_index_video.store.fusion`); where
+models are fused by reciprocal rank (:mod:`llama_index_video.search.fusion`); where
 frame vectors are kept is explained in :mod:`llama_index_video.store.visual`.
 """
 
@@ -30,19 +30,29 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import NodeWithScore, QueryBundle, TransformComponent
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from llama_index_video import schema
+from llama_index_video._moved import moved
 from llama_index_video._version import __version__
-from llama_index_video.answering.engine import AskOptions, VideoAnswerer
-from llama_index_video.answering.relevance import RelevanceGate
-from llama_index_video.answering.search import Location, VideoSearcher
+from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
+from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
 from llama_index_video.embeddings.identity import canonical_identity, embedding_identity
-from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
-from llama_index_video.embeddings.spec import EmbeddingSpec, embeds_clips
+from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError, IndexCorruptError
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
+from llama_index_video.search.fusion import FusionRetriever
+from llama_index_video.search.lexical import LEXICAL_THRESHOLD
+from llama_index_video.search.policy import (
+    DEFAULT_THRESHOLDS,
+    DEFAULT_VISUAL_THRESHOLDS,
+    SearchPolicy,
+    gate_for,
+    threshold_for,
+    weights_for,
+)
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.searcher import Location, VideoSearcher
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
     chroma_collection,
@@ -51,22 +61,20 @@ from llama_index_video.store.collection import (
     row_total,
 )
 from llama_index_video.store.dimensions import check_dimension
-from llama_index_video.store.fusion import Channel, FusionRetriever
 from llama_index_video.store.integrity import IndexCheck, check_index
+from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import (
     MEDIA_FOLDER,
     FolderMultiModalVectorStoreIndex,
     FolderVectorStoreIndex,
+    embedding_only,
 )
-from llama_index_video.store.retriever import VideoRetriever
 from llama_index_video.store.storage_errors import read_only
 from llama_index_video.store.visual import (
-    DEFAULT_VISUAL_THRESHOLDS,
     FRAMES_COLLECTION,
     NO_VISUAL,
-    VISUAL_CHANNEL,
     VISUAL_META,
     visual_model_for,
 )
@@ -87,44 +95,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 INDEX_FORMAT = "1"
-CANDIDATES_PER_HIT = 10
-MIN_CANDIDATES = 50
 SPEC_META = "embedding_spec"
 CHROMA_URL_META = "chroma_url"
 COLLECTION_META = "collection"
 DEFAULT_INDEX_DIR = Path("video_index")
 _CHECK_ATTEMPTS = 3
-# Minimum cosine similarity for a hit, per embedding model, calibrated with
-# benchmarks/evaluate.py (see docs/evaluation.md).
-DEFAULT_THRESHOLDS: dict[str, float] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.25,
-}
-# When a query's best hits are relevant enough to answer from
-# (llama_index_video.answering.relevance), per embedding model. DEFAULT_GATES apply
-# unless told otherwise: empty, no gate has been good enough to be on by default
-# (docs/evaluation.md). STANDOUT_GATES (`relevance="standout"`): how far the best
-# candidate stands out in its recording plus coverage of the question's words, fitted
-# on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
-# than no gate on two held-out recordings, alone and in a library (2026-12-02); it
-# abstains on recordings of one or two units. Opt-in until the figures of
-# docs/evaluation.md ("Short and long recordings") are judged enough for a default.
-DEFAULT_GATES: dict[str, RelevanceGate] = {}
-STANDOUT_GATES: dict[str, RelevanceGate] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
-        signal="standout", weight=1.109, cut=1.778
-    ),
-}
-# Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
-# A frame's text repeats what OCR and the transcript hold, so its own hits count half.
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "transcript": 1.0,
-    "text": 1.0,
-    "audio": 1.0,
-    "video": 1.0,
-    "ocr": 0.9,
-    "frame": 0.5,
-    VISUAL_CHANNEL: 0.5,
-}
 
 
 class VideoIndex:
@@ -163,6 +138,10 @@ class VideoIndex:
             (``DEFAULT_GATES``, none so far); ``"standout"``: the model's calibrated
             standout gate (``STANDOUT_GATES``; ``ValueError`` for a model without
             one); None: every hit above the threshold.
+        lexical: Search by the query's exact words too (the lexical channel,
+            :mod:`llama_index_video.search.lexical`), fused with the dense channels;
+            False: by meaning only. Writers keep the lexical index either way.
+        lexical_threshold: The least lexical match (0-1) of a lexical hit.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -185,15 +164,14 @@ class VideoIndex:
         weights: Mapping[str, float] | None = None,
         relevance: RelevanceGate | str | None = "auto",
         chroma_url: str | None = None,
+        lexical: bool = True,
+        lexical_threshold: float | None = LEXICAL_THRESHOLD,
     ) -> None:
-        unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
-        if unknown:
-            raise ValueError(f"unknown weights {sorted(unknown)}; use {', '.join(DEFAULT_WEIGHTS)}")
         if frame_store is not None and not frame_store.stores_text:
             raise ValueError("frame_store must store nodes (stores_text), as Chroma does")
         if reader is not None and reader_options is not None:
             raise ValueError("pass reader_options or a ready reader, not both")
-        self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+        self.weights = weights_for(weights)
         self.path = Path(path)
         self.manifest = Manifest(self.path / "manifest.sqlite")
         self.embedding_spec: EmbeddingSpec | None = None
@@ -230,15 +208,20 @@ class VideoIndex:
         )
         self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
         """Opened from a folder this process may not write: search only."""
+        self.lexical = LexicalStore(self.path)
+        """The folder's lexical index (words of every moment, BM25), kept by every writer."""
+        self.lexical_search = lexical
+        """Whether search has the lexical channel (the index is kept either way)."""
+        self.lexical_threshold = lexical_threshold
         self._store_checked = False
         self.frame_store: BasePydanticVectorStore | None = None
         self.index = self._open_index(frame_store)
         self._reader = reader
-        self.threshold = _threshold(threshold, DEFAULT_THRESHOLDS.get(self.identity))
-        self.visual_threshold = _threshold(
+        self.threshold = threshold_for(threshold, DEFAULT_THRESHOLDS.get(self.identity))
+        self.visual_threshold = threshold_for(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
         )
-        self.relevance: RelevanceGate | None = _gate(relevance, self.identity)
+        self.relevance: RelevanceGate | None = gate_for(relevance, self.identity)
 
     @property
     def reader(self) -> VideoReader:
@@ -296,12 +279,12 @@ class VideoIndex:
             DiskFullError: the disk filled up; what was complete stays indexed.
         """
         with self._writing(wait):
-            dimension = getattr(self.embed_model, "output_dimensionality", None)
+            dimension = output_dimension(self.embed_model)
             collection = chroma_collection(self.vector_store)
             if dimension and collection is not None:
                 check_dimension(collection, dimension, model=self.identity)
             self._record_identity()
-            from llama_index_video.store.links import ingest_inputs
+            from llama_index_video.store.inputs import ingest_inputs
 
             return ingest_inputs(
                 self._ingestor(progress, executor),
@@ -369,7 +352,11 @@ class VideoIndex:
 
     def _check(self, *, per_source: bool) -> IndexCheck:
         return check_index(
-            self.manifest, self._stores(), self.reader.media_dir, per_source=per_source
+            self.manifest,
+            self._stores(),
+            self.reader.media_dir,
+            per_source=per_source,
+            lexical=self.lexical,
         )
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
@@ -390,6 +377,7 @@ class VideoIndex:
             embed_model=self.embed_model,
             progress=progress,
             executor=executor,
+            lexical=self.lexical,
         )
 
     @contextmanager
@@ -430,6 +418,7 @@ class VideoIndex:
             records = find_source(self.manifest, str(source))
             for record in records:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return len(records)
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
@@ -443,6 +432,7 @@ class VideoIndex:
             ]
             for record in gone:
                 remove_source(ingestor, self.manifest, record)
+            self.lexical.refresh()
             return [record.source for record in gone]
 
     def as_retriever(
@@ -452,78 +442,38 @@ class VideoIndex:
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
     ) -> FusionRetriever:
-        """Fused retrieval over the modalities (all by default), thresholds applied.
-
-        Each modality is a channel (cosine similarity, this index's threshold); frames
-        are also ranked by their pixels when the index has visual search and ``frame``
-        is among the modalities. See :mod:`llama_index_video.store.fusion` for what the
-        scores mean.
-
-        The text channels share one vector query for ``CANDIDATES_PER_HIT * top_k``
-        candidates, split by modality afterwards: a metadata-filtered query is about
-        50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
-        100 hours of transcript, a modality-filtered top-5 ~170 ms).
+        """Fused retrieval over the modalities (all by default), thresholds applied
+        (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
 
         ``speakers`` keeps only transcript units spoken by them (a metadata filter).
         """
-        chosen = list(modalities or schema.MODALITIES)
-        if speakers:
-            chosen = [m for m in chosen if m == "transcript"]
-        shared = VideoRetriever(  # raises on an unknown modality
-            self.index,
-            top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
-            modalities=modalities,
-            threshold=self.threshold,
-            visible=self.manifest.indexed_among,
-            speakers=speakers,
-            folder=self.path,
-        )
-        channels = [
-            Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
-        ]
-        if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
-            frames = VectorStoreIndex.from_vector_store(
-                self.frame_store,
-                embed_model=self.visual_model,
-                transformations=_embedding_only(self.visual_model),
-            )
-            retriever = VideoRetriever(
-                frames,
-                top_k=top_k,
-                threshold=self.visual_threshold,
-                visible=self.manifest.indexed_among,
-                folder=self.path,
-            )
-            weight = self.weights[VISUAL_CHANNEL]
-            channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
-        return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
+        return self.search_policy().retriever(top_k=top_k, modalities=modalities, speakers=speakers)
 
     def recording_scores(
         self, query: str | QueryBundle, best: NodeWithScore | None = None
     ) -> list[float]:
-        """Cosine similarities of ``query``'s best candidates in one recording.
+        """Cosine similarities of ``query``'s best candidates in one recording: what a
+        ``standout`` relevance gate measures
+        (:meth:`~llama_index_video.search.policy.SearchPolicy.recording_scores`)."""
+        return self.search_policy().recording_scores(query, best)
 
-        The recording is ``best``'s (search passes its best moment), else that of the
-        best text node for ``query`` (no threshold); of that recording's nodes the best
-        ``MIN_CANDIDATES`` are scored, best first. This is what a ``standout`` relevance
-        gate measures. A bundle whose embedding retrieval already computed is not
-        embedded again, so behind a search this costs one content-filtered vector query
-        (slower in Chroma than an unfiltered one, but once per query).
-        """
-        bundle = QueryBundle(query) if isinstance(query, str) else query
-        if bundle.embedding is None:
-            bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
-        visible = self.manifest.indexed_among
-        if best is None:
-            found = VideoRetriever(self.index, top_k=1, visible=visible).retrieve(bundle)
-            if not found:
-                return []
-            best = found[0]
-        content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
-        own = VideoRetriever(
-            self.index, top_k=MIN_CANDIDATES, visible=visible, contents=[content]
-        ).retrieve(bundle)
-        return [hit.score for hit in own if hit.score is not None]
+    def search_policy(self) -> SearchPolicy:
+        """How this index searches now: its channels, weights, thresholds and gate."""
+        return SearchPolicy(
+            index=self.index,
+            embed_model=self.embed_model,
+            visible=self.manifest.indexed_among,
+            locate=self.where,
+            folder=self.path,
+            threshold=self.threshold,
+            weights=self.weights,
+            relevance=self.relevance,
+            visual_model=self.visual_model,
+            frame_store=self.frame_store,
+            visual_threshold=self.visual_threshold,
+            lexical=self.lexical if self.lexical_search else None,
+            lexical_threshold=self.lexical_threshold,
+        )
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
         """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
@@ -545,12 +495,11 @@ class VideoIndex:
         ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
         """
         self.check_store()
+        policy = self.search_policy()
         return VideoSearcher(
-            retriever=self.as_retriever(top_k=top_k, modalities=modalities, speakers=speakers),
+            retriever=policy.retriever(top_k=top_k, modalities=modalities, speakers=speakers),
             postprocessors=[self.postprocessor()],
-            locate=self.where,
-            relevance=self.relevance,
-            recording=self.recording_scores,
+            **policy.wiring(),
         ).search(query)
 
     def answerer(
@@ -571,14 +520,13 @@ class VideoIndex:
         self.check_store()
         options = options or AskOptions()
         postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
+        policy = self.search_policy()
         return VideoAnswerer(
-            retriever=self.as_retriever(top_k=options.top_k),
+            retriever=policy.retriever(top_k=options.top_k),
             postprocessors=postprocessors,
             llm=llm,
             options=options,
-            locate=self.where,
-            relevance=self.relevance,
-            recording=self.recording_scores,
+            **policy.wiring(),
         )
 
     def ask(
@@ -622,7 +570,7 @@ class VideoIndex:
                 nodes=[],
                 storage_context=storage,
                 embed_model=self.embed_model,
-                transformations=_embedding_only(self.embed_model),
+                transformations=embedding_only(self.embed_model),
                 folder=self.path,
             )
         frames = (
@@ -641,7 +589,7 @@ class VideoIndex:
             storage_context=storage,
             embed_model=self.embed_model,
             image_embed_model=self.visual_model,
-            transformations=_embedding_only(self.embed_model),
+            transformations=embedding_only(self.embed_model),
             folder=self.path,
         )
 
@@ -677,35 +625,13 @@ class VideoIndex:
             self.manifest.set_meta("created_by", f"llama-index-video {__version__}")
 
 
-def _embedding_only(embed_model: BaseEmbedding) -> list[TransformComponent]:
-    """What a LlamaIndex index of ours does to a document inserted into it: embed it.
-
-    Moments reach the index as the nodes the reader made (``insert_nodes``), never as
-    documents to split. Left unset (or empty, which LlamaIndex treats the same), an
-    index takes ``Settings.transformations``, whose default ``SentenceSplitter`` loads
-    tiktoken's GPT-2 encoding: 0.15 s and 44 MB on every open, for nothing.
-    """
-    return [embed_model]
-
-
-def _gate(value: RelevanceGate | str | None, identity: str) -> RelevanceGate | None:
-    if value == "auto":
-        return DEFAULT_GATES.get(identity)
-    if value == "standout":
-        if identity not in STANDOUT_GATES:
-            raise ValueError(
-                f"no standout gate is calibrated for {identity}: pass relevance="
-                "RelevanceGate(signal='standout', ...) fitted with benchmarks/rejection_signals.py"
-            )
-        return STANDOUT_GATES[identity]
-    if isinstance(value, str):
-        raise ValueError(f"relevance must be a gate, None, 'auto' or 'standout', got {value!r}")
-    return value
-
-
-def _threshold(value: float | str | None, auto: float | None) -> float | None:
-    if value == "auto":
-        return auto
-    if isinstance(value, str):
-        raise ValueError(f"threshold must be a number, None or 'auto', got {value!r}")
-    return value
+__getattr__ = moved(
+    __name__,
+    "llama_index_video.search.policy",
+    "CANDIDATES_PER_HIT",
+    "MIN_CANDIDATES",
+    "DEFAULT_THRESHOLDS",
+    "DEFAULT_GATES",
+    "STANDOUT_GATES",
+    "DEFAULT_WEIGHTS",
+)

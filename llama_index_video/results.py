@@ -24,7 +24,7 @@ the recognised text and ``frame_path``/``frame_time`` the frame it was read from
 files ingested with speaker labels. ``site_url`` links the same moment on the website a
 recording was downloaded from (``https://youtu.be/ID?t=94``); null for local files.
 ``score`` is the hit's cosine similarity to the query in the space that found it
-(see :mod:`llama_index_video.answering.search`).
+(see :mod:`llama_index_video.search.searcher`).
 
 A :class:`Citation` is built one way, :meth:`Citation.at` (which
 :meth:`Citation.from_node` and :attr:`SearchHit.citation` go through), so the labels a
@@ -33,8 +33,6 @@ model is shown and the moments its answer is checked against cannot drift apart.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -263,24 +261,3 @@ def _seconds(value: Any) -> float | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None or value == "" else str(value)
-
-
-def moved_here(old_module: str, *names: str) -> Callable[[str], Any]:
-    """A module ``__getattr__`` keeping ``old_module.<name>`` importable for one release.
-
-    The result types used to live in the answering modules; importing them from there
-    still works, with a ``DeprecationWarning`` naming the new path.
-    """
-
-    def __getattr__(name: str) -> Any:
-        if name not in names:
-            raise AttributeError(f"module {old_module!r} has no attribute {name!r}")
-        warnings.warn(
-            f"{old_module}.{name} moved to llama_index_video.results.{name} (also importable "
-            "from llama_index_video); the old path will be removed in the next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return globals()[name]
-
-    return __getattr__

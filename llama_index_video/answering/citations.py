@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from llama_index_video import results, schema
+from llama_index_video import schema
+from llama_index_video._moved import moved
 from llama_index_video.schema import parse_timestamp  # its home; still importable from here
 
 if TYPE_CHECKING:
@@ -201,4 +202,4 @@ def _as_labelled(seconds: float) -> float:
     return parse_timestamp(schema.format_timestamp(seconds))
 
 
-__getattr__ = results.moved_here(__name__, "Citation")
+__getattr__ = moved(__name__, "llama_index_video.results", "Citation")

@@ -7,6 +7,7 @@ moments rather than a generated answer, and just as citable.
 from __future__ import annotations
 
 from llama_index_video import results
+from llama_index_video._moved import moved
 
 NOT_FOUND = "Not found in the index: no indexed moment is relevant enough to answer this."
 
@@ -42,4 +43,4 @@ def _shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
 
 
-__getattr__ = results.moved_here(__name__, "Answer")
+__getattr__ = moved(__name__, "llama_index_video.results", "Answer")

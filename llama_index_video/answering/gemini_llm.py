@@ -41,11 +41,11 @@ from llama_index.core.base.llms.types import (
     ChatResponseAsyncGen,
     ChatResponseGen,
 )
-from llama_index.core.bridge.pydantic import Field, model_validator
+from llama_index.core.bridge.pydantic import Field
 from llama_index.core.llms.callbacks import llm_chat_callback
 
 from llama_index_video._gemini import transport
-from llama_index_video._gemini.client import API_KEY_ENV, make_client
+from llama_index_video._gemini.client import API_KEY_ENV, RetrySettings, make_client
 from llama_index_video.answering.chat_llm import (
     MultimodalChatLLM,
     delta_response,
@@ -62,7 +62,6 @@ from llama_index_video.errors import AnswerError, RemoteAPIError
 if TYPE_CHECKING:
     from google import genai
     from google.genai import types
-    from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +76,7 @@ class _Request:
     config: types.GenerateContentConfig
 
 
-class GeminiMultimodalLLM(MultimodalChatLLM):
+class GeminiMultimodalLLM(MultimodalChatLLM, RetrySettings):
     """Gemini through ``generateContent``, taking LlamaIndex text, image, video and audio blocks.
 
     Works wherever LlamaIndex wants a chat LLM, including
@@ -140,10 +139,6 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
     max_retries: int = Field(
         default=2, ge=0, le=10, description="Retries on 408/429/5xx, timeouts, lost connections."
     )
-    retry_initial_delay: float = Field(
-        default=1.0, gt=0, description="First backoff delay in seconds (doubles, plus jitter)."
-    )
-    retry_max_delay: float = Field(default=30.0, gt=0, description="Longest backoff delay (s).")
     base_url: str | None = Field(
         default=None,
         description="API endpoint; None uses GOOGLE_GEMINI_BASE_URL or Google's own.",
@@ -159,12 +154,6 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
     def class_name(cls) -> str:
         """The serialisation id."""
         return "GeminiMultimodalLLM"
-
-    @model_validator(mode="after")
-    def _check_delays(self) -> Self:
-        if self.retry_max_delay < self.retry_initial_delay:
-            raise ValueError("retry_max_delay must be >= retry_initial_delay")
-        return self
 
     # -- the request -------------------------------------------------------------------
 
@@ -211,7 +200,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
             for part in parts:
                 if isinstance(part, PendingUpload):
                     file = yield from transport.upload(
-                        self._policy(),
+                        self.retry_policy(),
                         part.source,
                         mimetype=part.mimetype,
                         display_name=part.label,
@@ -227,7 +216,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
 
     def _delete(self, names: list[str]) -> transport.Steps[None]:
         for name in names:
-            yield from transport.delete(self._policy(), name)
+            yield from transport.delete(self.retry_policy(), name)
 
     @contextmanager
     def _uploaded(self, request: _Request, client: genai.Client) -> Iterator[list[types.Content]]:
@@ -253,7 +242,7 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
         self, request: _Request, contents: list[types.Content]
     ) -> transport.Steps[types.GenerateContentResponse]:
         return transport.call(
-            self._policy(),
+            self.retry_policy(),
             "models.generate_content",
             model=self.model,
             contents=contents,
@@ -262,19 +251,11 @@ class GeminiMultimodalLLM(MultimodalChatLLM):
 
     # -- the SDK boundary --------------------------------------------------------------
 
-    def _policy(self) -> transport.RetryPolicy:
-        return transport.RetryPolicy(
-            attempts=self.max_retries + 1,
-            initial_delay=self.retry_initial_delay,
-            max_delay=self.retry_max_delay,
-            timeout=self.timeout,
-        )
-
     def _genai_client(self) -> genai.Client:
         if self._client is None:
             self._client = make_client(
                 api_key=self._api_key.get_secret_value(),
-                policy=self._policy(),
+                policy=self.retry_policy(),
                 base_url=self.base_url,
                 purpose="Answering with Gemini",
             )

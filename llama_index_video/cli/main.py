@@ -22,6 +22,8 @@ from llama_index_video._version import __version__
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
 from llama_index_video.cli.clip_command import add_clip_parser, run_clip
 from llama_index_video.cli.mcp_command import add_mcp_parser, run_mcp
+from llama_index_video.embeddings.capabilities import usage
+from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
@@ -110,10 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument(
         "--diarizer",
-        choices=("resemblyzer", "pyannote"),
-        default="resemblyzer",
-        help="speaker backend for --speakers: resemblyzer (offline, default) or pyannote "
-        "(needs HF_TOKEN)",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
     )
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
@@ -134,11 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     embedding.add_argument(
         "--embed",
-        choices=["local", "gemini"],
+        choices=["local", "multilingual", "gemini"],
         default=None,
-        help="local all-MiniLM-L6-v2 on ONNX (default; --embed-model takes any "
-        "sentence-transformers model with the [sentence-transformers] extra) or Gemini Embedding 2 "
-        "(native video, audio, image and text vectors; needs GEMINI_API_KEY)",
+        help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
+        "sentence-transformers model with the [sentence-transformers] extra), multilingual "
+        "(multilingual-e5-small, about 100 languages, questions across languages; the "
+        "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
+        "vectors; needs GEMINI_API_KEY)",
     )
     embedding.add_argument("--embed-model", default=None, help="embedding model name")
     embedding.add_argument(
@@ -350,12 +354,12 @@ def _ingest(args: argparse.Namespace) -> int:
         bars.close()
         index.close()
     _print_report(report, args.index)
-    usage = getattr(index.embed_model, "usage", None)
-    if usage is not None:
+    spent = usage(index.embed_model)
+    if spent is not None:
         print(
-            f"gemini: {usage.embedded_items} items embedded in {usage.requests} requests"
-            f" and {usage.batch_jobs} batch jobs, {usage.failed_items} failed,"
-            f" {usage.prompt_tokens} input tokens, {usage.uploaded_files} files uploaded"
+            f"gemini: {spent.embedded_items} items embedded in {spent.requests} requests"
+            f" and {spent.batch_jobs} batch jobs, {spent.failed_items} failed,"
+            f" {spent.prompt_tokens} input tokens, {spent.uploaded_files} files uploaded"
         )
     return 0 if report.ok else EXIT_FAILED_FILES
 
@@ -425,6 +429,8 @@ def _verify(args: argparse.Namespace) -> int:
     for what, count in problems.items():
         if count:
             print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    if check.lexical is not None and not check.lexical.ok:
+        print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
     if not check.counted:
         print("this vector store cannot count its rows; only the media folder was checked")
     if report is not None:
@@ -499,9 +505,13 @@ def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
         from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
 
         return PyannoteDiarizer(num_speakers=count)
-    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+    if backend == "resemblyzer":
+        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
-    return ResemblyzerDiarizer(num_speakers=count)
+        return ResemblyzerDiarizer(num_speakers=count)
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    return CampplusDiarizer(num_speakers=count)
 
 
 def _speaker_count(text: str) -> int:
@@ -516,6 +526,12 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
         if args.dimension is not None or args.batch_api or args.embed_model:
             raise VideoIndexError("--dimension, --batch-api and --embed-model need --embed")
         return None
+    if args.embed == "multilingual":
+        if args.embed_model or args.dimension is not None or args.batch_api:
+            raise VideoIndexError(
+                "--embed multilingual takes no --embed-model, --dimension or --batch-api"
+            )
+        return EmbeddingSpec(model=MULTILINGUAL_MODEL)
     return EmbeddingSpec(
         backend=args.embed,
         model=args.embed_model,
@@ -526,7 +542,7 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 def _search(args: argparse.Namespace) -> int:
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     try:
         hits = index.search(
@@ -551,14 +567,14 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
+    from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 
     llm = make_llm(args.llm, model=args.llm_model)
     if args.queries > 1 and llm is None:
         raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
     reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
     index = _open_index(
-        args.index, must_exist=True, relevance=_relevance(args), **_store_options(args)
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
@@ -594,7 +610,7 @@ def _serve(args: argparse.Namespace) -> int:
         token=args.token,
         llm=args.llm,
         llm_model=args.llm_model,
-        relevance=_relevance(args),
+        **_search_options(args),
         **_store_options(args),
     )
     return 0
@@ -635,11 +651,20 @@ def _relevance_option(parser: argparse.ArgumentParser) -> None:
         "its recording clearly stands out for (near-topic questions); off: every moment "
         "above the similarity threshold",
     )
+    parser.add_argument(
+        "--lexical",
+        choices=["on", "off"],
+        default="on",
+        help='also find moments by the query\'s exact words, numbers and "quoted phrases" '
+        "(fused with the search by meaning); off: by meaning only (quoted phrases still "
+        "must appear)",
+    )
 
 
-def _relevance(args: argparse.Namespace) -> str | None:
-    """``--relevance`` as ``VideoIndex(relevance=...)`` takes it."""
-    return None if args.relevance == "off" else str(args.relevance)
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
+    relevance = None if args.relevance == "off" else str(args.relevance)
+    return {"relevance": relevance, "lexical": args.lexical == "on"}
 
 
 def _wait_options(parser: argparse.ArgumentParser) -> None:

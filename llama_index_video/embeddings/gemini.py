@@ -37,11 +37,12 @@ import asyncio
 import functools
 import logging
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 from llama_index.core.base.embeddings.base import Embedding
 from llama_index.core.bridge.pydantic import (
@@ -55,7 +56,7 @@ from llama_index.core.embeddings import MultiModalEmbedding
 from llama_index.core.schema import BaseNode, ImageType, MetadataMode
 
 from llama_index_video._gemini import transport
-from llama_index_video._gemini.client import API_KEY_ENV, import_genai, make_client
+from llama_index_video._gemini.client import API_KEY_ENV, RetrySettings, import_genai, make_client
 from llama_index_video.api_keys import read_api_key
 from llama_index_video.embeddings.gemini_inputs import (
     EmbedInput,
@@ -71,7 +72,6 @@ from llama_index_video.embeddings.gemini_requests import (
     Result,
     UsageCounter,
 )
-from llama_index_video.embeddings.spec import GEMINI_CLASS_NAME
 from llama_index_video.errors import (
     EmbeddingError,
     MediaError,
@@ -90,7 +90,8 @@ DEFAULT_MODEL: Final = "gemini-embedding-2"
 QUERY_TEMPLATE: Final = "task: search result | query: {text}"
 DOCUMENT_TEMPLATE: Final = "title: none | text: {text}"
 
-_PURPOSE: Final = "GeminiMultimodalEmbedding"
+GEMINI_CLASS_NAME: Final = "GeminiMultimodalEmbedding"
+"""Its ``class_name()``, the serialisation id."""
 
 MediaSource: TypeAlias = "str | Path | bytes | Clip"
 
@@ -120,7 +121,7 @@ class _NodeText(str):
         return obj
 
 
-class GeminiMultimodalEmbedding(MultiModalEmbedding):
+class GeminiMultimodalEmbedding(MultiModalEmbedding, RetrySettings):
     """Gemini Embedding 2 for LlamaIndex: one vector space for text, images, video, audio, PDF.
 
     Example:
@@ -131,6 +132,9 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
     ``GOOGLE_API_KEY``, stripped of surrounding whitespace; it is kept out of
     ``repr``, ``to_dict``/``to_json``, logs and errors.
     """
+
+    embeds_clips: ClassVar[bool] = True
+    """It embeds frames and clips natively (:mod:`llama_index_video.embeddings.capabilities`)."""
 
     model_name: str = Field(
         default=DEFAULT_MODEL, description="The Gemini embedding model (gemini-embedding-2*)."
@@ -153,16 +157,9 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
     max_concurrency: int = Field(
         default=4, ge=1, description="Requests in flight at once on the async path."
     )
-    request_timeout: float = Field(
-        default=120.0, gt=0, description="Seconds before one HTTP request times out."
-    )
     max_retries: int = Field(
         default=4, ge=0, description="Retries of a request failing with 408/429/5xx or a timeout."
     )
-    retry_initial_delay: float = Field(
-        default=1.0, gt=0, description="First backoff delay in seconds (doubles, plus jitter)."
-    )
-    retry_max_delay: float = Field(default=30.0, gt=0, description="Longest backoff delay (s).")
     max_inline_bytes: int = Field(
         default=10 * 2**20,
         gt=0,
@@ -211,7 +208,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
             MissingDependencyError: google-genai is not installed.
         """
         super().__init__(**data)
-        import_genai(_PURPOSE)
+        import_genai(GEMINI_CLASS_NAME)
         key = read_api_key(api_key, API_KEY_ENV)
         if key is None:
             raise EmbeddingError(
@@ -239,9 +236,33 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
                 "embeddings_cache keys vectors on text, and a frame or clip node's text does "
                 "not identify its media; use an IngestionPipeline cache instead"
             )
-        if self.retry_max_delay < self.retry_initial_delay:
-            raise ValueError("retry_max_delay must be >= retry_initial_delay")
         return self
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_timeout_name(cls, data: Any) -> Any:
+        """``request_timeout`` (0.1 name of ``timeout``) is read, with a warning, until 0.3."""
+        if isinstance(data, dict) and "request_timeout" in data:
+            warnings.warn(
+                "GeminiMultimodalEmbedding(request_timeout=...) is now timeout=..., as on "
+                "the Gemini and Claude LLMs; the old name will be removed in the next release",
+                DeprecationWarning,
+                stacklevel=4,
+            )
+            data = {**data}
+            data.setdefault("timeout", data.pop("request_timeout"))
+            data.pop("request_timeout", None)
+        return data
+
+    @property
+    def request_timeout(self) -> float:
+        """Deprecated name of :attr:`timeout`."""
+        warnings.warn(
+            "GeminiMultimodalEmbedding.request_timeout is now .timeout",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.timeout
 
     # -- usage -------------------------------------------------------------------------
 
@@ -417,7 +438,7 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
         requests = Requests(
             model=self.model_name,
             dimension=self.output_dimensionality,
-            policy=self._policy(),
+            policy=self.retry_policy(),
             batch_size=self.embed_batch_size,
             max_inline_bytes=self.max_inline_bytes,
             file_poll_interval=self.file_poll_interval,
@@ -443,23 +464,15 @@ class GeminiMultimodalEmbedding(MultiModalEmbedding):
             )
         return results
 
-    def _policy(self) -> transport.RetryPolicy:
-        return transport.RetryPolicy(
-            attempts=self.max_retries + 1,
-            initial_delay=self.retry_initial_delay,
-            max_delay=self.retry_max_delay,
-            timeout=self.request_timeout,
-        )
-
     def _genai_client(self) -> genai.Client:
         runtime = self._runtime
         with runtime.lock:
             if runtime.client is None:
                 runtime.client = make_client(
                     api_key=self._api_key.get_secret_value(),
-                    policy=self._policy(),
+                    policy=self.retry_policy(),
                     base_url=self.base_url,
-                    purpose=_PURPOSE,
+                    purpose=GEMINI_CLASS_NAME,
                 )
             return runtime.client
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llama_index_video.embeddings.capabilities import output_dimension
 from llama_index_video.weights import offline_model_name
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def embedding_identity(model: BaseEmbedding) -> str:
     name = str(getattr(model, "model_name", "") or "unknown")
     if family == SENTENCE_TRANSFORMERS:
         name = offline_model_name(SENTENCE_TRANSFORMERS, name) or name
-    dimension = getattr(model, "dimension", None) or getattr(model, "output_dimensionality", None)
+    dimension = output_dimension(model)
     suffix = f"@{dimension}" if dimension else ""
     return f"{family}:{name}{suffix}"
 

@@ -10,9 +10,11 @@
    0.9995 typically (0.996 at worst, for a two-letter text) with the float32 model's;
 3. a download of those three files (90 MB) from the model's Hub repository.
 
-A folder laid out that way is used as it is. Any other name is a sentence-transformers
-model, loaded by LlamaIndex's ``HuggingFaceEmbedding`` (torch) when the user installs
-``llama-index-video[sentence-transformers]``.
+A folder laid out that way is used as it is. :data:`MULTILINGUAL_MODEL` and
+``USE_MULTILINGUAL`` are the multilingual embeddings of
+:mod:`llama_index_video.embeddings.multilingual` (the ``multilingual`` extra). Any other
+name is a sentence-transformers model, loaded by LlamaIndex's ``HuggingFaceEmbedding``
+(torch) when the user installs ``llama-index-video[sentence-transformers]``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
-from llama_index_video.weights import MINILM, ONNX_FILE, SBERT_CONFIG, offline_weights
+from llama_index_video.weights import (
+    E5_MULTILINGUAL,
+    MINILM,
+    ONNX_FILE,
+    SBERT_CONFIG,
+    USE_MULTILINGUAL,
+    offline_weights,
+)
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -31,6 +40,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_MODEL = MINILM
+MULTILINGUAL_MODEL = E5_MULTILINGUAL
+"""The multilingual text embedding of ``ingest --embed multilingual`` (multilingual-e5-small;
+``USE_MULTILINGUAL`` is the lighter alternative, see :mod:`~.multilingual`)."""
 _ONNX_FILES = (ONNX_FILE, "tokenizer.json", SBERT_CONFIG)
 
 
@@ -41,9 +53,10 @@ def local_embedding(
     """A cached local embedding for ``model_name``, normalised vectors.
 
     Args:
-        model_name: The default all-MiniLM-L6-v2 (ONNX), an ONNX model folder, or any
-            sentence-transformers model name or folder (needs torch).
-        device: ``"cpu"`` or ``"cuda"``.
+        model_name: The default all-MiniLM-L6-v2 (ONNX), a multilingual model
+            (:data:`MULTILINGUAL_MODEL`, ``USE_MULTILINGUAL``), an ONNX model folder, or
+            any sentence-transformers model name or folder (needs torch).
+        device: ``"cpu"`` or ``"cuda"`` (the multilingual models run on the CPU only).
         batch_size: Texts per forward pass.
 
     Raises:
@@ -64,6 +77,17 @@ def local_embedding(
             device=device,
             embed_batch_size=batch_size,
         )
+    if model_name in (E5_MULTILINGUAL, USE_MULTILINGUAL):
+        from llama_index_video.embeddings.multilingual import (
+            MultilingualE5Embedding,
+            MultilingualUseEmbedding,
+        )
+
+        if device != "cpu":
+            raise ValueError(f"{model_name} runs on the CPU only, not on {device!r}")
+        if model_name == E5_MULTILINGUAL:
+            return MultilingualE5Embedding(embed_batch_size=batch_size)
+        return MultilingualUseEmbedding(embed_batch_size=batch_size)
     return _sentence_transformers(model_name, device=device, batch_size=batch_size)
 
 

@@ -11,6 +11,8 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from llama_index_video._moved import forward
+from llama_index_video.embeddings import capabilities
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
 
 if TYPE_CHECKING:
@@ -18,7 +20,6 @@ if TYPE_CHECKING:
 
 Backend = Literal["local", "gemini"]
 DEFAULT_GEMINI_MODEL = "gemini-embedding-2"
-GEMINI_CLASS_NAME = "GeminiMultimodalEmbedding"  # its class_name(), without importing it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -26,9 +27,10 @@ class EmbeddingSpec:
     """How to build an embedding model: backend, model name and its settings.
 
     Attributes:
-        backend: ``"local"`` (all-MiniLM-L6-v2 on ONNX, or a sentence-transformers
-            model) or ``"gemini"``.
-        model: Model name; None for the backend's default.
+        backend: ``"local"`` (all-MiniLM-L6-v2 on ONNX, the multilingual
+            ``MULTILINGUAL_MODEL``, or a sentence-transformers model) or ``"gemini"``.
+        model: Model name; None for the backend's default. ``ingest --embed
+            multilingual`` records ``EmbeddingSpec(model=MULTILINGUAL_MODEL)``.
         dimension: Output dimensionality (Gemini only; 128-3072, default 1536).
         batch_api: Embed through Gemini's Batch API (half price, slower).
     """
@@ -46,8 +48,12 @@ class EmbeddingSpec:
 
     @property
     def multimodal(self) -> bool:
-        """Whether the model embeds clips and frames natively."""
-        return self.backend == "gemini"
+        """Whether the model embeds clips and frames natively (its class says so)."""
+        if self.backend == "local":
+            return False  # text models, whichever runtime
+        from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+
+        return capabilities.embeds_clips(GeminiMultimodalEmbedding)
 
     def build(self) -> BaseEmbedding:
         """The embedding model (Gemini reads its key from the environment)."""
@@ -70,7 +76,10 @@ class EmbeddingSpec:
         return cls(**json.loads(text))
 
 
-def embeds_clips(model: BaseEmbedding) -> bool:
-    """Whether ``model`` embeds video and audio clips and frames natively, however it was
-    made (from an :class:`EmbeddingSpec` or passed as a model)."""
-    return model.class_name() == GEMINI_CLASS_NAME
+__getattr__ = forward(
+    __name__,
+    {
+        "embeds_clips": "llama_index_video.embeddings.capabilities",
+        "GEMINI_CLASS_NAME": "llama_index_video.embeddings.gemini",
+    },
+)

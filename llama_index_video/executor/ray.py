@@ -51,6 +51,7 @@ from llama_index_video.executor.base import (
     produce,
     recognise,
 )
+from llama_index_video.reader.nodes import with_media_paths
 from llama_index_video.transcription.base import Speech
 
 if TYPE_CHECKING:
@@ -326,22 +327,13 @@ class _ProducerActor:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _relocate(nodes: Sequence[BaseNode], scratch: str, media_dir: str) -> None:
+def _relocate(nodes: list[BaseNode], scratch: str, media_dir: str) -> None:
     """Point the nodes' media paths from the worker's scratch folder to the index's."""
 
-    def moved(value: Any) -> Any:
-        if isinstance(value, str) and value.startswith(scratch):
-            return media_dir + value[len(scratch) :]
-        return value
+    def moved(path: str) -> str:
+        return media_dir + path[len(scratch) :] if path.startswith(scratch) else path
 
-    for node in nodes:
-        node.metadata = {key: moved(value) for key, value in node.metadata.items()}
-        if getattr(node, "image_path", None):
-            node.image_path = moved(node.image_path)  # type: ignore[attr-defined]
-        for name in ("image_resource", "audio_resource", "video_resource"):
-            resource = getattr(node, name, None)
-            if resource is not None and resource.path is not None:
-                resource.path = Path(moved(str(resource.path)))
+    nodes[:] = [with_media_paths(node, moved) for node in nodes]
 
 
 def _ray() -> Any:

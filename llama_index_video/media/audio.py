@@ -20,7 +20,7 @@ import av
 import numpy as np
 
 from llama_index_video.errors import UnsupportedMediaError
-from llama_index_video.media.probe import decoded_frames, open_container, probe
+from llama_index_video.media.probe import container_start, decoded_frames, open_container, probe
 
 logger = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
         total = round(probe(path).duration * SAMPLE_RATE)
         stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
-        origin = float(container.start_time) / av.time_base if container.start_time else 0.0
+        origin = container_start(container)
         emitted = 0
 
         def until_end(block: np.ndarray) -> np.ndarray:

@@ -57,7 +57,7 @@ from llama_index_video.errors import MediaError, MissingDependencyError, Unsuppo
 from llama_index_video.media.ffmpeg import ffmpeg_executable, run_ffmpeg
 from llama_index_video.media.limits import DEFAULT_WINDOWS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.media.names import clip_name
-from llama_index_video.media.probe import open_container, probe
+from llama_index_video.media.probe import container_start, open_container, probe, video_streams
 
 logger = logging.getLogger(__name__)
 
@@ -379,7 +379,7 @@ _AUDIO_OPTIONS: Final = {
 
 def _main_video_stream(container: av.container.InputContainer) -> av.video.stream.VideoStream:
     # probe() already refused files whose only video stream is cover art.
-    return next(s for s in container.streams.video if not s.disposition & 0x0400)
+    return video_streams(container)[0]
 
 
 def _keyframe_at_or_before(
@@ -390,7 +390,7 @@ def _keyframe_at_or_before(
     """Time of the keyframe a stream copy starting at ``seconds`` would begin on."""
     if seconds <= 0:
         return 0.0
-    origin = float(container.start_time) / av.time_base if container.start_time else 0.0
+    origin = container_start(container)
     time_base: Fraction = stream.time_base or Fraction(1, av.time_base)
     try:
         container.seek(

@@ -30,7 +30,12 @@ import numpy as np
 
 from llama_index_video.errors import MediaDecodeError, UnsupportedMediaError
 from llama_index_video.media.names import frame_name
-from llama_index_video.media.probe import decoded_frames, open_container
+from llama_index_video.media.probe import (
+    container_start,
+    decoded_frames,
+    open_container,
+    video_streams,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -185,7 +190,7 @@ class _Sampler:
 def _decode(path: Path, analysis_fps: float) -> Iterator[tuple[float, av.VideoFrame]]:
     """Decoded frames at most ``analysis_fps`` per second, times relative to the file start."""
     with open_container(path) as container:
-        streams = [s for s in container.streams.video if not s.disposition & 0x0400]
+        streams = video_streams(container)
         if not streams:
             raise UnsupportedMediaError(path, "no video stream")
         stream = streams[0]
@@ -193,7 +198,7 @@ def _decode(path: Path, analysis_fps: float) -> Iterator[tuple[float, av.VideoFr
         # cores busy, and FFmpeg's frame threads spent 0.8 CPU s on the example videos'
         # 140 s where slice threading spends 0.5 for the very same frames.
         stream.thread_type = "SLICE"
-        origin = float(container.start_time) / av.time_base if container.start_time else 0.0
+        origin = container_start(container)
         step = 1.0 / analysis_fps
         next_time = 0.0
         decoded = 0

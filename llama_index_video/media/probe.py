@@ -28,7 +28,8 @@ from llama_index_video.errors import MediaDecodeError, MediaError, UnsupportedMe
 
 logger = logging.getLogger(__name__)
 
-_ATTACHED_PIC = 0x0400  # AV_DISPOSITION_ATTACHED_PIC
+ATTACHED_PIC = 0x0400
+"""``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
 _END_SEARCH_PACKETS = 50_000  # packets demuxed after seeking near the end, at most
 # A declared duration this far from the last packet's end is not believed; within
@@ -71,6 +72,18 @@ def open_container(path: Path) -> av.container.InputContainer:
         raise UnsupportedMediaError(
             path, f"not a readable audio or video file ({_ffmpeg_reason(exc)})"
         ) from exc
+
+
+def container_start(container: av.container.InputContainer) -> float:
+    """Where the container's timeline starts, in seconds: a packet's time minus this is
+    its time in the file. ``MediaInfo.start_time`` is the same number, never below 0;
+    code holding an open container reads it here rather than probing again."""
+    return float(container.start_time) / av.time_base if container.start_time else 0.0
+
+
+def video_streams(container: av.container.InputContainer) -> list[av.video.stream.VideoStream]:
+    """The container's video streams that are video, not cover art (:data:`ATTACHED_PIC`)."""
+    return [s for s in container.streams.video if not s.disposition & ATTACHED_PIC]
 
 
 def decoded_frames(
@@ -117,13 +130,11 @@ def probe(path: str | Path) -> MediaInfo:
     """
     path = Path(path)
     with open_container(path) as container:
-        video = next(
-            (s for s in container.streams.video if not s.disposition & _ATTACHED_PIC), None
-        )
+        video = next(iter(video_streams(container)), None)
         audio = container.streams.audio[0] if container.streams.audio else None
         if video is None and audio is None:
             raise UnsupportedMediaError(path, "no audio or video stream")
-        start = float(container.start_time) / av.time_base if container.start_time else 0.0
+        start = container_start(container)
         duration = _duration(container, video, audio, origin=start)
         info = MediaInfo(
             path=path,

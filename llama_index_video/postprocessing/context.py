@@ -25,7 +25,7 @@ from typing import Literal
 from llama_index.core.schema import BaseNode, NodeRelationship
 
 from llama_index_video import schema
-from llama_index_video.postprocessing.timeline import Timeline, of_modality, span
+from llama_index_video.postprocessing.timeline import Timeline, of_modality, overlaps, span
 from llama_index_video.reader.moments import closest, screen_text_ids, shows_text
 
 TIMED_MODALITIES = ("transcript", "frame", "ocr")
@@ -200,7 +200,7 @@ def _units_for(hit: BaseNode, units: list[BaseNode], options: ContextOptions) ->
     start, end = span(hit)  # type: ignore[misc]  # hits are timed
     if options.window_seconds is not None:
         lo, hi = start - options.window_seconds, end + options.window_seconds
-        return [u for u in units if _overlaps(span(u), lo, hi)]
+        return [u for u in units if overlaps(u, lo, hi)]
     if hit.metadata.get(schema.MODALITY) == "transcript":
         core = hit.node_id
     elif units:
@@ -241,10 +241,6 @@ def _frame_time(frame: BaseNode) -> float:
 
 def _is_frame(node: BaseNode) -> bool:
     return node.metadata.get(schema.MODALITY) == "frame"
-
-
-def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
-    return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
 
 
 def _link(node: BaseNode, relation: NodeRelationship) -> str | None:

@@ -91,6 +91,12 @@ def span(node: BaseNode) -> tuple[float, float] | None:
     return float(start), float(end)
 
 
+def overlaps(node: BaseNode, lo: float, hi: float) -> bool:
+    """Whether a timed node's span meets ``[lo, hi]`` (touching counts); False if untimed."""
+    node_span = span(node)
+    return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
+
+
 def of_modality(nodes: Sequence[BaseNode], *modalities: str) -> list[BaseNode]:
     """The nodes of the given modalities, sorted by start time."""
     chosen = [n for n in nodes if n.metadata.get(schema.MODALITY) in modalities]

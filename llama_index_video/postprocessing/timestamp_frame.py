@@ -45,6 +45,7 @@ from llama_index_video.postprocessing.timeline import (
     DocstoreTimeline,
     Timeline,
     VectorStoreTimeline,
+    overlaps,
     span,
 )
 from llama_index_video.store.media_paths import resolved_path
@@ -88,7 +89,7 @@ class MomentNode(ImageNode):
 
 
 @dataclass
-class _Moment:
+class _Merged:
     """A hit being expanded; merged hits share one."""
 
     source: BaseNode
@@ -101,7 +102,7 @@ class _Moment:
     screen: dict[str, BaseNode] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, hit: BaseNode, context: MomentContext) -> _Moment:
+    def of(cls, hit: BaseNode, context: MomentContext) -> _Merged:
         start, end = span(hit)  # type: ignore[misc]  # only timed hits have a context
         return cls(
             hit,
@@ -118,7 +119,7 @@ class _Moment:
     def modality(self) -> str:
         return str(self.source.metadata.get(schema.MODALITY))
 
-    def shows(self, other: _Moment) -> bool:
+    def shows(self, other: _Merged) -> bool:
         """Whether ``other``'s hit falls inside this moment's context window."""
         return (
             self.content_hash == other.content_hash
@@ -126,7 +127,7 @@ class _Moment:
             and other.end >= self.lo
         )
 
-    def absorb(self, other: _Moment) -> None:
+    def absorb(self, other: _Merged) -> None:
         """Take in a later, lower-ranked hit that this moment already shows.
 
         Only the units of the hit itself join the context (not its neighbours, so
@@ -137,7 +138,7 @@ class _Moment:
         it); one shown earlier, for a neighbour, would illustrate something else.
         """
         for unit_id, unit in other.units.items():
-            if _overlaps(span(unit), other.start, other.end):
+            if overlaps(unit, other.start, other.end):
                 self.units[unit_id] = unit
         self.hit_ids.extend(other.hit_ids)
         if other.modality == "frame" and self.modality != "frame":
@@ -254,11 +255,11 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
     ) -> list[NodeWithScore]:
         timed = [hit.node for hit in nodes if is_timed(hit.node)]
         contexts = find_contexts(self._timeline, timed, self.options)
-        entries: list[tuple[NodeWithScore, _Moment | None]] = []
+        entries: list[tuple[NodeWithScore, _Merged | None]] = []
         shown: set[str] = set()  # context units already handed on by a better moment
         for hit in nodes:
             context = contexts.get(hit.node.node_id)
-            moment = _Moment.of(hit.node, context) if context is not None else None
+            moment = _Merged.of(hit.node, context) if context is not None else None
             if moment is not None and self.merge:
                 target = next((m for _, m in entries if m is not None and m.shows(moment)), None)
                 if target is not None:
@@ -292,11 +293,7 @@ _NO_JSON = (
 )
 
 
-def _overlaps(node_span: tuple[float, float] | None, lo: float, hi: float) -> bool:
-    return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
-
-
-def _moment_node(moment: _Moment, index_folder: str | None) -> MomentNode:
+def _moment_node(moment: _Merged, index_folder: str | None) -> MomentNode:
     source = moment.source
     context = sorted(
         (_context_unit(node) for node in [*moment.units.values(), *moment.screen.values()]),

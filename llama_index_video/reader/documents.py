@@ -13,19 +13,18 @@ chunks as parsing the whole text at once; only the cost changes: linear.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from llama_index.core.schema import BaseNode
 
 from llama_index_video.errors import MediaError
 from llama_index_video.reader import moments
+from llama_index_video.reader.progress import Progress
 
 PIECE_CHARS = 16_000
 """Longest text handed to LlamaIndex's parsers at once."""
 _HEADING = re.compile(r"#{1,6}\s")
 _FENCE = re.compile(r"(```|~~~)")
-
-Progress = Callable[[str, float, float], None]
 
 
 def read_text_document(

@@ -82,6 +82,8 @@ def transcript_nodes(
             metadata[schema.LANGUAGE] = language
         if unit.speaker:
             metadata[schema.SPEAKER] = unit.speaker
+        if len(unit.sentences) > 1:
+            metadata[schema.SENTENCES] = schema.format_sentences(unit.sentences)
         if note:
             metadata[schema.NOTE] = note
         node = TextNode(

@@ -10,9 +10,16 @@ because some text said so: only a ``MediaText`` created by these nodes carries a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
-from llama_index.core.schema import ImageNode, MetadataMode, Node
+from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node
+
+from llama_index_video import schema
+
+MEDIA_RESOURCES: Final = ("image_resource", "audio_resource", "video_resource")
+"""The ``Node`` resources that can hold a media file's path."""
 
 
 class MediaText(str):
@@ -74,3 +81,41 @@ class ClipNode(Node):
                 modality="video" if self.video_resource is not None else "audio",
             )
         return content
+
+
+def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:
+    """A copy of ``node`` whose media paths are ``change(path)``; ``node`` is untouched.
+
+    The copy shares nothing it changes with ``node`` (a shallow ``model_copy`` would
+    share the metadata dict and the resources), so the node LlamaIndex goes on to embed
+    as an image keeps the paths its embedding reads. A node without media paths (a
+    transcript unit) is returned as it is.
+
+    The media paths of a node are written down here once: the ``image_path`` metadata
+    (frames and the ``ocr`` units read from them), an ``ImageNode``'s ``image_path``,
+    and the path of each media resource (clips). Other metadata (``source``, the input
+    file) is not a media path, whatever its value.
+    """
+    resources = [getattr(node, name, None) for name in MEDIA_RESOURCES]
+    has_paths = (
+        node.metadata.get(schema.IMAGE_PATH)
+        or getattr(node, "image_path", None)
+        or any(r is not None and r.path is not None for r in resources)
+    )
+    if not has_paths:
+        return node
+    copy = node.model_copy()
+    if node.metadata.get(schema.IMAGE_PATH):
+        copy.metadata = {
+            **node.metadata,
+            schema.IMAGE_PATH: change(str(node.metadata[schema.IMAGE_PATH])),
+        }
+    if isinstance(copy, ImageNode) and copy.image_path:
+        copy.image_path = change(copy.image_path)
+    if isinstance(copy, Node):
+        for name in MEDIA_RESOURCES:
+            resource = getattr(copy, name)
+            if resource is not None and resource.path is not None:
+                moved = resource.model_copy(update={"path": Path(change(str(resource.path)))})
+                setattr(copy, name, moved)
+    return copy

@@ -22,6 +22,12 @@ from llama_index_video.reader.units import UnitOptions
 from llama_index_video.speakers.base import Diarizer
 from llama_index_video.transcription.base import Transcriber
 
+VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mpg", ".mpeg"})
+AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac"})
+TEXT_SUFFIXES = frozenset({".md", ".txt"})
+SUPPORTED_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES | TEXT_SUFFIXES
+"""The files the reader reads, by suffix (lower case)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class ReaderOptions:

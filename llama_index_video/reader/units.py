@@ -11,6 +11,17 @@ within their segment. Words are joined with the spacing of their segment's text,
 numbers and punctuation Whisper split into several words ("20" + ",000") read as they
 were heard. With speaker labels, a change of speaker ends the sentence and the window,
 so a unit never holds two voices.
+
+Over long stretches speech recognition often writes no sentence end at all (tiny.en
+on a 20-minute recording: minutes of words without a full stop). A sentence longer
+than ``max_chars`` or ``max_seconds`` is cut where the speaker paused: at the first
+pause of at least ``pause`` seconds once a piece holds a quarter window of text, else
+at the longest pause within a window (and there the next unit repeats a few words). A
+one-sentence fact then sits in a unit of about one window, not in 400 characters of
+unrelated speech that dilute its meaning. No unit spans more than ``max_seconds`` or
+holds more than ``max_chars`` characters, unless it is one word. Each unit records
+where its sentences (or pieces) begin, as character offsets and seconds, so a search
+can seek to the sentence that matched rather than to the unit's start.
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
@@ -27,12 +38,17 @@ _SENTENCE_END = re.compile(r"[.!?…]['\")\]]*$")
 
 @dataclass(frozen=True)
 class TranscriptUnit:
-    """A retrieval unit: consecutive speech from ``start`` to ``end`` seconds."""
+    """A retrieval unit: consecutive speech from ``start`` to ``end`` seconds.
+
+    ``sentences`` holds ``(character offset in text, start in seconds)`` of each
+    sentence or run-on piece the unit holds, the first at offset 0.
+    """
 
     start: float
     end: float
     text: str
     speaker: str | None = None
+    sentences: tuple[tuple[int, float], ...] = ()
 
 
 SpeakerAt = Callable[[float, float], "str | None"]
@@ -45,17 +61,23 @@ class UnitOptions:
 
     Attributes:
         target_chars: A window closes once it reaches this many characters.
-        max_chars: A single sentence longer than this is cut at word boundaries.
+        max_chars: No sentence piece, and no unit, is longer than this (a sentence
+            longer is cut at its pauses).
         overlap_words: Words repeated at the start of the next window when a long
-            sentence is cut mid-way (at most a third of the window).
+            sentence is cut mid-way, not at a pause (at most a third of the window).
         max_gap: A silence longer than this (seconds) always ends a window, even
             mid-sentence, so a unit never spans minutes of nothing.
+        max_seconds: No unit spans longer than this (seconds).
+        pause: A silence between words at least this long (seconds) ends a piece of a
+            sentence too long for one window, as a full stop would.
     """
 
     target_chars: int = 160
-    max_chars: int = 400
+    max_chars: int = 240
     overlap_words: int = 6
     max_gap: float = 8.0
+    max_seconds: float = 15.0
+    pause: float = 0.4
 
     def __post_init__(self) -> None:
         if self.target_chars < 20:
@@ -66,6 +88,10 @@ class UnitOptions:
             raise ValueError(f"overlap_words must be >= 0, got {self.overlap_words}")
         if self.max_gap <= 0:
             raise ValueError(f"max_gap must be > 0, got {self.max_gap}")
+        if self.max_seconds <= 0:
+            raise ValueError(f"max_seconds must be > 0, got {self.max_seconds}")
+        if self.pause <= 0:
+            raise ValueError(f"pause must be > 0, got {self.pause}")
 
 
 @dataclass(frozen=True)
@@ -75,6 +101,14 @@ class _Token:
     text: str
     glued: bool = False  # follows the previous token with no space ("20" ",000")
     speaker: str | None = None
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A sentence, or a piece of one; ``cut`` if it was cut mid-way with no pause."""
+
+    tokens: list[_Token]
+    cut: bool = False
 
 
 def build_units(
@@ -89,43 +123,113 @@ def build_units(
     """
     options = options or UnitOptions()
     window: list[_Token] = []
+    starts: list[int] = []  # indices in the window where a sentence or piece begins
     fresh = 0  # tokens in the window that are not overlap from the previous one
+    last_cut = False  # the window ends mid-sentence, where no pause was
 
-    def close(*, mid_sentence: bool) -> Iterator[TranscriptUnit]:
-        nonlocal window, fresh
+    def close(*, carry: bool) -> Iterator[TranscriptUnit]:
+        nonlocal window, starts, fresh
         if fresh:
-            yield _unit(window)
-        keep = min(options.overlap_words, len(window) // 3) if mid_sentence and fresh else 0
+            yield _unit(window, starts)
+        keep = min(options.overlap_words, len(window) // 3) if carry and fresh else 0
         window = window[-keep:] if keep else []
+        starts = [0] if keep else []
         fresh = 0
 
-    def add_sentence(tokens: list[_Token]) -> Iterator[TranscriptUnit]:
-        nonlocal fresh
-        pieces = list(_cut_long(tokens, options.max_chars))
-        for index, piece in enumerate(pieces):
-            if fresh and _length(window) + _length(piece) > options.target_chars:
-                yield from close(mid_sentence=index > 0)
-            window.extend(piece)
-            fresh += len(piece)
-            if _length(window) >= options.target_chars:
-                yield from close(mid_sentence=index < len(pieces) - 1)
+    def add(piece: _Piece) -> Iterator[TranscriptUnit]:
+        nonlocal window, starts, fresh, last_cut
+        tokens = piece.tokens
+        if fresh and not _fits(window + tokens, options.target_chars, options.max_seconds):
+            yield from close(carry=last_cut)
+        if not fresh:  # carried overlap goes first where it does not break the caps
+            while window and not _fits(window + tokens, options.max_chars, options.max_seconds):
+                window = window[1:]
+            starts = [0] if window else []
+        starts.append(len(window))
+        window.extend(tokens)
+        fresh += len(tokens)
+        last_cut = piece.cut
+        if _length(window) >= options.target_chars:
+            yield from close(carry=piece.cut)
 
+    for piece in _pieces(_tokens(segments, speaker_at), options):
+        if piece is _BREAK:
+            yield from close(carry=False)
+        else:
+            yield from add(piece)
+    yield from close(carry=False)
+
+
+_BREAK = _Piece([])
+"""A silence longer than ``max_gap`` or a new speaker: the window ends."""
+
+
+def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
+    """Sentences, with those too long for a window cut at pauses, and breaks between."""
     sentence: list[_Token] = []
     previous: _Token | None = None
-    for token in _tokens(segments, speaker_at):
+    for token in tokens:
         if previous is not None and (
             token.start - previous.end > options.max_gap or token.speaker != previous.speaker
         ):
-            yield from add_sentence(sentence)
+            yield from _cut(sentence, options)
             sentence = []
-            yield from close(mid_sentence=False)
+            yield _BREAK
         sentence.append(token)
         previous = token
         if _SENTENCE_END.search(token.text):
-            yield from add_sentence(sentence)
+            yield from _cut(sentence, options)
             sentence = []
-    yield from add_sentence(sentence)
-    yield from close(mid_sentence=False)
+        elif not _fits(sentence, options.max_chars, options.max_seconds):
+            pieces = list(_cut(sentence, options))
+            yield from pieces[:-1]
+            sentence = pieces[-1].tokens
+    yield from _cut(sentence, options)
+
+
+def _cut(sentence: list[_Token], options: UnitOptions) -> Iterator[_Piece]:
+    """``sentence`` in pieces within the caps, the last piece uncut.
+
+    A sentence within ``max_chars`` and ``max_seconds`` stays whole. Each cut goes at
+    the first pause of at least ``pause`` seconds after a quarter window of text, else
+    at the longest pause within a window (a ``cut`` piece: the next window repeats its
+    last words). Every cut leaves a non-empty head and tail, so this ends.
+    """
+    rest = sentence
+    while not _fits(rest, options.max_chars, options.max_seconds):
+        at, paused = _cut_point(rest, options)
+        yield _Piece(rest[:at], cut=not paused)
+        rest = rest[at:]
+    if rest:
+        yield _Piece(rest)
+
+
+def _cut_point(tokens: list[_Token], options: UnitOptions) -> tuple[int, bool]:
+    """Where to cut ``tokens`` (1..len-1) and whether the speaker paused there.
+
+    The head is kept within a window and two thirds of ``max_seconds``, so the words
+    the next unit repeats still fit its caps.
+    """
+    shortest = options.target_chars // 4
+    longest = options.max_seconds * 2 / 3
+    best: tuple[bool, float, int] = (False, -1.0, 1)  # (long enough, gap, position)
+    length = len(tokens[0].text)  # of the head, tokens[:at]
+    for at in range(1, len(tokens)):
+        too_long = length > options.target_chars
+        if at > 1 and (too_long or tokens[at - 1].end - tokens[0].start > longest):
+            break
+        gap = tokens[at].start - tokens[at - 1].end
+        if length >= shortest and gap >= options.pause:
+            return at, True
+        best = max(best, (length >= shortest, gap, at))
+        length += len(tokens[at].text) + (0 if tokens[at].glued else 1)
+    return best[2], best[1] >= options.pause
+
+
+def _fits(tokens: list[_Token], max_chars: int, max_seconds: float) -> bool:
+    return len(tokens) <= 1 or (
+        _length(tokens) <= max_chars and tokens[-1].end - tokens[0].start <= max_seconds
+    )
 
 
 def _tokens(segments: Iterable[Segment], speaker_at: SpeakerAt | None) -> Iterator[_Token]:
@@ -172,17 +276,6 @@ def _word_tokens(segment: Segment) -> Iterator[_Token]:
         yield _Token(word.start, word.end, text, glued=glued)
 
 
-def _cut_long(tokens: list[_Token], max_chars: int) -> Iterator[list[_Token]]:
-    piece: list[_Token] = []
-    for token in tokens:
-        if piece and _length([*piece, token]) > max_chars:
-            yield piece
-            piece = []
-        piece.append(token)
-    if piece:
-        yield piece
-
-
 def _length(tokens: list[_Token]) -> int:
     return len(_joined(tokens))
 
@@ -193,10 +286,18 @@ def _joined(tokens: list[_Token]) -> str:
     )
 
 
-def _unit(tokens: list[_Token]) -> TranscriptUnit:
+def _unit(tokens: list[_Token], starts: list[int]) -> TranscriptUnit:
+    sentences = []
+    for index in sorted(set(starts)):
+        if index < len(tokens):
+            offset = (
+                0 if index == 0 else _length(tokens[:index]) + (0 if tokens[index].glued else 1)
+            )
+            sentences.append((offset, round(tokens[index].start, 3)))
     return TranscriptUnit(
         start=round(tokens[0].start, 3),
         end=round(max(t.end for t in tokens), 3),
         text=_joined(tokens),
         speaker=tokens[-1].speaker,
+        sentences=tuple(sentences),
     )

@@ -9,6 +9,9 @@ nodes only. With a diarizer, each transcript unit also names its speaker
 through LlamaIndex's own parsers (:mod:`llama_index_video.reader.documents`), so a
 mixed folder indexes together. Node ids derive from the file's bytes, so reading a
 file twice, or after moving it, yields the same ids.
+
+How speech becomes transcript units, and the API a Ray ingest uses to transcribe a long
+recording on several workers, is :mod:`llama_index_video.reader.speech`.
 """
 
 from __future__ import annotations
@@ -17,10 +20,9 @@ import json
 import logging
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
 
@@ -29,11 +31,10 @@ from llama_index.core.schema import BaseNode
 
 from llama_index_video.errors import (
     MediaError,
-    MissingDependencyError,
     UnsupportedMediaError,
     VideoIndexError,
+    one_line_errors,
 )
-from llama_index_video.media.audio import AudioChunk, iter_audio_chunks
 from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
 from llama_index_video.media.names import source_prefix
 from llama_index_video.media.probe import MediaInfo, probe
@@ -50,26 +51,29 @@ from llama_index_video.reader import moments
 from llama_index_video.reader.clips import ClipOptions, clip_nodes
 from llama_index_video.reader.documents import read_text_document
 from llama_index_video.reader.ids import content_hash
-from llama_index_video.reader.options import ReaderOptions, check_reading_limits
-from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
+from llama_index_video.reader.options import (
+    SUPPORTED_SUFFIXES,
+    TEXT_SUFFIXES,
+    VIDEO_SUFFIXES,
+    ReaderOptions,
+    check_reading_limits,
+)
+from llama_index_video.reader.progress import Progress, no_progress
+from llama_index_video.reader.speech import SpeechReading
+from llama_index_video.reader.units import TranscriptUnit, UnitOptions
 from llama_index_video.schema import format_timestamp
 from llama_index_video.sources.origin import read_origin
-from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
-from llama_index_video.transcription.base import Segment, Speech, Transcriber
+from llama_index_video.speakers.base import Diarizer
+from llama_index_video.transcription.base import Speech, Transcriber
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
 logger = logging.getLogger(__name__)
 
-VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mpg", ".mpeg"})
-AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac"})
-TEXT_SUFFIXES = frozenset({".md", ".txt"})
-SUPPORTED_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES | TEXT_SUFFIXES
 
 _SPOKEN_CHARS_PER_FRAME = 300
 
-Progress = Callable[[str, float, float], None]
 """Called as ``progress(stage, done, total)``; stages ``transcribe``, ``speakers`` and
 ``frames`` count media seconds."""
 
@@ -85,7 +89,7 @@ class ReadResult:
     notes: tuple[str, ...] = field(default=())
 
 
-class VideoReader(BaseReader):
+class VideoReader(SpeechReading, BaseReader):
     """Read video, audio and text files into timestamped nodes.
 
     Args:
@@ -185,15 +189,6 @@ class VideoReader(BaseReader):
             audio_chunk_seconds=options.audio_chunk_seconds,
         )
 
-    @property
-    def transcriber(self) -> Transcriber:
-        """The speech backend, created on first use."""
-        if self._transcriber is None:
-            from llama_index_video.transcription.faster import FasterWhisperTranscriber
-
-            self._transcriber = FasterWhisperTranscriber()
-        return self._transcriber
-
     def lazy_load_data(  # type: ignore[override]
         self,
         file_paths: str | PurePath | Iterable[str | PurePath],
@@ -279,76 +274,16 @@ class VideoReader(BaseReader):
                 source,
                 chunk_size=self.text_chunk_size,
                 chunk_overlap=self.text_chunk_overlap,
-                progress=progress or _no_progress,
+                progress=progress or no_progress,
             )
             return ReadResult(path, source.content_hash, nodes)
-        with _one_line_errors(path):
+        with one_line_errors(path):
             return self._read_media(
                 source,
                 is_video=suffix in VIDEO_SUFFIXES,
-                progress=progress or _no_progress,
+                progress=progress or no_progress,
                 speech=speech,
             )
-
-    def speech_chunks(self, path: str | Path) -> Iterator[AudioChunk] | None:
-        """The audio chunks :meth:`read` would transcribe one after another, if several.
-
-        For spreading a long recording over several workers: each chunk goes through
-        :meth:`transcribe_chunk` (anywhere), ``Speech.joined`` of the results in chunk
-        order goes to ``read(path, speech=...)``, and the nodes are those a plain
-        :meth:`read` gives, since it transcribes these very chunks the same way.
-
-        Returns:
-            The chunks, decoded as they are iterated (cut at quiet moments, at most
-            ``audio_chunk_seconds`` each); None when reading would transcribe one chunk
-            or none: a text file, media no longer than ``audio_chunk_seconds``, without
-            sound, over ``max_duration``, with usable subtitles, or that cannot be probed
-            (reading it says why).
-        """
-        path = Path(path)
-        if path.suffix.lower() not in VIDEO_SUFFIXES | AUDIO_SUFFIXES or not path.is_file():
-            return None
-        try:
-            info = probe(path)
-            subtitled = self.use_subtitles and _has_subtitle_units(path, self.units)
-        except Exception:
-            return None
-        too_long = self.max_duration is not None and info.duration > self.max_duration
-        if subtitled or too_long or not info.has_audio:
-            return None
-        if info.duration <= self.audio_chunk_seconds:
-            return None
-        return self._audio_chunks(path)
-
-    def transcribe_chunk(
-        self,
-        chunk: AudioChunk,
-        *,
-        source: Path,
-        duration: float | None = None,
-        progress: Progress | None = None,
-    ) -> Speech:
-        """Transcribe one of :meth:`speech_chunks`; times come on the source's timeline.
-
-        Args:
-            chunk: The chunk.
-            source: The file it came from (named in errors).
-            duration: The file's duration, for ``progress``.
-            progress: Told how far transcription got, in source seconds.
-
-        Raises:
-            VideoIndexError: transcription failed; the message names ``source``.
-        """
-        total = chunk.end if duration is None else duration
-        report = progress or _no_progress
-        segments: list[Segment] = []
-        with _one_line_errors(source):
-            transcription = self.transcriber.transcribe(chunk.samples, source=source)
-            for segment in transcription.segments:
-                segments.append(_shifted(segment, chunk.start))
-                report("transcribe", min(segments[-1].end, total), total)
-        report("transcribe", min(chunk.end, total), total)
-        return Speech(tuple(segments), transcription.info.language)
 
     def _read_media(
         self,
@@ -396,18 +331,6 @@ class VideoReader(BaseReader):
         return ReadResult(
             source.path, source.content_hash, nodes, duration=info.duration, notes=tuple(notes)
         )
-
-    def _speech_backend_before_threads(self) -> None:
-        """Build the speech backend now, before this file's screen thread starts.
-
-        The default one imports faster-whisper, whose engine reads its thread settings
-        from the environment as it loads (:mod:`~llama_index_video.transcription.engine`
-        sets them for that moment), and no other thread should read the environment while
-        it changes. Subtitles may leave the backend unused, so a missing one is not an
-        error yet: transcribing raises it.
-        """
-        with suppress(MissingDependencyError):
-            self._transcriber = self.transcriber
 
     def _clip_nodes(
         self,
@@ -485,59 +408,6 @@ class VideoReader(BaseReader):
         )
         return nodes
 
-    def _transcript(
-        self, info: MediaInfo, notes: list[str], progress: Progress, speech: Speech | None
-    ) -> tuple[list[TranscriptUnit], str | None]:
-        if self.use_subtitles:
-            from llama_index_video.transcription.subtitles import usable_subtitles
-
-            transcription, note = usable_subtitles(info.path)
-            if transcription is None and note:
-                notes.append(note)
-            if transcription is not None:
-                units = self._units(info, transcription.segments, notes, progress)
-                if units:
-                    notes.append(note or "transcript from subtitles")
-                    return units, transcription.info.language
-                logger.info("%s: subtitles are empty; transcribing", info.path)
-        if not info.has_audio:
-            notes.append("no audio track: frames only")
-            return [], None
-        if speech is None:
-            speech = Speech.joined(
-                self.transcribe_chunk(
-                    chunk, source=info.path, duration=info.duration, progress=progress
-                )
-                for chunk in self._audio_chunks(info.path)
-            )
-        units = self._units(info, speech.segments, notes, progress)
-        if not units:
-            notes.append("no speech found")
-        return units, speech.language
-
-    def _units(
-        self, info: MediaInfo, segments: Iterable[Segment], notes: list[str], progress: Progress
-    ) -> list[TranscriptUnit]:
-        """Retrieval units, labelled with speakers when there is a diarizer and sound."""
-        if self.diarizer is None or not info.has_audio:
-            return list(build_units(segments, self.units))
-        chunks = self._audio_chunks(info.path)
-
-        def reported() -> Iterator[AudioChunk]:
-            for chunk in chunks:
-                yield chunk
-                progress("speakers", min(chunk.end, info.duration), info.duration)
-
-        speakers = SpeakerTimeline(self.diarizer.diarize(reported(), source=info.path))
-        units = list(build_units(segments, self.units, speaker_at=speakers.speaker_at))
-        heard = {unit.speaker for unit in units if unit.speaker}
-        if units:
-            notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
-        return units
-
-    def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
-        return iter_audio_chunks(path, chunk_seconds=self.audio_chunk_seconds)
-
 
 _DEPRECATED_OCR: dict[bool | None, OcrChoice] = {None: "auto", True: "rapidocr", False: "off"}
 
@@ -577,40 +447,3 @@ def _flat(value: object) -> str | int | float | None:
     if value is None or isinstance(value, (str, int, float)):
         return value
     return json.dumps(value, default=str, sort_keys=True)
-
-
-@contextmanager
-def _one_line_errors(path: Path) -> Iterator[None]:
-    """Let the package's errors through; a library failing deep inside becomes one line."""
-    try:
-        yield
-    except VideoIndexError:
-        raise
-    except Exception as exc:  # the cause stays chained for --debug
-        raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
-
-
-def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:
-    """Whether reading ``path`` takes its transcript from subtitles (not from speech)."""
-    from llama_index_video.transcription.subtitles import usable_subtitles
-
-    transcription, _ = usable_subtitles(path)
-    return (
-        transcription is not None
-        and next(build_units(transcription.segments, options), None) is not None
-    )
-
-
-def _no_progress(stage: str, done: float, total: float) -> None:
-    """Progress is optional."""
-
-
-def _shifted(segment: Segment, offset: float) -> Segment:
-    if not offset:
-        return segment
-    return replace(
-        segment,
-        start=segment.start + offset,
-        end=segment.end + offset,
-        words=tuple(replace(w, start=w.start + offset, end=w.end + offset) for w in segment.words),
-    )

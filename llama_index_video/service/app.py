@@ -193,22 +193,22 @@ def create_app(
         if not query:
             raise HTTPException(422, "q: the query is blank")
         hits, catalog = live.search(query, top_k=top_k, modalities=_modalities(modality))
-        return JSONResponse(_with_links([hit.to_dict() for hit in hits], catalog))
+        return JSONResponse(_with_urls([hit.to_dict() for hit in hits], catalog))
 
     @app.post("/api/ask")
     async def ask(request: Request) -> JSONResponse:
         payload = _parse_ask(await _json_body(request))
         result, catalog = await run_in_threadpool(live.ask, payload.question, top_k=payload.top_k)
         data = result.to_dict()
-        data["citations"] = _with_links(data["citations"], catalog)
-        data["hits"] = _with_links(data["hits"], catalog)
+        data["citations"] = _with_urls(data["citations"], catalog)
+        data["hits"] = _with_urls(data["hits"], catalog)
         return JSONResponse(data)
 
     @app.get("/api/library")
     def library() -> JSONResponse:
         with live.reading() as (current, catalog):
             entries = current.library()
-            return JSONResponse([{**asdict(e), **_library_links(e, catalog)} for e in entries])
+            return JSONResponse([{**asdict(e), **_library_urls(e, catalog)} for e in entries])
 
     @app.get("/api/transcript")
     def transcript(
@@ -248,13 +248,13 @@ def _modalities(text: str | None) -> list[str] | None:
         raise HTTPException(422, f"modality: {exc}") from exc
 
 
-def _library_links(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str | None]:
-    return catalog.links(entry.source, None, entry.path).to_dict() if entry.path else {}
+def _library_urls(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str | None]:
+    return catalog.urls(entry.source, None, entry.path).to_dict() if entry.path else {}
 
 
-def _with_links(items: list[dict[str, Any]], catalog: MediaCatalog) -> list[dict[str, Any]]:
-    links = catalog.links_of([(i["source"], i["frame_path"], i.get("source_path")) for i in items])
-    return [{**item, **link.to_dict()} for item, link in zip(items, links, strict=True)]
+def _with_urls(items: list[dict[str, Any]], catalog: MediaCatalog) -> list[dict[str, Any]]:
+    urls = catalog.urls_of([(i["source"], i["frame_path"], i.get("source_path")) for i in items])
+    return [{**item, **url.to_dict()} for item, url in zip(items, urls, strict=True)]
 
 
 async def _json_body(request: Request) -> str:

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.answering.engine import AskOptions
+from llama_index_video.answering.answerer import AskOptions
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
 from llama_index_video.store.manifest import connect_read_only

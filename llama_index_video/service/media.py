@@ -13,7 +13,7 @@ and files that are not indexed all end in 404.
 The search contract names files by ``source_path`` (else ``source``, the path as given
 to ``ingest``, which two working directories may share) and ``frame_path`` (only its
 name counts: the frames folder is this index's, wherever the folder has moved);
-:meth:`MediaCatalog.links` turns those into the URLs above, which the service adds to
+:meth:`MediaCatalog.urls` turns those into the URLs above, which the service adds to
 each hit as ``media_url``, ``media_type`` and ``frame_url``.
 """
 
@@ -44,7 +44,7 @@ class MediaFile:
 
 
 @dataclass(frozen=True)
-class MediaLinks:
+class MediaUrls:
     """The URLs the page needs for one hit (each None when there is nothing to send)."""
 
     media_url: str | None
@@ -110,15 +110,15 @@ class MediaCatalog:
             return None
         return path if path.parent == self._frames_dir and path.is_file() else None
 
-    def links(
+    def urls(
         self, source: str, frame_path: str | None, source_path: str | None = None
-    ) -> MediaLinks:
+    ) -> MediaUrls:
         """URLs for a hit's media file and frame, from its ``source_path`` (else its
         ``source``) and ``frame_path``."""
-        return self.links_of([(source, frame_path, source_path)])[0]
+        return self.urls_of([(source, frame_path, source_path)])[0]
 
-    def links_of(self, hits: Sequence[tuple[str, str | None, str | None]]) -> list[MediaLinks]:
-        """:meth:`links` of each ``(source, frame_path, source_path)``; each file and frame
+    def urls_of(self, hits: Sequence[tuple[str, str | None, str | None]]) -> list[MediaUrls]:
+        """:meth:`urls` of each ``(source, frame_path, source_path)``; each file and frame
         is checked once, however many of the hits show it."""
         media = functools.cache(self.media)
         frame = functools.cache(self.frame)
@@ -128,7 +128,7 @@ class MediaCatalog:
             shown = media(content_hash) if content_hash else None
             name = Path(frame_path).name if frame_path else None
             found.append(
-                MediaLinks(
+                MediaUrls(
                     media_url=None if shown is None else MEDIA_ROUTE + shown.content_hash,
                     media_type=None if shown is None else shown.media_type,
                     frame_url=FRAME_ROUTE + name if name and frame(name) is not None else None,

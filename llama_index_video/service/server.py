@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
-    from llama_index_video.answering.engine import LlmChoice
-    from llama_index_video.answering.relevance import RelevanceGate
+    from llama_index_video.answering.answerer import LlmChoice
+    from llama_index_video.search.relevance import RelevanceGate
     from llama_index_video.service.live import Answerer
 
 DEFAULT_HOST = "127.0.0.1"
@@ -53,6 +53,7 @@ def serve(
     chroma_url: str | None = None,
     collection: str | None = None,
     relevance: RelevanceGate | str | None = "auto",
+    lexical: bool = True,
 ) -> None:
     """Serve the index in ``index_dir`` until interrupted.
 
@@ -69,6 +70,7 @@ def serve(
             any number of replicas can serve one index behind a load balancer.
         collection: The index's Chroma collection, if not the one the folder recorded.
         relevance: The relevance gate of search and ask (``VideoIndex``'s ``relevance``).
+        lexical: Whether search and ask have the lexical channel (``VideoIndex``'s).
 
     Raises:
         InsecureBindError: ``host`` is not loopback and no token is set, or the token
@@ -83,7 +85,7 @@ def serve(
         import uvicorn
     except ImportError as exc:
         raise MissingDependencyError("uvicorn", "serve", "The HTTP service") from exc
-    from llama_index_video.answering.engine import make_llm
+    from llama_index_video.answering.answerer import make_llm
     from llama_index_video.service.live import ask_with
 
     answer = ask_with(make_llm(llm, model=llm_model))
@@ -94,6 +96,7 @@ def serve(
         chroma_url=chroma_url,
         collection=collection,
         relevance=relevance,
+        lexical=lexical,
     )
     with app.state.live.reading() as (index, _catalog):
         _embed_queries_on_one_thread(index.embed_model)
@@ -112,11 +115,13 @@ def app_for_folder(
     chroma_url: str | None = None,
     collection: str | None = None,
     relevance: RelevanceGate | str | None = "auto",
+    lexical: bool = True,
 ) -> FastAPI:
     """The service over the index folder ``index_dir``, reopened after each ``ingest``.
 
     ``token`` and ``answer`` are passed on to :func:`create_app`; ``chroma_url``,
-    ``collection`` and ``relevance`` to :class:`~llama_index_video.index.VideoIndex`.
+    ``collection``, ``relevance`` and ``lexical`` to
+    :class:`~llama_index_video.index.VideoIndex`.
 
     Raises:
         VideoIndexError: ``index_dir`` holds no index, or one this version or
@@ -132,7 +137,13 @@ def app_for_folder(
             f"{folder}: no index here; create it with "
             f"'llama-index-video ingest PATH --index {folder}'"
         )
-    index = VideoIndex(folder, chroma_url=chroma_url, collection=collection, relevance=relevance)
+    index = VideoIndex(
+        folder,
+        chroma_url=chroma_url,
+        collection=collection,
+        relevance=relevance,
+        lexical=lexical,
+    )
 
     def reopen() -> VideoIndex:
         release_chroma(folder / "chroma")
@@ -146,6 +157,8 @@ def app_for_folder(
             chroma_url=index.chroma_url,
             collection=index.collection,
             relevance=index.relevance,
+            lexical=index.lexical_search,
+            lexical_threshold=index.lexical_threshold,
         )
 
     return create_app(index, token=token, reopen=reopen, answer=answer)

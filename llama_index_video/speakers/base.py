@@ -9,15 +9,19 @@ same protocol; the reader only sees turns. Speakers are named ``SPEAKER_1``,
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
 
 if TYPE_CHECKING:
     from llama_index_video.media.audio import AudioChunk
 
 SPEAKER_PREFIX = "SPEAKER_"
+# Consecutive pieces of one speaker closer than this (seconds) form one turn.
+MERGE_GAP_S = 0.5
 # A word up to this far from every turn still goes to the nearest one: VAD trims
 # speech edges, and subtitle or ASR word times are a little loose.
 MAX_DISTANCE_S = 1.0
@@ -76,6 +80,40 @@ def name_in_order(turns: Iterable[tuple[float, float, object]]) -> list[SpeakerT
         name = names.setdefault(cluster, speaker_name(len(names) + 1))
         named.append(SpeakerTurn(round(start, 3), round(end, 3), name))
     return named
+
+
+Stretch = tuple[float, float, int, int]
+"""A stretch of speech ``(start, end)`` and the range ``[first, last)`` of its windows."""
+
+
+def cut_stretches(
+    stretches: Iterable[Stretch], centres: Sequence[float], labels: Sequence[int] | np.ndarray
+) -> Iterator[tuple[float, float, int]]:
+    """Each stretch cut half-way between the centres of consecutive windows of two speakers.
+
+    ``centres[i]`` and ``labels[i]`` are window ``i``'s centre time and cluster.
+    """
+    for start, end, first, last in stretches:
+        piece_start = start
+        for i in range(first, last - 1):
+            if labels[i] != labels[i + 1]:
+                cut = min(max((centres[i] + centres[i + 1]) / 2, piece_start), end)
+                yield piece_start, cut, int(labels[i])
+                piece_start = cut
+        yield piece_start, end, int(labels[last - 1])
+
+
+def merge_pieces(
+    pieces: Iterable[tuple[float, float, int]], *, gap: float = MERGE_GAP_S
+) -> list[tuple[float, float, int]]:
+    """Consecutive pieces of one cluster less than ``gap`` seconds apart joined into one."""
+    merged: list[tuple[float, float, int]] = []
+    for start, end, label in pieces:
+        if merged and merged[-1][2] == label and start - merged[-1][1] <= gap:
+            merged[-1] = (merged[-1][0], end, label)
+        else:
+            merged.append((start, end, label))
+    return merged
 
 
 class SpeakerTimeline:

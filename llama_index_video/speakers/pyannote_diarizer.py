@@ -10,7 +10,6 @@ pyannote diarizes a whole waveform at once, so the chunks are joined in memory
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,13 @@ import numpy as np
 from llama_index_video.api_keys import read_api_key
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers.base import SpeakerTurn, name_in_order
 
 DEFAULT_PYANNOTE_MODEL = "pyannote/speaker-diarization-community-1"
 TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 
-_pipelines: dict[str, Any] = {}
-_pipelines_lock = threading.Lock()
+_pipelines: ModelCache[str, Any] = ModelCache()
 
 
 class PyannoteDiarizer:
@@ -100,10 +99,7 @@ class PyannoteDiarizer:
                 "terms on the model page, then pass token= or set HF_TOKEN "
                 "(or use the offline default, ResemblyzerDiarizer)"
             )
-        with _pipelines_lock:
-            if self.model not in _pipelines:
-                _pipelines[self.model] = _load(self.model, token, self.device)
-            return _pipelines[self.model]
+        return _pipelines.load(self.model, lambda: _load(self.model, token, self.device))
 
 
 def turns_from_annotation(output: Any) -> list[SpeakerTurn]:

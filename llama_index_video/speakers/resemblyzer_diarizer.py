@@ -14,9 +14,7 @@ the same file ~15x slower (see docs/benchmarks.md).
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,17 +22,23 @@ import numpy as np
 
 from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
-from llama_index_video.speakers.base import SpeakerTurn, name_in_order
+from llama_index_video.model_cache import ModelCache
+from llama_index_video.speakers.base import (
+    SpeakerTurn,
+    Stretch,
+    cut_stretches,
+    merge_pieces,
+    name_in_order,
+)
+from llama_index_video.speakers.campplus import torch_threads
 from llama_index_video.speakers.clustering import cluster_speakers
 
 if TYPE_CHECKING:
     from resemblyzer import VoiceEncoder
 
 _VAD_FRAME_S = 0.03
-_MERGE_GAP_S = 0.5  # consecutive pieces of one speaker closer than this form one turn
 
-_encoders: dict[str, VoiceEncoder] = {}
-_encoders_lock = threading.Lock()
+_encoders: ModelCache[str, VoiceEncoder] = ModelCache()
 
 
 class ResemblyzerDiarizer:
@@ -97,7 +101,7 @@ class ResemblyzerDiarizer:
         """Who spoke when; see the module docstring for how."""
         encoder = _encoder(self.device)
         try:
-            with _torch_threads(self.threads):
+            with torch_threads(self.threads):
                 embeddings, centres, stretches = self._embed(encoder, chunks)
         except VideoIndexError:
             raise
@@ -112,15 +116,15 @@ class ResemblyzerDiarizer:
             np.array(embeddings), num_speakers=self.num_speakers, max_speakers=self.max_speakers
         )
         labels = _smooth(labels, stretches)
-        return name_in_order(_merge(_pieces(stretches, centres, labels)))
+        return name_in_order(merge_pieces(cut_stretches(stretches, centres, labels)))
 
     def _embed(
         self, encoder: VoiceEncoder, chunks: Iterable[AudioChunk]
-    ) -> tuple[list[np.ndarray], list[float], list[tuple[float, float, int, int]]]:
+    ) -> tuple[list[np.ndarray], list[float], list[Stretch]]:
         """Window embeddings, their centre times, and each stretch's window range."""
         embeddings: list[np.ndarray] = []
         centres: list[float] = []
-        stretches: list[tuple[float, float, int, int]] = []  # start, end, first, last window
+        stretches: list[Stretch] = []  # start, end, first, last window
         for chunk in chunks:
             for start, end in self.speech(chunk):
                 first_sample = round((start - chunk.start) * SAMPLE_RATE)
@@ -171,31 +175,7 @@ def speech_stretches(
     return [(s, e) for s, e in stretches if e - s >= min_speech]
 
 
-def _pieces(
-    stretches: list[tuple[float, float, int, int]], centres: list[float], labels: np.ndarray
-) -> Iterator[tuple[float, float, int]]:
-    """Each stretch cut half-way between consecutive windows of different speakers."""
-    for start, end, first, last in stretches:
-        piece_start = start
-        for i in range(first, last - 1):
-            if labels[i] != labels[i + 1]:
-                cut = min(max((centres[i] + centres[i + 1]) / 2, piece_start), end)
-                yield piece_start, cut, int(labels[i])
-                piece_start = cut
-        yield piece_start, end, int(labels[last - 1])
-
-
-def _merge(pieces: Iterable[tuple[float, float, int]]) -> list[tuple[float, float, int]]:
-    merged: list[tuple[float, float, int]] = []
-    for start, end, label in pieces:
-        if merged and merged[-1][2] == label and start - merged[-1][1] <= _MERGE_GAP_S:
-            merged[-1] = (merged[-1][0], end, label)
-        else:
-            merged.append((start, end, label))
-    return merged
-
-
-def _smooth(labels: np.ndarray, stretches: list[tuple[float, float, int, int]]) -> np.ndarray:
+def _smooth(labels: np.ndarray, stretches: list[Stretch]) -> np.ndarray:
     """Inside a stretch, a lone window whose neighbours agree takes their label.
 
     One noisy window is no turn; a short stretch of its own (a "yes") keeps its label.
@@ -206,18 +186,6 @@ def _smooth(labels: np.ndarray, stretches: list[tuple[float, float, int, int]]) 
             if labels[i - 1] == labels[i + 1] != labels[i]:
                 smoothed[i] = labels[i - 1]
     return smoothed
-
-
-@contextmanager
-def _torch_threads(count: int) -> Iterator[None]:
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(count)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def _vad_module() -> Any:
@@ -232,19 +200,20 @@ def _vad_module() -> Any:
 
 def _encoder(device: str) -> VoiceEncoder:
     """Resemblyzer's encoder, loaded once per device from the weights in its wheel."""
-    with _encoders_lock:
-        if device not in _encoders:
-            try:
-                from resemblyzer import VoiceEncoder
-            except ImportError as exc:
-                raise MissingDependencyError(
-                    "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
-                ) from exc
-            try:
-                _encoders[device] = VoiceEncoder(device, verbose=False)
-            except Exception as exc:
-                raise DiarizationError(
-                    f"resemblyzer: cannot load the voice encoder on {device} "
-                    f"({type(exc).__name__}: {exc})"
-                ) from exc
-        return _encoders[device]
+
+    def load() -> VoiceEncoder:
+        try:
+            from resemblyzer import VoiceEncoder
+        except ImportError as exc:
+            raise MissingDependencyError(
+                "resemblyzer", "speakers", "Speaker labels with Resemblyzer"
+            ) from exc
+        try:
+            return VoiceEncoder(device, verbose=False)
+        except Exception as exc:
+            raise DiarizationError(
+                f"resemblyzer: cannot load the voice encoder on {device} "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
+
+    return _encoders.load(device, load)

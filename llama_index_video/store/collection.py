@@ -33,6 +33,7 @@ from llama_index_video.errors import IndexReadOnlyError, MissingDependencyError,
 from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
 logger = logging.getLogger(__name__)
@@ -144,6 +145,17 @@ def row_counts(store: Any, content_hashes: Collection[str]) -> dict[str, int] | 
         key: len(rows.get(where={schema.CONTENT_HASH: key}, include=[])["ids"])
         for key in content_hashes
     }
+
+
+def content_nodes(store: Any, content_hash: str) -> list[BaseNode]:
+    """The stored nodes of one content; [] from a store that cannot list its rows."""
+    from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+
+    filters = MetadataFilters(filters=[MetadataFilter(key=schema.CONTENT_HASH, value=content_hash)])
+    try:
+        return list(store.get_nodes(None, filters=filters))
+    except NotImplementedError:
+        return []
 
 
 def row_total(store: Any) -> int | None:

@@ -45,6 +45,7 @@ from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
+from llama_index_video.embeddings.capabilities import node_embedder
 from llama_index_video.errors import (
     IndexStorageError,
     MediaError,
@@ -61,8 +62,11 @@ from llama_index_video.executor.base import (
 )
 from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
-from llama_index_video.reader.video_reader import SUPPORTED_SUFFIXES, VideoReader
+from llama_index_video.reader.options import SUPPORTED_SUFFIXES
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.integrity import IndexCheck, check_index, media_of
+from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
 from llama_index_video.store.media_paths import resolved_node, stored_node
 from llama_index_video.store.storage_errors import storage_error
@@ -163,12 +167,14 @@ class Ingestor:
         batch_size: int = 64,
         progress: IngestProgress | None = None,
         executor: Executor | None = None,
+        lexical: LexicalStore | None = None,
     ) -> None:
         self._index = index
+        self._lexical = lexical
         self._manifest = manifest
         self._reader = reader
         self._batch_size = batch_size
-        self._try_embed = getattr(embed_model, "try_embed_nodes", None)
+        self._try_embed = node_embedder(embed_model)
         self._progress = progress or (lambda path, stage, done, total: None)
         self._executor = executor or LocalExecutor()
         # Remote workers embed too, unless failures are kept per node (try_embed) or
@@ -203,8 +209,12 @@ class Ingestor:
                 else:  # same content as a file above, now indexed (or failed: read again)
                     outcome = self._ingest_one(step.path)
                 outcomes.append(self._logged(outcome))
+                if self._lexical is not None:
+                    self._lexical.refresh(force=False)
         finally:
             produced.close()
+        if self._lexical is not None:  # after a failure the next run's recover() does it
+            self._lexical.refresh()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
 
@@ -218,7 +228,11 @@ class Ingestor:
             What was found before it was repaired.
         """
         check = check or check_index(
-            self._manifest, self._stores(), self._reader.media_dir, per_source=False
+            self._manifest,
+            self._stores(),
+            self._reader.media_dir,
+            per_source=False,
+            lexical=self._lexical,
         )
         for key in check.removals:
             self._finish_removal(key)
@@ -239,6 +253,15 @@ class Ingestor:
         stores = self._stores()
         for name, ids in check.stray_rows.items():
             stores[name].delete_nodes(ids)
+        if self._lexical is not None:
+            # After the contents above were forgotten or re-marked: check again.
+            indexed = {r.content_hash: r.node_count for r in self._manifest.files("indexed")}
+            store = self._index.vector_store
+            repair_lexical(
+                self._lexical,
+                check_lexical(self._lexical, indexed),
+                lambda key: content_nodes(store, key),
+            )
         for path in [*check.orphan_media, *check.partial_files]:
             path.unlink(missing_ok=True)
         return check
@@ -248,6 +271,8 @@ class Ingestor:
         with self._manifest.transaction():
             self._forget(file_hash)
         self._finish_removal(file_hash)
+        if self._lexical is not None:  # the caller refreshes it once at the end
+            self._lexical.refresh(force=False)
 
     def _logged(self, outcome: FileOutcome) -> FileOutcome:
         log = logger.warning if outcome.outcome == "failed" else logger.info
@@ -396,6 +421,8 @@ class Ingestor:
                 pending += len(failed)
             if batch:
                 self._index.insert_nodes(batch)
+                if self._lexical is not None:
+                    self._lexical.add(batch)
             self._progress(path, "embed", min(start + self._batch_size, total), total)
         return pending
 
@@ -450,6 +477,8 @@ class Ingestor:
             path.unlink(missing_ok=True)
 
     def _delete_nodes(self, file_hash: str) -> None:
+        if self._lexical is not None:
+            self._lexical.delete_content(file_hash)
         self._index.delete_ref_doc(document_id(file_hash), delete_from_docstore=True)
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:

@@ -9,7 +9,10 @@ folder must back it. :func:`check_index` compares them:
   interrupted run, or by a removal that did not finish);
 - files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
   files (``.part``, ``.partial``) a killed run left behind;
-- contents left ``indexing`` (an interrupted run) and removals not yet done.
+- contents left ``indexing`` (an interrupted run) and removals not yet done;
+- the lexical index (:mod:`llama_index_video.store.lexical`), when there is one: the
+  words of every indexed content's moments, no others, and matrices built since the
+  last change.
 
 Counting per content asks the store once per content, so ``ingest`` only does it when
 the store's total row count differs from the manifest's (one cheap count each);
@@ -26,6 +29,7 @@ from typing import Any
 
 from llama_index_video.media.names import source_prefix
 from llama_index_video.store.collection import row_counts, row_total, stray_row_ids
+from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
 
@@ -55,6 +59,7 @@ class IndexCheck:
     interrupted: list[str] = field(default_factory=list)
     removals: list[str] = field(default_factory=list)
     counted: bool = True  # False: the store cannot count its rows
+    lexical: LexicalCheck | None = None  # None: not checked (no lexical index)
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -70,6 +75,7 @@ class IndexCheck:
             or self.partial_files
             or self.interrupted
             or self.removals
+            or (self.lexical is not None and not self.lexical.ok)
         )
 
 
@@ -79,6 +85,7 @@ def check_index(
     media_dir: Path,
     *,
     per_source: bool,
+    lexical: LexicalStore | None = None,
 ) -> IndexCheck:
     """Compare the manifest with the vector stores and the media folder.
 
@@ -88,6 +95,7 @@ def check_index(
             store), the others some of them (frame vectors).
         media_dir: Where frames and clips are written.
         per_source: Count each content's rows even when the totals agree.
+        lexical: The index's lexical index, to check too; None: no lexical check.
     """
     indexed = {record.content_hash: record for record in manifest.files("indexed")}
     main = next(iter(stores.values()))
@@ -126,6 +134,9 @@ def check_index(
         interrupted=[r.content_hash for r in manifest.files("indexing")],
         removals=manifest.removals(),
         counted=total is not None,
+        lexical=None
+        if lexical is None
+        else check_lexical(lexical, {k: r.node_count for k, r in indexed.items()}),
     )
 
 

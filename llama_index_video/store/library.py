@@ -25,6 +25,7 @@ from llama_index.core.vector_stores.types import (
 from llama_index_video import schema
 from llama_index_video.errors import MomentRequestError, printable_path
 from llama_index_video.sources.origin import read_origin
+from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.ingest import Ingestor
 from llama_index_video.store.manifest import Manifest, PathRecord
 
@@ -109,7 +110,7 @@ def transcript(
     """The transcript units of a content in time order; with ``start`` and ``end``, only
     the units that overlap that span (one filtered query, not the whole recording)."""
     nodes = (
-        _nodes(store, content_hash)
+        content_nodes(store, content_hash)
         if start is None or end is None
         else moments_between(store, content_hash, start, end, ("transcript",))
     )
@@ -256,12 +257,4 @@ def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) ->
 
 
 def _rows(store: BasePydanticVectorStore, content_hash: str) -> list[dict[str, object]]:
-    return [node.metadata for node in _nodes(store, content_hash)]
-
-
-def _nodes(store: BasePydanticVectorStore, content_hash: str) -> list[BaseNode]:
-    filters = MetadataFilters(filters=[MetadataFilter(key=schema.CONTENT_HASH, value=content_hash)])
-    try:
-        return list(store.get_nodes(None, filters=filters))
-    except NotImplementedError:  # stores that cannot list rows: nothing to show
-        return []
+    return [node.metadata for node in content_nodes(store, content_hash)]

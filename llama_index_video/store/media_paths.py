@@ -12,7 +12,7 @@ reader writing media elsewhere) absolute.
 Written in one place: :class:`FolderVectorStoreIndex` (and its multimodal twin) turns
 the embedded copies of the nodes into their stored form just before they reach the
 vector store, so the embedding models still read the files by the paths the reader
-made. Read in two: :class:`~llama_index_video.store.retriever.VideoRetriever` resolves
+made. Read in two: :class:`~llama_index_video.search.retriever.VideoRetriever` resolves
 the nodes it returns and the ``TimestampFramePostprocessor`` the frames it attaches,
 so everything after retrieval (search hits, ``ask`` images, clips) holds absolute
 paths that resolve from any working directory.
@@ -32,15 +32,16 @@ downloads once the folder has moved (or been copied), whatever the manifest reco
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from llama_index.core import VectorStoreIndex
+from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
-from llama_index.core.schema import BaseNode, ImageNode, Node
+from llama_index.core.schema import BaseNode, TransformComponent
 
-from llama_index_video import schema
+from llama_index_video.reader.nodes import with_media_paths
 
 MEDIA_FOLDER: Final = "media"
 """The index folder's media folder: frames, clips and downloads."""
@@ -48,7 +49,6 @@ MEDIA_SUBFOLDERS: Final = ("frames", "clips")
 """Where the reader writes frames and clips, inside the media folder."""
 DOWNLOADS_FOLDER: Final = "downloads"
 """Where files downloaded from links are saved, inside the media folder."""
-_RESOURCES: Final = ("image_resource", "audio_resource", "video_resource")
 
 
 def stored_path(path: str | Path, folder: Path) -> str:
@@ -103,39 +103,6 @@ def resolved_source(recorded: str, folder: Path) -> str:
     return recorded
 
 
-def with_media_paths(node: BaseNode, change: Callable[[str], str]) -> BaseNode:
-    """A copy of ``node`` whose media paths are ``change(path)``; ``node`` is untouched.
-
-    The copy shares nothing it changes with ``node`` (a shallow ``model_copy`` would
-    share the metadata dict and the resources), so the node LlamaIndex goes on to embed
-    as an image keeps the paths its embedding reads. A node without media paths (a
-    transcript unit) is returned as it is.
-    """
-    resources = [getattr(node, name, None) for name in _RESOURCES]
-    has_paths = (
-        node.metadata.get(schema.IMAGE_PATH)
-        or getattr(node, "image_path", None)
-        or any(r is not None and r.path is not None for r in resources)
-    )
-    if not has_paths:
-        return node
-    copy = node.model_copy()
-    if node.metadata.get(schema.IMAGE_PATH):
-        copy.metadata = {
-            **node.metadata,
-            schema.IMAGE_PATH: change(str(node.metadata[schema.IMAGE_PATH])),
-        }
-    if isinstance(copy, ImageNode) and copy.image_path:
-        copy.image_path = change(copy.image_path)
-    if isinstance(copy, Node):
-        for name in _RESOURCES:
-            resource = getattr(copy, name)
-            if resource is not None and resource.path is not None:
-                moved = resource.model_copy(update={"path": Path(change(str(resource.path)))})
-                setattr(copy, name, moved)
-    return copy
-
-
 def stored_node(node: BaseNode, folder: Path) -> BaseNode:
     """A copy of ``node`` with its media paths as ``folder`` stores them."""
     return with_media_paths(node, lambda path: stored_path(path, folder))
@@ -183,3 +150,14 @@ class FolderMultiModalVectorStoreIndex(_StoresRelativePaths, MultiModalVectorSto
     def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
         self.folder = folder
         super().__init__(*args, **kwargs)
+
+
+def embedding_only(embed_model: BaseEmbedding) -> list[TransformComponent]:
+    """What a LlamaIndex index of ours does to a document inserted into it: embed it.
+
+    Moments reach the index as the nodes the reader made (``insert_nodes``), never as
+    documents to split. Left unset (or empty, which LlamaIndex treats the same), an
+    index takes ``Settings.transformations``, whose default ``SentenceSplitter`` loads
+    tiktoken's GPT-2 encoding: 0.15 s and 44 MB on every open, for nothing.
+    """
+    return [embed_model]

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
+from llama_index_video._moved import moved
+from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.embeddings.identity import (
     TRANSFORMERS_CLIP,
     canonical_identity,
@@ -35,16 +36,6 @@ if TYPE_CHECKING:
     from llama_index.core.embeddings import MultiModalEmbedding
 
 FRAMES_COLLECTION = "video_frames"
-VISUAL_CHANNEL = "visual"
-"""The fusion channel of frames found by their pixels (their modality stays ``frame``)."""
-
-# Minimum text-to-image cosine similarity of a visual hit, per model. Not calibrated
-# here (no weights offline): CLIP ViT-B/32 scores matching image-caption pairs around
-# 0.25-0.35 and unrelated ones around 0.10-0.20. Calibrate with the evaluation
-# benchmark on a machine that has the model.
-DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
-    f"{TRANSFORMERS_CLIP}:{DEFAULT_CLIP_MODEL}": 0.25,
-}
 
 VISUAL_META = "visual_embedding"
 """Manifest key of the visual model's identity; ``"none"`` when built without one."""
@@ -90,3 +81,8 @@ def visual_model_for(
             f"{folder}: frames embedded with {recorded}; pass that model as visual_model"
         )
     return ClipEmbedding(model_name=name)
+
+
+__getattr__ = moved(
+    __name__, "llama_index_video.search.policy", "VISUAL_CHANNEL", "DEFAULT_VISUAL_THRESHOLDS"
+)

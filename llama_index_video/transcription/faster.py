@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, ClassVar, Final
 import numpy as np
 
 from llama_index_video.errors import TranscriptionError
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
@@ -41,13 +41,13 @@ from llama_index_video.transcription.base import (
     Word,
     as_mono_float32,
 )
-from llama_index_video.transcription.engine import import_faster_whisper
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     ResolvedModel,
     check_model_reference,
     resolve_model,
 )
+from llama_index_video.transcription.openmp import import_faster_whisper
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -70,14 +70,12 @@ COMPUTE_TYPES: Final = (
 )
 
 _ModelKey = tuple[str, str, str, int]
-_models: dict[_ModelKey, WhisperModel] = {}
-_lock = threading.Lock()
+_models: ModelCache[_ModelKey, WhisperModel] = ModelCache()
 
 
 def clear_model_cache() -> None:
     """Forget every loaded faster-whisper model (they are freed once no reader holds one)."""
-    with _lock:
-        _models.clear()
+    _models.forget()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,7 +101,12 @@ class FasterWhisperTranscriber:
         language: Language code such as ``"en"`` or ``"de"``; ``None`` detects it (in the
             first 30 s) with a multilingual model.
         word_timestamps: Also return word times (and tighter segment times).
-        condition_on_previous_text: Prompt each 30 s window with the previous text.
+        condition_on_previous_text: Prompt each 30 s window with the previous text. Off
+            by default: with deterministic decoding (no temperature fallback to reset the
+            prompt), a window that falls into a repetition loop ("-R-R-R-...") hands it
+            to every following window; on a 20-minute recording one loop at the start of
+            an audio chunk ate the chunk's ten minutes. Without the prompt, a loop ends
+            with its window (docs/benchmarks.md, long recordings).
         initial_prompt: Text that primes the vocabulary (names, jargon) of the first window.
         download_root: Hugging Face cache folder to look in and download to.
         allow_download: Whether a model missing locally may be downloaded.
@@ -120,7 +123,7 @@ class FasterWhisperTranscriber:
     vad_filter: bool = True
     language: str | None = None
     word_timestamps: bool = True
-    condition_on_previous_text: bool = True
+    condition_on_previous_text: bool = False
     initial_prompt: str | None = None
     download_root: Path | None = None
     allow_download: bool = True
@@ -227,13 +230,12 @@ class FasterWhisperTranscriber:
 
     def _load(self) -> tuple[ResolvedModel, WhisperModel]:
         whisper_model = import_faster_whisper().WhisperModel
-        with _lock:
+        with _models.lock:  # resolving a name may download: once, not once per thread
             resolved = resolve_model(
                 self.model, download_root=self.download_root, allow_download=self.allow_download
             )
-            key = (str(resolved.path), self.device, self.compute_type, self.threads)
-            whisper = _models.get(key)
-            if whisper is None:
+
+            def load() -> WhisperModel:
                 logger.info(
                     "Loading faster-whisper model %r from %s (%s, %s)",
                     resolved.name,
@@ -242,7 +244,7 @@ class FasterWhisperTranscriber:
                     self.compute_type,
                 )
                 try:
-                    whisper = whisper_model(
+                    return whisper_model(
                         str(resolved.path),
                         device=self.device,
                         compute_type=self.compute_type,
@@ -255,8 +257,9 @@ class FasterWhisperTranscriber:
                         f"the folder is a CTranslate2 Whisper model and the compute type is "
                         f"supported on this device"
                     ) from exc
-                _models[key] = whisper
-        return resolved, whisper
+
+            key = (str(resolved.path), self.device, self.compute_type, self.threads)
+            return resolved, _models.load(key, load)
 
 
 def _convert(

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from llama_index_video.errors import TranscriptionError
-from llama_index_video.transcription.engine import import_faster_whisper
+from llama_index_video.transcription.openmp import import_faster_whisper
 from llama_index_video.weights import offline_weights
 
 logger = logging.getLogger(__name__)

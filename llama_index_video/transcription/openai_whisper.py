@@ -13,7 +13,6 @@ The loaded model is cached per (checkpoint, device, download folder).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from llama_index_video.errors import MissingDependencyError, TranscriptionError
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
@@ -39,14 +39,12 @@ logger = logging.getLogger(__name__)
 
 WHISPER_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
-_models: dict[tuple[str, str, str | None], Whisper] = {}
-_lock = threading.Lock()
+_models: ModelCache[tuple[str, str, str | None], Whisper] = ModelCache()
 
 
 def clear_model_cache() -> None:
     """Forget every loaded openai-whisper model."""
-    with _lock:
-        _models.clear()
+    _models.forget()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -204,16 +202,15 @@ class OpenAIWhisperTranscriber:
         reference = str(Path(self.model).expanduser()) if self._is_file() else str(self.model)
         root = str(self.download_root) if self.download_root is not None else None
         key = (reference, self.device, root)
-        with _lock:
-            model = _models.get(key)
-            if model is None:
-                logger.info("Loading openai-whisper model %r on %s", reference, self.device)
-                try:
-                    model = whisper.load_model(reference, device=self.device, download_root=root)
-                except Exception as exc:  # urllib, torch.load (pickle), state-dict mismatches
-                    raise TranscriptionError(self._load_failure(exc)) from exc
-                _models[key] = model
-        return model
+
+        def load() -> Whisper:
+            logger.info("Loading openai-whisper model %r on %s", reference, self.device)
+            try:
+                return whisper.load_model(reference, device=self.device, download_root=root)
+            except Exception as exc:  # urllib, torch.load (pickle), state-dict mismatches
+                raise TranscriptionError(self._load_failure(exc)) from exc
+
+        return _models.load(key, load)
 
     def _load_failure(self, exc: Exception) -> str:
         if self._is_file():

@@ -36,6 +36,7 @@ from av.subtitles.subtitle import AssSubtitle, Subtitle
 from webvtt.errors import MalformedCaptionError, MalformedFileError
 
 from llama_index_video.errors import MediaDecodeError, MediaError, UnsupportedMediaError
+from llama_index_video.media.probe import container_start
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 
 logger = logging.getLogger(__name__)
@@ -441,7 +442,7 @@ def _stream_cues(source: SubtitleSource) -> Iterator[Cue]:
     """Demux and decode one subtitle stream; FFmpeg hands every text format over as ASS."""
     with _open(source.path) as container:
         stream = _subtitle_stream(container, source)
-        offset = container.start_time / 1_000_000 if container.start_time else 0.0
+        offset = container_start(container)
         try:
             for packet in container.demux(stream):
                 if packet.pts is None or packet.size == 0 or packet.time_base is None:

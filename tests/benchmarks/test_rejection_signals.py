@@ -14,7 +14,7 @@ from benchmarks.rejection_signals import (
     spread_share,
 )
 from benchmarks.rejection_signals import variants as word_drops
-from llama_index_video.answering.relevance import RelevanceGate
+from llama_index_video.search.relevance import RelevanceGate
 
 
 def signals(

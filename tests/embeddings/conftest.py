@@ -23,7 +23,7 @@ FAST = {
     "retry_max_delay": 0.01,
     "file_poll_interval": 0.01,
     "batch_poll_interval": 0.01,
-    "request_timeout": 5.0,
+    "timeout": 5.0,
 }
 
 

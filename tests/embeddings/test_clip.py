@@ -21,8 +21,9 @@ from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.errors import EmbeddingError, IndexCompatibilityError, MissingDependencyError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.search.policy import VISUAL_CHANNEL
 from llama_index_video.store.media_paths import resolved_path
-from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_CHANNEL, VISUAL_META
+from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_META
 
 DIMENSION = 16
 

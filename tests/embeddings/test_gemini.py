@@ -441,3 +441,19 @@ def test_live_text_image_and_video_share_one_space(media):
     for vector in [query, *vectors]:
         assert_unit(vector, 768)
     assert model.usage.embedded_items == 4
+
+
+def test_the_timeout_has_the_llms_name_and_the_old_one_still_works_with_a_warning():
+    from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
+
+    model = GeminiMultimodalEmbedding(api_key="k", timeout=7.0, max_retries=1)
+    llm = GeminiMultimodalLLM(api_key="k", timeout=7.0, max_retries=1)
+    assert model.retry_policy() == llm.retry_policy()
+    with pytest.warns(DeprecationWarning, match="timeout="):
+        old = GeminiMultimodalEmbedding(api_key="k", request_timeout=3.0)
+    assert old.timeout == 3.0 and "request_timeout" not in old.to_dict()
+    with pytest.warns(DeprecationWarning, match=r"\.timeout"):
+        assert old.request_timeout == 3.0
+    for make in (GeminiMultimodalEmbedding, GeminiMultimodalLLM):
+        with pytest.raises(ValueError, match="retry_max_delay"):
+            make(api_key="k", retry_initial_delay=5.0, retry_max_delay=1.0)

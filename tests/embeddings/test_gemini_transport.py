@@ -45,7 +45,7 @@ def test_client_errors_are_not_retried(gemini, make_embedding, mode):
 
 def test_a_slow_answer_times_out_and_is_retried(gemini, make_embedding, mode):
     gemini.fail("embed", Fault(delay=2.0))
-    model = make_embedding(output_dimensionality=256, request_timeout=0.3)
+    model = make_embedding(output_dimensionality=256, timeout=0.3)
     vector = call(mode, model, "get_query_embedding", "q")
     assert len(vector) == 256
     assert len(gemini.requests_to("embed")) == 2
@@ -53,7 +53,7 @@ def test_a_slow_answer_times_out_and_is_retried(gemini, make_embedding, mode):
 
 def test_timeouts_are_bounded_too(gemini, make_embedding, mode):
     gemini.fail("embed", *[Fault(delay=2.0)] * 5)
-    model = make_embedding(request_timeout=0.2, max_retries=1)
+    model = make_embedding(timeout=0.2, max_retries=1)
     with pytest.raises(RemoteAPIError, match="no answer within the request timeout"):
         call(mode, model, "get_query_embedding", "q")
     assert len(gemini.requests_to("embed")) == 2

@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -27,6 +28,7 @@ from ray.cluster_utils import Cluster
 from llama_index_video.executor.ray import RayExecutor
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.store.lexical import LEXICAL_FOLDER, WORDS_FILE
 from tests_support import OZONE, ROOT, stored_rows
 
 pytestmark = [pytest.mark.ray, pytest.mark.timeout(900)]
@@ -90,9 +92,16 @@ def test_ray_ingest_writes_the_rows_a_local_ingest_writes(tmp_path, cluster, med
     assert [f.outcome for f in report.files] == ["failed", "indexed", "indexed"]
     _assert_same_rows(rows, local_rows)
     assert _frames(tmp_path / "ray") == _frames(tmp_path / "local")
+    assert _words(tmp_path / "ray") == _words(tmp_path / "local") != set()
     # The failure is recorded and retried by the next run, as locally; the rest is skipped.
     again, _ = _ingest(tmp_path / "ray", media, embed_model, RayExecutor(workers=2))
     assert [f.outcome for f in again.files] == ["failed", "skipped", "skipped"]
+
+
+def _words(folder: Path) -> set[tuple[str, str]]:
+    """The lexical index's rows: node id and words (written by the driver, as rows are)."""
+    with sqlite3.connect(folder / LEXICAL_FOLDER / WORDS_FILE) as db:
+        return set(db.execute("SELECT node_id, words FROM words"))
 
 
 @contextmanager

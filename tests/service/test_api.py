@@ -8,8 +8,8 @@ import socket
 import pytest
 from fastapi.testclient import TestClient
 
+from llama_index_video.answering.answerer import AskOptions
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
-from llama_index_video.answering.engine import AskOptions
 from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.errors import (
     AnswerError,

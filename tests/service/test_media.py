@@ -167,14 +167,14 @@ def test_links_point_only_at_what_can_be_served(tiny):
     index, files, _, frames = tiny
     catalog = create_app(index).state.live._catalog
     prefix = files["talk.mp4"][1][:16]
-    links = catalog.links("talk.mp4", str(frames / f"{prefix}_000001000.jpg"))
+    links = catalog.urls("talk.mp4", str(frames / f"{prefix}_000001000.jpg"))
     assert links.media_url == "/media/" + files["talk.mp4"][1]
     assert links.frame_url == f"/frames/{prefix}_000001000.jpg"
-    assert catalog.links("broken.mp4", None).media_url is None
-    assert catalog.links("elsewhere.mp4", "/etc/passwd").frame_url is None
+    assert catalog.urls("broken.mp4", None).media_url is None
+    assert catalog.urls("elsewhere.mp4", "/etc/passwd").frame_url is None
 
 
-def test_the_links_of_many_hits_check_each_file_and_frame_once(tiny, monkeypatch):
+def test_the_urls_of_many_hits_check_each_file_and_frame_once(tiny, monkeypatch):
     index, files, _, frames = tiny
     catalog = create_app(index).state.live._catalog
     frame = str(frames / f"{files['talk.mp4'][1][:16]}_000001000.jpg")
@@ -185,14 +185,14 @@ def test_the_links_of_many_hits_check_each_file_and_frame_once(tiny, monkeypatch
         ("talk.mp4", frame, None),
         ("elsewhere.mp4", "/etc/passwd", None),
     ]
-    expected = [catalog.links(*hit) for hit in hits]
+    expected = [catalog.urls(*hit) for hit in hits]
     checked: list[str] = []
     for name in ("media", "frame"):
         check = getattr(catalog, name)
         monkeypatch.setattr(
             catalog, name, lambda key, check=check: checked.append(key) or check(key)
         )
-    assert catalog.links_of(hits) == expected
+    assert catalog.urls_of(hits) == expected
     assert len(checked) >= 3 and sorted(checked) == sorted(set(checked))  # each one once
 
 

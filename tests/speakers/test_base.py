@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llama_index_video.reader.units import UnitOptions, build_units
-from llama_index_video.speakers.base import SpeakerTimeline, SpeakerTurn, name_in_order
+from llama_index_video.speakers.base import (
+    SpeakerTimeline,
+    SpeakerTurn,
+    cut_stretches,
+    merge_pieces,
+    name_in_order,
+)
 from llama_index_video.transcription.base import Segment, Word
 
 
@@ -64,3 +73,41 @@ def test_no_unit_spans_two_speakers_and_no_word_is_lost(turn_plan, target_chars)
         assert {spoken[t.rstrip(".")] for t in unit.text.split()} == {unit.speaker}
     said = [t.rstrip(".") for u in units for t in u.text.split()]
     assert list(dict.fromkeys(said)) == [w.text.rstrip(".") for w in words]
+
+
+@settings(deadline=None, max_examples=80)
+@given(
+    st.lists(st.tuples(st.floats(0.0, 2.0), st.floats(0.3, 6.0)), min_size=1, max_size=12),
+    st.data(),
+)
+def test_each_word_gets_the_speaker_of_the_nearest_window(plan, data):
+    """From window labels to turns to words: the path every backend's labels take."""
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    backend = CampplusDiarizer()
+    stretches, centres, time = [], [], 0.0
+    for gap, length in plan:
+        start = time + gap + 0.01
+        time = start + length
+        windows = backend.windows(start, time)
+        stretches.append((start, time, len(centres), len(centres) + len(windows)))
+        centres.extend(w.centre for w in windows)
+    labels = data.draw(st.lists(st.integers(0, 2), min_size=len(centres), max_size=len(centres)))
+    turns = name_in_order(merge_pieces(cut_stretches(stretches, centres, labels)))
+    for before, after in itertools.pairwise(turns):
+        assert before.end <= after.start + 1e-9  # ordered, never overlapping
+    timeline = SpeakerTimeline(turns)
+    names: dict[int, str] = {}
+    for start, end, first, last in stretches:
+        for middle in np.linspace(start + 0.02, end - 0.02, 7):
+            nearest = min(range(first, last), key=lambda i: abs(centres[i] - middle))
+            if any(
+                abs(abs(centres[i] - middle) - abs(centres[nearest] - middle)) < 0.02
+                for i in range(first, last)
+                if i != nearest
+            ):
+                continue  # half-way between two windows: either is right
+            said = timeline.speaker_at(middle - 0.01, middle + 0.01)
+            assert said is not None
+            assert names.setdefault(labels[nearest], said) == said
+    assert len(set(names.values())) == len(names)  # one name per cluster

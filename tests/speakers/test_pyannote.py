@@ -15,6 +15,7 @@ import pytest
 
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import AudioChunk
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers import pyannote_diarizer
 from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer, turns_from_annotation
 
@@ -25,7 +26,7 @@ SECRET = "hf_secret_token_value"
 def no_token(monkeypatch):
     for name in pyannote_diarizer.TOKEN_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(pyannote_diarizer, "_pipelines", {})
+    monkeypatch.setattr(pyannote_diarizer, "_pipelines", ModelCache())
 
 
 def test_missing_token_says_how_to_get_one():

@@ -22,6 +22,7 @@ from llama_index_video.cli.main import main
 from llama_index_video.errors import MissingDependencyError
 from llama_index_video.index import VideoIndex
 from llama_index_video.media.audio import iter_audio_chunks
+from llama_index_video.model_cache import ModelCache
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.speakers import resemblyzer_diarizer
 from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
@@ -118,7 +119,7 @@ def test_one_voice_is_one_speaker():
 
 
 def test_missing_extra_names_it(monkeypatch):
-    monkeypatch.setattr(resemblyzer_diarizer, "_encoders", {})
+    monkeypatch.setattr(resemblyzer_diarizer, "_encoders", ModelCache())
     monkeypatch.setitem(__import__("sys").modules, "resemblyzer", None)
     with pytest.raises(MissingDependencyError, match=r"llama-index-video\[speakers\]"):
         ResemblyzerDiarizer(device="cpu").diarize([])

@@ -18,7 +18,7 @@ from llama_index_video.reader.options import ReaderOptions
 from tests.fakes.gemini_server import FakeGeminiServer
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
-FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "request_timeout": 5.0}
+FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "timeout": 5.0}
 
 
 @pytest.fixture
@@ -160,7 +160,7 @@ def test_cli_ingest_with_gemini_then_search_reopens_with_it(
 
 
 def test_gemini_answers_with_the_retrieved_clip_itself(gemini, folder, tmp_path, transcriber):
-    from llama_index_video.answering.engine import AskOptions
+    from llama_index_video.answering.answerer import AskOptions
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
 
     path = tmp_path / "index"

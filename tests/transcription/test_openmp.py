@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llama_index_video.transcription.engine import BRIEF_SPINNING
+from llama_index_video.transcription.openmp import BRIEF_SPINNING
 
 pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
 pytest.importorskip(

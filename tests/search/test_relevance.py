@@ -8,14 +8,14 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from llama_index_video.answering.relevance import (
+from llama_index_video.results import ContextSpan, SearchHit
+from llama_index_video.search.relevance import (
     Relevance,
     RelevanceGate,
     content_words,
     coverage,
     standout,
 )
-from llama_index_video.results import ContextSpan, SearchHit
 
 
 def hit(text: str, score: float | None, *context: str) -> SearchHit:
@@ -168,8 +168,8 @@ def test_recording_scores_are_the_best_recordings_candidates(example_index):
 
 
 def test_a_standout_gate_needs_the_recording_and_a_calibration(example_index):
-    from llama_index_video.answering.search import VideoSearcher
     from llama_index_video.index import VideoIndex
+    from llama_index_video.search.searcher import VideoSearcher
 
     gate = RelevanceGate(signal="standout", weight=1.0, cut=2.0)
     with pytest.raises(ValueError, match="recording"):

@@ -26,14 +26,14 @@ from llama_index_video.ocr import ScreenTextSpan
 from llama_index_video.reader import moments
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.units import TranscriptUnit
-from llama_index_video.store.fusion import (
+from llama_index_video.search.fusion import (
     RRF_K,
     Channel,
     FusionRetriever,
     fuse,
     similarities,
 )
-from llama_index_video.store.retriever import VideoRetriever
+from llama_index_video.search.retriever import VideoRetriever
 from tests_support import OZONE
 
 DOBSON = "How thick is one Dobson unit?"
@@ -238,7 +238,7 @@ def embedding_calls() -> Iterator[_EmbeddingCounter]:
 
 def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
     retriever = memory_index.as_retriever(top_k=3)
-    assert [c.name for c in retriever.channels] == list(schema.MODALITIES)
+    assert [c.name for c in retriever.channels] == [*schema.MODALITIES, "lexical"]
     with embedding_calls() as counter:
         found = retriever.retrieve(DOBSON)
     assert counter.count == 1
@@ -249,7 +249,7 @@ def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
 def test_a_standout_gate_reuses_the_query_embedding_of_the_search(memory_index, monkeypatch):
     from llama_index.core.schema import QueryBundle
 
-    from llama_index_video.index import STANDOUT_GATES
+    from llama_index_video.search.policy import STANDOUT_GATES
 
     monkeypatch.setattr(memory_index, "relevance", STANDOUT_GATES[memory_index.identity])
     bundle = QueryBundle(DOBSON)
@@ -323,9 +323,11 @@ def test_chroma_rows_read_in_batches_give_the_hits_of_reading_them_all(
     monkeypatch.setattr(chroma_index, "weights", {**chroma_index.weights, **weights})
     for top_k in (1, 3, 5):
         fused = chroma_index.as_retriever(top_k=top_k)
-        [shared] = {id(c.retriever): c.retriever for c in fused.channels}.values()
+        [shared] = {id(c.retriever): c.retriever for c in fused.channels if not c.adds}.values()
         plain = _Plain(shared)
-        every = FusionRetriever([replace(c, retriever=plain) for c in fused.channels], top_k=top_k)
+        every = FusionRetriever(
+            [replace(c, retriever=plain) if not c.adds else c for c in fused.channels], top_k=top_k
+        )
         for query in QUERIES:
             assert _found(fused.retrieve(query)) == _found(every.retrieve(query)), (query, top_k)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from llama_index_video import schema
-from llama_index_video.answering.search import hit_from_node
+from llama_index_video.search.searcher import hit_from_node
 
 
 def test_the_hit_label_is_the_one_stored_at_ingest(talk_transcript):

@@ -10,7 +10,7 @@ import sys
 import pytest
 from PIL import Image
 
-from llama_index_video.answering.engine import AskOptions, make_llm, make_reranker
+from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER
 from llama_index_video.cli.main import main
 from llama_index_video.errors import AnswerError, MissingDependencyError

@@ -20,7 +20,7 @@ from llama_index.vector_stores.chroma import ChromaVectorStore
 
 from llama_index_video import schema
 from llama_index_video.errors import MediaError, TranscriptionError
-from llama_index_video.reader.pipeline import READ_ERROR, VideoNodeParser, media_documents
+from llama_index_video.reader.ingestion_pipeline import READ_ERROR, VideoNodeParser, media_documents
 from llama_index_video.reader.video_reader import VideoReader
 from tests_support import HANDBOOK, OZONE
 

@@ -1,0 +1,266 @@
+"""Answering a question: retrieve, rerank, attach context, generate, check the citations.
+
+The pipeline is LlamaIndex's own pieces in order: a retriever (optionally several
+phrasings of the question fused by ``QueryFusionRetriever``), node postprocessors (a
+reranker, then ``TimestampFramePostprocessor``), and a chat LLM that receives each
+moment under its ``[file mm:ss-mm:ss]`` label with its frame as an image. What the
+model cites is checked against what was retrieved: an invented label is flagged (or
+stripped), never turned into a citation. With nothing relevant retrieved the model
+is not called; with no model configured the answer is extractive.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from llama_index.core.llms import LLM
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore
+
+from llama_index_video.answering.citations import check_citations
+from llama_index_video.answering.extractive import extractive_answer
+from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
+from llama_index_video.errors import AnswerError, MissingDependencyError
+from llama_index_video.results import Answer, Citation, SearchHit
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.searcher import Locate, Recording, VideoSearcher
+
+logger = logging.getLogger(__name__)
+
+LlmChoice = Literal["auto", "claude", "gemini", "none"]
+NO_ANSWER_TEXT = "The model returned no answer (empty or blocked); see the moments below."
+
+
+@dataclass(frozen=True, kw_only=True)
+class AskOptions:
+    """How a question is answered.
+
+    Attributes:
+        top_k: Moments retrieved (before merging neighbours).
+        num_queries: Phrasings searched; above 1 the LLM writes the extra ones and
+            the results are fused by reciprocal rank (needs an LLM).
+        max_images: Most frames sent to the model.
+        max_clips: Most retrieved video or audio clips sent to the model (Gemini
+            watches them; others leave them out).
+        unverified: What to do with a cited label that matches nothing retrieved:
+            ``"flag"`` it in the text, ``"strip"`` it, or ``"keep"`` it as written
+            (it is never a citation either way).
+    """
+
+    top_k: int = 5
+    num_queries: int = 1
+    max_images: int = 8
+    max_clips: int = 1
+    unverified: Literal["flag", "strip", "keep"] = "flag"
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.top_k <= 100:
+            raise ValueError(f"top_k must be within 1..100, got {self.top_k}")
+        if not 1 <= self.num_queries <= 10:
+            raise ValueError(f"num_queries must be within 1..10, got {self.num_queries}")
+        if self.max_images < 0:
+            raise ValueError(f"max_images must be >= 0, got {self.max_images}")
+
+
+class VideoAnswerer:
+    """Answers questions over a retriever, citing moments to the second.
+
+    Args:
+        retriever: Any LlamaIndex retriever over this package's nodes.
+        postprocessors: Applied in order after retrieval, e.g. a reranker and then
+            ``TimestampFramePostprocessor``.
+        llm: A chat LLM that accepts text and image blocks (``ClaudeMultimodalLLM``,
+            ``GeminiMultimodalLLM`` or any LlamaIndex multimodal LLM); None answers
+            extractively.
+        options: See :class:`AskOptions`.
+        locate: Maps ``(content_hash, stored source)`` to where the file is now.
+        relevance: Rejects questions the hits do not answer (see
+            :class:`~llama_index_video.search.searcher.VideoSearcher`).
+        recording: The query's candidates in its best recording, for a gate on
+            ``standout`` (see the same).
+    """
+
+    def __init__(
+        self,
+        *,
+        retriever: BaseRetriever,
+        postprocessors: Sequence[BaseNodePostprocessor] = (),
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        locate: Locate | None = None,
+        relevance: RelevanceGate | None = None,
+        recording: Recording | None = None,
+    ) -> None:
+        self.options = options or AskOptions()
+        if self.options.num_queries > 1:
+            if llm is None:
+                raise ValueError("num_queries > 1 needs an LLM to write the extra phrasings")
+            from llama_index.core.retrievers import QueryFusionRetriever
+            from llama_index.core.retrievers.fusion_retriever import FUSION_MODES
+
+            retriever = QueryFusionRetriever(
+                [retriever],
+                llm=llm,
+                num_queries=self.options.num_queries,
+                mode=FUSION_MODES.RECIPROCAL_RANK,
+                similarity_top_k=self.options.top_k,
+                use_async=False,
+            )
+        self.searcher = VideoSearcher(
+            retriever=retriever,
+            postprocessors=postprocessors,
+            locate=locate,
+            relevance=relevance,
+            recording=recording,
+        )
+        self.llm = llm
+
+    def retrieve(self, question: str) -> list[NodeWithScore]:
+        """The moments for ``question``, post-processed, most relevant first."""
+        return self.searcher.retrieve(question)
+
+    def search(self, question: str) -> list[SearchHit]:
+        """The moments as search hits (the ``search --json`` contract)."""
+        return self.searcher.search(question)
+
+    def ask(self, question: str) -> Answer:
+        """Answer ``question`` (see the module docstring for the rules)."""
+        stream = self.stream(question, streaming=False)
+        for _ in stream:
+            pass
+        return stream.answer
+
+    def stream(self, question: str, *, streaming: bool = True) -> AnswerStream:
+        """Answer ``question``, yielding the text as the model writes it.
+
+        Iterate the returned :class:`AnswerStream` for text deltas; its ``answer`` holds
+        the checked :class:`Answer` once the iteration is over.
+        """
+        if not question.strip():
+            raise AnswerError("the question is empty")
+        found = self.searcher.findings(question)
+        hits = [finding.hit for finding in found]
+        if not found or self.llm is None:
+            answer = extractive_answer(question, hits)
+            return AnswerStream(iter([answer.text]), lambda _text: answer)
+        llm = self.llm
+        # The model is shown each hit's own citation, and its answer is checked against
+        # those and their context units: one source for both.
+        items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in found]
+        messages = build_messages(
+            question, items, max_images=self.options.max_images, max_clips=self.options.max_clips
+        )
+        retrieved = [citation for hit in hits for citation in hit.citations()]
+
+        def finish(text: str) -> Answer:
+            return self._checked(question, text, retrieved, hits)
+
+        if not streaming:
+            reply = llm.chat(messages).message.content or ""
+            return AnswerStream(iter([reply]), finish)
+        deltas = (chunk.delta for chunk in llm.stream_chat(messages) if chunk.delta)
+        return AnswerStream(deltas, finish)
+
+    def _checked(
+        self, question: str, text: str, retrieved: list[Citation], hits: list[SearchHit]
+    ) -> Answer:
+        model = self.llm.metadata.model_name if self.llm is not None else None
+        if not text.strip():
+            return Answer(question, NO_ANSWER_TEXT, hits=hits, found=False, model=model)
+        if NOT_FOUND_ANSWER in text:
+            return Answer(question, text.strip(), hits=hits, found=False, model=model)
+        checked = check_citations(text, retrieved)
+        final = {
+            "flag": checked.flag_unverified,
+            "strip": checked.strip_unverified,
+            "keep": lambda: checked.text,
+        }[self.options.unverified]()
+        if checked.unverified:
+            logger.warning(
+                "the answer cites moments that were not retrieved: %s", checked.unverified
+            )
+        return Answer(
+            question,
+            final.strip(),
+            citations=list(checked.citations),
+            hits=hits,
+            model=model,
+            unverified=list(checked.unverified),
+        )
+
+
+class AnswerStream:
+    """Text deltas of an answer; ``answer`` is set when the iteration ends."""
+
+    def __init__(self, deltas: Iterator[str], finish: Callable[[str], Answer]) -> None:
+        self._deltas = deltas
+        self._finish = finish
+        self._answer: Answer | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        parts: list[str] = []
+        for delta in self._deltas:
+            parts.append(delta)
+            yield delta
+        self._answer = self._finish("".join(parts))
+
+    @property
+    def answer(self) -> Answer:
+        if self._answer is None:
+            raise AnswerError("the answer is complete only after the stream is read to the end")
+        return self._answer
+
+
+def make_llm(choice: LlmChoice = "auto", *, model: str | None = None) -> LLM | None:
+    """The LLM for a CLI/service choice; ``"auto"`` picks by the API keys present.
+
+    Raises:
+        AnswerError: the chosen model has no API key configured.
+    """
+    if choice == "auto":
+        if os.environ.get("ANTHROPIC_API_KEY"):
+            choice = "claude"
+        elif os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY"):
+            choice = "gemini"
+        else:
+            return None
+    if choice == "none":
+        return None
+    settings = {"model": model} if model else {}
+    if choice == "claude":
+        from llama_index_video.answering.claude import ClaudeMultimodalLLM
+
+        return ClaudeMultimodalLLM(**settings)
+    from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
+
+    return GeminiMultimodalLLM(**settings)
+
+
+def make_reranker(model: str, *, top_n: int) -> BaseNodePostprocessor:
+    """A cross-encoder reranker (``ask --rerank MODEL``), keeping the ``top_n`` best moments.
+
+    ``model`` is a sentence-transformers cross-encoder name (downloaded on first use) or
+    a local folder. It runs on torch, which the default install leaves out.
+
+    Raises:
+        MissingDependencyError: sentence-transformers (the extra of that name) is missing.
+        AnswerError: the model cannot be loaded (no such model, or a name offline).
+    """
+    from llama_index.core.postprocessor import SentenceTransformerRerank
+
+    try:
+        return SentenceTransformerRerank(model=model, top_n=top_n)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            "sentence-transformers", "sentence-transformers", f"Reranking with {model}"
+        ) from exc
+    except Exception as exc:  # sentence-transformers raises OSError, ValueError, HTTP errors
+        raise AnswerError(
+            f"reranker '{model}' cannot be loaded ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); offline, pass a local model folder"
+        ) from exc

@@ -1,0 +1,201 @@
+"""Reading speech: subtitles or transcription, speakers, and the API that spreads it.
+
+:class:`SpeechReading` is the part of :class:`~llama_index_video.reader.video_reader.VideoReader`
+that turns a file's sound into transcript units: subtitles when usable, else the
+transcriber over bounded audio chunks, with speaker labels when there is a diarizer.
+
+Its public methods are the distributed-speech API a Ray ingest uses
+(:mod:`llama_index_video.executor.ray`): :meth:`SpeechReading.speech_chunks` cuts a long
+recording into chunks, :meth:`SpeechReading.transcribe_chunk` transcribes one anywhere,
+and ``Speech.joined`` of the results, handed to ``VideoReader.read(path, speech=...)``,
+gives the nodes a plain read gives.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import suppress
+from dataclasses import replace
+from pathlib import Path
+
+from llama_index_video.errors import MissingDependencyError, one_line_errors
+from llama_index_video.media.audio import AudioChunk, iter_audio_chunks
+from llama_index_video.media.probe import MediaInfo, probe
+from llama_index_video.reader.options import AUDIO_SUFFIXES, VIDEO_SUFFIXES
+from llama_index_video.reader.progress import Progress, no_progress
+from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
+from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
+from llama_index_video.transcription.base import Segment, Speech, Transcriber
+
+logger = logging.getLogger(__name__)
+
+
+class SpeechReading:
+    """Transcript units of a file's speech (see the module docstring).
+
+    The reader's settings it reads are set by ``VideoReader.__init__``.
+    """
+
+    use_subtitles: bool
+    units: UnitOptions
+    diarizer: Diarizer | None
+    max_duration: float | None
+    audio_chunk_seconds: float
+    _transcriber: Transcriber | None
+
+    @property
+    def transcriber(self) -> Transcriber:
+        """The speech backend, created on first use."""
+        if self._transcriber is None:
+            from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+            self._transcriber = FasterWhisperTranscriber()
+        return self._transcriber
+
+    def speech_chunks(self, path: str | Path) -> Iterator[AudioChunk] | None:
+        """The audio chunks :meth:`read` would transcribe one after another, if several.
+
+        For spreading a long recording over several workers: each chunk goes through
+        :meth:`transcribe_chunk` (anywhere), ``Speech.joined`` of the results in chunk
+        order goes to ``read(path, speech=...)``, and the nodes are those a plain
+        :meth:`read` gives, since it transcribes these very chunks the same way.
+
+        Returns:
+            The chunks, decoded as they are iterated (cut at quiet moments, at most
+            ``audio_chunk_seconds`` each); None when reading would transcribe one chunk
+            or none: a text file, media no longer than ``audio_chunk_seconds``, without
+            sound, over ``max_duration``, with usable subtitles, or that cannot be probed
+            (reading it says why).
+        """
+        path = Path(path)
+        if path.suffix.lower() not in VIDEO_SUFFIXES | AUDIO_SUFFIXES or not path.is_file():
+            return None
+        try:
+            info = probe(path)
+            subtitled = self.use_subtitles and _has_subtitle_units(path, self.units)
+        except Exception:
+            return None
+        too_long = self.max_duration is not None and info.duration > self.max_duration
+        if subtitled or too_long or not info.has_audio:
+            return None
+        if info.duration <= self.audio_chunk_seconds:
+            return None
+        return self._audio_chunks(path)
+
+    def transcribe_chunk(
+        self,
+        chunk: AudioChunk,
+        *,
+        source: Path,
+        duration: float | None = None,
+        progress: Progress | None = None,
+    ) -> Speech:
+        """Transcribe one of :meth:`speech_chunks`; times come on the source's timeline.
+
+        Args:
+            chunk: The chunk.
+            source: The file it came from (named in errors).
+            duration: The file's duration, for ``progress``.
+            progress: Told how far transcription got, in source seconds.
+
+        Raises:
+            VideoIndexError: transcription failed; the message names ``source``.
+        """
+        total = chunk.end if duration is None else duration
+        report = progress or no_progress
+        segments: list[Segment] = []
+        with one_line_errors(source):
+            transcription = self.transcriber.transcribe(chunk.samples, source=source)
+            for segment in transcription.segments:
+                segments.append(_shifted(segment, chunk.start))
+                report("transcribe", min(segments[-1].end, total), total)
+        report("transcribe", min(chunk.end, total), total)
+        return Speech(tuple(segments), transcription.info.language)
+
+    def _speech_backend_before_threads(self) -> None:
+        """Build the speech backend now, before this file's screen thread starts.
+
+        The default one imports faster-whisper, whose engine reads its thread settings
+        from the environment as it loads (:mod:`~llama_index_video.transcription.openmp`
+        sets them for that moment), and no other thread should read the environment while
+        it changes. Subtitles may leave the backend unused, so a missing one is not an
+        error yet: transcribing raises it.
+        """
+        with suppress(MissingDependencyError):
+            self._transcriber = self.transcriber
+
+    def _transcript(
+        self, info: MediaInfo, notes: list[str], progress: Progress, speech: Speech | None
+    ) -> tuple[list[TranscriptUnit], str | None]:
+        if self.use_subtitles:
+            from llama_index_video.transcription.subtitles import usable_subtitles
+
+            transcription, note = usable_subtitles(info.path)
+            if transcription is None and note:
+                notes.append(note)
+            if transcription is not None:
+                units = self._units(info, transcription.segments, notes, progress)
+                if units:
+                    notes.append(note or "transcript from subtitles")
+                    return units, transcription.info.language
+                logger.info("%s: subtitles are empty; transcribing", info.path)
+        if not info.has_audio:
+            notes.append("no audio track: frames only")
+            return [], None
+        if speech is None:
+            speech = Speech.joined(
+                self.transcribe_chunk(
+                    chunk, source=info.path, duration=info.duration, progress=progress
+                )
+                for chunk in self._audio_chunks(info.path)
+            )
+        units = self._units(info, speech.segments, notes, progress)
+        if not units:
+            notes.append("no speech found")
+        return units, speech.language
+
+    def _units(
+        self, info: MediaInfo, segments: Iterable[Segment], notes: list[str], progress: Progress
+    ) -> list[TranscriptUnit]:
+        """Retrieval units, labelled with speakers when there is a diarizer and sound."""
+        if self.diarizer is None or not info.has_audio:
+            return list(build_units(segments, self.units))
+        chunks = self._audio_chunks(info.path)
+
+        def reported() -> Iterator[AudioChunk]:
+            for chunk in chunks:
+                yield chunk
+                progress("speakers", min(chunk.end, info.duration), info.duration)
+
+        speakers = SpeakerTimeline(self.diarizer.diarize(reported(), source=info.path))
+        units = list(build_units(segments, self.units, speaker_at=speakers.speaker_at))
+        heard = {unit.speaker for unit in units if unit.speaker}
+        if units:
+            notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
+        return units
+
+    def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
+        return iter_audio_chunks(path, chunk_seconds=self.audio_chunk_seconds)
+
+
+def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:
+    """Whether reading ``path`` takes its transcript from subtitles (not from speech)."""
+    from llama_index_video.transcription.subtitles import usable_subtitles
+
+    transcription, _ = usable_subtitles(path)
+    return (
+        transcription is not None
+        and next(build_units(transcription.segments, options), None) is not None
+    )
+
+
+def _shifted(segment: Segment, offset: float) -> Segment:
+    if not offset:
+        return segment
+    return replace(
+        segment,
+        start=segment.start + offset,
+        end=segment.end + offset,
+        words=tuple(replace(w, start=w.start + offset, end=w.end + offset) for w in segment.words),
+    )

@@ -1,0 +1,154 @@
+"""The lexical channel: moments that contain the query's exact words, numbers and phrases.
+
+:class:`LexicalRetriever` is a LlamaIndex retriever over the index folder's lexical
+index (:mod:`llama_index_video.store.lexical`): BM25 over every node's words (the
+transcript, on-screen text, documents, frames' text), returning the vector store's
+own nodes, so it fuses with the dense channels like any other channel.
+
+Its score is a *lexical match* in (0, 1]: the node's BM25 score over the best BM25
+score any node reaches for each of the query's words, summed; a word no node holds
+counts as much as the index's rarest word. 1 means the node holds every word of the
+query as strongly as any node does; a node holding only the query's rarest word scores
+its share of the query's weight, and a query about something the index never mentions
+(its distinctive word unknown) scores low everywhere. Words every node holds (and
+English stop words) weigh nothing, so a question's phrasing does not count, its names
+and numbers do. Hits under ``threshold`` are dropped, as the dense channels drop hits
+under their cosine threshold.
+
+A quoted phrase (``"gym floor"``, straight or curly quotes) must appear literally:
+those words, in that order, with nothing between them (case, accents and punctuation
+aside, see :func:`~llama_index_video.store.lexical.words`). :func:`parse_query` splits
+them off, :func:`has_phrases` is the test every channel's hits pass
+(:mod:`llama_index_video.search.fusion`), and this channel only ranks nodes that pass
+it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
+
+from llama_index_video.search.retriever import kept
+from llama_index_video.store.lexical import LexicalStore, words
+
+LEXICAL_CHANNEL = "lexical"
+"""The fusion channel of the query's exact words."""
+# Calibrated with `benchmarks/evaluate.py --lexical grid` (docs/evaluation.md): of
+# weights 0.25-1 and least matches 0.3-0.7, 1 and 0.5 improved the example questions
+# (R@1 0.88 -> 0.93, R@3 0.90 -> 0.93) and left both held-out sets as they were; a
+# least match of 0.45 or below won one held-out question and lost another.
+LEXICAL_WEIGHT = 1.0
+"""Its default weight: a full lexical match adds as much as a cosine of 1."""
+LEXICAL_THRESHOLD = 0.5
+"""The least lexical match of a hit by default."""
+
+_QUOTED = re.compile(r'"([^"]*)"|\u201c([^\u201d]*)\u201d')
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    """A query as the lexical channel reads it."""
+
+    words: tuple[str, ...]  # every word, quoted ones too
+    phrases: tuple[tuple[str, ...], ...]  # the quoted phrases' words
+
+
+def parse_query(query: str) -> LexicalQuery:
+    """The words of ``query`` and its quoted phrases (an empty pair of quotes is ignored)."""
+    phrases = []
+    for match in _QUOTED.finditer(query):
+        phrase = tuple(words(match.group(1) or match.group(2) or ""))
+        if phrase:
+            phrases.append(phrase)
+    return LexicalQuery(tuple(words(query)), tuple(phrases))
+
+
+def has_phrases(text: str, phrases: Sequence[Sequence[str]]) -> bool:
+    """Whether ``text`` contains every phrase as a run of whole words."""
+    if not phrases:
+        return True
+    padded = f" {' '.join(words(text))} "
+    return all(f" {' '.join(phrase)} " in padded for phrase in phrases)
+
+
+class LexicalRetriever(BaseRetriever):
+    """The best moments by lexical match (module docstring), as the vector store's nodes.
+
+    Args:
+        lexical: The index folder's lexical index.
+        index: The vector index whose nodes the hits are (read by id).
+        top_k: How many hits to return at most.
+        modalities: Only these modalities; None: all.
+        speakers: Only transcript units spoken by these; None: anyone.
+        threshold: The least lexical match of a hit; None keeps every match.
+        visible: Given the hits' content hashes, returns those whose rows are complete
+            (as ``VideoRetriever``'s); None keeps every hit.
+        folder: The index folder the stored media paths are relative to.
+    """
+
+    def __init__(
+        self,
+        lexical: LexicalStore,
+        index: VectorStoreIndex,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        threshold: float | None = None,
+        visible: Callable[[Collection[str]], set[str]] | None = None,
+        folder: Path | None = None,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        super().__init__()
+        self._lexical = lexical
+        self._index = index
+        self._top_k = top_k
+        self._modalities = list(modalities) if modalities else None
+        self._speakers = list(speakers) if speakers else None
+        self.threshold = threshold
+        self._visible = visible
+        self._folder = folder
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        query = parse_query(query_bundle.query_str)
+        snapshot = self._lexical.snapshot()
+        if snapshot is None or not query.words:
+            return []
+        only = None
+        if query.phrases:
+            holding = snapshot.holding(word for phrase in query.phrases for word in phrase)
+            only = self._lexical.with_phrases(query.phrases, among=holding)
+            if not only:
+                return []
+        found = snapshot.search(
+            query.words,
+            top_k=self._top_k,
+            modalities=self._modalities,
+            speakers=self._speakers,
+            only=only,
+        )
+        if self.threshold is not None:
+            found = [hit for hit in found if hit.score >= self.threshold]
+        if not found:
+            return []
+        rows = {node.node_id: node for node in self._nodes([h.node_id for h in found])}
+        # A row deleted since the matrices were built (its file removed) is left out.
+        hits = [
+            NodeWithScore(node=rows[h.node_id], score=h.score) for h in found if h.node_id in rows
+        ]
+        return kept(hits, self._visible, self._folder)
+
+    def _nodes(self, ids: list[str]) -> list[BaseNode]:
+        """The nodes of ``ids`` from the vector store, or, for a store that keeps only
+        vectors (``SimpleVectorStore``), from the index's docstore; missing ones left out."""
+        store = self._index.vector_store
+        if store.stores_text:
+            return list(store.get_nodes(ids))
+        return list(self._index.docstore.get_nodes(ids, raise_error=False))

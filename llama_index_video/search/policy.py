@@ -1,0 +1,279 @@
+"""How an index folder searches: the search policy, in one place.
+
+"How does search rank?" is answered here, once for ``VideoIndex.search``,
+``VideoIndex.answerer`` and ``VideoIndex.as_retriever``:
+
+- **Channels and weights** (:data:`DEFAULT_WEIGHTS`): one channel per modality, plus
+  frames by their pixels when the folder has visual search (:data:`VISUAL_CHANNEL`).
+  A frame's text repeats what OCR and the transcript hold, so its own hits count half.
+  The lexical channel (:data:`~.lexical.LEXICAL_CHANNEL`, the query's exact words)
+  adds its weighted match to a moment's best weighted cosine; it has a least match of
+  its own (:data:`~.lexical.LEXICAL_THRESHOLD`).
+- **Thresholds** per embedding model (:data:`DEFAULT_THRESHOLDS`,
+  :data:`DEFAULT_VISUAL_THRESHOLDS`): the least cosine similarity of a hit.
+- **Gates** per embedding model (:data:`DEFAULT_GATES`, :data:`STANDOUT_GATES`): when
+  the best hits are relevant enough to answer from (:mod:`.relevance`).
+- **Candidate counts** (:data:`CANDIDATES_PER_HIT`, :data:`MIN_CANDIDATES`): how many
+  candidates the shared text query asks the store for.
+- **The wiring** (:class:`SearchPolicy`): the fused retriever of those channels
+  (:meth:`SearchPolicy.retriever`), the candidates of the best recording that a
+  standout gate measures (:meth:`SearchPolicy.recording_scores`), and what a searcher
+  is given besides its retriever (:meth:`SearchPolicy.wiring`: where files are now,
+  the gate and the recording's candidates), the same for a search and an answer.
+
+How the channels are combined is :mod:`.fusion`'s business, how one channel retrieves
+:mod:`.retriever`'s, how a retrieved node becomes a hit :mod:`.searcher`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from llama_index_video import schema
+from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL
+from llama_index_video.embeddings.identity import TRANSFORMERS_CLIP
+from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+from llama_index_video.search.fusion import Channel, FusionRetriever
+from llama_index_video.search.lexical import (
+    LEXICAL_CHANNEL,
+    LEXICAL_THRESHOLD,
+    LEXICAL_WEIGHT,
+    LexicalRetriever,
+)
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.retriever import VideoRetriever
+from llama_index_video.search.searcher import Locate, Recording
+from llama_index_video.store.media_paths import embedding_only
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.embeddings import MultiModalEmbedding
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from llama_index_video.store.lexical import LexicalStore
+
+CANDIDATES_PER_HIT = 10
+MIN_CANDIDATES = 50
+# Minimum cosine similarity for a hit, per embedding model, calibrated with
+# benchmarks/evaluate.py (see docs/evaluation.md).
+DEFAULT_THRESHOLDS: dict[str, float] = {
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.25,
+}
+# Minimum text-to-image cosine similarity of a visual hit, per model. Not calibrated
+# here (no weights offline): CLIP ViT-B/32 scores matching image-caption pairs around
+# 0.25-0.35 and unrelated ones around 0.10-0.20. Calibrate with the evaluation
+# benchmark on a machine that has the model.
+DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
+    f"{TRANSFORMERS_CLIP}:{DEFAULT_CLIP_MODEL}": 0.25,
+}
+# When a query's best hits are relevant enough to answer from
+# (llama_index_video.search.relevance), per embedding model. DEFAULT_GATES apply
+# unless told otherwise: empty, no gate has been good enough to be on by default
+# (docs/evaluation.md). STANDOUT_GATES (`relevance="standout"`): how far the best
+# candidate stands out in its recording plus coverage of the question's words, fitted
+# on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
+# than no gate on two held-out recordings, alone and in a library (2026-12-02); it
+# abstains on recordings of one or two units. Opt-in until the figures of
+# docs/evaluation.md ("Short and long recordings") are judged enough for a default.
+DEFAULT_GATES: dict[str, RelevanceGate] = {}
+STANDOUT_GATES: dict[str, RelevanceGate] = {
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
+        signal="standout", weight=1.109, cut=1.778
+    ),
+}
+VISUAL_CHANNEL = "visual"
+"""The fusion channel of frames found by their pixels (their modality stays ``frame``)."""
+# Weight of each fusion channel: a modality, or "visual" (frames by their pixels).
+# A frame's text repeats what OCR and the transcript hold, so its own hits count half.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "transcript": 1.0,
+    "text": 1.0,
+    "audio": 1.0,
+    "video": 1.0,
+    "ocr": 0.9,
+    "frame": 0.5,
+    VISUAL_CHANNEL: 0.5,
+    LEXICAL_CHANNEL: LEXICAL_WEIGHT,
+}
+
+
+def weights_for(weights: Mapping[str, float] | None) -> dict[str, float]:
+    """``DEFAULT_WEIGHTS`` overridden by ``weights``; ``ValueError`` for an unknown channel."""
+    unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
+    if unknown:
+        raise ValueError(f"unknown weights {sorted(unknown)}; use {', '.join(DEFAULT_WEIGHTS)}")
+    return {**DEFAULT_WEIGHTS, **(weights or {})}
+
+
+def threshold_for(value: float | str | None, auto: float | None) -> float | None:
+    """A threshold as given: ``"auto"`` is ``auto`` (the model's default, if any)."""
+    if value == "auto":
+        return auto
+    if isinstance(value, str):
+        raise ValueError(f"threshold must be a number, None or 'auto', got {value!r}")
+    return value
+
+
+def gate_for(value: RelevanceGate | str | None, identity: str) -> RelevanceGate | None:
+    """A relevance gate as given: ``"auto"`` and ``"standout"`` name the calibrated gates
+    of the embedding model ``identity``."""
+    if value == "auto":
+        return DEFAULT_GATES.get(identity)
+    if value == "standout":
+        if identity not in STANDOUT_GATES:
+            raise ValueError(
+                f"no standout gate is calibrated for {identity}: pass relevance="
+                "RelevanceGate(signal='standout', ...) fitted with benchmarks/rejection_signals.py"
+            )
+        return STANDOUT_GATES[identity]
+    if isinstance(value, str):
+        raise ValueError(f"relevance must be a gate, None, 'auto' or 'standout', got {value!r}")
+    return value
+
+
+class Wiring(TypedDict):
+    """What a :class:`~.searcher.VideoSearcher` (or an answerer's) is given besides
+    its retriever and postprocessors."""
+
+    locate: Locate
+    relevance: RelevanceGate | None
+    recording: Recording
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchPolicy:
+    """The search of one index folder: its channels, thresholds and gate, wired.
+
+    Attributes:
+        index: The text index (every modality's nodes).
+        embed_model: The model its text channels embed queries with.
+        visible: Given content hashes, those whose rows are complete (the manifest's).
+        locate: Maps ``(content_hash, stored source)`` to where the file is now.
+        folder: The index folder stored media paths are relative to.
+        threshold: Least cosine similarity of a text hit; None: none.
+        weights: Weight of each channel (see :func:`weights_for`).
+        relevance: The gate; None: every hit above the threshold.
+        visual_model: The model of frames by their pixels; None: no visual search.
+        frame_store: Where frame vectors are (with ``visual_model``).
+        visual_threshold: Least text-to-image cosine similarity of a visual hit.
+        lexical: The folder's lexical index, for the lexical channel (the query's exact
+            words, :mod:`.lexical`); None: no lexical channel.
+        lexical_threshold: Least lexical match of a lexical hit.
+    """
+
+    index: VectorStoreIndex
+    embed_model: BaseEmbedding
+    visible: Callable[[Collection[str]], set[str]]
+    locate: Locate
+    folder: Path
+    threshold: float | None = None
+    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    relevance: RelevanceGate | None = None
+    visual_model: MultiModalEmbedding | None = None
+    frame_store: BasePydanticVectorStore | None = None
+    visual_threshold: float | None = None
+    lexical: LexicalStore | None = None
+    lexical_threshold: float | None = LEXICAL_THRESHOLD
+
+    def retriever(
+        self,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+    ) -> FusionRetriever:
+        """Fused retrieval over the modalities (all by default), thresholds applied.
+
+        Each modality is a channel (cosine similarity, the text threshold); frames are
+        also ranked by their pixels when there is visual search and ``frame`` is among
+        the modalities; the lexical channel adds each moment's match of the query's
+        exact words. See :mod:`.fusion` for what the scores mean.
+
+        The text channels share one vector query for ``CANDIDATES_PER_HIT * top_k``
+        candidates, split by modality afterwards: a metadata-filtered query is about
+        50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
+        100 hours of transcript, a modality-filtered top-5 ~170 ms).
+
+        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
+        """
+        chosen = list(modalities or schema.MODALITIES)
+        if speakers:
+            chosen = [m for m in chosen if m == "transcript"]
+        shared = VideoRetriever(  # raises on an unknown modality
+            self.index,
+            top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
+            modalities=modalities,
+            threshold=self.threshold,
+            visible=self.visible,
+            speakers=speakers,
+            folder=self.folder,
+        )
+        channels = [
+            Channel(m, shared, self.weights[m], self.embed_model, modality=m) for m in chosen
+        ]
+        if self.lexical is not None and self.weights[LEXICAL_CHANNEL] > 0:
+            words = LexicalRetriever(
+                self.lexical,
+                self.index,
+                top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
+                modalities=chosen if modalities or speakers else None,
+                speakers=speakers,
+                threshold=self.lexical_threshold,
+                visible=self.visible,
+                folder=self.folder,
+            )
+            weight = self.weights[LEXICAL_CHANNEL]
+            channels.append(Channel(LEXICAL_CHANNEL, words, weight, self.embed_model, adds=True))
+        if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
+            frames = VectorStoreIndex.from_vector_store(
+                self.frame_store,
+                embed_model=self.visual_model,
+                transformations=embedding_only(self.visual_model),
+            )
+            retriever = VideoRetriever(
+                frames,
+                top_k=top_k,
+                threshold=self.visual_threshold,
+                visible=self.visible,
+                folder=self.folder,
+            )
+            weight = self.weights[VISUAL_CHANNEL]
+            channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
+        return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
+
+    def recording_scores(
+        self, query: str | QueryBundle, best: NodeWithScore | None = None
+    ) -> list[float]:
+        """Cosine similarities of ``query``'s best candidates in one recording.
+
+        The recording is ``best``'s (search passes its best moment), else that of the
+        best text node for ``query`` (no threshold); of that recording's nodes the best
+        ``MIN_CANDIDATES`` are scored, best first. This is what a ``standout`` relevance
+        gate measures. A bundle whose embedding retrieval already computed is not
+        embedded again, so behind a search this costs one content-filtered vector query
+        (slower in Chroma than an unfiltered one, but once per query).
+        """
+        bundle = QueryBundle(query) if isinstance(query, str) else query
+        if bundle.embedding is None:
+            bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
+        if best is None:
+            found = VideoRetriever(self.index, top_k=1, visible=self.visible).retrieve(bundle)
+            if not found:
+                return []
+            best = found[0]
+        content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
+        own = VideoRetriever(
+            self.index, top_k=MIN_CANDIDATES, visible=self.visible, contents=[content]
+        ).retrieve(bundle)
+        return [hit.score for hit in own if hit.score is not None]
+
+    def wiring(self) -> Wiring:
+        """Where files are now, the gate and the best recording's candidates: what a
+        searcher gets besides its retriever, for a search and an answer alike."""
+        return Wiring(locate=self.locate, relevance=self.relevance, recording=self.recording_scores)

@@ -1,0 +1,238 @@
+"""Search: retrieve, post-process and score moments, as :class:`SearchHit` results.
+
+:class:`VideoSearcher` is what ``VideoIndex.search`` and ``search --json`` run, and
+what :class:`~llama_index_video.answering.answerer.VideoAnswerer` calls before it
+answers. The result types live in :mod:`llama_index_video.results`.
+
+Within one embedding model, channels (transcript, OCR text, frames by their text) are
+blended by weighted cosine similarity; hits of different models (frames by their
+pixels) are fused by weighted reciprocal rank (:mod:`llama_index_video.search.fusion`).
+A hit's ``score`` is its cosine similarity to the query in the space that found it
+(text embeddings, or text-to-image for a frame found by its pixels): the number the
+relevance threshold was applied to. Similarities of different spaces are not
+comparable, so ``score`` need not decrease down the list.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from llama_index_video import results, schema
+from llama_index_video._moved import forward
+from llama_index_video.postprocessing.timestamp_frame import MomentNode
+from llama_index_video.search.fusion import similarities
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.seek import sentence_start
+
+
+class Location(NamedTuple):
+    """Where an indexed file is now."""
+
+    source: str
+    """The path as it was given to ``ingest`` (relative to that working directory)."""
+    path: str | None
+    """The same file as an absolute path; None when unknown."""
+
+
+Locate = Callable[[str, str], "str | Location"]
+"""Maps ``(content_hash, stored source)`` to where the file is now: a
+:class:`Location`, or just the path as given."""
+
+Recording = Callable[[QueryBundle, NodeWithScore], Sequence[float]]
+"""Maps a query (with the embedding retrieval left in it, if any) and its best moment to
+the cosine similarities of the query's candidates from that moment's recording
+(``VideoIndex.recording_scores``): what a ``standout`` gate measures."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A post-processed retrieved node and the search hit made of it."""
+
+    node: NodeWithScore
+    hit: results.SearchHit
+
+
+class VideoSearcher:
+    """Finds the moments for a query: retrieval, postprocessors, then hits.
+
+    Args:
+        retriever: Any LlamaIndex retriever over this package's nodes (the fused
+            retriever of ``VideoIndex.as_retriever`` reports cosine similarities).
+        postprocessors: Applied in order after retrieval, e.g. a reranker and then
+            ``TimestampFramePostprocessor``.
+        locate: Maps ``(content_hash, stored source)`` to where the file is now
+            (``VideoIndex.where``).
+        relevance: Rejects a query whose best hits do not look like they answer it
+            (:mod:`llama_index_video.search.relevance`); None keeps every hit that
+            passed the retriever's threshold.
+        recording: The query's candidates in its best recording, for a gate on
+            ``standout`` (required by one).
+    """
+
+    def __init__(
+        self,
+        *,
+        retriever: BaseRetriever,
+        postprocessors: Sequence[BaseNodePostprocessor] = (),
+        locate: Locate | None = None,
+        relevance: RelevanceGate | None = None,
+        recording: Recording | None = None,
+    ) -> None:
+        if relevance is not None and relevance.needs_recording and recording is None:
+            raise ValueError(
+                f"{relevance} needs the recording's candidates: pass recording= "
+                "(VideoIndex.recording_scores)"
+            )
+        self.retriever = retriever
+        self.postprocessors = list(postprocessors)
+        self.locate = locate
+        self.relevance = relevance
+        self.recording = recording
+
+    def search(self, query: str) -> list[results.SearchHit]:
+        """The best moments for ``query`` (the ``search --json`` contract)."""
+        return [finding.hit for finding in self.findings(query)]
+
+    def retrieve(self, query: str) -> list[NodeWithScore]:
+        """The post-processed nodes for ``query``, most relevant first."""
+        return [finding.node for finding in self.findings(query)]
+
+    def findings(self, query: str) -> list[Finding]:
+        """The post-processed nodes and their hits, scored by cosine similarity.
+
+        Empty when nothing passed the retriever's threshold or the relevance gate.
+        """
+        bundle = QueryBundle(query)
+        nodes = self.retriever.retrieve(bundle)
+        cosine = similarities(nodes)  # postprocessors build new NodeWithScores
+        for postprocessor in self.postprocessors:
+            nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
+        found = [
+            Finding(
+                n,
+                hit_from_node(
+                    n, locate=self.locate, similarity=cosine.get(n.node.node_id), query=query
+                ),
+            )
+            for n in nodes
+        ]
+        if not self.accepts(bundle, found):
+            return []
+        return found
+
+    def moments(self, query: str) -> list[Finding]:
+        """Deprecated name of :meth:`findings`."""
+        warnings.warn(
+            "VideoSearcher.moments() is now findings(); the old name will be removed in the "
+            "next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.findings(query)
+
+    def accepts(self, bundle: QueryBundle, found: Sequence[Finding]) -> bool:
+        """Whether the relevance gate lets ``found`` answer the query (True without one)."""
+        if self.relevance is None:
+            return True
+        recording: Sequence[float] = ()
+        if found and self.relevance.needs_recording and self.recording is not None:
+            recording = self.recording(bundle, found[0].node)
+        hits = [finding.hit for finding in found]
+        return self.relevance.accepts(bundle.query_str, hits, recording=recording)
+
+
+def hit_from_node(
+    hit: NodeWithScore,
+    *,
+    locate: Locate | None = None,
+    similarity: float | None = None,
+    query: str | None = None,
+) -> results.SearchHit:
+    """Turn a retrieved (and post-processed) node into a :class:`SearchHit`.
+
+    Args:
+        hit: The node and its score.
+        locate: Maps ``(content_hash, stored_source)`` to the file's current path, so a
+            file moved after indexing is reported where it is now; a :class:`Location`
+            also gives ``source_path`` (else it is the source's absolute path if the
+            source exists from the working directory).
+        similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
+            node's own score.
+        query: The search query: a unit of several sentences then starts (with its
+            label and link) where the sentence that best matches it begins
+            (:mod:`~llama_index_video.search.seek`).
+    """
+    node = hit.node
+    metadata = node.metadata
+    stored = metadata.get(schema.SOURCE)
+    key = metadata.get(schema.CONTENT_HASH)
+    located = locate(str(key), str(stored)) if locate and key and stored else None
+    moved, source_path = located if isinstance(located, Location) else (located, None)
+    citation = results.Citation.from_node(node, source=moved)  # label as stored at ingest
+    source = citation.source
+    if source_path is None and stored and Path(source).exists():
+        source_path = str(Path(source).absolute())
+    modality = str(metadata.get(schema.MODALITY, "text"))
+    start = _float(metadata.get(schema.START_S))
+    shows_frame = modality in ("frame", "ocr")
+    frame_path = _str(metadata.get(schema.IMAGE_PATH)) if shows_frame else None
+    frame_time = _float(metadata.get(schema.FRAME_TIME)) if shows_frame else None
+    score = hit.score if similarity is None else similarity
+    context: list[results.ContextSpan] = []
+    text: str | None = node.get_content() or None
+    if isinstance(node, MomentNode):
+        if node.image_path or not shows_frame:  # an ocr hit keeps its own frame otherwise
+            frame_path = node.image_path
+            frame_time = node.frame_time
+        context = [
+            results.ContextSpan(
+                round(c.start, 3), round(c.end, 3), c.text, c.label, c.modality, c.speaker
+            )
+            for c in node.context
+        ]
+        text = node.hit_text or None
+    url = citation.url if start is not None else None
+    label = citation.label
+    end = _float(metadata.get(schema.END_S))
+    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
+    said = sentence_start(query, text or "", sentences) if query else None
+    if start is not None and said is not None and said > start:  # seek to what was said
+        start, label = said, schema.moment_label(citation.file_name, said, end)
+        url = schema.media_fragment_url(source, said)
+    if url is not None and source_path is not None and url.startswith(source):
+        url = source_path + url[len(source) :]  # the same moment, playable from anywhere
+    return results.SearchHit(
+        source=source,
+        source_path=source_path,
+        modality=modality,
+        start=start,
+        end=end,
+        score=None if score is None else round(score, 4),
+        text=text,
+        label=label,
+        url=url,
+        frame_path=frame_path,
+        frame_time=frame_time,
+        context=context,
+        speaker=citation.speaker,
+        site_url=citation.site_url,
+    )
+
+
+def _float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
+
+
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+__getattr__ = forward(__name__, {"Moment": f"{__name__}:Finding"})

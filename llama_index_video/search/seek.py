@@ -1,0 +1,52 @@
+"""Where in a hit the answer is said: the start of its best-matching sentence.
+
+A transcript unit holds a few sentences (or, where speech recognition wrote no full
+stop, pieces cut at pauses: :mod:`llama_index_video.reader.units`), and records at
+ingest where each begins (:data:`~llama_index_video.schema.SENTENCES`). A hit should
+seek to the sentence that answers, not to the unit's first word, which can be ten
+seconds earlier. The pick is lexical and costs no model call: the sentence holding the
+most of the query's content words, each weighted by how few of the unit's sentences
+hold it (the weighting of :func:`~llama_index_video.search.relevance.coverage`).
+When no sentence shares a content word with the query (a paraphrase), the hit keeps
+the unit's start.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from llama_index_video.search.relevance import content_words
+
+
+def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]) -> float | None:
+    """The second the sentence of ``text`` that best matches ``query`` begins.
+
+    Args:
+        query: The search query.
+        text: The unit's own text.
+        sentences: ``(character offset in text, second)`` of each sentence, in order.
+
+    Returns:
+        That second; None when there is no choice to make (one sentence) or no sentence
+        shares a content word with the query.
+    """
+    if len(sentences) < 2:
+        return None
+    wanted = content_words(query)
+    if not wanted:
+        return None
+    bounds = [offset for offset, _ in sentences[1:]] + [len(text)]
+    vocabularies = [
+        set(content_words(text[offset:end]))
+        for (offset, _), end in zip(sentences, bounds, strict=True)
+    ]
+    found_in = {w: sum(w in vocabulary for vocabulary in vocabularies) for w in wanted}
+    weight = {
+        w: math.log((len(vocabularies) + 1) / (found_in[w] + 0.5)) for w in wanted if found_in[w]
+    }
+    if not weight:
+        return None
+    scores = [sum(weight.get(w, 0.0) for w in vocabulary) for vocabulary in vocabularies]
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))  # ties: the earlier one
+    return sentences[best][1]

@@ -1,0 +1,555 @@
+"""The index folder's lexical index: exact words, numbers and phrases, scored by BM25.
+
+Dense vectors find paraphrases but blur a rare word (a name, a number, a product term
+said once in an hour) into its unit's meaning. This module keeps, beside the vector
+store, what finds such a word again: every stored node's words, and a BM25 index over
+them built by ``bm25s`` (a maintained implementation on sparse matrices, numpy only).
+
+Layout, in ``<index folder>/lexical/``:
+
+- ``words.sqlite``: one row per node in the vector store (node id, content hash,
+  modality, speaker, and its text as :func:`words` reads it, joined by spaces), and a
+  *generation* counter raised by every change. Ingest adds a file's rows with its
+  vectors and deletes them with its vectors, so it is in step with the store; phrases
+  are matched here (a quoted phrase is a run of whole words, found with ``instr``).
+- ``bm25-<generation>/``: the BM25 matrices (``bm25s`` ``save``/``load``) of that
+  generation and their node ids; ``current`` names the newest complete one (written
+  last, replaced atomically), so a reader never loads a half-written index.
+
+Why rebuild the matrices rather than update them: ``bm25s`` has no incremental add,
+and BM25 scores depend on statistics of the whole collection (document frequencies,
+mean length), so per-run segments would score on different scales. Why from
+``words.sqlite`` rather than from the vector store's texts: reading 100,000 documents
+back from a Chroma collection alone took 14-16 s here, before any tokenising, and not
+every LlamaIndex store can list its rows. Measured with ``benchmarks/lexical_rebuild.py``
+on 2 cores shared with other work (load 9-13, so slower than a quiet machine): a
+rebuild takes 2.5-5 s for 10,000 units and 26-67 s for 100,000 (some 500 hours of
+speech); recording the words as ingest goes, 0.2-0.5 ms per unit; a search 0.7 and 6 ms,
+a quoted phrase 0.1 and 1.3 ms more. So writers rebuild once at the end of an ingest
+run, a removal or a repair, and during a long run at most once a minute
+(:meth:`LexicalStore.refresh`), never once per file. Readers load the newest complete
+matrices; a node added since is found by its vectors until the next rebuild, and a
+node removed since is dropped by the search's visibility check.
+
+Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefolded),
+split into runs of letters and digits; Chinese, Japanese and Korean characters are
+one token each (they have no spaces between words); a number keeps its decimal point
+and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
+stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
+much", "tell", "say") are left out of the BM25 scoring but kept for phrases. No
+stemming: this channel is for exact words; the dense channels find the other forms.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import shutil
+import sqlite3
+import sys
+import time
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from functools import cache, cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from llama_index_video import schema
+from llama_index_video.errors import MissingDependencyError
+from llama_index_video.store.storage_errors import translated
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
+
+logger = logging.getLogger(__name__)
+
+LEXICAL_FOLDER = "lexical"
+WORDS_FILE = "words.sqlite"
+CURRENT_FILE = "current"
+NODES_FILE = "nodes.json"
+REFRESH_SECONDS = 60.0
+"""During a run, the matrices are rebuilt at most this often (see the module docstring)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS words (
+    node_id TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL,
+    modality TEXT NOT NULL,
+    speaker TEXT NOT NULL,
+    words TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS words_by_content ON words (content_hash);
+"""
+
+# A number: digits with inner separators ("20,000", "3.5", "1.000.000"); else a run of
+# letters and digits; or one Chinese/Japanese/Korean character.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{_CJK}]|[^\W_{_CJK}]+")
+_ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+
+
+def words(text: str) -> list[str]:
+    """The tokens of ``text`` as the lexical index reads them (module docstring)."""
+    if text.isascii():  # most text: nothing to normalise
+        return [_number(token) for token in _TOKEN.findall(text.lower().replace("'", ""))]
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    kept: list[str] = []
+    for char in folded:
+        # Accents go from Latin, Greek and Cyrillic letters ("café" = "cafe"); marks of
+        # other scripts are part of the letter (Japanese "で" is not "て").
+        if unicodedata.combining(char) and kept and kept[-1] < _ACCENTED_SCRIPTS_END:
+            continue
+        kept.append(char)
+    plain = unicodedata.normalize("NFC", "".join(kept))
+    plain = plain.replace("'", "").replace("\u2019", "")  # "it's" -> "its"
+    return [_number(token) for token in _TOKEN.findall(plain)]
+
+
+def _number(token: str) -> str:
+    if not token[0].isdigit():
+        return token
+    if _THOUSANDS.fullmatch(token):
+        return token.replace(",", "")
+    return token.replace(",", ".")  # "3,5" (a decimal comma) reads as "3.5"
+
+
+def scored_words(tokens: Iterable[str]) -> list[str]:
+    """``tokens`` without English stop words: what BM25 scores."""
+    stop = _stop_words()
+    return [t for t in tokens if t not in stop]
+
+
+# How questions are put, beyond NLTK's English stop words: words a query uses to ask,
+# not what it asks about. A query word no node holds counts against a match (see
+# LexicalSnapshot.search), so these must not.
+_QUESTION_WORDS = (
+    *("much", "many", "could", "would", "please", "also"),
+    *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
+    *("talk", "talks", "talked", "video", "recording", "clip"),
+)
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    return frozenset((*_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
+
+
+@dataclass(frozen=True)
+class WordsRow:
+    """One node as the lexical index keeps it."""
+
+    node_id: str
+    content_hash: str
+    modality: str
+    speaker: str
+    words: str  # tokens joined by single spaces
+
+    @classmethod
+    def of(cls, node: BaseNode) -> WordsRow:
+        meta = node.metadata
+        return cls(
+            node.node_id,
+            str(meta.get(schema.CONTENT_HASH, "")),
+            str(meta.get(schema.MODALITY, "")),
+            str(meta.get(schema.SPEAKER) or ""),
+            " ".join(words(node.get_content())),
+        )
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    """A node's lexical match: BM25 over the best BM25 any node reaches per query word."""
+
+    node_id: str
+    score: float  # in (0, 1]: 1 when it matches every word as well as any node does
+
+
+class LexicalStore:
+    """The words of an index folder's nodes and their BM25 matrices (module docstring).
+
+    Args:
+        folder: The index folder (``lexical/`` is made inside it on first write).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = Path(folder) / LEXICAL_FOLDER
+        self.db_file = self.folder / WORDS_FILE
+        self._refreshed = time.monotonic()
+        self._snapshot: LexicalSnapshot | None = None
+
+    # --- writing (the caller holds the index's writer lock) ---
+
+    def add(self, nodes: Iterable[BaseNode]) -> None:
+        """Record the words of ``nodes`` (replacing rows of the same ids)."""
+        rows = [WordsRow.of(node) for node in nodes]
+        if not rows:
+            return
+        with self._writing() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO words VALUES (?, ?, ?, ?, ?)",
+                [(r.node_id, r.content_hash, r.modality, r.speaker, r.words) for r in rows],
+            )
+
+    def delete_content(self, content_hash: str) -> None:
+        """Forget the words of every node of one content."""
+        if not self.db_file.exists():
+            return
+        with self._writing() as db:
+            db.execute("DELETE FROM words WHERE content_hash = ?", (content_hash,))
+
+    def replace_all(self, nodes: Iterable[BaseNode]) -> int:
+        """Forget every row and record ``nodes`` instead (a repair); returns the count."""
+        with self._writing() as db:
+            db.execute("DELETE FROM words")
+        count = 0
+        batch: list[BaseNode] = []
+        for node in nodes:
+            batch.append(node)
+            if len(batch) >= 512:
+                self.add(batch)
+                count, batch = count + len(batch), []
+        self.add(batch)
+        return count + len(batch)
+
+    def refresh(self, *, force: bool = True) -> bool:
+        """Rebuild the BM25 matrices if the words changed since they were built.
+
+        Args:
+            force: Rebuild now; False: only if ``REFRESH_SECONDS`` passed since the last.
+
+        Returns:
+            Whether it rebuilt them.
+        """
+        if not force and time.monotonic() - self._refreshed < REFRESH_SECONDS:
+            return False
+        self._refreshed = time.monotonic()
+        if not self.db_file.exists():
+            return False
+        generation = self.generation()
+        if self.built_generation() == generation:
+            return False
+        started = time.perf_counter()
+        rows = list(self._rows())
+        target = self.folder / f"bm25-{generation}"
+        shutil.rmtree(target, ignore_errors=True)
+        with translated(target):
+            _build(rows).save(target, ids=[r[0] for r in rows])
+            _write_atomically(self.folder / CURRENT_FILE, json.dumps({"generation": generation}))
+        for old in self.folder.glob("bm25-*"):
+            if old != target:
+                shutil.rmtree(old, ignore_errors=True)
+        logger.info(
+            "lexical index of %d nodes rebuilt in %.2f s", len(rows), time.perf_counter() - started
+        )
+        return True
+
+    # --- reading ---
+
+    def generation(self) -> int:
+        """How many changes the words have had (0: never written)."""
+        if not self.db_file.exists():
+            return 0
+        with self._reading() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
+    def built_generation(self) -> int | None:
+        """The generation of the newest complete matrices; None: none built."""
+        try:
+            return int(json.loads((self.folder / CURRENT_FILE).read_text())["generation"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def counts(self) -> dict[str, int]:
+        """Rows per content hash (what ``verify`` compares with the manifest)."""
+        if not self.db_file.exists():
+            return {}
+        with self._reading() as db:
+            found = db.execute("SELECT content_hash, count(*) FROM words GROUP BY content_hash")
+            return {key: int(n) for key, n in found}
+
+    def snapshot(self) -> LexicalSnapshot | None:
+        """The newest complete matrices, loaded once per generation; None if none."""
+        generation = self.built_generation()
+        if generation is None:
+            return None
+        if self._snapshot is None or self._snapshot.generation != generation:
+            try:
+                self._snapshot = LexicalSnapshot.load(
+                    self.folder / f"bm25-{generation}", generation
+                )
+            except (OSError, ValueError) as exc:  # replaced by a writer while loading
+                logger.info("lexical index not readable now (%s); searching without it", exc)
+                return None
+        return self._snapshot
+
+    def with_phrases(
+        self, phrases: Sequence[Sequence[str]], among: Collection[str] | None = None
+    ) -> set[str]:
+        """Ids of the nodes whose words contain every phrase, each as a run of words.
+
+        Args:
+            phrases: The phrases' words.
+            among: Only look at these nodes (e.g. :meth:`LexicalSnapshot.holding`'s);
+                None: at every node.
+        """
+        if not self.db_file.exists() or not phrases:
+            return set()
+        clauses = " AND ".join("instr(' ' || words || ' ', ?) > 0" for _ in phrases)
+        needles = [f" {' '.join(p)} " for p in phrases]
+        with self._reading() as db:
+            if among is None:
+                found = db.execute(f"SELECT node_id FROM words WHERE {clauses}", needles)
+                return {row[0] for row in found}
+            ids, kept = sorted(among), set[str]()
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found = db.execute(
+                    f"SELECT node_id FROM words WHERE node_id IN ({marks}) AND {clauses}",
+                    [*chunk, *needles],
+                )
+                kept.update(row[0] for row in found)
+            return kept
+
+    def _rows(self) -> Iterator[tuple[str, str, str, str]]:
+        with self._reading() as db:
+            yield from db.execute(
+                "SELECT node_id, modality, speaker, words FROM words ORDER BY node_id"
+            )
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with translated(self.db_file), closing(sqlite3.connect(self.db_file)) as db:
+            # Rows lost to a power cut are found by `verify` and rebuilt by its repair.
+            db.executescript("PRAGMA synchronous=NORMAL;" + _SCHEMA)
+            with db:
+                yield db
+                db.execute(
+                    "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
+                    "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+                )
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        uri = f"{self.db_file.absolute().as_uri()}?mode=ro"
+        with translated(self.db_file), closing(sqlite3.connect(uri, uri=True)) as db:
+            yield db
+
+
+@dataclass(frozen=True)
+class LexicalCheck:
+    """Does the lexical index hold the words of what the manifest lists as indexed?"""
+
+    missing: list[str]  # indexed contents with fewer (or more) rows than their moments
+    stray: list[str]  # contents with rows that are not indexed
+    stale: bool  # the matrices were built before the last change of the words
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing or self.stray or self.stale)
+
+    def __str__(self) -> str:
+        problems = [
+            f"{len(self.missing)} file(s) missing or incomplete" if self.missing else "",
+            f"{len(self.stray)} file(s) not indexed" if self.stray else "",
+            "built before the last change" if self.stale else "",
+        ]
+        return "; ".join(p for p in problems if p) or "ok"
+
+
+def check_lexical(lexical: LexicalStore, indexed: dict[str, int]) -> LexicalCheck:
+    """Compare the lexical index with ``indexed`` (content hash -> moments stored)."""
+    counts = lexical.counts()
+    built = lexical.built_generation()
+    return LexicalCheck(
+        missing=sorted(key for key, n in indexed.items() if counts.get(key, 0) != n),
+        stray=sorted(set(counts) - set(indexed)),
+        stale=bool(counts) and built != lexical.generation(),
+    )
+
+
+def repair_lexical(
+    lexical: LexicalStore, check: LexicalCheck, nodes_of: Callable[[str], list[BaseNode]]
+) -> None:
+    """Make the lexical index match the store: forget stray contents, read the words
+    of the missing ones from their stored nodes (``nodes_of(content_hash)``), rebuild."""
+    for key in check.stray:
+        lexical.delete_content(key)
+    for key in check.missing:
+        lexical.delete_content(key)
+        lexical.add(nodes_of(key))
+    lexical.refresh()
+
+
+class LexicalSnapshot:
+    """One generation's BM25 matrices, with each node's id, modality and speaker."""
+
+    def __init__(
+        self, bm25: Any, ids: list[str], meta: list[tuple[str, str]], generation: int
+    ) -> None:
+        import numpy as np
+
+        self._bm25 = bm25  # None: no node has words
+        self.ids = ids
+        self.generation = generation
+        self._position = {node_id: i for i, node_id in enumerate(ids)}
+        self._modalities = sorted({m for m, _ in meta})
+        codes = {m: i for i, m in enumerate(self._modalities)}
+        self._modality = np.array([codes[m] for m, _ in meta], dtype=np.int16)
+        self._speakers = [s for _, s in meta]
+        self._np = np
+
+    @classmethod
+    def load(cls, folder: Path, generation: int) -> LexicalSnapshot:
+        stored = json.loads((folder / NODES_FILE).read_text())
+        bm25 = None
+        if (folder / "params.index.json").exists():
+            bm25 = _bm25s().BM25.load(str(folder), show_progress=False)
+        meta = [(str(m), str(s)) for m, s in stored["meta"]]
+        return cls(bm25, stored["ids"], meta, generation)
+
+    def search(
+        self,
+        query: Sequence[str],
+        *,
+        top_k: int,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        only: set[str] | None = None,
+    ) -> list[LexicalHit]:
+        """The best ``top_k`` nodes for the query's words, best first.
+
+        Args:
+            query: The query's tokens (:func:`words`); stop words are left out here.
+            top_k: How many hits at most.
+            modalities: Only nodes of these modalities; None: all.
+            speakers: Only nodes spoken by these; None: anyone.
+            only: Only these node ids (those containing the query's phrases); None: all.
+        """
+        np = self._np
+        if self._bm25 is None:
+            return []
+        vocab = self._bm25.vocab_dict
+        asked = set(scored_words(query))
+        ids = sorted(vocab[t] for t in asked if t in vocab)
+        if not ids:
+            return []
+        unknown = len(asked) - len(ids)  # words no node holds: each counts as the rarest
+        scores = self._bm25.get_scores(ids).astype(np.float64)
+        scores /= self._best_possible(ids) + unknown * self._rarest
+        keep = scores > 0
+        if modalities is not None:
+            wanted = [self._modalities.index(m) for m in modalities if m in self._modalities]
+            keep &= np.isin(self._modality, wanted)
+        if speakers is not None:
+            chosen = set(speakers)
+            keep &= np.array([s in chosen for s in self._speakers], dtype=bool)
+        if only is not None:
+            among = np.zeros(len(self.ids), dtype=bool)
+            among[[self._position[i] for i in only if i in self._position]] = True
+            keep &= among
+        candidates = np.flatnonzero(keep)
+        if len(candidates) > top_k:
+            best = np.argpartition(-scores[candidates], top_k - 1)[:top_k]
+            candidates = candidates[best]
+        ordered = sorted(candidates.tolist(), key=lambda i: (-scores[i], self.ids[i]))
+        return [LexicalHit(self.ids[i], min(1.0, float(scores[i]))) for i in ordered]
+
+    def holding(self, tokens: Iterable[str]) -> set[str] | None:
+        """Ids of the nodes holding every scored word of ``tokens`` (stop words aside);
+        None when ``tokens`` has none (every node might hold them)."""
+        scored = set(scored_words(tokens))
+        if not scored:
+            return None
+        if self._bm25 is None:
+            return set()
+        vocab, matrices = self._bm25.vocab_dict, self._bm25.scores
+        if not scored <= vocab.keys():
+            return set()
+        found: set[int] | None = None
+        pointers, indices = matrices["indptr"], matrices["indices"]
+        for token in sorted(scored, key=lambda t: pointers[vocab[t] + 1] - pointers[vocab[t]]):
+            t = vocab[token]
+            docs = set(indices[pointers[t] : pointers[t + 1]].tolist())
+            found = docs if found is None else found & docs
+            if not found:
+                return set()
+        return {self.ids[i] for i in found or ()}
+
+    @cached_property
+    def _rarest(self) -> float:
+        """The best score of any word in any node: about what a word found once gets."""
+        data = self._bm25.scores["data"]
+        return float(data.max(initial=0.0))
+
+    def _best_possible(self, token_ids: Sequence[int]) -> float:
+        """The sum over the query's words of the best score any node gets for that word."""
+        matrices = self._bm25.scores
+        data, pointers = matrices["data"], matrices["indptr"]
+        best = [
+            float(data[pointers[t] : pointers[t + 1]].max(initial=0.0))
+            for t in token_ids
+            if t + 1 < len(pointers)
+        ]
+        return max(sum(best), math.ulp(1.0))
+
+
+class _Built:
+    """Freshly built BM25 matrices, to be saved with their nodes."""
+
+    def __init__(self, bm25: Any, meta: list[tuple[str, str]]) -> None:
+        self.bm25 = bm25
+        self.meta = meta
+
+    def save(self, folder: Path, *, ids: list[str]) -> None:
+        folder.mkdir(parents=True)
+        if self.bm25 is not None:
+            self.bm25.save(str(folder), show_progress=False)
+        (folder / NODES_FILE).write_text(json.dumps({"ids": ids, "meta": self.meta}))
+
+
+def _build(rows: Sequence[tuple[str, str, str, str]]) -> _Built:
+    corpus = [scored_words(text.split()) for _, _, _, text in rows]
+    bm25 = None
+    if any(corpus):  # bm25s needs at least one word in the collection
+        bm25 = _bm25s().BM25()
+        bm25.index(corpus, show_progress=False)
+    return _Built(bm25, [(modality, speaker) for _, modality, speaker, _ in rows])
+
+
+@cache
+def _bm25s() -> Any:
+    """``bm25s``, imported without numba and scipy unless something imported them already.
+
+    bm25s uses them when it finds them, but its numpy backend, which this module uses,
+    needs neither, and importing them costs about 4 CPU s (numba is there when
+    openai-whisper is installed): more than a whole cold search.
+    """
+    hidden = [name for name in ("numba", "scipy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
+    try:
+        import bm25s
+        import bm25s.stopwords
+    except ImportError as exc:
+        raise MissingDependencyError("bm25s", "local", "The lexical index") from exc
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return bm25s
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text)
+    os.replace(partial, path)
