@@ -150,7 +150,7 @@ class VideoToolSpec(BaseToolSpec):
             question (str): The question, in plain words.
             top_k (int): How many moments to consider (1-20, default 5).
         """
-        from llama_index_video.answering.engine import AskOptions
+        from llama_index_video.answering.answerer import AskOptions
 
         answer = self.index.ask(
             question, llm=self.llm, options=AskOptions(top_k=_bounded_top_k(top_k))

@@ -52,7 +52,7 @@ def test_the_tools_are_described_for_a_model(tools):
 def test_search_finds_the_decision_with_its_label_and_link(tools):
     found = call(tools, "search_moments", query="who will own the billing provider migration")
     best = found["moments"][0]
-    assert best["label"] == "[team_sync.mp3 00:14-00:32]"
+    assert best["label"] == "[team_sync.mp3 00:14-00:24]"
     assert best["link"] == f"{TEAM_SYNC}#t=14.0"
     assert "Maria" in best["text"]
 
@@ -90,7 +90,7 @@ def test_list_recordings_names_every_source(tools):
     names = {entry["source"].rsplit("/", 1)[-1] for entry in listed}
     assert {"team_sync.mp3", "ozone_explainer.mp4", "checkout_deep_dive.mp4"} <= names
     team = next(e for e in listed if e["source"].endswith("team_sync.mp3"))
-    assert team["length"] == "00:40" and team["moments"]["transcript"] == 2
+    assert team["length"] == "00:40" and team["moments"]["transcript"] == 3
 
 
 def test_ask_answers_with_citations(tools):

@@ -64,7 +64,7 @@ def check(seen: dict) -> None:
     assert all(t.annotations.read_only_hint for t in seen["tools"].values())
     assert "read around a moment" in seen["tools"]["read_transcript"].description
     assert not seen["found_error"]
-    assert seen["found"]["moments"][0]["label"] == "[team_sync.mp3 00:14-00:32]"
+    assert seen["found"]["moments"][0]["label"] == "[team_sync.mp3 00:14-00:24]"
     is_error, message = seen["bad"]
     assert is_error and "unknown source" in message and "\n" not in message
     assert seen["transcript"].startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")
