@@ -230,6 +230,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
     )
     ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
+    ask.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also join the cited moments into FILE (subtitles in FILE.srt)",
+    )
     _relevance_option(ask)
 
     serve = commands.add_parser(
@@ -584,8 +591,11 @@ def _ask(args: argparse.Namespace) -> int:
             if not args.json:
                 print(delta, end="", flush=True)
         answer = stream.answer
+        exported = _export(index, answer, args.export) if args.export else None
     finally:
         index.close()
+    if exported:
+        print(exported, file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
         return 0
@@ -598,6 +608,12 @@ def _ask(args: argparse.Namespace) -> int:
     if answer.unverified:
         print(f"\nNot among the retrieved moments: {', '.join(answer.unverified)}")
     return 0
+
+
+def _export(index: VideoIndex, answer: Any, output: Path) -> str:
+    from llama_index_video.cli.export_command import export_answer
+
+    return export_answer(index, answer, output)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -119,59 +119,106 @@ def _copy(source: Path, begin: float, end: float, output: Path) -> tuple[float, 
 
 
 def _reencode(source: Path, start: float, end: float, output: Path) -> tuple[float, float]:
-    with av.open(str(source)) as inp, av.open(str(output), "w") as out:
-        video_in = inp.streams.video[0] if inp.streams.video else None
-        audio_in = inp.streams.audio[0] if inp.streams.audio else None
-        encoders: dict[int, Any] = {}
-        if video_in is not None:
-            rate = video_in.average_rate or Fraction(25)
-            video = out.add_stream("libx264", rate=rate)
-            video.width, video.height = video_in.width, video.height
-            video.pix_fmt = "yuv420p"
-            encoders[video_in.index] = video
-        if audio_in is not None:
-            audio = out.add_stream("aac", rate=audio_in.rate)
-            audio.layout = audio_in.layout.name
-            encoders[audio_in.index] = audio
-        main = video_in or audio_in
-        if main is None:
-            raise MediaError(source, "no video or audio stream to export")
-        inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
-        wanted = [s for s in (video_in, audio_in) if s is not None]
-        rate = Fraction(video_in.average_rate or 25) if video_in is not None else Fraction(1)
-        samples = 0
-        last_pts = -1
-        for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`
-            if isinstance(frame, av.VideoFrame):
-                if frame.time is None or frame.time < start - 1e-3:
+    with av.open(str(output), "w") as out:
+        _Joiner(out, source).append(source, start, end).close()
+    return start, end
+
+
+def join_spans(spans: list[tuple[Path, float, float]], output: Path) -> float:
+    """Re-encode the spans one after another into ``output``, in the order given; returns
+    the joined duration. Video takes the first span's size and rate (others are scaled),
+    audio its sample rate and layout.
+
+    Raises:
+        MediaError: a span cannot be read, or video and audio-only sources are mixed.
+    """
+    if not spans:
+        raise ValueError("nothing to join")
+    try:
+        with av.open(str(output), "w") as out:
+            joiner = _Joiner(out, spans[0][0])
+            for source, start, end in spans:
+                joiner.append(source, start, end)
+            joiner.close()
+            return joiner.seconds
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(output, f"cannot join the moments: {exc}") from exc
+
+
+class _Joiner:
+    """Encoders of one output (H.264 + AAC) that moments are appended to, in order."""
+
+    def __init__(self, out: Any, first: Path) -> None:
+        self.out = out
+        with av.open(str(first)) as probe:
+            video_in = probe.streams.video[0] if probe.streams.video else None
+            audio_in = probe.streams.audio[0] if probe.streams.audio else None
+            if video_in is None and audio_in is None:
+                raise MediaError(first, "no video or audio stream to export")
+            self.video: Any = None
+            self.audio: Any = None
+            self.rate = Fraction(1)
+            if video_in is not None:
+                self.rate = Fraction(video_in.average_rate or 25)
+                self.video = out.add_stream("libx264", rate=self.rate)
+                self.video.width, self.video.height = video_in.width, video_in.height
+                self.video.pix_fmt = "yuv420p"
+            if audio_in is not None:
+                self.audio = out.add_stream("aac", rate=audio_in.rate)
+                self.audio.layout = audio_in.layout.name
+                self.resampler = av.AudioResampler(
+                    format="fltp", layout=audio_in.layout.name, rate=audio_in.rate
+                )
+        self.seconds = 0.0  # written so far: where the next moment starts
+        self.last_pts = -1
+        self.samples = 0
+
+    def append(self, source: Path, start: float, end: float) -> _Joiner:
+        with av.open(str(source)) as inp:
+            video_in = inp.streams.video[0] if inp.streams.video else None
+            audio_in = inp.streams.audio[0] if inp.streams.audio else None
+            if (video_in is None) != (self.video is None):
+                raise MediaError(source, "cannot join video and audio-only recordings")
+            main = video_in or audio_in
+            wanted = [s for s in (video_in, audio_in) if s is not None]
+            inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
+            for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`
+                if frame.time is None or frame.time < start - 1e-3:  # type: ignore[union-attr]
                     continue
-                if frame.time >= end:
-                    break
-                # strictly increasing, as the muxer wants, even where the source repeats a time
-                last_pts = frame.pts = max(last_pts + 1, round((frame.time - start) * rate))
-                frame.time_base = 1 / rate
-            elif isinstance(frame, av.AudioFrame):
-                if frame.time is None or frame.time < start - 1e-3:
-                    continue
-                if frame.time >= end:
-                    if video_in is None:
+                if isinstance(frame, av.VideoFrame):
+                    if frame.time >= end:
                         break
-                    continue
-                frame.pts = samples
-                frame.time_base = Fraction(1, frame.sample_rate)
-                samples += frame.samples
-            else:
-                continue
-            out.mux(encoders[frame_stream(frame, video_in, audio_in)].encode(frame))
-        for encoder in encoders.values():
-            out.mux(encoder.encode())
-        return start, end
+                    self._video(frame, self.seconds + frame.time - start)
+                elif isinstance(frame, av.AudioFrame) and self.audio is not None:
+                    if frame.time >= end:
+                        if video_in is None:
+                            break
+                        continue
+                    self._audio(frame)
+        self.seconds += end - start
+        return self
+
+    def _video(self, frame: av.VideoFrame, at: float) -> None:
+        if (frame.width, frame.height) != (self.video.width, self.video.height):
+            frame = frame.reformat(width=self.video.width, height=self.video.height)
+        # strictly increasing, as the muxer wants, even where the source repeats a time
+        self.last_pts = frame.pts = max(self.last_pts + 1, round(at * self.rate))
+        frame.time_base = 1 / self.rate
+        self.out.mux(self.video.encode(frame))
+
+    def _audio(self, frame: av.AudioFrame) -> None:
+        frame.pts = None
+        for part in self.resampler.resample(frame):
+            part.pts = self.samples
+            part.time_base = Fraction(1, part.sample_rate)
+            self.samples += part.samples
+            self.out.mux(self.audio.encode(part))
+
+    def close(self) -> None:
+        for encoder in (self.video, self.audio):
+            if encoder is not None:
+                self.out.mux(encoder.encode())
 
 
 def _time_base(stream: Any) -> Fraction:
     return Fraction(stream.time_base or Fraction(1, 1000))
-
-
-def frame_stream(frame: Any, video: Any, audio: Any) -> int:
-    """The index of the input stream a decoded frame came from."""
-    return int(video.index if isinstance(frame, av.VideoFrame) else audio.index)
