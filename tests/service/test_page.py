@@ -104,6 +104,9 @@ def test_a_search_link_restores_the_search(page):
     page.goto("/?q=ultraviolet+C+radiation")
     page.locator("#results button.card").first.wait_for()
     assert page.get_by_label("Search for a moment").input_value() == "ultraviolet C radiation"
+    download = page.locator("#results a.download").first
+    assert download.inner_text() == "Download this moment"
+    assert download.get_attribute("href").startswith("/api/clip?source=")
     page.get_by_label("Search for a moment").fill("ozone hole")
     page.keyboard.press("Enter")
     page.wait_for_function("() => location.search === '?q=ozone+hole'")

@@ -370,6 +370,15 @@
     element.append(body);
     const item = document.createElement("li");
     item.append(element);
+    if (playable && moment.end !== null) {
+      const source = moment.source_path || moment.source;
+      const link = document.createElement("a");
+      link.className = "download";
+      link.href = `/api/clip?${new URLSearchParams({ source, start: moment.start, end: moment.end })}`;
+      link.download = "";
+      link.textContent = "Download this moment";
+      item.append(link);
+    }
     return item;
   }
 
