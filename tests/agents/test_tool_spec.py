@@ -175,3 +175,18 @@ def test_a_function_agent_answers_a_two_step_question(tools, streaming):
     assert {"search_moments", "read_transcript", "describe_screen"} <= offered
     tool_results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert all(len(text.encode()) <= 4096 for text in tool_results)
+
+
+def test_a_failing_llm_does_not_echo_its_key(example_index, fake_anthropic):
+    from llama_index_video.answering.claude import ClaudeMultimodalLLM
+    from tests.fakes.anthropic_server import error_reply
+
+    fake_anthropic.echo_headers = True  # the error message quotes the request's headers
+    fake_anthropic.enqueue(*[error_reply(400)] * 5)
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, timeout=5.0, max_retries=0
+    )
+    spec = VideoToolSpec(example_index, llm=claude)
+    result = call(spec, "ask", question="When is version two point four released?")
+    assert "error" in result and "fake 400" in result["error"]
+    assert fake_anthropic.api_key not in json.dumps(result)
