@@ -6,9 +6,9 @@ command line's ``--help``) stays fast; optional dependencies load only when need
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from llama_index_video._faces import lazy_exports
 from llama_index_video._version import __version__
 
 _EXPORTS: dict[str, str] = {
@@ -50,6 +50,7 @@ _EXPORTS: dict[str, str] = {
     "UnsupportedMediaError": "llama_index_video.errors",
     "MediaDecodeError": "llama_index_video.errors",
     "TranscriptionError": "llama_index_video.errors",
+    "UnsupportedLanguageError": "llama_index_video.errors",
     "EmbeddingError": "llama_index_video.errors",
     "RemoteAPIError": "llama_index_video.errors",
     "IndexCompatibilityError": "llama_index_video.errors",
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
         MomentRequestError,
         RemoteAPIError,
         TranscriptionError,
+        UnsupportedLanguageError,
         UnsupportedMediaError,
         VectorStoreError,
         VideoIndexError,
@@ -131,14 +133,4 @@ if TYPE_CHECKING:
     from llama_index_video.transcription.openai_whisper import OpenAIWhisperTranscriber
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'llama_index_video' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,6 +8,7 @@
     │   ├── UnsupportedMediaError  no usable audio or video stream, unknown type
     │   └── MediaDecodeError       the decoder failed (truncated, corrupt)
     ├── TranscriptionError         the speech model failed or cannot be loaded
+    │   └── UnsupportedLanguageError  speech in a language the allowed models cannot write
     ├── DiarizationError           the speaker model failed or cannot be loaded
     ├── DownloadError              a link cannot be fetched (HTTP error, not media, too big)
     ├── EmbeddingError             an embedding backend failed or disagrees with the index
@@ -86,6 +87,18 @@ class MediaDecodeError(MediaError):
 
 class TranscriptionError(VideoIndexError):
     """The speech model could not be loaded or failed on a file."""
+
+
+class UnsupportedLanguageError(TranscriptionError):
+    """A file's speech is in a language that no allowed speech model can write.
+
+    ``language`` is the Whisper code heard (``"de"``); the message names the file, the
+    language and how to get a model for it.
+    """
+
+    def __init__(self, message: str, *, language: str) -> None:
+        super().__init__(message)
+        self.language = language
 
 
 class DiarizationError(VideoIndexError):

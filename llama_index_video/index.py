@@ -58,9 +58,11 @@ from llama_index_video.store.collection import (
     chroma_collection,
     is_read_only_copy,
     open_chroma,
+    releases,
     row_total,
 )
 from llama_index_video.store.dimensions import check_dimension
+from llama_index_video.store.folder import IndexFolder
 from llama_index_video.store.integrity import IndexCheck, check_index
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
@@ -173,7 +175,8 @@ class VideoIndex:
             raise ValueError("pass reader_options or a ready reader, not both")
         self.weights = weights_for(weights)
         self.path = Path(path)
-        self.manifest = Manifest(self.path / "manifest.sqlite")
+        self.folder = IndexFolder(self.path)
+        self.manifest = Manifest(self.folder.manifest_file)
         self.embedding_spec: EmbeddingSpec | None = None
         if isinstance(embed_model, BaseEmbedding):
             self.embed_model = embed_model
@@ -203,19 +206,18 @@ class VideoIndex:
         self.collection = (
             collection or self.manifest.get_meta(COLLECTION_META) or DEFAULT_COLLECTION
         )
-        self.vector_store = vector_store or open_chroma(
-            self.path / "chroma", self.collection, url=self.chroma_url
-        )
-        self.read_only = self.manifest.read_only or is_read_only_copy(self.path / "chroma")
-        """Opened from a folder this process may not write: search only."""
+        self._given_stores = (vector_store, frame_store)
         self.lexical = LexicalStore(self.path)
         """The folder's lexical index (words of every moment, BM25), kept by every writer."""
         self.lexical_search = lexical
         """Whether search has the lexical channel (the index is kept either way)."""
         self.lexical_threshold = lexical_threshold
         self._store_checked = False
+        self._releases = 0
         self.frame_store: BasePydanticVectorStore | None = None
-        self.index = self._open_index(frame_store)
+        self._open_vectors()
+        self.read_only = self.manifest.read_only or is_read_only_copy(self.folder.chroma)
+        """Opened from a folder this process may not write: search only."""
         self._reader = reader
         self.threshold = threshold_for(threshold, DEFAULT_THRESHOLDS.get(self.identity))
         self.visual_threshold = threshold_for(
@@ -334,6 +336,7 @@ class VideoIndex:
         Raises:
             IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied.
         """
+        self._follow_releases()
         if self._store_checked:
             return
         for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
@@ -389,6 +392,11 @@ class VideoIndex:
             lock.acquire(wait=wait)
             if lock.previous_holder:
                 logger.info("the last writer, %s, did not finish", lock.previous_holder)
+            if self._local_vectors and self.folder.vectors_stale(lock):
+                self.reopen()  # never write from vectors loaded before another writer's
+            else:
+                self._follow_releases()
+            self.folder.written_by(lock)
             yield
 
     def library(self) -> list[LibraryEntry]:
@@ -396,6 +404,7 @@ class VideoIndex:
         status and failure reason (see :mod:`llama_index_video.store.library`)."""
         from llama_index_video.store.library import library
 
+        self._follow_releases()
         return library(self.manifest, self.vector_store)
 
     def transcript(self, source: str | Path) -> list[TranscriptLine] | None:
@@ -403,6 +412,7 @@ class VideoIndex:
         from llama_index_video.store.library import find_source, transcript
 
         records = find_source(self.manifest, str(source))
+        self._follow_releases()
         return transcript(self.vector_store, records[0].content_hash) if records else None
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
@@ -562,6 +572,50 @@ class VideoIndex:
         known = next((path for r, path in records if r.source == stored_source), None)
         return Location(stored_source, known)
 
+    def reopen(self) -> None:
+        """Load the vectors afresh, to see what another process wrote since they were loaded.
+
+        Only the local Chroma folder this index opened itself is reopened (a Chroma
+        server, or a store passed in, is used as it is); every ``VideoIndex`` of this
+        process over the same folder reopens too, at its next use. ``ingest``,
+        ``remove``, ``prune`` and ``verify`` do this by themselves when another writer
+        wrote since; a reader calls it when :attr:`changed_on_disk` says so. Not while
+        another thread uses an index over the same folder.
+        """
+        if self._local_vectors:
+            self.folder.release()
+        self._open_vectors()
+
+    @property
+    def changed_on_disk(self) -> bool:
+        """Whether another process wrote to the index since this process loaded its
+        vectors, so that search would not find what it added (:meth:`reopen`)."""
+        return self._local_vectors and self.folder.changed_since_loaded()
+
+    @property
+    def _local_vectors(self) -> bool:
+        """Whether the vectors are a local Chroma folder this index opened itself."""
+        return self._given_stores[0] is None and self.chroma_url is None
+
+    def _open_vectors(self) -> None:
+        """Open the vector stores and the LlamaIndex index over them."""
+        given, frame_store = self._given_stores
+        if given is None and self.chroma_url is None:
+            self.folder.note_loaded()
+        self._releases = releases(self.folder.chroma)
+        self.vector_store = given or open_chroma(
+            self.folder.chroma, self.collection, url=self.chroma_url
+        )
+        self._store_checked = False
+        self.frame_store = None
+        self.index = self._open_index(frame_store)
+
+    def _follow_releases(self) -> None:
+        """Open the vectors again if this process dropped its Chroma for the folder
+        since they were opened (another ``VideoIndex`` over it reopened)."""
+        if self._local_vectors and self._releases != releases(self.folder.chroma):
+            self._open_vectors()
+
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
         """The text index, or with visual search a multimodal one over both stores."""
         if self.visual_model is None:
@@ -579,7 +633,7 @@ class VideoIndex:
             else f"{self.collection}-frames"
         )
         self.frame_store = frame_store or open_chroma(
-            self.path / "chroma", frames, url=self.chroma_url
+            self.folder.chroma, frames, url=self.chroma_url
         )
         storage = StorageContext.from_defaults(
             vector_store=self.vector_store, image_store=self.frame_store

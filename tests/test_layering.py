@@ -25,6 +25,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     (
         "_version",
         "_moved",
+        "_faces",
         "errors",
         "schema",
         "results",

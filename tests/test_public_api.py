@@ -47,6 +47,7 @@ EXPECTED = {
     "probe",
     "local_embedding",
     "VIDEO_QA_TEMPLATE",
+    "UnsupportedLanguageError",
     "UnsupportedMediaError",
     "MediaDecodeError",
     "TranscriptionError",

@@ -1,0 +1,1 @@
+"""The ``llama-index-video`` command: parse arguments, build options, call the library."""

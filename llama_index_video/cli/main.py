@@ -263,15 +263,16 @@ def build_parser() -> argparse.ArgumentParser:
         "verify",
         help="check the index against its manifest; --repair fixes what it finds",
         description="Compare, per indexed file, the moments the manifest lists with those "
-        "the vector store holds; list stray rows, orphan frames and clips, and partial "
-        "files. Exit status 0 if all is well, 1 if problems were found (and not repaired).",
+        "the vector store holds, and check that search reaches every stored one; list "
+        "stray rows, orphan frames and clips, and partial files. Exit status 0 if all "
+        "is well, 1 if problems were found (and not repaired).",
     )
     _index_option(verify)
     verify.add_argument(
         "--repair",
         action="store_true",
         help="delete stray rows, orphans and partial files; re-index files with missing "
-        "moments from their recorded paths",
+        "moments from their recorded paths; embed again moments search cannot find",
     )
     verify.add_argument("--quiet", action="store_true", help="no progress bars")
     _wait_options(verify)
@@ -436,6 +437,12 @@ def _verify(args: argparse.Namespace) -> int:
     for what, count in problems.items():
         if count:
             print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    unreachable = sum(len(ids) for ids in check.unreachable.values())
+    if unreachable:
+        print(
+            f"unreachable rows (stored, but search cannot find them): {unreachable}"
+            + (" (embedded again)" if args.repair else "")
+        )
     if check.lexical is not None and not check.lexical.ok:
         print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
     if not check.counted:
@@ -444,7 +451,10 @@ def _verify(args: argparse.Namespace) -> int:
         _print_report(report, args.index)
         return 0 if report.ok else EXIT_FAILED_FILES
     if check.ok:
-        print(f"ok: {len(check.sources)} files, everything the manifest lists is stored")
+        print(
+            f"ok: {len(check.sources)} files, everything the manifest lists is stored "
+            "and found by search"
+        )
         return 0
     print(f"problems found; run 'llama-index-video verify --repair --index {args.index}'")
     return EXIT_FAILED_FILES

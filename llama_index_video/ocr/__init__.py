@@ -3,88 +3,49 @@
 RapidOCR is the default backend (``pip install 'llama-index-video[ocr]'``, models in
 the wheel); the ``tesseract`` program is the alternative. Any object with a ``name``
 and ``detect(image) -> list[TextBox]`` can stand in (:class:`OcrEngine`). Which engine
-a reader uses is an engine or one of :data:`OCR_CHOICES`, resolved by :func:`ocr_engine`.
+a reader uses is an engine or one of :data:`OCR_CHOICES`, resolved by :func:`ocr_engine`
+(:mod:`.choice`).
 """
 
 from __future__ import annotations
 
-import logging
-from typing import Final, Literal
+from typing import TYPE_CHECKING
 
-from llama_index_video.ocr.base import OcrEngine, OcrOptions, ScreenText, TextBox
-from llama_index_video.ocr.rapid import RapidOcrEngine, rapidocr_available
-from llama_index_video.ocr.screen import arrange, normalise_text, read_screen_text
-from llama_index_video.ocr.spans import ScreenTextSpan, screen_text_spans
-from llama_index_video.ocr.tesseract import TesseractEngine
+from llama_index_video._faces import lazy_exports
 
-logger = logging.getLogger(__name__)
-
-OcrChoice = Literal["auto", "rapidocr", "tesseract", "off"]
-OCR_CHOICES: Final[tuple[OcrChoice, ...]] = ("auto", "rapidocr", "tesseract", "off")
-
-__all__ = [
-    "OCR_CHOICES",
-    "OcrChoice",
-    "OcrEngine",
-    "OcrOptions",
-    "RapidOcrEngine",
-    "ScreenText",
-    "ScreenTextSpan",
-    "TesseractEngine",
-    "TextBox",
-    "arrange",
-    "check_ocr_choice",
-    "default_ocr_engine",
-    "normalise_text",
-    "ocr_engine",
-    "read_screen_text",
-    "screen_text_spans",
-]
-
-
-def default_ocr_engine() -> OcrEngine | None:
-    """RapidOCR when it is installed; otherwise ``None`` (OCR off), said once in the log."""
-    if rapidocr_available():
-        return RapidOcrEngine()
-    logger.info(
-        "on-screen text is not read: rapidocr-onnxruntime is not installed "
-        "(pip install 'llama-index-video[ocr]')"
+if TYPE_CHECKING:
+    from llama_index_video.ocr.base import OcrEngine, OcrOptions, ScreenText, TextBox
+    from llama_index_video.ocr.choice import (
+        OCR_CHOICES,
+        OcrChoice,
+        check_ocr_choice,
+        default_ocr_engine,
+        ocr_engine,
     )
-    return None
+    from llama_index_video.ocr.rapid import RapidOcrEngine
+    from llama_index_video.ocr.screen import arrange, normalise_text, read_screen_text
+    from llama_index_video.ocr.spans import ScreenTextSpan, screen_text_spans
+    from llama_index_video.ocr.tesseract import TesseractEngine
 
+_EXPORTS: dict[str, str] = {
+    "OcrEngine": "llama_index_video.ocr.base",
+    "OcrOptions": "llama_index_video.ocr.base",
+    "ScreenText": "llama_index_video.ocr.base",
+    "TextBox": "llama_index_video.ocr.base",
+    "RapidOcrEngine": "llama_index_video.ocr.rapid",
+    "arrange": "llama_index_video.ocr.screen",
+    "normalise_text": "llama_index_video.ocr.screen",
+    "read_screen_text": "llama_index_video.ocr.screen",
+    "ScreenTextSpan": "llama_index_video.ocr.spans",
+    "screen_text_spans": "llama_index_video.ocr.spans",
+    "TesseractEngine": "llama_index_video.ocr.tesseract",
+    "OCR_CHOICES": "llama_index_video.ocr.choice",
+    "OcrChoice": "llama_index_video.ocr.choice",
+    "check_ocr_choice": "llama_index_video.ocr.choice",
+    "default_ocr_engine": "llama_index_video.ocr.choice",
+    "ocr_engine": "llama_index_video.ocr.choice",
+}
 
-def check_ocr_choice(choice: object) -> None:
-    """Fail unless ``choice`` is an :class:`OcrEngine` or one of :data:`OCR_CHOICES`.
+__all__ = sorted(_EXPORTS)
 
-    Raises:
-        ValueError: an unknown name.
-        TypeError: neither a name nor an engine (``True``/``False``/``None`` included).
-    """
-    if isinstance(choice, str):
-        if choice not in OCR_CHOICES:
-            raise ValueError(f"ocr must be one of {', '.join(OCR_CHOICES)}, got {choice!r}")
-    elif not isinstance(choice, OcrEngine):
-        raise TypeError(
-            f"ocr must be an OcrEngine or one of {', '.join(OCR_CHOICES)}, "
-            f"got {type(choice).__name__}"
-        )
-
-
-def ocr_engine(choice: OcrEngine | OcrChoice) -> OcrEngine | None:
-    """The engine ``choice`` names: ``"auto"`` is RapidOCR when installed, else none;
-    ``"rapidocr"`` and ``"tesseract"`` require theirs; ``"off"`` is none; an engine is itself.
-
-    Raises:
-        MissingDependencyError: the named engine is not installed.
-        ValueError, TypeError: see :func:`check_ocr_choice`.
-    """
-    check_ocr_choice(choice)
-    if not isinstance(choice, str):
-        return choice
-    if choice == "off":
-        return None
-    if choice == "rapidocr":
-        return RapidOcrEngine()
-    if choice == "tesseract":
-        return TesseractEngine()
-    return default_ocr_engine()
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

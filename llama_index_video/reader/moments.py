@@ -23,7 +23,7 @@ from llama_index.core.schema import (
 
 from llama_index_video import schema
 from llama_index_video.ocr.spans import ScreenTextSpan
-from llama_index_video.reader.ids import document_id, millis, stable_id
+from llama_index_video.reader.ids import NodeIds, document_id, millis, stable_id
 from llama_index_video.reader.nodes import FrameNode
 from llama_index_video.reader.units import TranscriptUnit
 from llama_index_video.sources.origin import Origin, moment_url
@@ -74,12 +74,17 @@ class SourceFile:
 def transcript_nodes(
     source: SourceFile, units: Sequence[TranscriptUnit], *, language: str | None, note: str | None
 ) -> list[TextNode]:
-    """One ``TextNode`` per unit, linked PREVIOUS/NEXT and to the source document."""
+    """One ``TextNode`` per unit, linked PREVIOUS/NEXT and to the source document.
+
+    A unit's language is the one it was heard in, else ``language`` (the file's).
+    """
     nodes = []
+    node_id = NodeIds(source.content_hash)
     for unit in units:
         metadata = source.timed_metadata("transcript", unit.start, unit.end)
-        if language:
-            metadata[schema.LANGUAGE] = language
+        heard_in = unit.language or language
+        if heard_in:
+            metadata[schema.LANGUAGE] = heard_in
         if unit.speaker:
             metadata[schema.SPEAKER] = unit.speaker
         if len(unit.sentences) > 1:
@@ -87,7 +92,7 @@ def transcript_nodes(
         if note:
             metadata[schema.NOTE] = note
         node = TextNode(
-            id_=stable_id(source.content_hash, "transcript", millis(unit.start), millis(unit.end)),
+            id_=node_id("transcript", millis(unit.start), millis(unit.end)),
             text=unit.text,
             metadata=metadata,
         )
@@ -144,6 +149,7 @@ def ocr_nodes(
     sharing the span. Each node names the frame the text was read from.
     """
     nodes = []
+    node_id = NodeIds(source.content_hash)
     for span in spans:
         for part, text in enumerate(_chunk_lines(span.lines, max_chars)):
             metadata = source.timed_metadata("ocr", span.start, span.end)
@@ -152,7 +158,7 @@ def ocr_nodes(
             if note:
                 metadata[schema.NOTE] = note
             node = TextNode(
-                id_=stable_id(source.content_hash, "ocr", millis(span.start), part),
+                id_=node_id("ocr", millis(span.start), part),
                 text=text,
                 metadata=metadata,
             )

@@ -10,7 +10,8 @@ into the "100% of UV-C" unit). Without word timestamps, word times are interpola
 within their segment. Words are joined with the spacing of their segment's text, so
 numbers and punctuation Whisper split into several words ("20" + ",000") read as they
 were heard. With speaker labels, a change of speaker ends the sentence and the window,
-so a unit never holds two voices.
+so a unit never holds two voices; likewise a change of language (segments that name the
+language they were heard in), so each unit has one language.
 
 Over long stretches speech recognition often writes no sentence end at all (tiny.en
 on a 20-minute recording: minutes of words without a full stop). A sentence longer
@@ -48,6 +49,7 @@ class TranscriptUnit:
     end: float
     text: str
     speaker: str | None = None
+    language: str | None = None
     sentences: tuple[tuple[int, float], ...] = ()
 
 
@@ -101,6 +103,7 @@ class _Token:
     text: str
     glued: bool = False  # follows the previous token with no space ("20" ",000")
     speaker: str | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,9 @@ def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
     previous: _Token | None = None
     for token in tokens:
         if previous is not None and (
-            token.start - previous.end > options.max_gap or token.speaker != previous.speaker
+            token.start - previous.end > options.max_gap
+            or token.speaker != previous.speaker
+            or token.language != previous.language
         ):
             yield from _cut(sentence, options)
             sentence = []
@@ -252,7 +257,9 @@ def _timed_words(segments: Iterable[Segment]) -> Iterator[_Token]:
         for piece in pieces:
             start = segment.start + span * offset / total
             offset += len(piece) + 1
-            yield _Token(start, segment.start + span * offset / total, piece)
+            yield _Token(
+                start, segment.start + span * offset / total, piece, language=segment.language
+            )
 
 
 def _word_tokens(segment: Segment) -> Iterator[_Token]:
@@ -273,7 +280,7 @@ def _word_tokens(segment: Segment) -> Iterator[_Token]:
         if found >= 0:
             cursor = found + len(text)
         first = False
-        yield _Token(word.start, word.end, text, glued=glued)
+        yield _Token(word.start, word.end, text, glued=glued, language=segment.language)
 
 
 def _length(tokens: list[_Token]) -> int:
@@ -299,5 +306,6 @@ def _unit(tokens: list[_Token], starts: list[int]) -> TranscriptUnit:
         end=round(max(t.end for t in tokens), 3),
         text=_joined(tokens),
         speaker=tokens[-1].speaker,
+        language=tokens[-1].language,
         sentences=tuple(sentences),
     )

@@ -8,18 +8,27 @@ security model and the measured latency.
 
 from __future__ import annotations
 
-from llama_index_video.service.app import ERROR_STATUS, create_app
-from llama_index_video.service.guard import InsecureBindError
-from llama_index_video.service.live import Answerer, LiveIndex, ask_with
-from llama_index_video.service.server import app_for_folder, serve
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ERROR_STATUS",
-    "Answerer",
-    "InsecureBindError",
-    "LiveIndex",
-    "app_for_folder",
-    "ask_with",
-    "create_app",
-    "serve",
-]
+from llama_index_video._faces import lazy_exports
+
+if TYPE_CHECKING:
+    from llama_index_video.service.app import ERROR_STATUS, create_app
+    from llama_index_video.service.guard import InsecureBindError
+    from llama_index_video.service.live import Answerer, LiveIndex, ask_with
+    from llama_index_video.service.server import app_for_folder, serve
+
+_EXPORTS: dict[str, str] = {
+    "ERROR_STATUS": "llama_index_video.service.app",
+    "create_app": "llama_index_video.service.app",
+    "InsecureBindError": "llama_index_video.service.guard",
+    "Answerer": "llama_index_video.service.live",
+    "LiveIndex": "llama_index_video.service.live",
+    "ask_with": "llama_index_video.service.live",
+    "app_for_folder": "llama_index_video.service.server",
+    "serve": "llama_index_video.service.server",
+}
+
+__all__ = sorted(_EXPORTS)
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

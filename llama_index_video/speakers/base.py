@@ -1,9 +1,12 @@
 """The diarization contract: a :class:`Diarizer` says who spoke when, as :class:`SpeakerTurn` s.
 
-Backends (Resemblyzer offline, pyannote-audio with a model-hub token) implement the
-same protocol; the reader only sees turns. Speakers are named ``SPEAKER_1``,
-``SPEAKER_2``, ... in the order they first speak, so a name is stable within one file
-(and means nothing across files: diarization does not identify people).
+Backends (CAM++ and Resemblyzer offline, pyannote-audio with a model-hub token)
+implement the same protocol; the reader only sees turns, and gives each recognised
+word the speaker of the turn it falls in. Window-based backends share
+:func:`cut_stretches` and :func:`merge_pieces` to turn window labels into turns.
+Speakers are named ``SPEAKER_1``, ``SPEAKER_2``, ... in the order they first speak, so
+a name is stable within one file (and means nothing across files: diarization does
+not identify people).
 """
 
 from __future__ import annotations

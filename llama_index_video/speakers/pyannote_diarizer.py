@@ -97,7 +97,7 @@ class PyannoteDiarizer:
             raise DiarizationError(
                 f"pyannote model {self.model} is gated on the Hugging Face hub: accept its "
                 "terms on the model page, then pass token= or set HF_TOKEN "
-                "(or use the offline default, ResemblyzerDiarizer)"
+                "(or use the offline default, CampplusDiarizer)"
             )
         return _pipelines.load(self.model, lambda: _load(self.model, token, self.device))
 

@@ -253,6 +253,9 @@ class Ingestor:
         stores = self._stores()
         for name, ids in check.stray_rows.items():
             stores[name].delete_nodes(ids)
+        for name, ids in check.unreachable.items():
+            stray = set(check.stray_rows.get(name, []))
+            self._restore_vectors(stores[name], [i for i in ids if i not in stray])
         if self._lexical is not None:
             # After the contents above were forgotten or re-marked: check again.
             indexed = {r.content_hash: r.node_count for r in self._manifest.files("indexed")}
@@ -480,6 +483,26 @@ class Ingestor:
         if self._lexical is not None:
             self._lexical.delete_content(file_hash)
         self._index.delete_ref_doc(document_id(file_hash), delete_from_docstore=True)
+
+    def _restore_vectors(self, store: BasePydanticVectorStore, ids: list[str]) -> None:
+        """Store again, embedded afresh, the rows of ``store`` its vector index lost.
+
+        Their vectors are gone with the index entries (Chroma cannot read them back),
+        but their nodes are intact: each batch is read, deleted and inserted again.
+        """
+        if not ids:
+            return
+        logger.warning(
+            "%d stored moment(s) cannot be found by search (missing from the vector "
+            "index); embedding them again",
+            len(ids),
+        )
+        folder = self._manifest.db_file.parent
+        for start in range(0, len(ids), self._batch_size):
+            nodes = store.get_nodes(node_ids=ids[start : start + self._batch_size])
+            if nodes:
+                store.delete_nodes([node.node_id for node in nodes])
+                self._index.insert_nodes([resolved_node(node, folder) for node in nodes])
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
         """The vector stores this index writes to: the text store first, then frames'."""

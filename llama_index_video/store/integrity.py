@@ -10,6 +10,9 @@ folder must back it. :func:`check_index` compares them:
 - files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
   files (``.part``, ``.partial``) a killed run left behind;
 - contents left ``indexing`` (an interrupted run) and removals not yet done;
+- what search can reach (:data:`REACHABILITY_CHECKS`): every stored row of every
+  store must be found through its vector index, not only listed (*unreachable* rows:
+  their vectors went missing from the index, e.g. overwritten by a stale copy);
 - the lexical index (:mod:`llama_index_video.store.lexical`), when there is one: the
   words of every indexed content's moments, no others, and matrices built since the
   last change.
@@ -22,13 +25,18 @@ LlamaIndex vector store the row checks are skipped and said to be.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from llama_index_video.media.names import source_prefix
-from llama_index_video.store.collection import row_counts, row_total, stray_row_ids
+from llama_index_video.store.collection import (
+    row_counts,
+    row_total,
+    stray_row_ids,
+    unreachable_ids,
+)
 from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
@@ -60,6 +68,7 @@ class IndexCheck:
     removals: list[str] = field(default_factory=list)
     counted: bool = True  # False: the store cannot count its rows
     lexical: LexicalCheck | None = None  # None: not checked (no lexical index)
+    unreachable: dict[str, list[str]] = field(default_factory=dict)  # store -> row ids
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -76,7 +85,18 @@ class IndexCheck:
             or self.interrupted
             or self.removals
             or (self.lexical is not None and not self.lexical.ok)
+            or any(self.unreachable.values())
         )
+
+
+ReachabilityCheck = Callable[[Any], list[str] | None]
+"""Ids of a store's rows that one way search reaches them does not find (None: cannot
+tell for this store)."""
+
+REACHABILITY_CHECKS: dict[str, ReachabilityCheck] = {"vectors": unreachable_ids}
+"""What search can reach, checked for every store by ``verify`` and at the start of
+every ``ingest``: the one place to add another way search finds rows. (The lexical
+index keeps its own rows and is checked by :func:`check_lexical` below.)"""
 
 
 def check_index(
@@ -137,7 +157,20 @@ def check_index(
         lexical=None
         if lexical is None
         else check_lexical(lexical, {k: r.node_count for k, r in indexed.items()}),
+        unreachable=unreachable_rows(stores),
     )
+
+
+def unreachable_rows(stores: dict[str, Any]) -> dict[str, list[str]]:
+    """Per store, the ids of rows some way of :data:`REACHABILITY_CHECKS` misses."""
+    found: dict[str, list[str]] = {}
+    for name, store in stores.items():
+        missed: set[str] = set()
+        for check in REACHABILITY_CHECKS.values():
+            missed.update(check(store) or [])
+        if missed:
+            found[name] = sorted(missed)
+    return found
 
 
 def media_of(media_dir: Path, content_hash: str) -> Iterator[Path]:

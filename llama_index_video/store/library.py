@@ -40,7 +40,7 @@ class LibraryEntry:
     status: str  # "indexed", "failed", "indexing", or "missing" (file gone)
     duration: float | None = None
     moments: dict[str, int] = field(default_factory=dict)
-    language: str | None = None
+    language: str | None = None  # "de"; "en+de" when it changes, in the order first heard
     speakers: list[str] = field(default_factory=list)
     indexed_at: float | None = None
     reason: str = ""
@@ -65,9 +65,7 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
                 status=status,
                 duration=content.duration,
                 moments=dict(Counter(str(m.get(schema.MODALITY)) for m in metadata)),
-                language=next(
-                    (str(m[schema.LANGUAGE]) for m in metadata if m.get(schema.LANGUAGE)), None
-                ),
+                language=_languages(metadata),
                 speakers=sorted(
                     {str(m[schema.SPEAKER]) for m in metadata if m.get(schema.SPEAKER)}
                 ),
@@ -258,3 +256,12 @@ def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) ->
 
 def _rows(store: BasePydanticVectorStore, content_hash: str) -> list[dict[str, object]]:
     return [node.metadata for node in content_nodes(store, content_hash)]
+
+
+def _languages(metadata: list[dict[str, object]]) -> str | None:
+    """The languages its moments were heard in, in order of first appearance: ``en+de``."""
+    timed = sorted(
+        (m for m in metadata if m.get(schema.LANGUAGE)),
+        key=lambda m: float(m.get(schema.START_S) or 0.0),  # type: ignore[arg-type]
+    )
+    return "+".join(dict.fromkeys(str(m[schema.LANGUAGE]) for m in timed)) or None

@@ -7,6 +7,16 @@ lock when its holder exits, however it exits (``kill -9`` included), so holding 
 lock proves every earlier writer is gone: what an earlier run left half-done was
 *interrupted*, and may be cleaned up, never a live run's work in progress.
 
+Every writer also counts itself in the file: the record carries a *write generation*,
+one more than the last writer's, and keeps it (without the holder) when released. A
+process that loaded the vector index reads the generation first
+(:func:`read_generation`); taking the lock later it compares
+(:attr:`WriterLock.generation_before`) and knows whether anyone wrote in between, so
+that it never writes from a copy of the index loaded before another writer's rows
+(see :mod:`llama_index_video.store.folder`). A generation read while a writer held the
+lock, or left by one that did not finish, counts as unknown: the state on disk may
+have changed after it was read.
+
 Waiting: :meth:`WriterLock.acquire` polls for at most ``wait`` seconds (0: fail at
 once) and then raises :class:`IndexBusyError` naming the holder. The file is never
 deleted (deleting it would let two processes lock two different files). Readers take
@@ -48,6 +58,10 @@ class WriterLock:
         self._fd: int | None = None
         self.previous_holder = ""
         """Who held the lock last, if the record was left behind (an interrupted run)."""
+        self.generation_before: int | None = None
+        """The write generation the last writer finished (None: unknown, see above)."""
+        self.generation = 0
+        """This writer's generation, while it holds the lock."""
 
     def acquire(self, *, wait: float) -> None:
         """Take the lock, waiting at most ``wait`` seconds for the current holder.
@@ -65,22 +79,30 @@ class WriterLock:
             raise _translated(exc, self.path) from exc
         try:
             self._wait_for(fd, wait)
-            self.previous_holder = _describe(os.pread(fd, 4096, 0))
-            record = {"pid": os.getpid(), "host": socket.gethostname(), "since": time.time()}
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, json.dumps(record).encode(), 0)
+            before = os.pread(fd, 4096, 0)
+            self.previous_holder = _describe(before)
+            self.generation_before = _finished_generation(before)
+            self.generation = (_generation(before) or 0) + 1
+            record = {
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "since": time.time(),
+                "generation": self.generation,
+            }
+            _rewrite(fd, record)
         except BaseException:
             os.close(fd)
             raise
         self._fd = fd
 
     def release(self) -> None:
-        """Give the lock up (the record is cleared first, so nobody is named as holder)."""
+        """Give the lock up (the holder is cleared from the record first, so nobody is
+        named as holder; the generation stays)."""
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
         try:
-            os.ftruncate(fd, 0)
+            _rewrite(fd, {"generation": self.generation})
         except OSError:  # the lock is released by close() all the same
             logger.debug("could not clear %s", self.path, exc_info=True)
         finally:
@@ -140,6 +162,44 @@ class WriterLock:
                 )
                 announced = True
             time.sleep(min(POLL_SECONDS, left))
+
+
+def read_generation(folder: Path) -> int | None:
+    """The write generation of the index folder ``folder`` as the last finished writer
+    left it (0: no writer has taken the lock yet); None when unknown (a writer holds
+    the lock or did not finish). Reads only: works on a read-only folder."""
+    try:
+        with (folder / LOCK_NAME).open("rb") as handle:
+            return _finished_generation(handle.read(4096))
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return None
+
+
+def _rewrite(fd: int, record: dict[str, object]) -> None:
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, json.dumps(record).encode(), 0)
+
+
+def _generation(record: bytes) -> int | None:
+    try:
+        data = json.loads(record.decode())
+        return int(data["generation"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        return None
+
+
+def _finished_generation(record: bytes) -> int | None:
+    """The generation of a record no writer holds (a holder's pid in it: None; an
+    empty record, as a new lock file or an earlier version's released one holds: 0)."""
+    if not record:
+        return 0
+    try:
+        held = "pid" in json.loads(record.decode())
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return None
+    return None if held else _generation(record)
 
 
 def _describe(record: bytes) -> str:

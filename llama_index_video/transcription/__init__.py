@@ -11,20 +11,20 @@ The backends' heavy dependencies are imported only when a transcriber is built o
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from llama_index_video.transcription.base import (
-    SAMPLE_RATE,
-    Segment,
-    Speech,
-    Transcriber,
-    Transcription,
-    TranscriptionInfo,
-    Word,
-)
+from llama_index_video._faces import lazy_exports
 
 if TYPE_CHECKING:
+    from llama_index_video.transcription.base import (
+        SAMPLE_RATE,
+        Segment,
+        Speech,
+        Transcriber,
+        Transcription,
+        TranscriptionInfo,
+        Word,
+    )
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
     from llama_index_video.transcription.models import (
         DEFAULT_MODEL,
@@ -42,9 +42,14 @@ if TYPE_CHECKING:
     )
     from llama_index_video.weights import model_cache_dir
 
-# Loaded on first use, so that what only needs the data types (search, the reader's
-# unit building) does not import PyAV or a speech backend.
-_LAZY = {
+_EXPORTS: dict[str, str] = {
+    "SAMPLE_RATE": "llama_index_video.transcription.base",
+    "Segment": "llama_index_video.transcription.base",
+    "Speech": "llama_index_video.transcription.base",
+    "Transcriber": "llama_index_video.transcription.base",
+    "Transcription": "llama_index_video.transcription.base",
+    "TranscriptionInfo": "llama_index_video.transcription.base",
+    "Word": "llama_index_video.transcription.base",
     "FasterWhisperTranscriber": "llama_index_video.transcription.faster",
     "DEFAULT_MODEL": "llama_index_video.transcription.models",
     "ResolvedModel": "llama_index_video.transcription.models",
@@ -59,31 +64,6 @@ _LAZY = {
     "model_cache_dir": "llama_index_video.weights",
 }
 
-__all__ = [
-    "DEFAULT_MODEL",
-    "SAMPLE_RATE",
-    "Cue",
-    "FasterWhisperTranscriber",
-    "OpenAIWhisperTranscriber",
-    "ResolvedModel",
-    "Segment",
-    "Speech",
-    "SubtitleSource",
-    "Transcriber",
-    "Transcription",
-    "TranscriptionInfo",
-    "Word",
-    "find_subtitles",
-    "load_subtitles",
-    "merge_rolling_cues",
-    "model_cache_dir",
-    "offline_model_path",
-    "resolve_model",
-]
+__all__ = sorted(_EXPORTS)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'llama_index_video.transcription' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -30,12 +30,17 @@ class Word:
 
 @dataclass(frozen=True)
 class Segment:
-    """A span of speech (or one subtitle cue) on the source's timeline."""
+    """A span of speech (or one subtitle cue) on the source's timeline.
+
+    ``language`` is the Whisper language code it was heard in, when the backend knows
+    it per segment (a recording may change language).
+    """
 
     start: float
     end: float
     text: str
     words: tuple[Word, ...] = ()
+    language: str | None = None
 
 
 @dataclass(frozen=True)

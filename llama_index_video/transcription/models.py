@@ -32,6 +32,10 @@ from llama_index_video.weights import offline_weights
 logger = logging.getLogger(__name__)
 
 DEFAULT_MODEL: Final = "tiny.en"
+MULTILINGUAL_MODEL: Final = "base"
+"""The multilingual model that identifies languages for, and transcribes what cannot be
+written by, an English-only model (its weights ship in a package, see
+:mod:`llama_index_video.weights`)."""
 ModelSource = Literal["folder", "hf-cache", "offline-package", "hub"]
 
 _REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")

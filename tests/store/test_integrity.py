@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 
 import pytest
@@ -74,7 +75,8 @@ def test_verify_reports_then_repairs(run, index_copy):
     assert f"indexed  {source}, {len(rows)} moments" in out
     assert not orphan.exists() and not partial.exists()
     code, out, _ = run("verify", "--index", index_copy)
-    assert code == 0 and out.rstrip().endswith("everything the manifest lists is stored")
+    assert code == 0
+    assert out.rstrip().endswith("everything the manifest lists is stored and found by search")
 
 
 def _interrupt_when_stored(file, stage, done, total):
@@ -129,3 +131,76 @@ def test_leftovers_of_a_killed_run_are_cleaned_by_the_next_ingest(
     assert index.manifest.file(killed).status == "failed"
     assert index.verify()[0].ok
     index.close()
+
+
+def _unreachable_rows(index_dir, document) -> int:
+    """Leave the rows of ``document`` in the store but out of its vector index, as a
+    writer persisting a stale copy of the index did: the vector segment as it was
+    before they were added, and Chroma's write log without them (it purges the log
+    once applied, so nothing replays them). Returns how many rows were cut off."""
+    import sqlite3
+
+    from llama_index_video.cli.main import main
+
+    release_chroma(index_dir / "chroma")
+    (segment,) = [p for p in (index_dir / "chroma").iterdir() if p.is_dir()]
+    stale = index_dir.parent / "stale-segment"
+    shutil.copytree(segment, stale)
+    database = index_dir / "chroma" / "chroma.sqlite3"
+    with sqlite3.connect(database) as db:
+        before = db.execute("SELECT MAX(seq_id) FROM embeddings_queue").fetchone()[0]
+    assert main(["ingest", str(document), "--index", str(index_dir), "--quiet"]) == 0
+    release_chroma(index_dir / "chroma")
+    shutil.rmtree(segment)
+    shutil.move(stale, segment)
+    with sqlite3.connect(database) as db:
+        cut = db.execute("DELETE FROM embeddings_queue WHERE seq_id > ?", (before,)).rowcount
+    return cut
+
+
+def _full_query(index_dir) -> tuple[int, int]:
+    """(rows stored, rows a query for as many neighbours as there are rows finds)."""
+    rows = open_chroma(index_dir / "chroma").client
+    try:
+        stored = rows.get(include=[])["ids"]
+        found = rows.query(query_embeddings=[[1.0] * 384], n_results=len(stored), include=[])
+        return len(stored), len(set(found["ids"][0]) & set(stored))
+    finally:
+        release_chroma(index_dir / "chroma")
+
+
+def test_verify_reports_rows_search_cannot_reach_and_repair_embeds_them_again(
+    run, index_copy, tmp_path
+):
+    manual = tmp_path / "manual.md"
+    manual.write_text("\n\n".join(f"## {n}\n\nValve {n} opens at {n} bar." for n in range(40)))
+    cut = _unreachable_rows(index_copy, manual)
+    stored, found = _full_query(index_copy)
+    assert cut == 40 and found == stored - 40  # listed and counted, never found
+
+    code, out, _ = run("verify", "--index", index_copy)
+    assert code == 1, out
+    assert "unreachable rows (stored, but search cannot find them): 40" in out
+    counts = [line for line in out.splitlines() if " listed " in line]
+    assert len(counts) == 3 and all(line.startswith("ok ") for line in counts)  # they agree
+
+    code, out, err = run("verify", "--repair", "--index", index_copy, "--quiet")
+    assert code == 0, (out, err)
+    assert "40 (embedded again)" in out
+    assert _full_query(index_copy) == (stored, stored)
+    code, out, _ = run("search", "Valve 17 opens at 17 bar", "--index", index_copy, "--json")
+    assert code == 0 and "Valve 17 opens" in out
+    code, out, _ = run("verify", "--index", index_copy)
+    assert code == 0, out
+
+
+def test_ingest_first_embeds_again_rows_search_cannot_reach(run, index_copy, tmp_path, caplog):
+    manual = tmp_path / "manual.md"
+    manual.write_text("\n\n".join(f"## {n}\n\nPump {n} runs at {n} rpm." for n in range(30)))
+    _unreachable_rows(index_copy, manual)
+    with caplog.at_level(logging.WARNING, logger="llama_index_video.store.ingest"):
+        code, out, err = run("ingest", manual, "--index", index_copy, "--quiet")
+    assert code == 0 and "0 indexed, 1 skipped" in out, (out, err)
+    assert "30 stored moment(s) cannot be found by search" in caplog.text
+    stored, found = _full_query(index_copy)
+    assert found == stored

@@ -1,0 +1,367 @@
+"""Which language is spoken where: cheap language identification before transcription.
+
+An English-only model (``tiny.en``) writes English words whatever it hears, so a German
+meeting became English nonsense and a Spanish one a repetition loop. Before such a model
+transcribes anything, a multilingual Whisper model's language-identification head listens
+to a few probes of the audio; speech found not to be English is transcribed by a
+multilingual model, or refused (see :class:`~.faster.FasterWhisperTranscriber`).
+
+How. Silero VAD finds the utterances (speech split at pauses of :data:`PAUSE_MS` or
+more); consecutive utterances make blocks of about :data:`BLOCK_SPEECH_S` seconds of
+speech. A block is probed by identifying each of its utterances (with edges of silence)
+and averaging the probabilities, weighted by length. Each utterance is encoded at its own
+length rather than padded to Whisper's 30 s window: CTranslate2 accepts shorter inputs,
+the head reads them as well (0.98-0.99 on 10 s English and Spanish probes), and a 10 s
+probe costs about 0.13 CPU s with ``base`` where a padded window costs 1 CPU s. At most
+:data:`FIRST_PROBES` evenly spaced blocks are probed; only where two probes disagree are
+the blocks between them probed, by bisection (at most :data:`MAX_PROBES` blocks per
+call). A stretch in another language lying wholly between two probes of one language is
+therefore not seen: a recording that switches language briefly is labelled with its
+main language. Measured (busy 2-core machine, CPU seconds): 0.6-0.9 s per example file
+of 40-80 s, of which the VAD over the whole file is about 0.2 s, against 1.4-4.9 s for
+``tiny.en`` to transcribe it; both grow with length, the probes do not.
+
+A probe counts as English when English has probability :data:`ENGLISH_FLOOR` or more
+(English blocks measured 0.51-1.0 on the example media; synthetic German, Spanish and
+French 0.0-0.3): "not English" is the decision that matters for an English-only model,
+and the label is then the most probable other language. Single utterances mislead the
+head (a 2.5 s English sentence came out Thai at 0.87, which made half of an English
+example "Thai" when blocks were labelled alone), so a block may only take a language
+that the probes together point to or that one block heard decisively
+(:data:`DECISIVE`). Latin is never chosen unless asked for (``languages``): the head
+confuses unclear speech with it (synthetic German came out Latin at 0.32, German third)
+and almost no recording is in Latin.
+
+Between two neighbouring blocks that disagree, the change is placed at the pause that
+puts the most seconds of speech on the side each utterance sounds like.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+
+from llama_index_video.transcription.base import SAMPLE_RATE
+
+if TYPE_CHECKING:
+    from faster_whisper import WhisperModel
+
+BLOCK_SPEECH_S: Final = 6.0
+"""Seconds of speech in one block (an utterance longer than this is cut)."""
+MIN_BLOCK_SPEECH_S: Final = 3.0
+"""A last block with less speech than this joins the block before it."""
+MIN_SPEECH_S: Final = 1.0
+"""Audio with less speech than this is not probed: there is nothing to identify."""
+FIRST_PROBES: Final = 3
+MAX_PROBES: Final = 12
+PAUSE_MS: Final = 300
+EDGE_S: Final = 0.2
+"""Silence kept on each side of an utterance when it is identified."""
+ENGLISH_FLOOR: Final = 0.5
+DECISIVE: Final = 0.5
+UNLIKELY: Final = frozenset({"la"})
+"""Languages chosen only when asked for (see the module docstring)."""
+
+NAMES: Final = {
+    "ar": "Arabic",
+    "cs": "Czech",
+    "da": "Danish",
+    "de": "German",
+    "el": "Greek",
+    "en": "English",
+    "es": "Spanish",
+    "fi": "Finnish",
+    "fr": "French",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "hu": "Hungarian",
+    "id": "Indonesian",
+    "it": "Italian",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "la": "Latin",
+    "nl": "Dutch",
+    "no": "Norwegian",
+    "pl": "Polish",
+    "pt": "Portuguese",
+    "ro": "Romanian",
+    "ru": "Russian",
+    "sv": "Swedish",
+    "th": "Thai",
+    "tr": "Turkish",
+    "uk": "Ukrainian",
+    "vi": "Vietnamese",
+    "zh": "Chinese",
+}
+
+
+def language_name(code: str) -> str:
+    """``"de"`` -> ``"German (de)"``; an unlisted code as it is."""
+    name = NAMES.get(code)
+    return f"{name} ({code})" if name else code
+
+
+@dataclass(frozen=True)
+class LanguageStretch:
+    """A stretch of audio in one language; times in seconds on the audio's timeline.
+
+    Attributes:
+        start: Where the stretch begins (the first stretch begins at 0).
+        end: Where it ends (the last one ends with the audio).
+        language: Whisper language code.
+        probability: The language head's probability for ``language``, averaged over the
+            stretch's probed blocks.
+    """
+
+    start: float
+    end: float
+    language: str
+    probability: float
+
+
+Probabilities = dict[str, float]
+Identify = Callable[[np.ndarray], Probabilities]
+"""Language probabilities of some speech (16 kHz mono float32)."""
+Span = tuple[int, int]
+"""``(start, end)`` sample indices."""
+
+
+def speech_regions(samples: np.ndarray) -> list[Span]:
+    """Utterances in ``samples``: faster-whisper's Silero VAD, split at short pauses."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    options = VadOptions(min_silence_duration_ms=PAUSE_MS, speech_pad_ms=100)
+    return [(r["start"], r["end"]) for r in get_speech_timestamps(samples, options)]
+
+
+def whisper_identifier(whisper: WhisperModel) -> Identify:
+    """Language identification by a multilingual faster-whisper model, unpadded (see module)."""
+    import ctranslate2
+
+    def identify(speech: np.ndarray) -> Probabilities:
+        features = whisper.feature_extractor(speech)[:, : whisper.feature_extractor.nb_max_frames]
+        encoded = whisper.model.encode(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[np.newaxis])),
+            to_cpu=False,
+        )
+        ranked = whisper.model.detect_language(encoded)[0]
+        return {token[2:-2]: float(probability) for token, probability in ranked}
+
+    return identify
+
+
+def decide(
+    probabilities: Probabilities, languages: Collection[str] | None = None
+) -> tuple[str, float]:
+    """The language of a probe and its probability: English at :data:`ENGLISH_FLOOR` or
+    above (when English is a candidate), else the most probable other candidate.
+
+    ``languages`` are the candidates; None: every language but :data:`UNLIKELY`.
+    """
+    english = probabilities.get("en", 0.0)
+    if (languages is None or "en" in languages) and english >= ENGLISH_FLOOR:
+        return "en", english
+    others = {
+        code: p
+        for code, p in probabilities.items()
+        if code != "en" and (code in languages if languages is not None else code not in UNLIKELY)
+    }
+    if not others:
+        return "en", english
+    code = max(others, key=others.__getitem__)
+    return code, others[code]
+
+
+def detect_stretches(
+    samples: np.ndarray,
+    identify: Identify,
+    *,
+    languages: Collection[str] | None = None,
+    utterances: Sequence[Span] | None = None,
+    max_probes: int = MAX_PROBES,
+) -> tuple[LanguageStretch, ...]:
+    """The language of each stretch of ``samples``, covering it from 0 to its end.
+
+    Args:
+        samples: 16 kHz mono float32 audio.
+        identify: Language probabilities of some speech (e.g. :func:`whisper_identifier`).
+        languages: The candidate languages (see :func:`decide`).
+        utterances: Where the speech is; None runs the VAD (:func:`speech_regions`).
+        max_probes: At most this many blocks are probed.
+
+    Returns:
+        Stretches in time order; none when the audio holds less than
+        :data:`MIN_SPEECH_S` of speech.
+    """
+    spans = _split(speech_regions(samples) if utterances is None else utterances)
+    blocks = _blocks(spans)
+    if not blocks:
+        return ()
+    heard: dict[int, Probabilities] = {}  # by utterance index
+
+    def listen(index: int) -> Probabilities:
+        """The head's probabilities for one utterance, with its edges of silence."""
+        if index not in heard:
+            start, end = spans[index]
+            edge = round(EDGE_S * SAMPLE_RATE)
+            heard[index] = identify(samples[max(0, start - edge) : end + edge])
+        return heard[index]
+
+    probed: dict[int, Probabilities] = {}  # by block index
+
+    def probe(block: int) -> None:
+        weights = [spans[i][1] - spans[i][0] for i in blocks[block]]
+        probed[block] = _mean([listen(i) for i in blocks[block]], weights)
+
+    def said(block: int) -> str:
+        return decide(probed[block], languages)[0]
+
+    for block in _spread(len(blocks), min(FIRST_PROBES, max_probes)):
+        probe(block)
+    while len(probed) < max_probes:
+        pending = _disagreement(sorted(probed), said)
+        if pending is None:
+            break
+        probe(pending)
+    candidates = _candidates(probed, languages)
+    spoken = _fill(len(blocks), {b: decide(p, candidates)[0] for b, p in probed.items()})
+    stretches: list[LanguageStretch] = []
+    first = 0
+    for block in range(1, len(blocks) + 1):
+        if block < len(blocks) and spoken[block] == spoken[first]:
+            continue
+        language = spoken[first]
+        start = stretches[-1].end if stretches else 0.0
+        end = len(samples) / SAMPLE_RATE
+        if block < len(blocks):
+            pair = (language, spoken[block])
+            around = [*blocks[block - 1], *blocks[block]]
+            later = [_nearer(listen(i), pair) == pair[1] for i in around]
+            end = max(start, _cut(spans, around, later))
+        scores = [probed[b].get(language, 0.0) for b in range(first, block) if b in probed]
+        stretches.append(
+            LanguageStretch(
+                start=start,
+                end=end,
+                language=language,
+                probability=round(sum(scores) / len(scores), 3) if scores else 0.0,
+            )
+        )
+        first = block
+    return tuple(stretches)
+
+
+def _candidates(
+    probed: dict[int, Probabilities], languages: Collection[str] | None
+) -> Collection[str]:
+    """The languages a block may be labelled with: those given, else English, the
+    language of all the probes together, and each heard decisively (at
+    :data:`DECISIVE` or more) in a block. A block heard only vaguely then takes the
+    likelier of these rather than a language no block was sure of."""
+    if languages is not None:
+        return languages
+    pooled = _mean(list(probed.values()), [1] * len(probed))
+    found = {"en", decide(pooled)[0]}
+    for probabilities in probed.values():
+        code, probability = decide(probabilities)
+        if probability >= DECISIVE:
+            found.add(code)
+    return found
+
+
+def _nearer(probabilities: Probabilities, pair: tuple[str, str]) -> str:
+    """Which of ``pair`` an utterance sounds like: with English one of them, English
+    when it reaches :data:`ENGLISH_FLOOR` (as :func:`decide` has it), else the likelier
+    of the two (the first on a tie)."""
+    before, after = pair
+    if "en" in pair:
+        english = probabilities.get("en", 0.0) >= ENGLISH_FLOOR
+        return "en" if english else (after if before == "en" else before)
+    return after if probabilities.get(after, 0.0) > probabilities.get(before, 0.0) else before
+
+
+def _split(utterances: Sequence[Span]) -> list[Span]:
+    """The utterances, each longer than :data:`BLOCK_SPEECH_S` cut into pieces that long."""
+    size = round(BLOCK_SPEECH_S * SAMPLE_RATE)
+    return [
+        (offset, min(offset + size, end))
+        for start, end in utterances
+        for offset in range(start, end, size)
+    ]
+
+
+def _blocks(spans: Sequence[Span]) -> list[list[int]]:
+    """Consecutive utterance indices holding about :data:`BLOCK_SPEECH_S` of speech each."""
+    blocks: list[list[int]] = []
+    block: list[int] = []
+    filled = 0
+    for index, (start, end) in enumerate(spans):
+        block.append(index)
+        filled += end - start
+        if filled >= BLOCK_SPEECH_S * SAMPLE_RATE:
+            blocks.append(block)
+            block, filled = [], 0
+    if block:
+        if blocks and filled < MIN_BLOCK_SPEECH_S * SAMPLE_RATE:
+            blocks[-1].extend(block)
+        else:
+            blocks.append(block)
+    total = sum(end - start for start, end in spans)
+    return blocks if total >= MIN_SPEECH_S * SAMPLE_RATE else []
+
+
+def _mean(heard: Sequence[Probabilities], weights: Sequence[int]) -> Probabilities:
+    total = sum(weights) or 1
+    mean: Probabilities = {}
+    for probabilities, weight in zip(heard, weights, strict=True):
+        for code, p in probabilities.items():
+            mean[code] = mean.get(code, 0.0) + p * weight / total
+    return dict(sorted(mean.items(), key=lambda item: -item[1]))
+
+
+def _spread(count: int, probes: int) -> list[int]:
+    """``probes`` block indices spread evenly over ``count``, first and last included."""
+    if count <= probes:
+        return list(range(count))
+    if probes <= 1:
+        return [0]
+    return sorted({round(i * (count - 1) / (probes - 1)) for i in range(probes)})
+
+
+def _disagreement(order: list[int], said: Callable[[int], str]) -> int | None:
+    """A block between two neighbouring probed blocks that disagree, if one is unprobed."""
+    for left, right in itertools.pairwise(order):
+        if right - left > 1 and said(left) != said(right):
+            return (left + right) // 2
+    return None
+
+
+def _fill(count: int, decided: dict[int, str]) -> list[str]:
+    """A language for every block: an unprobed block takes its nearest probe's (the
+    earlier one on a tie), so an undecided boundary falls half-way."""
+    order = sorted(decided)
+    return [
+        decided[min(order, key=lambda probe: (abs(probe - index), probe))] for index in range(count)
+    ]
+
+
+def _cut(spans: Sequence[Span], around: list[int], later: list[bool]) -> float:
+    """Seconds mid-way through the pause, between utterances ``around`` (indices into
+    ``spans``), that puts the most speech on its side: ``later[i]`` says utterance
+    ``around[i]`` sounds like the language after the change."""
+
+    def agreement(cut: int) -> int:
+        return sum(
+            spans[i][1] - spans[i][0]
+            for position, i in enumerate(around)
+            if later[position] == (position >= cut)
+        )
+
+    if len(around) < 2:
+        return spans[around[-1]][1] / SAMPLE_RATE
+    cut = max(range(1, len(around)), key=agreement)
+    return (spans[around[cut - 1]][1] + spans[around[cut]][0]) / 2 / SAMPLE_RATE

@@ -1,0 +1,201 @@
+"""A writer that waited its turn writes from the index as the last writer left it.
+
+Real commands run against one index folder; the later ones start (imports done
+beforehand, so they open the index at once) while the first one is writing, so they
+open the index, and Chroma loads its state, before most of the first one's rows are
+in. Afterwards a query for as many neighbours as the store has rows goes through the
+vector index (HNSW) and must return every row. A waiting writer that wrote from what
+it loaded before, as every one did until writers reopened the store under the lock,
+left Chroma's vector index without the first writer's later rows: on this machine
+1,234 of 2,002 rows reachable, here 1,137 of 1,805 (they stay in the store, listed and
+counted, but search never finds them).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from llama_index_video.store.collection import release_chroma
+from llama_index_video.store.lock import WriterLock
+from tests_support import HANDBOOK
+
+DIMENSION = 384  # the default embedding's
+CHAPTERS = 1800
+"""Rows the first writer adds: Chroma loses rows from a stale copy once its vector
+index grows past its first resizes (about 1,450 rows), so fewer would not show it."""
+
+
+@pytest.fixture(scope="module")
+def manual(tmp_path_factory) -> Path:
+    """A document of many short moments, quick to embed."""
+    path = tmp_path_factory.mktemp("manual") / "manual.md"
+    path.write_text("\n\n".join(f"## {n}\n\nvalve {n}" for n in range(CHAPTERS)))
+    return path
+
+
+@pytest.fixture
+def notes(tmp_path) -> Path:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    shutil.copy(HANDBOOK, folder / "handbook.md")
+    return folder / "handbook.md"
+
+
+def reachable(index_dir: Path) -> tuple[int, int]:
+    """(rows stored, rows a full vector query finds) in the index's text collection."""
+    import chromadb
+    from chromadb.config import Settings
+
+    folder = index_dir / "chroma"
+    release_chroma(folder)  # read the folder as a new process would
+    try:
+        client = chromadb.PersistentClient(
+            path=str(folder), settings=Settings(anonymized_telemetry=False)
+        )
+        rows = client.get_collection("video_moments")
+        stored = rows.get(include=[])["ids"]
+        if not stored:
+            return 0, 0
+        found = rows.query(query_embeddings=[[1.0] * DIMENSION], n_results=len(stored), include=[])[
+            "ids"
+        ][0]
+        assert set(found) <= set(stored)
+        return len(stored), len(set(found))
+    finally:
+        release_chroma(folder)
+
+
+def _holding(process, index_dir: Path, seconds: float = 120.0) -> None:
+    """Wait until ``process`` holds the writer lock of ``index_dir``."""
+    deadline = time.monotonic() + seconds
+    while f"pid {process.pid} " not in WriterLock(index_dir).holder():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the first writer never took the lock"
+        time.sleep(0.02)
+
+
+def _writing(process, index_dir: Path, seconds: float = 120.0) -> None:
+    """Wait until ``process`` holds the writer lock of ``index_dir`` and has changed
+    Chroma's database (read as SQLite, read-only, so Chroma itself is not involved)."""
+    database = index_dir / "chroma" / "chroma.sqlite3"
+    before = _rows_written(database)
+    _holding(process, index_dir, seconds)
+    deadline = time.monotonic() + seconds
+    while _rows_written(database) == before:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the first writer never wrote"
+        time.sleep(0.02)
+
+
+def _rows_written(database: Path) -> int:
+    """The last sequence number in Chroma's write log (0 before any write)."""
+    if not database.exists():
+        return 0
+    db = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True, timeout=30)
+    try:
+        query = "SELECT COALESCE(MAX(seq_id), 0) FROM embeddings_queue"
+        return int(db.execute(query).fetchone()[0])
+    finally:
+        db.close()
+
+
+def _waiting(process, seconds: float = 120.0) -> bool:
+    """Wait until ``process`` says on stderr that it waits for the writer lock (True),
+    or has finished without having to (False)."""
+    deadline = time.monotonic() + seconds
+    seen = ""
+    while "waiting up to" not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, seen
+        ready, _, _ = select.select([process.stderr], [], [], min(left, 1.0))
+        if ready:  # unbuffered, so select never misses a line read ahead
+            chunk = os.read(process.stderr.fileno(), 65536).decode(errors="replace")
+            if not chunk:  # it has finished
+                return False
+            seen += chunk
+    return True
+
+
+READY = """
+import sys
+from llama_index_video.cli.main import main
+import llama_index_video.index  # noqa: F401  (imports done, the command starts at once)
+print("ready", flush=True)
+sys.stdin.readline()
+sys.exit(main(ARGV))
+"""
+
+
+def _ready(spawn, argv: list[str]):
+    """A process about to run the command ``argv``: it starts when told (:func:`_go`)."""
+    process = spawn(code=READY.replace("ARGV", repr(argv)))
+    assert process.stdout.readline().strip() == "ready", process.communicate()
+    return process
+
+
+def _go(process) -> None:
+    process.stdin.write("\n")
+    process.stdin.flush()
+
+
+def _behind(spawn, index_dir: Path, first: list[str], *others: list[str], started=None):
+    """Run ``first``; once ``started(first)`` (default: it has started writing), start
+    ``others``: they open the index and wait for the lock while ``first`` goes on.
+    Returns whether each of ``others`` had to wait, once all have finished."""
+    where = ["--index", str(index_dir)]
+    one = _ready(spawn, [*first, *where])
+    waiting = [_ready(spawn, [*argv, *where]) for argv in others]
+    _go(one)
+    (started or _writing)(one, index_dir)
+    for process in waiting:
+        _go(process)
+    waited = [_waiting(process) for process in waiting]
+    for process in [one, *waiting]:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, (out, err)
+    return waited
+
+
+def _all_reachable(index_dir: Path, rows: int) -> None:
+    stored, found = reachable(index_dir)
+    assert stored == rows, stored
+    assert found == stored, f"{stored - found} of {stored} rows unreachable"
+
+
+def test_writers_waiting_for_each_other_leave_every_row_reachable(
+    spawn, run, manual, notes, tmp_path
+):
+    index_dir = tmp_path / "index"
+    code, _, err = run("ingest", notes, "--index", index_dir, "--quiet")
+    assert code == 0, err
+    handbook = reachable(index_dir)[0]
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "release.md").write_text("# Release\n\nVersion 2.5 retires the reports page.")
+
+    # An ingest, a remove and a repair wait behind an ingest.
+    waited = _behind(
+        spawn,
+        index_dir,
+        ["ingest", str(manual), "--quiet"],
+        ["ingest", str(extra), "--quiet"],
+        ["remove", str(notes)],
+        ["verify", "--repair", "--quiet"],
+    )
+    assert all(waited)
+    _all_reachable(index_dir, CHAPTERS + 1)
+    code, out, _ = run("verify", "--index", index_dir)
+    assert code == 0, out
+
+    # An ingest behind a remove: it starts once the remove holds the lock, and may not
+    # have to wait (removing is quicker than opening an index); either way, nothing lost.
+    _behind(spawn, index_dir, ["remove", str(manual)], ["ingest", str(notes)], started=_holding)
+    _all_reachable(index_dir, handbook + 1)
+    assert run("verify", "--index", index_dir)[0] == 0
