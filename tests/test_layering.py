@@ -44,7 +44,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
     ("querying", "index"),  # VideoIndex, the facade (querying.py: its search and ask)
-    ("service", "cli"),
+    ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )
 FLOOR = {unit: number for number, units in enumerate(FLOORS) for unit in units}

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llama_index_video.cli.clip_command import run_clip
+from llama_index_video.cli.mcp_command import run_mcp
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -309,8 +311,11 @@ def _ask(args: argparse.Namespace) -> int:
             if not args.json:
                 print(delta, end="", flush=True)
         answer = stream.answer
+        exported = _export(index, answer, args.export) if args.export else None
     finally:
         index.close()
+    if exported:
+        print(exported, file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
         return 0
@@ -323,6 +328,12 @@ def _ask(args: argparse.Namespace) -> int:
     if answer.unverified:
         print(f"\nNot among the retrieved moments: {', '.join(answer.unverified)}")
     return 0
+
+
+def _export(index: VideoIndex, answer: Any, output: Path) -> str:
+    from llama_index_video.cli.export_command import export_answer
+
+    return export_answer(index, answer, output)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -368,5 +379,7 @@ COMMANDS = {  # subcommand -> its function
     "search": _search,
     "ask": _ask,
     "serve": _serve,
+    "mcp": lambda args: run_mcp(args, _store_options(args)),
+    "clip": lambda args: run_clip(args, _store_options(args)),
     "verify": _verify,
 }

@@ -11,9 +11,11 @@ import os
 from pathlib import Path
 
 from llama_index_video._version import __version__
+from llama_index_video.cli.clip_command import add_clip_parser
+from llama_index_video.cli.mcp_command import add_mcp_parser
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.schema import MODALITIES, parse_modalities
-from llama_index_video.speakers.base import SPEAKER_PREFIX
+from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 
@@ -200,6 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
     )
     ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
+    ask.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also join the cited moments into FILE (subtitles in FILE.srt)",
+    )
     _relevance_option(ask)
 
     serve = commands.add_parser(
@@ -218,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _llm_options(serve)
     _relevance_option(serve)
+
+    add_mcp_parser(commands, _index_option)
+    add_clip_parser(commands, _index_option)
 
     verify = commands.add_parser(
         "verify",
@@ -342,8 +354,7 @@ def _modalities(text: str) -> list[str]:
 
 
 def _speakers(text: str) -> list[str]:
-    chosen = [s.strip().upper() for s in text.split(",") if s.strip()]
-    names = [f"{SPEAKER_PREFIX}{s}" if s.isdigit() else s for s in chosen]
-    if not names or not all(n.startswith(SPEAKER_PREFIX) for n in names):
-        raise argparse.ArgumentTypeError("name speakers as SPEAKER_2 or 2, comma-separated")
-    return names
+    try:
+        return parse_speakers(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
