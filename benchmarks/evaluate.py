@@ -136,11 +136,8 @@ class Naive:
 
         from llama_index_video.embeddings.local import local_embedding
         from llama_index_video.media.audio import decode_audio
-        from llama_index_video.reader.video_reader import (
-            AUDIO_SUFFIXES,
-            VIDEO_SUFFIXES,
-            VideoReader,
-        )
+        from llama_index_video.reader.options import AUDIO_SUFFIXES, VIDEO_SUFFIXES
+        from llama_index_video.reader.video_reader import VideoReader
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
         # faster-whisper's own default: each window prompted with the previous text.

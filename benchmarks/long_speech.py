@@ -252,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--baseline-ref", help="also run ours as this git ref had it")
     parser.add_argument("--no-naive", action="store_true")
+    parser.add_argument("--no-ours", action="store_true", help="only the naive recipe")
     parser.add_argument("--json", type=Path, help="append the figures here (JSON lines)")
     parser.add_argument("--naive-child", nargs=3, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--ours-child", nargs=3, type=Path, help=argparse.SUPPRESS)
@@ -262,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.ours_child:
         _ours_child(*args.ours_child)
         return 0
-    recipes: dict[str, Version | None] = {"ours": today()}
+    recipes: dict[str, Version | None] = {} if args.no_ours else {"ours": today()}
     if args.baseline_ref:
         recipes[f"ours at {args.baseline_ref}"] = release(args.baseline_ref)
     if not args.no_naive:

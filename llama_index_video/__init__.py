@@ -70,11 +70,14 @@ _EXPORTS: dict[str, str] = {
     "PyannoteDiarizer": "llama_index_video.speakers.pyannote_diarizer",
     "local_embedding": "llama_index_video.embeddings.local",
     "VIDEO_QA_TEMPLATE": "llama_index_video.answering.prompts",
+    "VideoToolSpec": "llama_index_video.agents.tool_spec",
+    "MomentRequestError": "llama_index_video.errors",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
 
 if TYPE_CHECKING:
+    from llama_index_video.agents.tool_spec import VideoToolSpec
     from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
     from llama_index_video.answering.claude import ClaudeMultimodalLLM
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
@@ -96,6 +99,7 @@ if TYPE_CHECKING:
         MediaDecodeError,
         MediaError,
         MissingDependencyError,
+        MomentRequestError,
         RemoteAPIError,
         TranscriptionError,
         UnsupportedLanguageError,

@@ -21,6 +21,9 @@
     │   ├── IndexReadOnlyError     writing to an index the process may only read
     │   └── DiskFullError          no space left (or quota reached) while writing
     ├── AnswerError                generation failed
+    ├── MomentRequestError         a moment asked of the index that it cannot give: an
+    │                              unknown source, times outside the recording, a span
+    │                              over the limit (also a ValueError)
     └── InsecureBindError          serving beyond loopback without a token
                                    (``llama_index_video.service.guard``; also a ValueError)
 
@@ -165,3 +168,11 @@ def one_line_errors(path: Path) -> Iterator[None]:
         raise
     except Exception as exc:  # the cause stays chained for --debug
         raise MediaError(path, f"failed unexpectedly ({type(exc).__name__}: {exc})") from exc
+
+
+class MomentRequestError(VideoIndexError, ValueError):
+    """A source or span the index cannot give (agent tools, MCP, clip export).
+
+    An unknown source, times outside the recording, or a span longer than allowed;
+    the message names the source and what to ask instead.
+    """

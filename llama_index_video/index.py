@@ -12,46 +12,41 @@ folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and
 only files whose moments are completely written. A folder this process may not write
 is opened read-only: search and ask work, ingest fails with one line.
 
-Search combines one retriever per modality (transcript, OCR text, frames by their
-text, and, when the folder has visual search, frames by their pixels): channels of
-one embedding model are blended by weighted cosine, and only the text and visual
-models are fused by reciprocal rank (:mod:`llama_index_video.search.fusion`); where
-frame vectors are kept is explained in :mod:`llama_index_video.store.visual`.
+Searching and asking are :mod:`llama_index_video.querying` (the class ``VideoIndex``
+inherits them from): every search and answer goes through the index's search policy
+(:mod:`llama_index_video.search.policy`: its channels, weights, thresholds and gate).
+This module opens the folder, keeps its settings and does the writing: ingest,
+remove, prune, verify. Where frame vectors are kept is explained in
+:mod:`llama_index_video.store.visual`.
 """
 
 from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video._moved import moved
-from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
 from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCorruptError
-from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
-from llama_index_video.results import Answer, SearchHit
-from llama_index_video.search.fusion import FusionRetriever
+from llama_index_video.querying import Querying
 from llama_index_video.search.lexical import LEXICAL_THRESHOLD
 from llama_index_video.search.policy import (
     DEFAULT_THRESHOLDS,
     DEFAULT_VISUAL_THRESHOLDS,
-    SearchPolicy,
     gate_for,
     threshold_for,
     weights_for,
 )
 from llama_index_video.search.relevance import RelevanceGate
-from llama_index_video.search.searcher import Location, VideoSearcher
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
     chroma_collection,
@@ -90,8 +85,6 @@ from llama_index_video.store.visual import (
 
 if TYPE_CHECKING:
     from llama_index.core.embeddings import MultiModalEmbedding
-    from llama_index.core.llms import LLM
-    from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
     from llama_index_video.executor.base import Executor
@@ -107,7 +100,7 @@ DEFAULT_INDEX_DIR = Path("video_index")
 _CHECK_ATTEMPTS = 3
 
 
-class VideoIndex:
+class VideoIndex(Querying):
     """An index folder of video, audio and text moments.
 
     Args:
@@ -454,133 +447,6 @@ class VideoIndex:
                 remove_source(ingestor, self.manifest, record)
             self.lexical.refresh()
             return [record.source for record in gone]
-
-    def as_retriever(
-        self,
-        *,
-        top_k: int = 5,
-        modalities: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-    ) -> FusionRetriever:
-        """Fused retrieval over the modalities (all by default), thresholds applied
-        (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
-
-        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
-        """
-        return self.search_policy().retriever(top_k=top_k, modalities=modalities, speakers=speakers)
-
-    def recording_scores(
-        self, query: str | QueryBundle, best: NodeWithScore | None = None
-    ) -> list[float]:
-        """Cosine similarities of ``query``'s best candidates in one recording: what a
-        ``standout`` relevance gate measures
-        (:meth:`~llama_index_video.search.policy.SearchPolicy.recording_scores`)."""
-        return self.search_policy().recording_scores(query, best)
-
-    def search_policy(self) -> SearchPolicy:
-        """How this index searches now: its channels, weights, thresholds and gate."""
-        return SearchPolicy(
-            index=self.index,
-            embed_model=self.embed_model,
-            visible=self.manifest.indexed_among,
-            locate=self.where,
-            folder=self.path,
-            threshold=self.threshold,
-            weights=self.weights,
-            relevance=self.relevance,
-            visual_model=self.visual_model,
-            frame_store=self.frame_store,
-            visual_threshold=self.visual_threshold,
-            lexical=self.lexical if self.lexical_search else None,
-            lexical_threshold=self.lexical_threshold,
-        )
-
-    def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
-        """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
-        options.setdefault("index_folder", str(self.path))
-        if self.vector_store.stores_text:
-            return TimestampFramePostprocessor(vector_store=self.vector_store, **options)
-        return TimestampFramePostprocessor(docstore=self.index.docstore, **options)
-
-    def search(
-        self,
-        query: str,
-        *,
-        top_k: int = 5,
-        modalities: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-    ) -> list[SearchHit]:
-        """The best moments for ``query``, with context and frames; [] if none is relevant.
-
-        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
-        """
-        self.check_store()
-        policy = self.search_policy()
-        return VideoSearcher(
-            retriever=policy.retriever(top_k=top_k, modalities=modalities, speakers=speakers),
-            postprocessors=[self.postprocessor()],
-            **policy.wiring(),
-        ).search(query)
-
-    def answerer(
-        self,
-        *,
-        llm: LLM | None = None,
-        options: AskOptions | None = None,
-        reranker: BaseNodePostprocessor | None = None,
-    ) -> VideoAnswerer:
-        """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
-
-        Args:
-            llm: A multimodal chat LLM; None answers extractively.
-            options: Top-k, query fusion, images and citation handling.
-            reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
-                applied before neighbours and frames are attached.
-        """
-        self.check_store()
-        options = options or AskOptions()
-        postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
-        policy = self.search_policy()
-        return VideoAnswerer(
-            retriever=policy.retriever(top_k=options.top_k),
-            postprocessors=postprocessors,
-            llm=llm,
-            options=options,
-            **policy.wiring(),
-        )
-
-    def ask(
-        self,
-        question: str,
-        *,
-        llm: LLM | None = None,
-        options: AskOptions | None = None,
-        reranker: BaseNodePostprocessor | None = None,
-    ) -> Answer:
-        """Answer ``question`` with citations; extractive without an LLM.
-
-        Returns "not found in the index" without calling the model when nothing
-        relevant is retrieved.
-        """
-        return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
-
-    def locate(self, content_hash: str, stored_source: str) -> str:
-        """Where an indexed content is now: its stored path if still there, else a live one."""
-        return self.where(content_hash, stored_source).source
-
-    def where(self, content_hash: str, stored_source: str) -> Location:
-        """Where an indexed content is now: the path as it was given (its stored one if
-        still there, else a live one) and that file's absolute path, which resolves from
-        any working directory (the last known one if no path of the content is left)."""
-        records = [(r, self.manifest.located(r)) for r in self.manifest.paths_of(content_hash)]
-        for record, path in records:
-            if record.source == stored_source and Path(path).exists():
-                return Location(stored_source, path)
-        for record, path in records:
-            if Path(path).exists():
-                return Location(record.source, path)
-        known = next((path for r, path in records if r.source == stored_source), None)
-        return Location(stored_source, known)
 
     def reopen(self) -> None:
         """Load the vectors (and the manifest) afresh, to see what another process wrote.

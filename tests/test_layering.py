@@ -43,8 +43,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
-    ("index",),  # VideoIndex, the facade
-    ("service", "cli"),
+    ("querying", "index"),  # VideoIndex, the facade (querying.py: its search and ask)
+    ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )
 FLOOR = {unit: number for number, units in enumerate(FLOORS) for unit in units}

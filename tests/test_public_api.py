@@ -38,6 +38,8 @@ EXPECTED = {
     "UnitOptions",
     "VideoIndex",
     "VideoIndexError",
+    "VideoToolSpec",
+    "MomentRequestError",
     "VideoReader",
     "VideoRetriever",
     "VideoSearcher",

@@ -170,6 +170,7 @@ _BREAK = _Piece([])
 def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
     """Sentences, with those too long for a window cut at pauses, and breaks between."""
     sentence: list[_Token] = []
+    chars = 0  # _length(sentence), kept as it grows
     previous: _Token | None = None
     for token in tokens:
         if previous is not None and (
@@ -178,17 +179,21 @@ def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
             or token.language != previous.language
         ):
             yield from _cut(sentence, options)
-            sentence = []
+            sentence, chars = [], 0
             yield _BREAK
+        chars += len(token.text) + (1 if sentence and not token.glued else 0)
         sentence.append(token)
         previous = token
         if _SENTENCE_END.search(token.text):
             yield from _cut(sentence, options)
-            sentence = []
-        elif not _fits(sentence, options.max_chars, options.max_seconds):
+            sentence, chars = [], 0
+        elif len(sentence) > 1 and (
+            chars > options.max_chars or token.end - sentence[0].start > options.max_seconds
+        ):
             pieces = list(_cut(sentence, options))
             yield from pieces[:-1]
             sentence = pieces[-1].tokens
+            chars = _length(sentence)
     yield from _cut(sentence, options)
 
 

@@ -9,6 +9,7 @@ Routes::
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
     GET  /api/library            the ``list --json`` entries, plus the media links
     GET  /api/transcript?source= a source's transcript units in time order
+    GET  /api/clip?source=&start=&end=   that moment as a file to download (PyAV cut)
     GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
     GET  /frames/{name}          a frame image of an indexed file
 
@@ -46,6 +47,7 @@ from llama_index_video.errors import (
     IndexStorageError,
     MediaError,
     MissingDependencyError,
+    MomentRequestError,
     RemoteAPIError,
     TranscriptionError,
     VectorStoreError,
@@ -99,6 +101,7 @@ ERROR_STATUS: dict[type[VideoIndexError], int] = {
     RemoteAPIError: 502,
     AnswerError: 502,
     VectorStoreError: 503,
+    MomentRequestError: 422,
 }
 """HTTP status for each package error; a subclass takes its nearest listed base's."""
 
@@ -224,6 +227,24 @@ def create_app(
         if lines is None:
             raise HTTPException(404, "no indexed source has this name")
         return JSONResponse([asdict(line) for line in lines])
+
+    @app.get("/api/clip")
+    def clip(
+        source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
+        start: Annotated[float, Query(ge=0)],
+        end: Annotated[float, Query(gt=0)],
+    ) -> FileResponse:
+        from starlette.background import BackgroundTask
+
+        from llama_index_video.service.clips import cut_moment
+
+        with live.reading() as (current, _):
+            path, name = cut_moment(current, source, start, end)
+        return FileResponse(
+            path,
+            filename=name,
+            background=BackgroundTask(path.unlink, missing_ok=True),
+        )
 
     @app.api_route(MEDIA_ROUTE + "{content_hash}", methods=["GET", "HEAD"])
     def media(content_hash: str) -> FileResponse:

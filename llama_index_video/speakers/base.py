@@ -60,6 +60,19 @@ def speaker_name(number: int) -> str:
     return f"{SPEAKER_PREFIX}{number}"
 
 
+def parse_speakers(text: str) -> list[str]:
+    """``"2, SPEAKER_3"`` -> ``["SPEAKER_2", "SPEAKER_3"]``.
+
+    Raises:
+        ValueError: a name that is neither a number nor ``SPEAKER_n``.
+    """
+    chosen = [s.strip().upper() for s in text.split(",") if s.strip()]
+    names = [speaker_name(int(s)) if s.isdigit() else s for s in chosen]
+    if not names or not all(n.startswith(SPEAKER_PREFIX) for n in names):
+        raise ValueError("name speakers as SPEAKER_2 or 2, comma-separated")
+    return names
+
+
 def name_in_order(turns: Iterable[tuple[float, float, object]]) -> list[SpeakerTurn]:
     """Turns with the backend's cluster ids renamed ``SPEAKER_n`` by first appearance."""
     names: dict[object, str] = {}

@@ -14,11 +14,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import (
     BasePydanticVectorStore,
+    FilterOperator,
+    MetadataFilter,
+    MetadataFilters,
 )
 
 from llama_index_video import schema
+from llama_index_video.errors import MomentRequestError, printable_path
 from llama_index_video.sources.origin import read_origin
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.ingest import Ingestor
@@ -93,8 +98,20 @@ class TranscriptLine:
     speaker: str | None = None
 
 
-def transcript(store: BasePydanticVectorStore, content_hash: str) -> list[TranscriptLine]:
-    """The transcript units of a content, in time order."""
+def transcript(
+    store: BasePydanticVectorStore,
+    content_hash: str,
+    *,
+    start: float | None = None,
+    end: float | None = None,
+) -> list[TranscriptLine]:
+    """The transcript units of a content in time order; with ``start`` and ``end``, only
+    the units that overlap that span (one filtered query, not the whole recording)."""
+    nodes = (
+        content_nodes(store, content_hash)
+        if start is None or end is None
+        else moments_between(store, content_hash, start, end, ("transcript",))
+    )
     lines = [
         TranscriptLine(
             float(node.metadata[schema.START_S]),
@@ -102,10 +119,110 @@ def transcript(store: BasePydanticVectorStore, content_hash: str) -> list[Transc
             node.get_content(),
             str(node.metadata[schema.SPEAKER]) if node.metadata.get(schema.SPEAKER) else None,
         )
-        for node in content_nodes(store, content_hash)
+        for node in nodes
         if node.metadata.get(schema.MODALITY) == "transcript"
     ]
     return sorted(lines, key=lambda line: line.start)
+
+
+def moments_between(
+    store: BasePydanticVectorStore,
+    content_hash: str,
+    start: float,
+    end: float,
+    modalities: tuple[str, ...],
+) -> list[BaseNode]:
+    """The stored moments of one content and these modalities that overlap ``[start, end]``.
+
+    Media paths come back as stored (relative to the index folder).
+    """
+    filters = MetadataFilters(
+        filters=[
+            MetadataFilter(key=schema.CONTENT_HASH, value=content_hash),
+            MetadataFilter(key=schema.MODALITY, value=list(modalities), operator=FilterOperator.IN),
+            MetadataFilter(key=schema.START_S, value=end, operator=FilterOperator.LTE),
+            MetadataFilter(key=schema.END_S, value=start, operator=FilterOperator.GTE),
+        ]
+    )
+    try:
+        return list(store.get_nodes(None, filters=filters))
+    except NotImplementedError:
+        return []
+
+
+@dataclass(frozen=True)
+class IndexedSource:
+    """An indexed recording named by a caller (an agent's tool, MCP, ``clip``)."""
+
+    source: str  # the path as ingested
+    path: str  # the local file, absolute
+    content_hash: str
+    duration: float | None
+
+    @property
+    def name(self) -> str:
+        return Path(self.source).name
+
+
+def resolve_source(manifest: Manifest, name: str) -> IndexedSource:
+    """The indexed recording ``name`` refers to: a path or link (as :func:`find_source`),
+    or else a file name (``team_sync.mp3``, as labels show it) that only one recording has.
+
+    Only what the manifest recorded can be named, so a caller cannot reach other files.
+
+    Raises:
+        MomentRequestError: no indexed recording has this name, several do, or it is
+            not (or no longer) indexed.
+    """
+    records = find_source(manifest, name) or [
+        r for r in manifest.all_paths() if Path(r.source).name == name
+    ]
+    contents = {r.content_hash for r in records}
+    shown = printable_path(name)
+    if not records:
+        raise MomentRequestError(
+            f"{shown}: unknown source; list the recordings ('llama-index-video list' or the "
+            "list_recordings tool) and name one as it shows it"
+        )
+    if len(contents) > 1:
+        paths = ", ".join(sorted(printable_path(r.source) for r in records))
+        raise MomentRequestError(
+            f"{shown}: names {len(contents)} recordings ({paths}); give a path"
+        )
+    record = records[0]
+    content = manifest.file(record.content_hash)
+    if content is None or content.status != "indexed":
+        raise MomentRequestError(f"{shown}: not indexed (yet); run 'llama-index-video ingest'")
+    return IndexedSource(
+        record.source, manifest.located(record), record.content_hash, content.duration
+    )
+
+
+def check_span(
+    source: IndexedSource, start: float, end: float, *, max_seconds: float | None = None
+) -> None:
+    """Refuse a span that is not inside ``source``'s recording or is too long.
+
+    Raises:
+        MomentRequestError: ``start >= end``, a time before 0 or after the recording's
+            end, or ``end - start > max_seconds``; the message says what is allowed.
+    """
+    name = printable_path(source.name)
+    length = source.duration
+    if start < 0 or end <= start:
+        raise MomentRequestError(
+            f"{name}: the span {start:g}-{end:g} s is empty or negative; give start < end"
+        )
+    if length is not None and end > length + 0.5:  # a label's rounding may pass the end
+        raise MomentRequestError(
+            f"{name}: {schema.format_timestamp(end)} is after the end of the recording "
+            f"({schema.format_timestamp(length)}); give times up to {length:.1f} s"
+        )
+    if max_seconds is not None and end - start > max_seconds:
+        raise MomentRequestError(
+            f"{name}: a span of {end - start:.0f} s is over the limit of {max_seconds:g} s; "
+            "ask for a shorter one"
+        )
 
 
 def find_source(manifest: Manifest, name: str) -> list[PathRecord]:

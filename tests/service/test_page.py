@@ -98,3 +98,21 @@ def test_narrow_screen_has_no_sideways_scrolling(browser, service_url):
         narrow.keyboard.press("Enter")
         narrow.locator("#results button.card").first.wait_for()
         assert narrow.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_a_search_link_restores_the_search(page):
+    page.goto("/?q=ultraviolet+C+radiation")
+    page.locator("#results button.card").first.wait_for()
+    assert page.get_by_label("Search for a moment").input_value() == "ultraviolet C radiation"
+    download = page.locator("#results a.download").first
+    assert download.inner_text() == "Download this moment"
+    assert download.get_attribute("href").startswith("/api/clip?source=")
+    page.get_by_label("Search for a moment").fill("ozone hole")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => location.search === '?q=ozone+hole'")
+
+
+def test_a_moment_link_opens_the_player_at_that_second(page):
+    page.goto("/#source=ozone_explainer.mp4&t=29")
+    assert abs(_playing_from(page, 29) - 29) < 1
+    assert page.locator("#now-playing").inner_text() == "Playing ozone_explainer.mp4"

@@ -300,7 +300,9 @@
     note.textContent = "Loading the library…";
     try {
       const entries = await request("/api/library");
+      state.library = entries;
       $("library").replaceChildren(...entries.map(libraryEntry));
+      openLinkedMoment();
       note.textContent = entries.length ? "" : "The index is empty: run ingest first.";
     } catch (error) {
       note.textContent = `Error: ${error.message}`;
@@ -309,6 +311,20 @@
 
   $("library-refresh").addEventListener("click", loadLibrary);
   loadLibrary();
+
+  // Deep links, to paste into a chat: /#source=talk.mp4&t=94 opens the player at that
+  // second (a source as the library names it, or its file name); /?q=... runs a search.
+  function openLinkedMoment() {
+    const link = new URLSearchParams(location.hash.slice(1));
+    const wanted = link.get("source");
+    if (!wanted || !state.library) return;
+    const entry = state.library.find(
+      (e) => e.media_url && (e.source === wanted || nameOf(e.source) === wanted),
+    );
+    if (entry) play(entry, Number(link.get("t")) || 0, `Playing ${nameOf(entry.source)}`);
+    else status.textContent = `No playable recording is named ${wanted}.`;
+  }
+  window.addEventListener("hashchange", openLinkedMoment);
 
   // ---- Search and ask ----------------------------------------------------------------
 
@@ -354,6 +370,15 @@
     element.append(body);
     const item = document.createElement("li");
     item.append(element);
+    if (playable && moment.end !== null) {
+      const source = moment.source_path || moment.source;
+      const link = document.createElement("a");
+      link.className = "download";
+      link.href = `/api/clip?${new URLSearchParams({ source, start: moment.start, end: moment.end })}`;
+      link.download = "";
+      link.textContent = "Download this moment";
+      item.append(link);
+    }
     return item;
   }
 
@@ -395,6 +420,7 @@
       status.textContent = "Type something to search for.";
       return;
     }
+    history.replaceState(null, "", `?${new URLSearchParams({ q: query })}${location.hash}`);
     run(event.currentTarget, async () => {
       const hits = await request(`/api/search?${new URLSearchParams({ q: query, top_k: 8 })}`);
       $("answer").hidden = true;
@@ -436,4 +462,10 @@
       return answer.found ? "Answered." : "Not found in the index.";
     });
   });
+
+  const linkedQuery = new URLSearchParams(location.search).get("q");
+  if (linkedQuery) {
+    $("search-input").value = linkedQuery;
+    $("search-form").requestSubmit();
+  }
 })();

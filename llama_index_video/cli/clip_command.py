@@ -1,0 +1,75 @@
+"""``llama-index-video clip``: cut a moment of an indexed recording into a file to share."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from llama_index_video.errors import VideoIndexError, printable_path
+from llama_index_video.schema import format_timestamp, parse_timestamp
+
+DEFAULT_MAX_CLIP_SECONDS = 600.0
+
+
+def add_clip_parser(
+    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "clip",
+        help="cut a moment of an indexed recording into a file",
+        description="Write SOURCE from --from to --to into OUTPUT (its suffix picks the "
+        "format: .mp4, .mkv, .mp3, .m4a...). Packets are copied when a keyframe is within "
+        "a second before the start (the clip then starts at that keyframe); otherwise the "
+        "moment is re-encoded from the exact start. The line printed says which.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    parser.add_argument("--from", dest="start", type=_time, required=True, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=_time, required=True, metavar="TIME")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=DEFAULT_MAX_CLIP_SECONDS,
+        help=f"refuse longer spans (default: {DEFAULT_MAX_CLIP_SECONDS:g})",
+    )
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--copy", dest="mode", action="store_const", const="copy", default="auto")
+    how.add_argument("--reencode", dest="mode", action="store_const", const="reencode")
+    index_option(parser)
+    return parser
+
+
+def run_clip(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
+    from llama_index_video.media.export import export_span
+    from llama_index_video.store.library import check_span, resolve_source
+    from llama_index_video.store.manifest import Manifest
+
+    if not (args.index / "manifest.sqlite").is_file():
+        raise VideoIndexError(f"{args.index}: no index here; pass --index DIR")
+    manifest = Manifest(args.index / "manifest.sqlite")
+    try:
+        recording = resolve_source(manifest, args.source)
+    finally:
+        manifest.close()
+    check_span(recording, args.start, args.end, max_seconds=args.max_seconds)
+    report = export_span(Path(recording.path), args.start, args.end, args.output, mode=args.mode)
+    how = (
+        f"by stream copy from the keyframe at {report.start:.2f} s"
+        if report.method == "copy"
+        else "re-encoded at the cut"
+    )
+    print(
+        f"wrote {printable_path(args.output)}: {recording.name} "
+        f"{format_timestamp(report.start)}-{format_timestamp(report.end)} "
+        f"({report.duration:.2f} s) {how}"
+    )
+    return 0
+
+
+def _time(text: str) -> float:
+    try:
+        return parse_timestamp(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: give seconds or mm:ss") from exc

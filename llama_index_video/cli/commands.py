@@ -1,0 +1,385 @@
+"""The command line's commands: each turns parsed arguments into options, calls the
+library and prints; :mod:`llama_index_video.cli.main` runs them and turns errors into
+one line and an exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from llama_index_video.cli.clip_command import run_clip
+from llama_index_video.cli.mcp_command import run_mcp
+from llama_index_video.embeddings.capabilities import usage
+from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
+from llama_index_video.embeddings.spec import EmbeddingSpec
+from llama_index_video.errors import VideoIndexError, printable_path
+from llama_index_video.schema import format_timestamp
+
+if TYPE_CHECKING:
+    from llama_index_video.executor.base import Executor
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.options import ReaderOptions
+    from llama_index_video.sources.download import DownloadOptions
+    from llama_index_video.speakers.base import Diarizer
+    from llama_index_video.store.ingest import IngestReport
+
+
+# Exit statuses of the command line.
+EXIT_FAILED_FILES = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+EXIT_BUG = 70  # EX_SOFTWARE: an error the package did not expect
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.progress import ProgressBars
+    from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
+
+    visual = (
+        None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
+    )
+    try:
+        options = _reader_options(args)
+    except ValueError as exc:
+        raise VideoIndexError(f"bad ingest option: {exc}") from exc
+    try:
+        index = _open_index(
+            args.index,
+            visual_model=visual,
+            embed_model=_embedding_spec(args),
+            reader_options=options,
+            **_store_options(args),
+        )
+    except ValueError as exc:  # an option the index refuses: clip windows for a text model
+        raise VideoIndexError(f"{args.index}: {exc}") from exc
+    bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
+    try:
+        if args.prune:
+            for source in index.prune(wait=args.wait):
+                print(f"{'removed':8} {printable_path(source)} (file gone)")
+        report = index.ingest(
+            args.paths,
+            progress=bars,
+            executor=_executor(args.ray),
+            wait=args.wait,
+            downloads=_download_options(args),
+        )
+    finally:
+        bars.close()
+        index.close()
+    _print_report(report, args.index)
+    spent = usage(index.embed_model)
+    if spent is not None:
+        print(
+            f"gemini: {spent.embedded_items} items embedded in {spent.requests} requests"
+            f" and {spent.batch_jobs} batch jobs, {spent.failed_items} failed,"
+            f" {spent.prompt_tokens} input tokens, {spent.uploaded_files} files uploaded"
+        )
+    return 0 if report.ok else EXIT_FAILED_FILES
+
+
+def _reader_options(args: argparse.Namespace) -> ReaderOptions:
+    """How ``ingest`` reads files; the index adds where media goes and whether to cut clips."""
+    from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.reader.clips import ClipOptions
+    from llama_index_video.reader.options import ReaderOptions
+    from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+    transcriber = {"model": args.whisper_model, "language": args.language}
+    windows = {"video_seconds": args.clip_seconds, "video_overlap": args.clip_overlap}
+    given = {key: value for key, value in windows.items() if value is not None}
+    return ReaderOptions(
+        transcriber=FasterWhisperTranscriber(
+            **{key: value for key, value in transcriber.items() if value}
+        ),
+        use_subtitles=not args.no_subtitles,
+        frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
+        ocr=args.ocr,
+        clips=ClipOptions(**given) if given else None,
+        diarizer=_diarizer(args.speakers, args.diarizer),
+    )
+
+
+def _executor(ray_address: str | None) -> Executor | None:
+    if ray_address is None:
+        return None
+    from llama_index_video.executor.ray import RayExecutor
+
+    return RayExecutor(ray_address or None)
+
+
+def _print_report(report: IngestReport, index_dir: Path) -> None:
+    for outcome in report.files:
+        detail = f" ({outcome.reason})" if outcome.reason else ""
+        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
+        shown = outcome.link or printable_path(outcome.path)
+        print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
+    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.progress import ProgressBars
+
+    index = _open_index(args.index, must_exist=True)
+    bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
+    try:
+        check, report = index.verify(repair=args.repair, progress=bars, wait=args.wait)
+    finally:
+        bars.close()
+        index.close()
+    for source in check.sources:
+        found = "?" if source.found is None else str(source.found)
+        state = "ok" if not source.missing else f"{source.missing} missing"
+        print(f"{state:12} {source.expected:6} listed {found:>6} stored  {source.source}")
+    problems = {
+        "stray rows (of no indexed file)": sum(len(ids) for ids in check.stray_rows.values()),
+        "orphan frames and clips": len(check.orphan_media),
+        "partial files": len(check.partial_files),
+        "interrupted files": len(check.interrupted),
+        "unfinished removals": len(check.removals),
+        "files with missing moments": len(check.damaged),
+    }
+    for what, count in problems.items():
+        if count:
+            print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    unreachable = sum(len(ids) for ids in check.unreachable.values())
+    if unreachable:
+        print(
+            f"unreachable rows (stored, but search cannot find them): {unreachable}"
+            + (" (embedded again)" if args.repair else "")
+        )
+    if check.lexical is not None and not check.lexical.ok:
+        print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
+    if not check.counted:
+        print("this vector store cannot count its rows; only the media folder was checked")
+    if report is not None:
+        _print_report(report, args.index)
+        return 0 if report.ok else EXIT_FAILED_FILES
+    if check.ok:
+        print(
+            f"ok: {len(check.sources)} files, everything the manifest lists is stored "
+            "and found by search"
+        )
+        return 0
+    print(f"problems found; run 'llama-index-video verify --repair --index {args.index}'")
+    return EXIT_FAILED_FILES
+
+
+def _download_options(args: argparse.Namespace) -> DownloadOptions:
+    from llama_index_video.sources.download import DownloadOptions
+
+    if args.max_download_mb <= 0:
+        raise VideoIndexError("--max-download-mb must be > 0")
+    return DownloadOptions(max_bytes=int(args.max_download_mb * 1_000_000))
+
+
+def _list(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+    from datetime import datetime, timezone
+
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    try:
+        entries = index.library()
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps([asdict(e) for e in entries], indent=2, ensure_ascii=False))
+        return 0
+    if not entries:
+        print("The index is empty.")
+    for entry in entries:
+        when = (
+            datetime.fromtimestamp(entry.indexed_at, timezone.utc).strftime("%Y-%m-%d %H:%M")
+            if entry.indexed_at
+            else "?"
+        )
+        length = format_timestamp(entry.duration) if entry.duration is not None else "-"
+        moments = ", ".join(f"{n} {kind}" for kind, n in sorted(entry.moments.items()))
+        details = [length, moments or "no moments", entry.language or "", ", ".join(entry.speakers)]
+        print(f"{entry.status:8} {entry.source}")
+        print(f"         {' · '.join(d for d in details if d)} · {when} UTC")
+        if entry.status != "indexed" and entry.reason:
+            print(f"         {entry.reason}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    missing = 0
+    try:
+        for source in args.sources:
+            if index.remove(source, wait=args.wait):
+                print(f"{'removed':8} {source}")
+            else:
+                print(f"{'unknown':8} {source} (not in the index)", file=sys.stderr)
+                missing += 1
+    finally:
+        index.close()
+    return EXIT_FAILED_FILES if missing else 0
+
+
+def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
+    """The speaker backend asked for by ``--speakers [N]`` and ``--diarizer``."""
+    if speakers is None:
+        return None
+    count = None if speakers == "auto" else _speaker_count(speakers)
+    if backend == "pyannote":
+        from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
+
+        return PyannoteDiarizer(num_speakers=count)
+    if backend == "resemblyzer":
+        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+
+        return ResemblyzerDiarizer(num_speakers=count)
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+
+    return CampplusDiarizer(num_speakers=count)
+
+
+def _speaker_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 50:
+        raise VideoIndexError(f"--speakers takes a number of speakers from 1 to 50, not {text!r}")
+    return int(text)
+
+
+def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
+    """The embedding asked for on the command line; None: the index's own (or the default)."""
+    if args.embed is None:
+        if args.dimension is not None or args.batch_api or args.embed_model:
+            raise VideoIndexError("--dimension, --batch-api and --embed-model need --embed")
+        return None
+    if args.embed == "multilingual":
+        if args.embed_model or args.dimension is not None or args.batch_api:
+            raise VideoIndexError(
+                "--embed multilingual takes no --embed-model, --dimension or --batch-api"
+            )
+        return EmbeddingSpec(model=MULTILINGUAL_MODEL)
+    return EmbeddingSpec(
+        backend=args.embed,
+        model=args.embed_model,
+        dimension=args.dimension if args.embed == "gemini" else None,
+        batch_api=args.batch_api,
+    )
+
+
+def _search(args: argparse.Namespace) -> int:
+    index = _open_index(
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
+    )
+    try:
+        hits = index.search(
+            args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
+        )
+    finally:
+        index.close()
+    if args.json:
+        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("No relevant moments.")
+    for rank, hit in enumerate(hits, start=1):
+        speaker = f" {hit.speaker}" if hit.speaker else ""
+        print(f"{rank}. {hit.label} {hit.modality}{speaker} score={hit.score}")
+        print(f"   {hit.text}")
+        if hit.url:
+            print(f"   play: {hit.url}")
+        if hit.frame_path:
+            print(f"   frame: {hit.frame_path}")
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
+
+    llm = make_llm(args.llm, model=args.llm_model)
+    if args.queries > 1 and llm is None:
+        raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
+    reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
+    index = _open_index(
+        args.index, must_exist=True, **_search_options(args), **_store_options(args)
+    )
+    options = AskOptions(top_k=args.top_k, num_queries=args.queries)
+    try:
+        answerer = index.answerer(llm=llm, options=options, reranker=reranker)
+        stream = answerer.stream(args.question, streaming=not args.no_stream and not args.json)
+        for delta in stream:
+            if not args.json:
+                print(delta, end="", flush=True)
+        answer = stream.answer
+        exported = _export(index, answer, args.export) if args.export else None
+    finally:
+        index.close()
+    if exported:
+        print(exported, file=sys.stderr)
+    if args.json:
+        print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
+        return 0
+    print()
+    if llm is not None and answer.citations:
+        print("\nCited moments:")
+        for citation in answer.citations:
+            frame = f"  frame: {citation.frame_path}" if citation.frame_path else ""
+            print(f"  {citation.label} play: {citation.url}{frame}")
+    if answer.unverified:
+        print(f"\nNot among the retrieved moments: {', '.join(answer.unverified)}")
+    return 0
+
+
+def _export(index: VideoIndex, answer: Any, output: Path) -> str:
+    from llama_index_video.cli.export_command import export_answer
+
+    return export_answer(index, answer, output)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from llama_index_video.service.server import serve
+
+    serve(
+        args.index,
+        host=args.host,
+        port=args.port,
+        token=args.token,
+        llm=args.llm,
+        llm_model=args.llm_model,
+        **_search_options(args),
+        **_store_options(args),
+    )
+    return 0
+
+
+def _store_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"chroma_url": args.chroma_url, "collection": args.collection}
+
+
+def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.store.folder import IndexFolder
+
+    if must_exist:
+        IndexFolder(path).require()
+
+    return VideoIndex(path, **options)  # type: ignore[arg-type]
+
+
+def _search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
+    relevance = None if args.relevance == "off" else str(args.relevance)
+    return {"relevance": relevance, "lexical": args.lexical == "on"}
+
+
+COMMANDS = {  # subcommand -> its function
+    "ingest": _ingest,
+    "list": _list,
+    "remove": _remove,
+    "search": _search,
+    "ask": _ask,
+    "serve": _serve,
+    "mcp": lambda args: run_mcp(args, _store_options(args)),
+    "clip": lambda args: run_clip(args, _store_options(args)),
+    "verify": _verify,
+}

@@ -1,0 +1,360 @@
+"""The command line's parser: every subcommand, its options and their types.
+
+Building the parser imports nothing heavy, so ``--help`` stays fast; the commands
+themselves are :mod:`llama_index_video.cli.commands`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from llama_index_video._version import __version__
+from llama_index_video.cli.clip_command import add_clip_parser
+from llama_index_video.cli.mcp_command import add_mcp_parser
+from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
+from llama_index_video.schema import MODALITIES, parse_modalities
+from llama_index_video.speakers.base import parse_speakers
+from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="llama-index-video",
+        description="Index video, audio and notes; search and ask them, cited to the second.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser(
+        "ingest",
+        help="add files or folders to the index",
+        description="Index video, audio, .md and .txt files (folders recursively). "
+        "Unchanged files are skipped; changed files replace their old moments.",
+    )
+    ingest.add_argument("paths", nargs="+", metavar="PATH|URL")
+    ingest.add_argument(
+        "--max-download-mb",
+        type=float,
+        default=4096,
+        help="refuse links to media larger than this many MB (default: 4096)",
+    )
+    _index_option(ingest)
+    ingest.add_argument(
+        "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
+    )
+    ingest.add_argument(
+        "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
+    )
+    ingest.add_argument("--no-frames", action="store_true", help="do not sample frames")
+    ingest.add_argument(
+        "--ocr",
+        choices=("auto", "rapidocr", "tesseract", "off"),  # ocr.OCR_CHOICES, kept light
+        default="auto",
+        help="engine reading on-screen text of frames (default: rapidocr when installed)",
+    )
+    ingest.add_argument(
+        "--visual",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="MODEL",
+        help="also embed frames by their pixels for visual search, with a CLIP-family model "
+        "(default: openai/clip-vit-base-patch32, downloaded on first use); "
+        "chosen when the index is created",
+    )
+    ingest.add_argument(
+        "--whisper-model",
+        default=None,
+        help="faster-whisper model name or folder (default: tiny.en, offline copy if installed)",
+    )
+    ingest.add_argument(
+        "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
+    )
+    ingest.add_argument(
+        "--speakers",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="N",
+        help="label who spoke in each transcript unit; N: how many speakers there are "
+        "(default: estimated)",
+    )
+    ingest.add_argument(
+        "--diarizer",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
+    )
+    ingest.add_argument(
+        "--prune", action="store_true", help="first remove sources whose files are gone"
+    )
+    ingest.add_argument("--quiet", action="store_true", help="no progress bars")
+    ingest.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="read and embed on a Ray cluster (needs 'llama-index-video[ray]'); ADDRESS as "
+        "for 'ray.init' (default: $RAY_ADDRESS, else the cluster on this machine)",
+    )
+    _wait_options(ingest)
+    embedding = ingest.add_argument_group(
+        "embedding (chosen when the index is created; later runs reuse it)"
+    )
+    embedding.add_argument(
+        "--embed",
+        choices=["local", "multilingual", "gemini"],
+        default=None,
+        help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
+        "sentence-transformers model with the [sentence-transformers] extra), multilingual "
+        "(multilingual-e5-small, about 100 languages, questions across languages; the "
+        "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
+        "vectors; needs GEMINI_API_KEY)",
+    )
+    embedding.add_argument("--embed-model", default=None, help="embedding model name")
+    embedding.add_argument(
+        "--dimension", type=_dimension, default=None, help="Gemini vector size, 128-3072 (1536)"
+    )
+    embedding.add_argument(
+        "--batch-api", action="store_true", help="embed through Gemini's Batch API (half price)"
+    )
+    embedding.add_argument(
+        "--clip-seconds",
+        type=float,
+        default=None,
+        help=(
+            f"longest video clip for Gemini (default: {VIDEO_WITH_AUDIO_SECONDS:g} with sound,"
+            f" else {MAX_SECONDS['video']:g})"
+        ),
+    )
+    embedding.add_argument(
+        "--clip-overlap",
+        type=float,
+        default=None,
+        help=f"seconds shared by consecutive clips (default: {DEFAULT_WINDOWS['video'][1]:g})",
+    )
+
+    listing = commands.add_parser(
+        "list",
+        help="the sources in the index",
+        description="Each source: path or link, duration, moments by modality, language, "
+        "speakers, when indexed, and failures with their reason.",
+    )
+    _index_option(listing)
+    listing.add_argument("--json", action="store_true", help="print JSON")
+
+    remove = commands.add_parser(
+        "remove",
+        help="take sources out of the index",
+        description="Remove a path or link: its moments, frames, clips and manifest entry "
+        "(the file itself is left alone).",
+    )
+    remove.add_argument("sources", nargs="+", metavar="PATH|URL")
+    _index_option(remove)
+    _wait_options(remove)
+
+    search = commands.add_parser(
+        "search", help="ranked moments for a query", description="Print the best moments."
+    )
+    search.add_argument("query")
+    _index_option(search)
+    search.add_argument("--top-k", type=_positive_int, default=5, help="hits to return")
+    search.add_argument(
+        "--modality",
+        type=_modalities,
+        default=None,
+        help=f"comma-separated subset of: {','.join(MODALITIES)}",
+    )
+    search.add_argument(
+        "--speaker",
+        type=_speakers,
+        default=None,
+        help="only what these speakers said, comma-separated (SPEAKER_2 or 2)",
+    )
+    search.add_argument("--json", action="store_true", help="print the JSON contract")
+    _relevance_option(search)
+
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question from the index",
+        description="Answer with cited moments. Without a language model: the best moments.",
+    )
+    ask.add_argument("question")
+    _index_option(ask)
+    ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
+    ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
+    _llm_options(ask)
+    ask.add_argument(
+        "--queries",
+        type=_positive_int,
+        default=1,
+        help="search this many phrasings of the question (the LLM writes them), fused",
+    )
+    ask.add_argument(
+        "--rerank",
+        default=None,
+        metavar="MODEL",
+        help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
+    )
+    ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
+    ask.add_argument(
+        "--export",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also join the cited moments into FILE (subtitles in FILE.srt)",
+    )
+    _relevance_option(ask)
+
+    serve = commands.add_parser(
+        "serve",
+        help="search, ask and play moments in a browser",
+        description="Serve the index over HTTP with a web page; it never ingests, and picks "
+        "up what 'ingest' adds without a restart. Binding beyond loopback needs a token.",
+    )
+    _index_option(serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    serve.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
+    serve.add_argument(
+        "--token",
+        default=None,
+        help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
+    )
+    _llm_options(serve)
+    _relevance_option(serve)
+
+    add_mcp_parser(commands, _index_option)
+    add_clip_parser(commands, _index_option)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check the index against its manifest; --repair fixes what it finds",
+        description="Compare, per indexed file, the moments the manifest lists with those "
+        "the vector store holds, and check that search reaches every stored one; list "
+        "stray rows, orphan frames and clips, and partial files. Exit status 0 if all "
+        "is well, 1 if problems were found (and not repaired).",
+    )
+    _index_option(verify)
+    verify.add_argument(
+        "--repair",
+        action="store_true",
+        help="delete stray rows, orphans and partial files; re-index files with missing "
+        "moments from their recorded paths; embed again moments search cannot find",
+    )
+    verify.add_argument("--quiet", action="store_true", help="no progress bars")
+    _wait_options(verify)
+    return parser
+
+
+def _llm_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--llm",
+        choices=["auto", "claude", "gemini", "none"],
+        default="auto",
+        help="who writes the answer; auto: Claude if ANTHROPIC_API_KEY is set, else Gemini "
+        "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
+    )
+    parser.add_argument("--llm-model", default=None, help="model name for --llm")
+
+
+def _relevance_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--relevance",
+        choices=["auto", "standout", "off"],
+        default="auto",
+        help="when the moments found are relevant enough to answer from; auto: the "
+        "embedding model's default gate; standout: also turn away a question no moment of "
+        "its recording clearly stands out for (near-topic questions); off: every moment "
+        "above the similarity threshold",
+    )
+    parser.add_argument(
+        "--lexical",
+        choices=["on", "off"],
+        default="on",
+        help='also find moments by the query\'s exact words, numbers and "quoted phrases" '
+        "(fused with the search by meaning); off: by meaning only (quoted phrases still "
+        "must appear)",
+    )
+
+
+def _wait_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--wait",
+        type=_seconds,
+        default=DEFAULT_WAIT_SECONDS,
+        metavar="SECONDS",
+        help="if another process is writing to the index, wait this long for it "
+        f"(default: {DEFAULT_WAIT_SECONDS:.0f})",
+    )
+    group.add_argument(
+        "--no-wait",
+        dest="wait",
+        action="store_const",
+        const=0.0,
+        help="fail at once if another process is writing to the index",
+    )
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 7 * 24 * 3600:
+        raise argparse.ArgumentTypeError("must be between 0 and 604800 seconds")
+    return value
+
+
+def _index_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=Path(os.environ.get("LLAMA_INDEX_VIDEO_INDEX", "video_index")),
+        help="index folder (default: ./video_index, or $LLAMA_INDEX_VIDEO_INDEX)",
+    )
+    parser.add_argument(
+        "--chroma-url",
+        default=os.environ.get("LLAMA_INDEX_VIDEO_CHROMA_URL") or None,
+        metavar="URL",
+        help="a Chroma server (http://host:8000) holding the vectors; the index folder keeps "
+        "the manifest and frames, and remembers the URL (default: $LLAMA_INDEX_VIDEO_CHROMA_URL; "
+        "token from $LLAMA_INDEX_VIDEO_CHROMA_TOKEN)",
+    )
+    parser.add_argument(
+        "--collection",
+        default=None,
+        metavar="NAME",
+        help="Chroma collection of the index, one per index on a shared server "
+        "(default: the one the folder recorded, else video_moments)",
+    )
+
+
+def _dimension(text: str) -> int:
+    value = int(text)
+    if not 128 <= value <= 3072:
+        raise argparse.ArgumentTypeError("must be between 128 and 3072")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1 or value > 100:
+        raise argparse.ArgumentTypeError("must be between 1 and 100")
+    return value
+
+
+def _modalities(text: str) -> list[str]:
+    try:
+        return parse_modalities(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _speakers(text: str) -> list[str]:
+    try:
+        return parse_speakers(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc

@@ -1,0 +1,224 @@
+"""Cut a moment of a recording into a file of its own, with PyAV (no ffmpeg program).
+
+Stream copy is tried first: packets are copied unchanged from the last keyframe at or
+before the start, so the file begins up to ``copy_slack`` seconds early (never more
+than one GOP) and costs no decoding. When no keyframe is that close, the moment is
+re-encoded (H.264 and AAC) from exactly the start, within a frame. The
+:class:`ExportReport` says which happened and the span the file really holds. Audio
+sources copy their audio packets (every audio packet starts cleanly).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Literal
+
+import av
+
+from llama_index_video.errors import MediaError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_COPY_SLACK = 1.0
+Mode = Literal["auto", "copy", "reencode"]
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What :func:`export_span` wrote: how, and the span of the source the file holds."""
+
+    path: Path
+    method: Literal["copy", "reencode"]
+    start: float  # on the source's timeline; earlier than asked when copied
+    end: float
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+def keyframe_before(source: Path, at: float) -> float | None:
+    """The time of the last video keyframe at or before ``at``; None for audio only."""
+    with av.open(str(source)) as container:
+        if not container.streams.video:
+            return None
+        stream = container.streams.video[0]
+        tb = stream.time_base or Fraction(1, 1000)
+        container.seek(max(0, int(at / tb)), stream=stream, backward=True, any_frame=False)
+        best = 0.0
+        for packet in container.demux(stream):  # ends: at the first packet past `at`
+            if packet.pts is None:
+                continue
+            when = float(packet.pts * tb)
+            if when > at:
+                break
+            if packet.is_keyframe:
+                best = when
+        return best
+
+
+def export_span(
+    source: Path,
+    start: float,
+    end: float,
+    output: Path,
+    *,
+    mode: Mode = "auto",
+    copy_slack: float = DEFAULT_COPY_SLACK,
+) -> ExportReport:
+    """Write ``[start, end)`` of ``source`` to ``output`` (its suffix picks the container).
+
+    Raises:
+        MediaError: the source cannot be read or the output cannot be written.
+    """
+    try:
+        keyframe = keyframe_before(source, start)
+        copy = mode == "copy" or (
+            mode == "auto" and (keyframe is None or start - keyframe <= copy_slack)
+        )
+        if copy:
+            begin = start if keyframe is None else keyframe
+            written = _copy(source, begin, end, output)
+            return ExportReport(output, "copy", written[0], written[1])
+        written = _reencode(source, start, end, output)
+        return ExportReport(output, "reencode", written[0], written[1])
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(source, f"cannot export {start:.1f}-{end:.1f} s: {exc}") from exc
+
+
+def _copy(source: Path, begin: float, end: float, output: Path) -> tuple[float, float]:
+    with av.open(str(source)) as inp, av.open(str(output), "w") as out:
+        streams = [s for s in inp.streams if s.type in ("video", "audio")]
+        targets = {s.index: out.add_stream_from_template(s) for s in streams}
+        main = inp.streams.video[0] if inp.streams.video else streams[0]
+        inp.seek(int(begin / _time_base(main)), stream=main, backward=True, any_frame=False)
+        first: float | None = None
+        last = begin
+        for packet in inp.demux(streams):  # ends: when the file does, or past `end`
+            if packet.pts is None or packet.dts is None:
+                continue
+            tb = packet.time_base
+            when = float(packet.pts * tb)
+            if when < begin - 1e-3:
+                continue
+            if when >= end:
+                if packet.stream is main:
+                    break
+                continue
+            first = when if first is None else min(first, when)
+            offset = int(begin / tb)
+            packet.pts -= offset
+            packet.dts -= offset
+            last = max(last, when + float((packet.duration or 0) * tb))
+            packet.stream = targets[packet.stream.index]
+            out.mux(packet)
+        return (first if first is not None else begin), min(last, end)
+
+
+def _reencode(source: Path, start: float, end: float, output: Path) -> tuple[float, float]:
+    with av.open(str(output), "w") as out:
+        _Joiner(out, source).append(source, start, end).close()
+    return start, end
+
+
+def join_spans(spans: list[tuple[Path, float, float]], output: Path) -> float:
+    """Re-encode the spans one after another into ``output``, in the order given; returns
+    the joined duration. Video takes the first span's size and rate (others are scaled),
+    audio its sample rate and layout.
+
+    Raises:
+        MediaError: a span cannot be read, or video and audio-only sources are mixed.
+    """
+    if not spans:
+        raise ValueError("nothing to join")
+    try:
+        with av.open(str(output), "w") as out:
+            joiner = _Joiner(out, spans[0][0])
+            for source, start, end in spans:
+                joiner.append(source, start, end)
+            joiner.close()
+            return joiner.seconds
+    except (av.FFmpegError, OSError, ValueError) as exc:
+        raise MediaError(output, f"cannot join the moments: {exc}") from exc
+
+
+class _Joiner:
+    """Encoders of one output (H.264 + AAC) that moments are appended to, in order."""
+
+    def __init__(self, out: Any, first: Path) -> None:
+        self.out = out
+        with av.open(str(first)) as probe:
+            video_in = probe.streams.video[0] if probe.streams.video else None
+            audio_in = probe.streams.audio[0] if probe.streams.audio else None
+            if video_in is None and audio_in is None:
+                raise MediaError(first, "no video or audio stream to export")
+            self.video: Any = None
+            self.audio: Any = None
+            self.rate = Fraction(1)
+            if video_in is not None:
+                self.rate = Fraction(video_in.average_rate or 25)
+                self.video = out.add_stream("libx264", rate=self.rate)
+                self.video.width, self.video.height = video_in.width, video_in.height
+                self.video.pix_fmt = "yuv420p"
+            if audio_in is not None:
+                self.audio = out.add_stream("aac", rate=audio_in.rate)
+                self.audio.layout = audio_in.layout.name
+                self.resampler = av.AudioResampler(
+                    format="fltp", layout=audio_in.layout.name, rate=audio_in.rate
+                )
+        self.seconds = 0.0  # written so far: where the next moment starts
+        self.last_pts = -1
+        self.samples = 0
+
+    def append(self, source: Path, start: float, end: float) -> _Joiner:
+        with av.open(str(source)) as inp:
+            video_in = inp.streams.video[0] if inp.streams.video else None
+            audio_in = inp.streams.audio[0] if inp.streams.audio else None
+            if (video_in is None) != (self.video is None):
+                raise MediaError(source, "cannot join video and audio-only recordings")
+            main = video_in or audio_in
+            wanted = [s for s in (video_in, audio_in) if s is not None]
+            inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
+            for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`
+                if frame.time is None or frame.time < start - 1e-3:  # type: ignore[union-attr]
+                    continue
+                if isinstance(frame, av.VideoFrame):
+                    if frame.time >= end:
+                        break
+                    self._video(frame, self.seconds + frame.time - start)
+                elif isinstance(frame, av.AudioFrame) and self.audio is not None:
+                    if frame.time >= end:
+                        if video_in is None:
+                            break
+                        continue
+                    self._audio(frame)
+        self.seconds += end - start
+        return self
+
+    def _video(self, frame: av.VideoFrame, at: float) -> None:
+        if (frame.width, frame.height) != (self.video.width, self.video.height):
+            frame = frame.reformat(width=self.video.width, height=self.video.height)
+        # strictly increasing, as the muxer wants, even where the source repeats a time
+        self.last_pts = frame.pts = max(self.last_pts + 1, round(at * self.rate))
+        frame.time_base = 1 / self.rate
+        self.out.mux(self.video.encode(frame))
+
+    def _audio(self, frame: av.AudioFrame) -> None:
+        frame.pts = None
+        for part in self.resampler.resample(frame):
+            part.pts = self.samples
+            part.time_base = Fraction(1, part.sample_rate)
+            self.samples += part.samples
+            self.out.mux(self.audio.encode(part))
+
+    def close(self) -> None:
+        for encoder in (self.video, self.audio):
+            if encoder is not None:
+                self.out.mux(encoder.encode())
+
+
+def _time_base(stream: Any) -> Fraction:
+    return Fraction(stream.time_base or Fraction(1, 1000))

@@ -1,0 +1,183 @@
+"""Searching and asking a :class:`~llama_index_video.index.VideoIndex`: the facade's read side.
+
+Every search and every answer of an index goes through its :meth:`Querying.search_policy`
+(:mod:`llama_index_video.search.policy`): the fused retriever of its channels, its
+thresholds and gate, and where its files are now. The attributes declared here are the
+index's, set when it opens its folder (:mod:`llama_index_video.index`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
+from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
+from llama_index_video.results import Answer, SearchHit
+from llama_index_video.search.fusion import FusionRetriever
+from llama_index_video.search.policy import SearchPolicy
+from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.searcher import Location, VideoSearcher
+
+if TYPE_CHECKING:
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+    from llama_index.core.embeddings import MultiModalEmbedding
+    from llama_index.core.llms import LLM
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from llama_index_video.store.lexical import LexicalStore
+    from llama_index_video.store.manifest import Manifest
+
+
+class Querying:
+    """``search``, ``ask`` and the retrievers of an index folder (see the module docstring)."""
+
+    path: Path
+    manifest: Manifest
+    index: VectorStoreIndex
+    vector_store: BasePydanticVectorStore
+    embed_model: BaseEmbedding
+    threshold: float | None
+    weights: dict[str, float]
+    relevance: RelevanceGate | None
+    visual_model: MultiModalEmbedding | None
+    frame_store: BasePydanticVectorStore | None
+    visual_threshold: float | None
+    lexical: LexicalStore
+    lexical_search: bool
+    lexical_threshold: float | None
+
+    def check_store(self) -> None:
+        """Fail when the store lost rows the manifest lists (``VideoIndex`` checks)."""
+
+    def as_retriever(
+        self,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+    ) -> FusionRetriever:
+        """Fused retrieval over the modalities (all by default), thresholds applied
+        (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
+
+        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
+        """
+        return self.search_policy().retriever(top_k=top_k, modalities=modalities, speakers=speakers)
+
+    def recording_scores(
+        self, query: str | QueryBundle, best: NodeWithScore | None = None
+    ) -> list[float]:
+        """Cosine similarities of ``query``'s best candidates in one recording: what a
+        ``standout`` relevance gate measures
+        (:meth:`~llama_index_video.search.policy.SearchPolicy.recording_scores`)."""
+        return self.search_policy().recording_scores(query, best)
+
+    def search_policy(self) -> SearchPolicy:
+        """How this index searches now: its channels, weights, thresholds and gate."""
+        return SearchPolicy(
+            index=self.index,
+            embed_model=self.embed_model,
+            visible=self.manifest.indexed_among,
+            locate=self.where,
+            folder=self.path,
+            threshold=self.threshold,
+            weights=self.weights,
+            relevance=self.relevance,
+            visual_model=self.visual_model,
+            frame_store=self.frame_store,
+            visual_threshold=self.visual_threshold,
+            lexical=self.lexical if self.lexical_search else None,
+            lexical_threshold=self.lexical_threshold,
+        )
+
+    def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
+        """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""
+        options.setdefault("index_folder", str(self.path))
+        if self.vector_store.stores_text:
+            return TimestampFramePostprocessor(vector_store=self.vector_store, **options)
+        return TimestampFramePostprocessor(docstore=self.index.docstore, **options)
+
+    def search(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The best moments for ``query``, with context and frames; [] if none is relevant.
+
+        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
+        """
+        self.check_store()
+        policy = self.search_policy()
+        return VideoSearcher(
+            retriever=policy.retriever(top_k=top_k, modalities=modalities, speakers=speakers),
+            postprocessors=[self.postprocessor()],
+            **policy.wiring(),
+        ).search(query)
+
+    def answerer(
+        self,
+        *,
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> VideoAnswerer:
+        """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
+
+        Args:
+            llm: A multimodal chat LLM; None answers extractively.
+            options: Top-k, query fusion, images and citation handling.
+            reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
+                applied before neighbours and frames are attached.
+        """
+        self.check_store()
+        options = options or AskOptions()
+        postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
+        policy = self.search_policy()
+        return VideoAnswerer(
+            retriever=policy.retriever(top_k=options.top_k),
+            postprocessors=postprocessors,
+            llm=llm,
+            options=options,
+            **policy.wiring(),
+        )
+
+    def ask(
+        self,
+        question: str,
+        *,
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> Answer:
+        """Answer ``question`` with citations; extractive without an LLM.
+
+        Returns "not found in the index" without calling the model when nothing
+        relevant is retrieved.
+        """
+        return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
+
+    def locate(self, content_hash: str, stored_source: str) -> str:
+        """Where an indexed content is now: its stored path if still there, else a live one."""
+        return self.where(content_hash, stored_source).source
+
+    def where(self, content_hash: str, stored_source: str) -> Location:
+        """Where an indexed content is now: the path as it was given (its stored one if
+        still there, else a live one) and that file's absolute path, which resolves from
+        any working directory (the last known one if no path of the content is left)."""
+        records = [(r, self.manifest.located(r)) for r in self.manifest.paths_of(content_hash)]
+        for record, path in records:
+            if record.source == stored_source and Path(path).exists():
+                return Location(stored_source, path)
+        for record, path in records:
+            if Path(path).exists():
+                return Location(record.source, path)
+        known = next((path for r, path in records if r.source == stored_source), None)
+        return Location(stored_source, known)

@@ -1,0 +1,45 @@
+"""The page's "download this moment": one moment of an indexed recording cut to a file."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from llama_index_video.schema import format_timestamp
+
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
+
+MAX_CLIP_SECONDS = 600.0
+AUDIO_SUFFIXES = (".mp3", ".m4a", ".wav", ".flac", ".ogg", ".opus")
+
+
+def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tuple[Path, str]:
+    """A temporary file holding ``[start, end]`` of ``source`` (the caller deletes it),
+    and the name to download it as. Only a recording the index lists can be named.
+
+    Raises:
+        MomentRequestError: an unknown source, times outside it, a span over 600 s.
+        MediaError: the recording cannot be cut.
+    """
+    from llama_index_video.media.export import export_span
+    from llama_index_video.store.library import check_span, resolve_source
+
+    recording = resolve_source(index.manifest, source)
+    check_span(recording, start, end, max_seconds=MAX_CLIP_SECONDS)
+    suffix = Path(recording.path).suffix.lower()
+    suffix = suffix if suffix in AUDIO_SUFFIXES else ".mp4"
+    handle, name = tempfile.mkstemp(suffix=suffix, prefix="moment-")
+    os.close(handle)
+    Path(name).unlink()  # PyAV writes it; only the unique name was wanted
+    output = Path(name)
+    try:
+        export_span(Path(recording.path), start, end, output)
+    except BaseException:
+        output.unlink(missing_ok=True)
+        raise
+    stem = Path(recording.name).stem
+    span = f"{format_timestamp(start)}-{format_timestamp(end)}".replace(":", "")
+    return output, f"{stem}_{span}{suffix}"

@@ -1,0 +1,192 @@
+"""VideoToolSpec: its tools on the example index, and a real FunctionAgent using them.
+
+The agent runs on llama-index-llms-openai talking to a local stand-in of the Chat
+Completions API (tests/fakes/openai_server.py). The stand-in plays a model that reads
+each tool result before choosing its next call, so the answer is only right when the
+tools are: it searches, reads the transcript around the moment found, and cites it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.llms.openai import OpenAI
+
+from llama_index_video.agents import VideoToolSpec
+from tests.fakes.openai_server import ChatReply, FakeOpenAIServer, tool_reply
+from tests_support import CHECKOUT, TEAM_SYNC
+
+QUESTION = "What did they decide about the cache, and what problem was raised just before?"
+
+
+@pytest.fixture(scope="module")
+def tools(example_index) -> VideoToolSpec:
+    return VideoToolSpec(example_index)
+
+
+def call(spec: VideoToolSpec, name: str, **arguments) -> dict:
+    tool = next(t for t in spec.to_tool_list() if t.metadata.name == name)
+    output = tool(**arguments)
+    text = str(output.content)
+    assert len(text.encode()) <= spec.max_result_bytes
+    return json.loads(text)
+
+
+def test_the_tools_are_described_for_a_model(tools):
+    listed = {t.metadata.name: t.metadata for t in tools.to_tool_list()}
+    assert set(listed) == {
+        "search_moments",
+        "ask",
+        "list_recordings",
+        "read_transcript",
+        "describe_screen",
+    }
+    schema = listed["read_transcript"].fn_schema_str
+    assert "source" in schema and "mm:ss" in schema  # parameter descriptions reach the model
+    assert "read around a moment" in listed["read_transcript"].description
+
+
+def test_search_finds_the_decision_with_its_label_and_link(tools):
+    found = call(tools, "search_moments", query="who will own the billing provider migration")
+    best = found["moments"][0]
+    assert best["label"] == "[team_sync.mp3 00:14-00:24]"
+    assert best["link"] == f"{TEAM_SYNC}#t=14.0"
+    assert "Maria" in best["text"]
+
+
+def test_search_filters_by_source_and_modality(tools):
+    only = call(tools, "search_moments", query="cache", source="checkout_deep_dive.mp4", top_k=3)
+    assert only["moments"] and {m["source"] for m in only["moments"]} == {str(CHECKOUT)}
+    screen = call(tools, "search_moments", query="ozone layer", modality="ocr", top_k=3)
+    assert screen["moments"] and {m["modality"] for m in screen["moments"]} == {"ocr"}
+
+
+def test_read_transcript_reads_the_span_in_order(tools):
+    read = call(tools, "read_transcript", source="ozone_explainer.mp4", start="00:20", end=40)
+    assert [line["label"] for line in read["lines"]] == [
+        "[ozone_explainer.mp4 00:23-00:33]",  # the unit of 12-19 s ends before 20 s
+        "[ozone_explainer.mp4 00:36-00:44]",  # overlaps the end of the span
+    ]
+    assert "ninety percent" in read["lines"][0]["text"]
+    assert read["label"] == "[ozone_explainer.mp4 00:20-00:40]"
+    assert read["link"].endswith("ozone_explainer.mp4#t=20.0")
+
+
+def test_describe_screen_gives_the_frame_and_its_text(tools):
+    seen = call(tools, "describe_screen", source="ozone_explainer.mp4", time="00:03")
+    assert seen["frame_path"].endswith(".jpg")
+    assert seen["frame_time"] <= 3.0
+    assert any("Ozone" in text for text in seen["on_screen"])
+    assert "Welcome" in seen["said"]
+    heard = call(tools, "describe_screen", source="team_sync.mp3", time=15)
+    assert "frame_path" not in heard and "note" in heard
+
+
+def test_list_recordings_names_every_source(tools):
+    listed = call(tools, "list_recordings")["recordings"]
+    names = {entry["source"].rsplit("/", 1)[-1] for entry in listed}
+    assert {"team_sync.mp3", "ozone_explainer.mp4", "checkout_deep_dive.mp4"} <= names
+    team = next(e for e in listed if e["source"].endswith("team_sync.mp3"))
+    assert team["length"] == "00:40" and team["moments"]["transcript"] == 3
+
+
+def test_ask_answers_with_citations(tools):
+    answered = call(tools, "ask", question="When is version two point four released?")
+    assert answered["found"]
+    assert answered["citations"][0]["label"].startswith("[team_sync.mp3 00:0")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        ("read_transcript", {"source": "/etc/passwd", "start": 0, "end": 5}, "unknown source"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": 30, "end": 95}, "after the end"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": 9, "end": 3}, "start < end"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": "soon", "end": 3}, "not a time"),
+        ("describe_screen", {"source": "nowhere.mp4", "time": 3}, "unknown source"),
+        ("search_moments", {"query": "x", "modality": "smell"}, "choose from"),
+    ],
+)
+def test_bad_input_is_one_line_for_the_model(tools, name, arguments, says):
+    error = call(tools, name, **arguments)["error"]
+    assert says in error and "\n" not in error
+
+
+def test_a_span_over_the_limit_is_refused(example_index):
+    short = VideoToolSpec(example_index, max_span_seconds=10)
+    error = call(short, "read_transcript", source="team_sync.mp3", start=0, end=30)["error"]
+    assert "over the limit of 10 s" in error
+
+
+def test_results_stay_within_the_byte_budget(example_index):
+    small = VideoToolSpec(example_index, max_result_bytes=700)
+    found = call(small, "search_moments", query="ozone layer", top_k=10)
+    assert found["truncated"] is True and found["moments"]
+    assert all("context" not in m for m in found["moments"])
+    whole = call(
+        VideoToolSpec(example_index, max_result_bytes=100_000),
+        "search_moments",
+        query="ozone layer",
+        top_k=10,
+    )
+    assert "truncated" not in whole and len(whole["moments"]) > len(found["moments"])
+
+
+def play_model(body: dict) -> ChatReply:
+    """A model that searches, reads what came before the best moment, then answers."""
+    results = [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+    if not results:
+        return tool_reply("search_moments", query="decision to move the cache", top_k=3)
+    decision = results[0]["moments"][0]
+    if len(results) == 1:
+        start = decision["start"]
+        return tool_reply("read_transcript", source=decision["source"], start=start - 20, end=start)
+    before = [line for line in results[1]["lines"] if line["start"] < decision["start"]][-1]
+    return ChatReply(
+        text=f"{decision['text']} {decision['label']} Just before: {before['text']} "
+        f"{before['label']}"
+    )
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_function_agent_answers_a_two_step_question(tools, streaming):
+    with FakeOpenAIServer(play_model) as server:
+        llm = OpenAI(model="gpt-4o", api_key=server.api_key, api_base=server.url, max_retries=0)
+        agent = FunctionAgent(tools=tools.to_tool_list(), llm=llm, streaming=streaming)
+
+        async def run() -> str:
+            return str(await agent.run(user_msg=QUESTION))
+
+        answer = asyncio.run(run())
+    assert "dedicated cluster" in answer and "[checkout_deep_dive.mp4 00:46-00:55]" in answer
+    assert "tail latency" in answer and "[checkout_deep_dive.mp4 00:31-00:39]" in answer
+    calls = [
+        (tc["function"]["name"], json.loads(tc["function"]["arguments"]))
+        for m in server.requests[-1]["messages"]
+        if m["role"] == "assistant"
+        for tc in m.get("tool_calls") or []
+    ]
+    assert [name for name, _ in calls] == ["search_moments", "read_transcript"]
+    assert calls[1][1]["source"] == str(CHECKOUT)
+    offered = {t["function"]["name"] for t in server.requests[0]["tools"]}
+    assert {"search_moments", "read_transcript", "describe_screen"} <= offered
+    tool_results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
+    assert all(len(text.encode()) <= 4096 for text in tool_results)
+
+
+def test_a_failing_llm_does_not_echo_its_key(example_index, fake_anthropic):
+    from llama_index_video.answering.claude import ClaudeMultimodalLLM
+    from tests.fakes.anthropic_server import error_reply
+
+    fake_anthropic.echo_headers = True  # the error message quotes the request's headers
+    fake_anthropic.enqueue(*[error_reply(400)] * 5)
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, timeout=5.0, max_retries=0
+    )
+    spec = VideoToolSpec(example_index, llm=claude)
+    result = call(spec, "ask", question="When is version two point four released?")
+    assert "error" in result and "fake 400" in result["error"]
+    assert fake_anthropic.api_key not in json.dumps(result)

@@ -1,0 +1,159 @@
+"""The MCP server, driven by the official SDK's client over stdio and streamable HTTP,
+and through LlamaIndex's MCP client (llama-index-tools-mcp) into a FunctionAgent."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import httpx2
+import pytest
+from llama_index.core.agent.workflow import FunctionAgent
+from llama_index.llms.openai import OpenAI
+from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from llama_index_video.cli.main import main
+from tests.agents.test_tool_spec import QUESTION, play_model
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests_support import ROOT
+
+TOKEN = "a-long-enough-test-token-123"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def server_command(index, *extra: str) -> list[str]:
+    return ["-m", "llama_index_video.cli.main", "mcp", "--index", str(index.path), *extra]
+
+
+async def exercise(session: ClientSession) -> dict:
+    await session.initialize()
+    tools = await session.list_tools()
+    found = await session.call_tool(
+        "search_moments", {"query": "who owns the billing provider migration", "top_k": 2}
+    )
+    bad = await session.call_tool(
+        "read_transcript", {"source": "/etc/passwd", "start": 0, "end": 3}
+    )
+    resources = await session.list_resources()
+    uri = next(str(r.uri) for r in resources.resources if str(r.uri).endswith("team_sync.mp3"))
+    text = await session.read_resource(uri)
+    return {
+        "tools": {t.name: t for t in tools.tools},
+        "found": json.loads(found.content[0].text),
+        "found_error": found.is_error,
+        "bad": (bad.is_error, bad.content[0].text),
+        "transcript": text.contents[0].text,
+    }
+
+
+def check(seen: dict) -> None:
+    assert set(seen["tools"]) == {
+        "search_moments",
+        "ask",
+        "list_recordings",
+        "read_transcript",
+        "describe_screen",
+    }
+    assert all(t.annotations.read_only_hint for t in seen["tools"].values())
+    assert "read around a moment" in seen["tools"]["read_transcript"].description
+    assert not seen["found_error"]
+    assert seen["found"]["moments"][0]["label"] == "[team_sync.mp3 00:14-00:24]"
+    is_error, message = seen["bad"]
+    assert is_error and "unknown source" in message and "\n" not in message
+    assert seen["transcript"].startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")
+
+
+def test_stdio_with_the_sdk_client(example_index):
+    async def run() -> dict:
+        params = StdioServerParameters(
+            command=sys.executable, args=server_command(example_index), env=ENV
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            return await exercise(session)
+
+    check(asyncio.run(run()))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def http_server(example_index):
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, *server_command(example_index, "--http", "--port", str(port))],
+        env={**ENV, "LLAMA_INDEX_VIDEO_TOKEN": TOKEN},
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # ends: a deadline
+        if process.poll() is not None:
+            pytest.fail(process.stderr.read())
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                break
+        time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}/mcp"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_http_with_the_sdk_client_and_the_token(http_server):
+    async def run(token: str) -> dict:
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as client,
+            streamable_http_client(http_server, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            return await exercise(session)
+
+    check(asyncio.run(run(TOKEN)))
+    refused = httpx2.post(http_server, json={}, headers={"Authorization": "Bearer wrong"})
+    assert refused.status_code == 401
+
+
+def test_through_llama_index_mcp_client_into_a_function_agent(http_server):
+    client = BasicMCPClient(http_server, headers={"Authorization": f"Bearer {TOKEN}"})
+
+    async def run(server: FakeOpenAIServer) -> str:
+        tools = await McpToolSpec(client=client).to_tool_list_async()
+        llm = OpenAI(model="gpt-4o", api_key=server.api_key, api_base=server.url, max_retries=0)
+        agent = FunctionAgent(tools=tools, llm=llm)
+        return str(await agent.run(user_msg=QUESTION))
+
+    with FakeOpenAIServer(lambda body: play_model(_tool_texts(body))) as server:
+        answer = asyncio.run(run(server))
+    assert "dedicated cluster" in answer and "[checkout_deep_dive.mp4 00:46-00:55]" in answer
+    assert "tail latency" in answer and "[checkout_deep_dive.mp4 00:31-00:39]" in answer
+
+
+def _tool_texts(body: dict) -> dict:
+    """McpToolSpec hands the agent the whole CallToolResult; the model reads its text."""
+    messages = []
+    for message in body["messages"]:
+        if message["role"] == "tool" and not message["content"].startswith("{"):
+            start = message["content"].index("text='") + len("text='")
+            end = message["content"].index("', annotations")
+            message = {**message, "content": message["content"][start:end]}
+        messages.append(message)
+    return {**body, "messages": messages}
+
+
+def test_non_loopback_without_a_token_is_one_line(example_index, capsys, monkeypatch):
+    monkeypatch.delenv("LLAMA_INDEX_VIDEO_TOKEN", raising=False)
+    code = main(["mcp", "--http", "--host", "0.0.0.0", "--index", str(example_index.path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "refusing to listen on 0.0.0.0 without a token" in err
+    assert err.count("\n") == 1
