@@ -21,6 +21,7 @@ from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.errors import EmbeddingError, IndexCompatibilityError, MissingDependencyError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.search.lexical import LEXICAL_CHANNEL
 from llama_index_video.search.policy import VISUAL_CHANNEL
 from llama_index_video.store.media_paths import resolved_path
 from llama_index_video.store.visual import FRAMES_COLLECTION, VISUAL_META
@@ -165,7 +166,7 @@ def test_frames_get_image_vectors_in_their_own_chroma_collection(visual_index, c
 
 def test_visual_hits_are_fused_with_their_text_to_image_similarity(visual_index, clip):
     retriever = visual_index.as_retriever(top_k=3, modalities=["frame"])
-    assert [c.name for c in retriever.channels] == ["frame", VISUAL_CHANNEL]
+    assert [c.name for c in retriever.channels] == ["frame", LEXICAL_CHANNEL, VISUAL_CHANNEL]
     visual = next(c for c in retriever.channels if c.name == VISUAL_CHANNEL)
     query = "a green slide"
     seen = visual.retriever.retrieve(query)
@@ -176,7 +177,8 @@ def test_visual_hits_are_fused_with_their_text_to_image_similarity(visual_index,
         assert hit.score == pytest.approx(float(vector @ image), abs=1e-4)
     fused = retriever.retrieve(query)
     assert {h.node.node_id for h in fused} == {h.node.node_id for h in seen}
-    assert not visual_index.as_retriever(modalities=["transcript"]).channels[1:]
+    spoken = visual_index.as_retriever(modalities=["transcript"])
+    assert [c.name for c in spoken.channels] == ["transcript", LEXICAL_CHANNEL]
 
 
 def test_the_folder_remembers_its_visual_model(visual_index, embed_model, tiny_clip, tmp_path):

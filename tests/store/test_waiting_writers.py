@@ -14,7 +14,7 @@ the store, listed and counted, but search never finds them).
 from __future__ import annotations
 
 import os
-import select
+import selectors
 import shutil
 import sqlite3
 import time
@@ -111,11 +111,15 @@ def _waiting(process, seconds: float = 120.0) -> bool:
     or has finished without having to (False)."""
     deadline = time.monotonic() + seconds
     seen = ""
-    while "waiting up to" not in seen:
-        left = deadline - time.monotonic()
-        assert left > 0, seen
-        ready, _, _ = select.select([process.stderr], [], [], min(left, 1.0))
-        if ready:  # unbuffered, so select never misses a line read ahead
+    # A selector, not select.select: a long suite's descriptors can pass select's 1024.
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        while "waiting up to" not in seen:
+            left = deadline - time.monotonic()
+            assert left > 0, seen
+            if not selector.select(min(left, 1.0)):
+                continue
+            # unbuffered, so the selector never misses a line read ahead
             chunk = os.read(process.stderr.fileno(), 65536).decode(errors="replace")
             if not chunk:  # it has finished
                 return False
