@@ -202,9 +202,21 @@ def _ran(name: str, done: ProcessRun) -> ProcessRun:
 
 
 def measure(
-    version: Version | None, audio: Path, asked: list[Question], seconds: float, work: Path
-) -> tuple[Figures, dict]:
-    """One recipe on one recording: ``version``'s ingest and search, or the naive one."""
+    version: Version | None,
+    audio: Path,
+    asked: list[Question],
+    seconds: float,
+    work: Path,
+    *,
+    index: Path | None = None,
+    ingest_args: Sequence[str] = (),
+) -> tuple[Figures, dict, dict[str, list[dict]]]:
+    """One recipe on one recording: ``version``'s ingest and search, or the naive one;
+    its figures, its process figures and every question's hits.
+
+    ``index``: ours' index folder; one that exists is searched without ingesting again
+    (the process figures are then those of no ingest: left out); ``ingest_args``: more
+    options of ours' ``ingest``."""
     listed = work / "questions.json"
     listed.write_text(json.dumps([{"id": q.id, "question": q.question} for q in asked]))
     out = work / "hits.json"
@@ -221,10 +233,17 @@ def measure(
         ingest_s, found = data["ingest_s"], data["hits"]
         ingest = done
     else:
-        index = work / "index"
-        command = version.cli("ingest", str(audio), "--index", str(index), "--quiet")
-        ingest = _ran("ingest", run(command, version.env(), timeout=timeout))
-        ingest_s = ingest.wall_s
+        reused = index is not None and index.is_dir()
+        index = index or work / "index"
+        if reused:
+            ingest = ProcessRun(math.nan, math.nan, math.nan, 0, "", "")
+            ingest_s = math.nan
+        else:
+            command = version.cli(
+                "ingest", str(audio), "--index", str(index), "--quiet", *ingest_args
+            )
+            ingest = _ran("ingest", run(command, version.env(), timeout=timeout))
+            ingest_s = ingest.wall_s
         searched = [*me, "--ours-child", str(index), str(listed), str(out)]
         _ran("search", run(searched, version.env(), timeout=timeout))
         found = json.loads(out.read_text())
@@ -235,11 +254,11 @@ def measure(
         "ingest_wall_s": round(ingest_s, 1),
         "x_real_time": round(seconds / ingest_s, 1),
         "cpu_s": round(ingest.cpu_s, 1),
-        "peak_rss_mb": round(ingest.peak_rss_mb),
+        "peak_rss_mb": round(ingest.peak_rss_mb, 0),
         "load_before": load,
         "load_after": _load(),
     }
-    return score(results, scores if known else None), process
+    return score(results, scores if known else None), process, found
 
 
 def _ranked(hit: dict) -> dict:
@@ -253,7 +272,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--baseline-ref", help="also run ours as this git ref had it")
     parser.add_argument("--no-naive", action="store_true")
     parser.add_argument("--no-ours", action="store_true", help="only the naive recipe")
+    parser.add_argument(
+        "--language", help="ours' ingest is told the spoken language (default: it detects it)"
+    )
     parser.add_argument("--json", type=Path, help="append the figures here (JSON lines)")
+    parser.add_argument(
+        "--hits", type=Path, help="append every question's hits here (JSON lines), to read"
+    )
+    parser.add_argument(
+        "--keep-index",
+        type=Path,
+        help="keep ours' index folders here; one kept before is searched without ingesting",
+    )
     parser.add_argument("--naive-child", nargs=3, type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--ours-child", nargs=3, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -283,8 +313,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for name, version in recipes.items():
+            kept = (
+                args.keep_index / f"{minutes:g}min-{name.replace(' ', '_')}"
+                if args.keep_index and version is not None
+                else None
+            )
             with tempfile.TemporaryDirectory(prefix="long-speech-") as folder:
-                figures, process = measure(version, audio, asked, seconds, Path(folder))
+                figures, process, found = measure(
+                    version,
+                    audio,
+                    asked,
+                    seconds,
+                    Path(folder),
+                    index=kept,
+                    ingest_args=("--language", args.language) if args.language else (),
+                )
             seek = (
                 f"{figures.seek_median_s:.2f} / {figures.seek_p95_s:.2f} s "
                 f"({figures.seek_signed_median_s:+.2f})"
@@ -306,6 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"  {name}: lowest score of a found fact {figures.lowest_found_score}, "
                     f"highest top score of an unanswerable {figures.highest_unanswerable_score}"
                 )
+            if args.hits:
+                with args.hits.open("a") as handle:
+                    for q in asked:
+                        line = {"minutes": minutes, "recipe": name, **asdict(q)}
+                        handle.write(json.dumps({**line, "hits": found[q.id]}) + "\n")
             if args.json:
                 with args.json.open("a") as handle:
                     line = {"minutes": minutes, "recipe": name, **asdict(figures), **process}

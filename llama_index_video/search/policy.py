@@ -74,14 +74,23 @@ DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
 }
 # When a query's best hits are relevant enough to answer from
 # (llama_index_video.search.relevance), per embedding model. DEFAULT_GATES apply
-# unless told otherwise: empty, no gate has been good enough to be on by default
-# (docs/evaluation.md). STANDOUT_GATES (`relevance="standout"`): how far the best
-# candidate stands out in its recording plus coverage of the question's words, fitted
+# unless told otherwise: the best cosine of the top three hits plus the coverage of the
+# question's words, fitted on long recordings (`benchmarks/long_speech.py`: on 20
+# minutes of speech, questions it cannot answer reach cosine 0.25-0.31 with none of
+# their distinctive words, the weakest fact found 0.26 with some) with the short sets
+# beside them: the cut sits midway between the strongest unanswerable question of the
+# long recording (0.34) and the weakest answerable question of any set (0.435), so it
+# answers every question search answered before on all of them (docs/evaluation.md,
+# "Long recordings: the gate", 2026-12-03). STANDOUT_GATES (`relevance="standout"`):
+# how far the best candidate stands out in its recording plus coverage of the
+# question's words, fitted
 # on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
 # than no gate on two held-out recordings, alone and in a library (2026-12-02); it
 # abstains on recordings of one or two units. Opt-in until the figures of
 # docs/evaluation.md ("Short and long recordings") are judged enough for a default.
-DEFAULT_GATES: dict[str, RelevanceGate] = {}
+DEFAULT_GATES: dict[str, RelevanceGate] = {
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(weight=1.0, cut=0.39),
+}
 STANDOUT_GATES: dict[str, RelevanceGate] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
         signal="standout", weight=1.109, cut=1.778

@@ -94,6 +94,33 @@ def test_the_gate_combines_cosine_and_coverage():
         RelevanceGate(weight=-1.0, cut=0.5)
 
 
+def test_the_default_gate_turns_away_what_a_long_recording_does_not_say():
+    """Hits and cosines as search returned them on 20 minutes of synthetic speech
+    (benchmarks/long_speech.py): a fact said once, found at a cosine just over the
+    threshold, passes on its words; a question the recording cannot answer, found at a
+    higher cosine with none of its words, is turned away."""
+    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+    from llama_index_video.search.policy import DEFAULT_GATES
+
+    gate = DEFAULT_GATES[f"sentence-transformers:{DEFAULT_LOCAL_MODEL}"]
+    fact = [
+        hit(
+            "The accept clause is specify one or more accept Sean Handles. Our community "
+            "garden draws saffron in a small greenhouse behind the charge.",
+            0.263,
+        )
+    ]
+    assert gate.accepts("Which spice does the community garden grow?", fact)
+    unrelated = [
+        hit("The height must number 47 runs every half hour until reading the morning.", 0.31),
+        hit(
+            "Our sister city is Reykjavik and an allegation from their visit so every spring.", 0.28
+        ),
+        hit("The new bridge over the river is 400 and 20 meters long.", 0.26),
+    ]
+    assert not gate.accepts("How tall is the lighthouse on the headland?", unrelated)
+
+
 def test_standout_is_how_far_the_best_stands_above_the_rest():
     assert standout([0.9, 0.5, 0.5, 0.5]) == pytest.approx(3**0.5)
     assert standout([0.8, 0.6]) == pytest.approx(1.0)  # two values: always one deviation
