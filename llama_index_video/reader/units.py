@@ -22,7 +22,14 @@ one-sentence fact then sits in a unit of about one window, not in 400 characters
 unrelated speech that dilute its meaning. No unit spans more than ``max_seconds`` or
 holds more than ``max_chars`` characters, unless it is one word. Each unit records
 where its sentences (or pieces) begin, as character offsets and seconds, so a search
-can seek to the sentence that matched rather than to the unit's start.
+can seek to the sentence that matched rather than to the unit's start. A sentence that
+lasts longer than ``clause_seconds`` also records where each of its clauses begins
+(after a comma, semicolon, colon or dash): speech recognition runs sentences together
+with a comma ("...for presentation types, G4G, the orchestra's principal violinist,
+Henry Klassen, has played with them for 30 years.": 11 s, the fact said in its last
+6), and the pause before the fact is then hidden in the previous word's time, so
+neither a full stop nor a pause marks where the fact begins. Clause starts are places
+to seek to, not cuts: the unit is built as before.
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
@@ -35,6 +42,7 @@ from dataclasses import dataclass, replace
 from llama_index_video.transcription.base import Segment
 
 _SENTENCE_END = re.compile(r"[.!?…]['\")\]]*$")
+_CLAUSE_END = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,8 @@ class UnitOptions:
         max_seconds: No unit spans longer than this (seconds).
         pause: A silence between words at least this long (seconds) ends a piece of a
             sentence too long for one window, as a full stop would.
+        clause_seconds: A sentence (or piece) lasting longer than this (seconds) also
+            records where its clauses begin, for a search to seek to.
     """
 
     target_chars: int = 160
@@ -80,6 +90,7 @@ class UnitOptions:
     max_gap: float = 8.0
     max_seconds: float = 15.0
     pause: float = 0.4
+    clause_seconds: float = 6.0
 
     def __post_init__(self) -> None:
         if self.target_chars < 20:
@@ -94,6 +105,8 @@ class UnitOptions:
             raise ValueError(f"max_seconds must be > 0, got {self.max_seconds}")
         if self.pause <= 0:
             raise ValueError(f"pause must be > 0, got {self.pause}")
+        if self.clause_seconds <= 0:
+            raise ValueError(f"clause_seconds must be > 0, got {self.clause_seconds}")
 
 
 @dataclass(frozen=True)
@@ -149,6 +162,7 @@ def build_units(
                 window = window[1:]
             starts = [0] if window else []
         starts.append(len(window))
+        starts.extend(len(window) + at for at in _clause_starts(tokens, options.clause_seconds))
         window.extend(tokens)
         fresh += len(tokens)
         last_cut = piece.cut
@@ -234,6 +248,16 @@ def _cut_point(tokens: list[_Token], options: UnitOptions) -> tuple[int, bool]:
         best = max(best, (length >= shortest, gap, at))
         length += len(tokens[at].text) + (0 if tokens[at].glued else 1)
     return best[2], best[1] >= options.pause
+
+
+def _clause_starts(tokens: list[_Token], longer_than: float) -> Iterator[int]:
+    """Where the clauses of a sentence lasting longer than ``longer_than`` seconds begin
+    (indices of words after a comma, semicolon, colon or dash; none for a shorter one)."""
+    if len(tokens) < 2 or tokens[-1].end - tokens[0].start <= longer_than:
+        return
+    for at in range(1, len(tokens)):
+        if not tokens[at].glued and _CLAUSE_END.search(tokens[at - 1].text):
+            yield at
 
 
 def _fits(tokens: list[_Token], max_chars: int, max_seconds: float) -> bool:

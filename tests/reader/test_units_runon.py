@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -127,3 +128,39 @@ def test_run_on_speech_with_no_pause_is_cut_within_the_caps_with_an_overlap():
     for before, after in itertools.pairwise(units):
         first, second = before.text.split(), after.text.split()
         assert any(first[-k:] == second[:k] for k in range(1, 7)), (before, after)
+
+
+def _timed(text: str, *, word: float = 0.4, hidden_pause: int | None = None) -> Segment:
+    """``text`` as one segment of words ``word`` s long; the word at index ``hidden_pause``
+    lasts a second longer (speech recognition stretching a word over the pause after it)."""
+    words, clock = [], 0.0
+    for index, piece in enumerate(text.split()):
+        length = word + (1.0 if index == hidden_pause else 0.0)
+        words.append(Word(clock, clock + length, piece))
+        clock += length + 0.02
+    return Segment(0.0, clock, text, tuple(words))
+
+
+RUN_TOGETHER = (
+    "or before and after the decimal point for presentation types, G4G, the "
+    "orchestra's principal violinist, Henry Klassen, has played with them for 30 years."
+)
+
+
+def test_a_long_sentence_records_where_its_clauses_begin():
+    segment = _timed(RUN_TOGETHER, hidden_pause=RUN_TOGETHER.split().index("G4G,"))
+    (unit,) = build_units([segment])
+
+    clauses = {unit.text[offset:].split()[0]: at for offset, at in unit.sentences}
+    assert set(clauses) == {"or", "G4G,", "the", "Henry", "has"}
+    said = next(w for w in segment.words if w.text == "orchestra's")
+    assert clauses["the"] == pytest.approx(said.start - 0.42, abs=1e-3)  # "the orchestra's"
+
+
+def test_a_short_sentence_keeps_one_start_whatever_its_commas():
+    text = "The orchestra's principal violinist, Henry Klassen, has played for years."
+    (unit,) = build_units([_timed(text, word=0.3)])  # 3.6 s: one sentence, said at once
+
+    assert unit.sentences == ((0, 0.0),)
+    (unit,) = build_units([_timed(text, word=0.3)], UnitOptions(clause_seconds=2.0))
+    assert [unit.text[o:].split()[0] for o, _ in unit.sentences] == ["The", "Henry", "has"]

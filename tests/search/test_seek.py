@@ -79,3 +79,18 @@ def test_a_search_seeks_to_the_sentence_narrated_at_its_known_time(example_index
     assert hit.start == said["start"] == 24.0
     assert hit.label.startswith("[checkout_deep_dive.mp4 00:24-")
     assert hit.url is not None and hit.url.endswith("#t=24.0")
+
+
+def test_a_search_seeks_into_a_long_sentence_at_the_clause_that_answers():
+    from llama_index_video.reader.units import build_units
+    from llama_index_video.transcription.base import Segment, Word
+
+    text = (
+        "or before and after the decimal point for presentation types, G4G, the "
+        "orchestra's principal violinist, Henry Klassen, has played with them for 30 years."
+    )
+    words = [Word(0.45 * i, 0.45 * i + 0.4, piece) for i, piece in enumerate(text.split())]
+    (unit,) = build_units([Segment(0.0, words[-1].end, text, tuple(words))])
+
+    start = sentence_start("Who is the orchestra's principal violinist?", unit.text, unit.sentences)
+    assert start == pytest.approx(words[text.split().index("orchestra's") - 1].start)  # "the"
