@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 DEFAULT_COPY_SLACK = 1.0
 Mode = Literal["auto", "copy", "reencode"]
 Subtitles = Literal["track", "burned"]
+AAC_FORMATS = frozenset({"mp4", "mov", "ipod", "matroska", "adts"})
+"""Output formats (PyAV's names) whose re-encoded audio is AAC."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def export_span(
     try:
         keyframe = keyframe_before(source, start)
         if burn and cues and keyframe is None:
-            raise MediaError(source, "has no video to burn subtitles into; drop the burn")
+            raise _nothing_to_burn_into(source)
         copy = not (burn and cues) and (
             mode == "copy"
             or (mode == "auto" and (keyframe is None or start - keyframe <= copy_slack))
@@ -206,16 +208,19 @@ class _Joiner:
                 self.video.width, self.video.height = video_in.width, video_in.height
                 self.video.pix_fmt = "yuv420p"
             if audio_in is not None:
-                self.audio = out.add_stream("aac", rate=audio_in.rate)
+                # AAC where players expect it; MP3, WAV, FLAC... get their own codec
+                aac = out.format.name in AAC_FORMATS
+                codec = "aac" if aac else out.default_audio_codec
+                self.audio = out.add_stream(codec, rate=audio_in.rate)
                 self.audio.layout = audio_in.layout.name
                 self.resampler = av.AudioResampler(
-                    format="fltp", layout=audio_in.layout.name, rate=audio_in.rate
+                    format=self.audio.format.name, layout=audio_in.layout.name, rate=audio_in.rate
                 )
         self.burner: Burner | None = None
         self.subtitles: Subtitles | None = None
         if cues and burn:
             if self.video is None:
-                raise MediaError(first, "has no video to burn subtitles into; drop the burn")
+                raise _nothing_to_burn_into(first)
             self.burner = Burner(cues, self.video.width, self.video.height)
             self.subtitles = "burned"
         elif cues and self.video is not None:
@@ -274,6 +279,10 @@ class _Joiner:
         for encoder in (self.video, self.audio):
             if encoder is not None:
                 self.out.mux(encoder.encode())
+
+
+def _nothing_to_burn_into(source: Path) -> MediaError:
+    return MediaError(source, "has no video to burn subtitles into; drop the burn")
 
 
 def _time_base(stream: Any) -> Fraction:

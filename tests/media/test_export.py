@@ -48,8 +48,12 @@ def test_a_copy_starts_at_the_keyframe_before(tmp_path):
     assert abs(durations(report.path)["video"] - 12.3) <= 0.15  # two frames at 15 fps
 
 
-def test_an_audio_source_exports_audio(tmp_path):
-    report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / "moment.mp3")
+@pytest.mark.parametrize(
+    ("mode", "suffix"), [("auto", "mp3"), ("reencode", "mp3"), ("reencode", "wav")]
+)
+def test_an_audio_source_exports_audio(tmp_path, mode, suffix):
+    report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / f"moment.{suffix}", mode=mode)
+    assert report.method == ("copy" if mode == "auto" else "reencode")
     got = durations(report.path)
     assert set(got) == {"audio"} and abs(got["audio"] - 10.0) < 0.1
 
