@@ -134,7 +134,8 @@ def _copy(
         inp.seek(int(begin / _time_base(main)), stream=main, backward=True, any_frame=False)
         first: float | None = None
         last = begin
-        for packet in inp.demux(streams):  # ends: when the file does, or past `end`
+        past: set[int] = set()  # the streams that reached `end`: interleaved, they differ
+        for packet in inp.demux(streams):  # ends: when the file does, or all are past `end`
             if packet.pts is None or packet.dts is None:
                 continue
             tb = packet.time_base
@@ -142,7 +143,8 @@ def _copy(
             if when < begin - 1e-3:
                 continue
             if when >= end:
-                if packet.stream is main:
+                past.add(packet.stream.index)
+                if len(past) == len(streams):
                     break
                 continue
             first = when if first is None else min(first, when)
