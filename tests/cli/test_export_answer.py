@@ -14,7 +14,7 @@ from llama_index_video.cli.export_command import export_answer
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.results import Answer, Citation
-from tests_support import CHECKOUT, OZONE, subtitle_track
+from tests_support import CHECKOUT, OZONE, TEAM_SYNC, subtitle_track
 
 
 def seconds(path) -> dict[str, float]:
@@ -61,6 +61,17 @@ def test_cited_moments_are_joined_in_citation_order_with_a_subtitle_track(exampl
     assert labelled[1].start.total_seconds() == pytest.approx(9.7)
     assert all(a.end <= b.start for a, b in pairwise(inside))
     assert inside[-1].end.total_seconds() <= 19.5 + 1e-3
+
+
+def test_an_audio_answer_exports_audio_with_its_subtitles_beside_it(example_index, tmp_path):
+    cited = Citation.at(str(TEAM_SYNC), 13.0, 21.0, modality="transcript")
+    out = tmp_path / "answer.m4a"
+    line = export_answer(example_index, Answer(question="q", text="a", citations=[cited]), out)
+    assert "no track in the file: audio only" in line
+    assert set(seconds(out)) == {"audio"} and abs(seconds(out)["audio"] - 8.0) < 0.1
+    (said,) = srt.parse(out.with_suffix(".srt").read_text())
+    assert said.content.startswith(cited.label) and "Maria" in said.content
+    assert said.start.total_seconds() == pytest.approx(1.0)  # spoken from 14 s
 
 
 def test_an_answer_citing_no_moment_is_refused(example_index, tmp_path):
