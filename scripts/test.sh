@@ -31,7 +31,7 @@ unset PYTHONDONTWRITEBYTECODE
 ruff check .
 ruff format --check .
 mypy
-python -m pytest -q
+python -m pytest -q --durations=25
 # As root the read-only index tests use a read-only mount (EROFS); run them once more
 # with file permissions binding (root without CAP_DAC_OVERRIDE: EACCES), as for an
 # index folder owned by another user.
