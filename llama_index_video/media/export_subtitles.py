@@ -12,7 +12,9 @@ M4A, WebM with H.264...) and audio-only files get no track: the caller's sidecar
 ``.srt`` is then the only subtitles.
 
 Burned in: :class:`Burner` draws the cue shown at a frame's time in a band at the bottom
-of the frame, white text on a translucent dark box. It blends into the decoded YUV
+of the frame, white text on a translucent dark box, in DejaVu Sans or Arial where the
+system has one (:data:`FONTS`): Pillow's built-in font draws only ASCII, every accented
+letter as a box. It blends into the decoded YUV
 planes, inside the box only: no round trip through RGB, so every other pixel stays
 exactly as decoded, and a frame costs a small fraction of converting it whole. A cue
 too long for :data:`MAX_LINES` lines is shown page by page, each page for a share of
@@ -22,6 +24,8 @@ the cue's time proportional to its length.
 from __future__ import annotations
 
 import bisect
+import functools
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,7 +38,11 @@ from PIL import Image, ImageDraw, ImageFont
 TRACK_CODECS = {"mp4": "mov_text", "mov": "mov_text", "ipod": "mov_text", "matroska": "subrip"}
 """Output format (PyAV's name) -> the text subtitle codec written into it."""
 
+logger = logging.getLogger(__name__)
+
 MAX_LINES = 3
+FONTS = ("DejaVuSans.ttf", "Arial.ttf", "arial.ttf", "Arial Unicode.ttf")
+"""Fonts tried for burned subtitles, by file name in the system's font folders."""
 TIME_BASE = Fraction(1, 1000)
 
 _ASS_HEADER = b"""[Script Info]
@@ -106,7 +114,7 @@ class Burner:
 
     def __init__(self, cues: Sequence[Cue], width: int, height: int) -> None:
         self.width, self.height = width, height
-        self.font = ImageFont.load_default(size=max(12, height // 16))
+        self.font = subtitle_font(max(12, height // 16))
         self.pages = [page for cue in sorted(cues, key=_start) for page in self._paginate(cue)]
         self._starts = [page.start for page in self.pages]
         self._drawn: dict[int, _Band] = {}
@@ -202,6 +210,22 @@ class _Band:
                 value[: region.shape[0], : region.shape[1]],
             )
             region[...] = np.rint(region * (1 - a) + v * a).astype(np.uint8)
+
+
+@functools.cache
+def subtitle_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The first of :data:`FONTS` installed, else Pillow's built-in font (ASCII only)."""
+    for name in FONTS:
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    logger.warning(
+        "none of %s found: burned subtitles use Pillow's built-in font, which draws only "
+        "ASCII letters (install fonts-dejavu-core)",
+        ", ".join(FONTS),
+    )
+    return ImageFont.load_default(size=size)
 
 
 def _start(cue: Cue) -> float:

@@ -10,12 +10,12 @@ from itertools import pairwise
 import av
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MediaError
 from llama_index_video.media.export import export_span, keyframe_before
-from llama_index_video.media.export_subtitles import MAX_LINES, Burner, Cue
+from llama_index_video.media.export_subtitles import MAX_LINES, Burner, Cue, subtitle_font
 from tests_support import CHECKOUT, TEAM_SYNC, subtitle_track
 
 
@@ -152,3 +152,15 @@ def test_a_long_cue_is_burned_page_by_page_across_its_time():
     assert pages[0].start == 2.0 and pages[-1].end == pytest.approx(12.0)
     assert all(a.end == pytest.approx(b.start) for a, b in pairwise(pages))
     assert " ".join(page.text.replace("\n", " ") for page in pages) == words
+
+
+def test_burned_letters_beyond_ascii_are_drawn_not_boxed():
+    font = subtitle_font(24)
+
+    def ink(text: str) -> np.ndarray:
+        image = Image.new("L", (60, 40))
+        ImageDraw.Draw(image).text((4, 4), text, font=font, fill=255)
+        return np.asarray(image)
+
+    missing = ink("\uffff")  # a code point no font has: the box drawn for any missing letter
+    assert all(not np.array_equal(ink(letter), missing) for letter in "éüßñł")
