@@ -1,7 +1,7 @@
 """Long recordings through real speech recognition: ours beside the naive recipe (issue 22).
 
     python benchmarks/long_speech.py [--minutes 20 60 120] [--cache DIR] [--baseline-ref REF]
-        [--json FILE]
+        [--language en] [--json FILE] [--hits FILE] [--keep-index DIR]
 
 For each length, a recording planned by :mod:`benchmarks.long_speech_script` (several
 espeak-ng voices reading varied prose, ``FACTS`` said at known times with near-topic
@@ -23,6 +23,11 @@ top-3 hits' text and context, answerable questions that came back empty, unanswe
 questions turned away (nothing returned), and the seek error (the start of the first
 top-3 hit overlapping the fact minus the fact's start): median and 95th percentile of
 its absolute value. The machine is shared: the load average is printed with every figure.
+
+``--language`` tells ours' ingest the spoken language (else it detects it, as a user's
+ingest does); ``--hits`` writes every question's hits, to read what each recipe found;
+``--keep-index`` keeps ours' index folders, and searches one kept before without
+ingesting again (to measure a search-side change; its ingest figures are then blank).
 """
 
 from __future__ import annotations
