@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import sys
@@ -30,8 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a child imports the version it was given
 
 from benchmarks.baseline import Version, release, run, today  # noqa: E402
-from benchmarks.ingest_speed import machine  # noqa: E402
-from benchmarks.ingest_vs_naive import _load  # noqa: E402
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech"
 EXAMPLES = ROOT / "examples" / "media"
@@ -65,7 +64,11 @@ def child(files: Sequence[Path]) -> None:
     started = _cpu()
     folder = resolve_model("base", allow_download=False).path
     identify = language.whisper_identifier(WhisperModel(str(folder), compute_type="int8"))
-    figures: dict[str, object] = {"load_cpu_s": _cpu() - started, "files": {}}
+    figures: dict[str, object] = {
+        "load_cpu_s": _cpu() - started,
+        "package": str(Path(language.__file__).resolve()),
+        "files": {},
+    }
     for path in files:
         audio = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
         heard: list[float] = []
@@ -103,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child:
         child(files)
         return 0
+    # Imported here: these put today's checkout first on sys.path, which a child must not.
+    from benchmarks.ingest_speed import machine
+
     versions: dict[str, Version] = {"today": today()}
     if args.baseline_ref:
         versions[args.baseline_ref] = release(args.baseline_ref)
@@ -115,7 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             done = run([*command, *map(str, files)], versions[name].env())
             if done.returncode != 0:
                 raise SystemExit(f"{name} failed:\n{done.stderr}")
-            results[name].append(json.loads(done.stdout.strip().splitlines()[-1]))
+            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            if not Path(figures["package"]).is_relative_to(versions[name].source.resolve()):
+                raise SystemExit(f"{name} ran the code in {figures['package']}")
+            results[name].append(figures)
             peaks[name].append(done.peak_rss_mb)
     print(f"load average at end {_load()}")
     for name, rounds in results.items():
@@ -134,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         print(f"{'all files, VAD + probes':24} {total:.2f} CPU s")
     return 0
+
+
+def _load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

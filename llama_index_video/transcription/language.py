@@ -25,7 +25,10 @@ more, the rest of the block is not heard: an English recording mostly costs one 
 per probe. Only English stops a block early (no single utterance of the German, Spanish
 and French fixtures, human or synthetic, reached 0.4 English, against 0.7 here and 0.5
 for a whole block), so speech in other languages is heard as before. Measured
-(``benchmarks/language_check.py``, busy 2-core machine, CPU seconds): MEASURED
+(``benchmarks/language_check.py``, shared 2-core machine, CPU seconds): 0.34-0.75 s per
+English example file of 40-80 s (0.72-1.14 s when every block was heard whole), of which
+the VAD over the whole file is 0.1-0.2 s, against 1.6-4.9 s for ``tiny.en`` to transcribe
+it; the VAD grows with length, the probes do not.
 
 A probe counts as English when English has probability :data:`ENGLISH_FLOOR` or more
 (English blocks measured 0.51-1.0 on the example media; synthetic German, Spanish and
