@@ -1,7 +1,7 @@
 """A whole ``llama-index-video ingest`` process beside the naive recipe, same run (issue 13).
 
     python benchmarks/ingest_vs_naive.py [--files a.mp4 b.mp3] [--rounds 3]
-        [--baseline-ref REF] [--bytecode {warm,cold}] [--json FILE]
+        [--baseline-ref REF] [--with-args ARGS ...] [--bytecode {warm,cold}] [--json FILE]
 
 Each round runs, in alternating order, one child process per recipe on the same files:
 
@@ -12,7 +12,9 @@ Each round runs, in alternating order, one child process per recipe on the same 
   the audio; all-MiniLM-L6-v2 on the raw segments, in an in-memory LlamaIndex index;
   nothing else), imports and model loading included;
 - with ``--baseline-ref``, also ``ingest`` as that commit had it (exported by
-  :mod:`benchmarks.baseline`), for a before/after in the same run.
+  :mod:`benchmarks.baseline`), for a before/after in the same run;
+- with ``--with-args "--language en"`` (repeatable), also today's ``ingest`` given those
+  arguments (here: the spoken language said, so none is detected).
 
 Reported per recipe: wall seconds (median over rounds), × real time (media seconds per
 wall second), CPU seconds and peak RSS (the child's own, from ``wait4``), and the
@@ -101,6 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help=f"rounds (1-{MAX_ROUNDS})")
     parser.add_argument("--baseline-ref", help="also time the ingest of this git ref")
     parser.add_argument(
+        "--with-args",
+        action="append",
+        default=[],
+        metavar="ARGS",
+        help="also time today's ingest with these extra arguments (quoted, repeatable)",
+    )
+    parser.add_argument(
         "--bytecode",
         choices=("warm", "cold"),
         default="warm",
@@ -117,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 1 <= args.rounds <= MAX_ROUNDS:
         parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
     versions = {"ours": today()}
+    extra = {"ours": [], **{f"ours {given}": given.split() for given in args.with_args}}
+    versions.update({name: today() for name in extra})
     if args.baseline_ref:
         baseline = release(args.baseline_ref)
         versions[f"ours at {baseline.name.split()[-1].strip('()')}"] = baseline
@@ -129,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def recipe(name: str, files: Sequence[Path]) -> ProcessRun:
         if name == NAIVE:
             return _naive(files, args.bytecode)
-        return _ingest(versions[name], files, args.bytecode)
+        return _ingest(versions[name], files, args.bytecode, extra.get(name, []))
 
     if args.bytecode == "warm":
         for name in names:
@@ -169,9 +180,11 @@ def _succeeded(name: str, when: str, done: ProcessRun) -> ProcessRun:
     return done
 
 
-def _ingest(version: Version, files: Sequence[Path], bytecode: str) -> ProcessRun:
+def _ingest(
+    version: Version, files: Sequence[Path], bytecode: str, extra: Sequence[str] = ()
+) -> ProcessRun:
     with tempfile.TemporaryDirectory(prefix="ingest-vs-naive-") as folder:
-        command = version.cli("ingest", *map(str, files), "--index", folder, "--quiet")
+        command = version.cli("ingest", *map(str, files), "--index", folder, "--quiet", *extra)
         return run(command, _env(version, bytecode))
 
 

@@ -20,6 +20,8 @@ missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+# a font with accented letters for burned-in subtitles (media/export_subtitles.py)
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
@@ -31,7 +33,7 @@ unset PYTHONDONTWRITEBYTECODE
 ruff check .
 ruff format --check .
 mypy
-python -m pytest -q
+python -m pytest -q --durations=25
 # As root the read-only index tests use a read-only mount (EROFS); run them once more
 # with file permissions binding (root without CAP_DAC_OVERRIDE: EACCES), as for an
 # index folder owned by another user.

@@ -40,3 +40,20 @@ def folder_state(folder: Path) -> dict[str, tuple[int, int]]:
         str(path.relative_to(folder)): (path.stat().st_size, path.stat().st_mtime_ns)
         for path in folder.rglob("*")
     }
+
+
+def subtitle_track(path: Path) -> list[tuple[float, float, str]]:
+    """The subtitle packets of an exported file read back with PyAV: (start, end, text)."""
+    import av
+
+    with av.open(str(path)) as container:
+        if not container.streams.subtitles:
+            return []
+        stream = container.streams.subtitles[0]
+        cues = []
+        for packet in container.demux(stream):  # ends: with the file
+            for subtitle in stream.decode(packet):
+                start = float(packet.pts * packet.time_base)
+                end = start + float(packet.duration * packet.time_base)
+                cues.append((start, end, subtitle.dialogue.decode()))
+        return cues

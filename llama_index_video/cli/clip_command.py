@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from llama_index_video.errors import VideoIndexError, printable_path
-from llama_index_video.schema import format_timestamp, parse_timestamp
+from llama_index_video.schema import format_timestamp, moment_label, parse_timestamp
 
 DEFAULT_MAX_CLIP_SECONDS = 600.0
 
@@ -22,7 +22,9 @@ def add_clip_parser(
         description="Write SOURCE from --from to --to into OUTPUT (its suffix picks the "
         "format: .mp4, .mkv, .mp3, .m4a...). Packets are copied when a keyframe is within "
         "a second before the start (the clip then starts at that keyframe); otherwise the "
-        "moment is re-encoded from the exact start. The line printed says which.",
+        "moment is re-encoded from the exact start. The line printed says which. "
+        "--subtitles adds what was said as a subtitle track (and OUTPUT.srt); "
+        "--burn-subtitles draws it onto the frames, which re-encodes.",
     )
     parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
     parser.add_argument("--from", dest="start", type=_time, required=True, metavar="TIME")
@@ -37,6 +39,22 @@ def add_clip_parser(
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--copy", dest="mode", action="store_const", const="copy", default="auto")
     how.add_argument("--reencode", dest="mode", action="store_const", const="reencode")
+    said = parser.add_mutually_exclusive_group()
+    said.add_argument(
+        "--subtitles",
+        dest="subtitles",
+        action="store_const",
+        const="track",
+        default=None,
+        help="what was said as a soft subtitle track (MP4, MOV, MKV) and in OUTPUT.srt",
+    )
+    said.add_argument(
+        "--burn-subtitles",
+        dest="subtitles",
+        action="store_const",
+        const="burn",
+        help="what was said drawn onto the frames (re-encodes), also in OUTPUT.srt",
+    )
     index_option(parser)
     return parser
 
@@ -54,18 +72,46 @@ def run_clip(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
     finally:
         manifest.close()
     check_span(recording, args.start, args.end, max_seconds=args.max_seconds)
-    report = export_span(Path(recording.path), args.start, args.end, args.output, mode=args.mode)
+    cues = _spoken(args, index_options, recording) if args.subtitles else []
+    report = export_span(
+        Path(recording.path),
+        args.start,
+        args.end,
+        args.output,
+        mode=args.mode,
+        cues=cues,
+        burn=args.subtitles == "burn",
+    )
     how = (
         f"by stream copy from the keyframe at {report.start:.2f} s"
         if report.method == "copy"
         else "re-encoded at the cut"
     )
-    print(
+    line = (
         f"wrote {printable_path(args.output)}: {recording.name} "
         f"{format_timestamp(report.start)}-{format_timestamp(report.end)} "
         f"({report.duration:.2f} s) {how}"
     )
+    if args.subtitles:
+        from llama_index_video.cli.export_command import write_sidecar
+        from llama_index_video.media.export_subtitles import shift_cues
+
+        on_file = shift_cues(cues, report.start, length=report.duration)
+        line += f"; {write_sidecar(args.output, on_file, report.subtitles)}"
+    print(line)
     return 0
+
+
+def _spoken(args: argparse.Namespace, index_options: dict[str, Any], recording: Any) -> list[Any]:
+    from llama_index_video.cli.export_command import spoken_cues
+    from llama_index_video.index import VideoIndex
+
+    index = VideoIndex(args.index, **index_options)
+    try:
+        label = moment_label(recording.name, args.start, args.end)
+        return spoken_cues(index, recording, args.start, args.end, label)
+    finally:
+        index.close()
 
 
 def _time(text: str) -> float:

@@ -299,6 +299,8 @@ def _ask(args: argparse.Namespace) -> int:
     llm = make_llm(args.llm, model=args.llm_model)
     if args.queries > 1 and llm is None:
         raise VideoIndexError("--queries needs a language model (--llm claude or gemini)")
+    if args.burn_subtitles and not args.export:
+        raise VideoIndexError("--burn-subtitles needs --export FILE")
     reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
     index = _open_index(
         args.index, must_exist=True, **_search_options(args), **_store_options(args)
@@ -311,7 +313,9 @@ def _ask(args: argparse.Namespace) -> int:
             if not args.json:
                 print(delta, end="", flush=True)
         answer = stream.answer
-        exported = _export(index, answer, args.export) if args.export else None
+        exported = (
+            _export(index, answer, args.export, burn=args.burn_subtitles) if args.export else None
+        )
     finally:
         index.close()
     if exported:
@@ -330,10 +334,10 @@ def _ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export(index: VideoIndex, answer: Any, output: Path) -> str:
+def _export(index: VideoIndex, answer: Any, output: Path, *, burn: bool) -> str:
     from llama_index_video.cli.export_command import export_answer
 
-    return export_answer(index, answer, output)
+    return export_answer(index, answer, output, burn=burn)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -1,8 +1,11 @@
-"""``ask --export FILE``: the cited moments joined into one file, with subtitles beside it.
+"""``ask --export FILE``: the cited moments joined into one file, with their subtitles.
 
-Moments are joined in citation order (re-encoded, so each is cut exactly); what was
-said in each becomes a subtitle in ``FILE`` with the suffix ``.srt``, timed on the
-joined file, which players load as a soft subtitle track.
+Moments are joined in citation order (re-encoded, so each is cut exactly). What was said
+in each, unit by unit as transcribed, becomes a subtitle timed on the joined file (the
+first of each moment under the citation's label): a soft track inside ``FILE`` where
+its container holds one (MP4, MOV, MKV), or drawn onto the frames with
+``--burn-subtitles``; and always in ``FILE`` with the suffix ``.srt`` beside it, the only
+subtitles of an audio-only export.
 """
 
 from __future__ import annotations
@@ -15,46 +18,43 @@ from llama_index_video.errors import MomentRequestError, printable_path
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
+    from llama_index_video.media.export_subtitles import Cue
     from llama_index_video.results import Answer
+    from llama_index_video.store.library import IndexedSource
 
 MAX_EXPORT_SECONDS = 600.0
 
 
 def export_answer(
-    index: VideoIndex, answer: Answer, output: Path, *, max_seconds: float = MAX_EXPORT_SECONDS
+    index: VideoIndex,
+    answer: Answer,
+    output: Path,
+    *,
+    max_seconds: float = MAX_EXPORT_SECONDS,
+    burn: bool = False,
 ) -> str:
     """Write the cited moments of ``answer`` to ``output`` and its ``.srt``; returns the
     line to print.
 
     Raises:
         MomentRequestError: no timed moment is cited, or together they are too long.
+        MediaError: a moment cannot be read, or ``burn`` with audio-only recordings.
     """
-    import srt
-
     from llama_index_video.media.export import join_spans
-    from llama_index_video.store.library import check_span, resolve_source, transcript
+    from llama_index_video.media.export_subtitles import shift_cues
+    from llama_index_video.store.library import check_span, resolve_source
 
     spans: list[tuple[Path, float, float]] = []
-    subtitles: list[srt.Subtitle] = []
+    cues: list[Cue] = []
     at = 0.0
     for citation in answer.citations:
         if citation.start is None or citation.end is None or citation.modality == "text":
             continue
         recording = resolve_source(index.manifest, citation.source_path or citation.source)
         check_span(recording, citation.start, citation.end)
-        said = transcript(
-            index.vector_store, recording.content_hash, start=citation.start, end=citation.end
-        )
-        text = " ".join(line.text for line in said) or citation.label
+        said = spoken_cues(index, recording, citation.start, citation.end, citation.label)
         length = citation.end - citation.start
-        subtitles.append(
-            srt.Subtitle(
-                len(subtitles) + 1,
-                timedelta(seconds=at),
-                timedelta(seconds=at + length),
-                f"{citation.label} {text}",
-            )
-        )
+        cues += shift_cues(said, citation.start - at, length=at + length)
         spans.append((Path(recording.path), citation.start, citation.end))
         at += length
     if not spans:
@@ -64,10 +64,48 @@ def export_answer(
             f"{printable_path(output)}: the cited moments last {at:.0f} s, over the limit "
             f"of {max_seconds:g} s; ask with a smaller --top-k"
         )
-    seconds = join_spans(spans, output)
-    sidecar = output.with_suffix(".srt")
-    sidecar.write_text(srt.compose(subtitles), encoding="utf-8")
+    report = join_spans(spans, output, cues=cues, burn=burn)
     return (
-        f"wrote {printable_path(output)}: {len(spans)} moments, {seconds:.1f} s, re-encoded "
-        f"at each cut; subtitles in {printable_path(sidecar)}"
+        f"wrote {printable_path(output)}: {len(spans)} moments, {report.duration:.1f} s, "
+        f"re-encoded at each cut; {write_sidecar(output, cues, report.subtitles)}"
     )
+
+
+def spoken_cues(
+    index: VideoIndex, recording: IndexedSource, start: float, end: float, label: str
+) -> list[Cue]:
+    """What was said in ``recording`` from ``start`` to ``end``, one cue per transcript
+    unit on the recording's timeline, cut to the span; the first under ``label``. A span
+    with no speech gets the label alone, all along."""
+    from llama_index_video.media.export_subtitles import Cue
+    from llama_index_video.store.library import transcript
+
+    lines = transcript(index.vector_store, recording.content_hash, start=start, end=end)
+    cues = [
+        Cue(max(start, line.start), min(end, line.end), line.text.strip())
+        for line in lines
+        if min(end, line.end) > max(start, line.start) and line.text.strip()
+    ]
+    if not cues:
+        return [Cue(start, end, label)]
+    first = cues[0]
+    return [Cue(first.start, first.end, f"{label}\n{first.text}"), *cues[1:]]
+
+
+def write_sidecar(output: Path, cues: list[Cue], subtitles: str | None) -> str:
+    """Write ``cues`` (on ``output``'s timeline) to ``output``'s ``.srt``; returns the
+    words saying where the subtitles went."""
+    import srt
+
+    sidecar = output.with_suffix(".srt")
+    entries = [
+        srt.Subtitle(i, timedelta(seconds=cue.start), timedelta(seconds=cue.end), cue.text)
+        for i, cue in enumerate(cues, 1)
+    ]
+    sidecar.write_text(srt.compose(entries, reindex=False), encoding="utf-8")
+    name = printable_path(sidecar)
+    if subtitles == "track":
+        return f"subtitles in a track of the file and in {name}"
+    if subtitles == "burned":
+        return f"subtitles burned into the frames, also in {name}"
+    return f"subtitles in {name} (no track in the file: audio only, or its format has none)"

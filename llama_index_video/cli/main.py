@@ -97,7 +97,11 @@ def _configure_logging(*, debug: bool) -> None:
             "%(levelname)s %(name)s: %(message)s" if debug else "warning: %(message)s"
         )
     )
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING, handlers=[handler])
+    level = logging.DEBUG if debug else logging.WARNING
+    # On the handler too: a library that sets its own logger to DEBUG (bm25s does) would
+    # otherwise print its debug lines as warnings.
+    handler.setLevel(level)
+    logging.basicConfig(level=level, handlers=[handler])
     if not debug:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")

@@ -207,7 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         default=None,
         metavar="FILE",
-        help="also join the cited moments into FILE (subtitles in FILE.srt)",
+        help="also join the cited moments into FILE, with what was said as a subtitle "
+        "track (MP4, MOV, MKV) and in FILE.srt",
+    )
+    ask.add_argument(
+        "--burn-subtitles",
+        action="store_true",
+        help="with --export: draw the subtitles onto the frames instead (re-encodes)",
     )
     _relevance_option(ask)
 

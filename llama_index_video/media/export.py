@@ -6,11 +6,16 @@ than one GOP) and costs no decoding. When no keyframe is that close, the moment 
 re-encoded (H.264 and AAC) from exactly the start, within a frame. The
 :class:`ExportReport` says which happened and the span the file really holds. Audio
 sources copy their audio packets (every audio packet starts cleanly).
+
+Subtitles (:mod:`.export_subtitles`) go into the file as a soft track when the output
+has video and its container holds one; burning them in needs the frames, so it always
+re-encodes.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -19,11 +24,15 @@ from typing import Any, Literal
 import av
 
 from llama_index_video.errors import MediaError
+from llama_index_video.media.export_subtitles import Burner, Cue, add_track, shift_cues, write_track
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_COPY_SLACK = 1.0
 Mode = Literal["auto", "copy", "reencode"]
+Subtitles = Literal["track", "burned"]
+AAC_FORMATS = frozenset({"mp4", "mov", "ipod", "matroska", "adts"})
+"""Output formats (PyAV's names) whose re-encoded audio is AAC."""
 
 
 @dataclass(frozen=True)
@@ -34,10 +43,20 @@ class ExportReport:
     method: Literal["copy", "reencode"]
     start: float  # on the source's timeline; earlier than asked when copied
     end: float
+    subtitles: Subtitles | None = None  # None: no cues given, or no track in this format
 
     @property
     def duration(self) -> float:
         return self.end - self.start
+
+
+@dataclass(frozen=True)
+class JoinReport:
+    """What :func:`join_spans` wrote: the joined length, and how its subtitles went in."""
+
+    path: Path
+    duration: float
+    subtitles: Subtitles | None = None
 
 
 def keyframe_before(source: Path, at: float) -> float | None:
@@ -68,36 +87,55 @@ def export_span(
     *,
     mode: Mode = "auto",
     copy_slack: float = DEFAULT_COPY_SLACK,
+    cues: Sequence[Cue] = (),
+    burn: bool = False,
 ) -> ExportReport:
     """Write ``[start, end)`` of ``source`` to ``output`` (its suffix picks the container).
 
+    Args:
+        cues: Subtitles on the source's timeline, written as a soft track (moved to the
+            file's own start) where the container holds one.
+        burn: Draw ``cues`` onto the frames instead; this re-encodes whatever ``mode``.
+
     Raises:
-        MediaError: the source cannot be read or the output cannot be written.
+        MediaError: the source cannot be read, the output cannot be written, or
+            subtitles are to be burned into an audio-only recording.
     """
     try:
         keyframe = keyframe_before(source, start)
-        copy = mode == "copy" or (
-            mode == "auto" and (keyframe is None or start - keyframe <= copy_slack)
+        if burn and cues and keyframe is None:
+            raise _nothing_to_burn_into(source)
+        copy = not (burn and cues) and (
+            mode == "copy"
+            or (mode == "auto" and (keyframe is None or start - keyframe <= copy_slack))
         )
         if copy:
             begin = start if keyframe is None else keyframe
-            written = _copy(source, begin, end, output)
-            return ExportReport(output, "copy", written[0], written[1])
-        written = _reencode(source, start, end, output)
-        return ExportReport(output, "reencode", written[0], written[1])
+            first, last, subtitles = _copy(source, begin, end, output, cues)
+            return ExportReport(output, "copy", first, last, subtitles)
+        with av.open(str(output), "w") as out:
+            joiner = _Joiner(out, source, shift_cues(cues, start, length=end - start), burn)
+            joiner.append(source, start, end).close()
+        return ExportReport(output, "reencode", start, end, joiner.subtitles)
     except (av.FFmpegError, OSError, ValueError) as exc:
         raise MediaError(source, f"cannot export {start:.1f}-{end:.1f} s: {exc}") from exc
 
 
-def _copy(source: Path, begin: float, end: float, output: Path) -> tuple[float, float]:
+def _copy(
+    source: Path, begin: float, end: float, output: Path, cues: Sequence[Cue]
+) -> tuple[float, float, Subtitles | None]:
     with av.open(str(source)) as inp, av.open(str(output), "w") as out:
         streams = [s for s in inp.streams if s.type in ("video", "audio")]
         targets = {s.index: out.add_stream_from_template(s) for s in streams}
+        track = add_track(out) if cues and inp.streams.video else None
+        if track is not None:
+            write_track(out, track, shift_cues(cues, begin, length=end - begin))
         main = inp.streams.video[0] if inp.streams.video else streams[0]
         inp.seek(int(begin / _time_base(main)), stream=main, backward=True, any_frame=False)
         first: float | None = None
         last = begin
-        for packet in inp.demux(streams):  # ends: when the file does, or past `end`
+        past: set[int] = set()  # the streams that reached `end`: interleaved, they differ
+        for packet in inp.demux(streams):  # ends: when the file does, or all are past `end`
             if packet.pts is None or packet.dts is None:
                 continue
             tb = packet.time_base
@@ -105,7 +143,8 @@ def _copy(source: Path, begin: float, end: float, output: Path) -> tuple[float, 
             if when < begin - 1e-3:
                 continue
             if when >= end:
-                if packet.stream is main:
+                past.add(packet.stream.index)
+                if len(past) == len(streams):
                     break
                 continue
             first = when if first is None else min(first, when)
@@ -115,40 +154,47 @@ def _copy(source: Path, begin: float, end: float, output: Path) -> tuple[float, 
             last = max(last, when + float((packet.duration or 0) * tb))
             packet.stream = targets[packet.stream.index]
             out.mux(packet)
-        return (first if first is not None else begin), min(last, end)
+        subtitles: Subtitles | None = "track" if track is not None else None
+        return (first if first is not None else begin), min(last, end), subtitles
 
 
-def _reencode(source: Path, start: float, end: float, output: Path) -> tuple[float, float]:
-    with av.open(str(output), "w") as out:
-        _Joiner(out, source).append(source, start, end).close()
-    return start, end
+def join_spans(
+    spans: list[tuple[Path, float, float]],
+    output: Path,
+    *,
+    cues: Sequence[Cue] = (),
+    burn: bool = False,
+) -> JoinReport:
+    """Re-encode the spans one after another into ``output``, in the order given. Video
+    takes the first span's size and rate (others are scaled), audio its sample rate and
+    layout.
 
-
-def join_spans(spans: list[tuple[Path, float, float]], output: Path) -> float:
-    """Re-encode the spans one after another into ``output``, in the order given; returns
-    the joined duration. Video takes the first span's size and rate (others are scaled),
-    audio its sample rate and layout.
+    Args:
+        cues: Subtitles on the joined file's timeline: a soft track where the container
+            holds one, or drawn onto the frames with ``burn``.
 
     Raises:
-        MediaError: a span cannot be read, or video and audio-only sources are mixed.
+        MediaError: a span cannot be read, video and audio-only sources are mixed, or
+            subtitles are to be burned into audio.
     """
     if not spans:
         raise ValueError("nothing to join")
     try:
         with av.open(str(output), "w") as out:
-            joiner = _Joiner(out, spans[0][0])
+            joiner = _Joiner(out, spans[0][0], cues, burn)
             for source, start, end in spans:
                 joiner.append(source, start, end)
             joiner.close()
-            return joiner.seconds
+            return JoinReport(output, joiner.seconds, joiner.subtitles)
     except (av.FFmpegError, OSError, ValueError) as exc:
         raise MediaError(output, f"cannot join the moments: {exc}") from exc
 
 
 class _Joiner:
-    """Encoders of one output (H.264 + AAC) that moments are appended to, in order."""
+    """Encoders of one output (H.264 + AAC) that moments are appended to, in order, with
+    ``cues`` (on the output's timeline) as a soft track or, with ``burn``, on the frames."""
 
-    def __init__(self, out: Any, first: Path) -> None:
+    def __init__(self, out: Any, first: Path, cues: Sequence[Cue], burn: bool) -> None:
         self.out = out
         with av.open(str(first)) as probe:
             video_in = probe.streams.video[0] if probe.streams.video else None
@@ -164,11 +210,26 @@ class _Joiner:
                 self.video.width, self.video.height = video_in.width, video_in.height
                 self.video.pix_fmt = "yuv420p"
             if audio_in is not None:
-                self.audio = out.add_stream("aac", rate=audio_in.rate)
+                # AAC where players expect it; MP3, WAV, FLAC... get their own codec
+                aac = out.format.name in AAC_FORMATS
+                codec = "aac" if aac else out.default_audio_codec
+                self.audio = out.add_stream(codec, rate=audio_in.rate)
                 self.audio.layout = audio_in.layout.name
                 self.resampler = av.AudioResampler(
-                    format="fltp", layout=audio_in.layout.name, rate=audio_in.rate
+                    format=self.audio.format.name, layout=audio_in.layout.name, rate=audio_in.rate
                 )
+        self.burner: Burner | None = None
+        self.subtitles: Subtitles | None = None
+        if cues and burn:
+            if self.video is None:
+                raise _nothing_to_burn_into(first)
+            self.burner = Burner(cues, self.video.width, self.video.height)
+            self.subtitles = "burned"
+        elif cues and self.video is not None:
+            track = add_track(out)
+            if track is not None:
+                write_track(out, track, cues)
+                self.subtitles = "track"
         self.seconds = 0.0  # written so far: where the next moment starts
         self.last_pts = -1
         self.samples = 0
@@ -201,6 +262,8 @@ class _Joiner:
     def _video(self, frame: av.VideoFrame, at: float) -> None:
         if (frame.width, frame.height) != (self.video.width, self.video.height):
             frame = frame.reformat(width=self.video.width, height=self.video.height)
+        if self.burner is not None:
+            frame = self.burner(frame, at)
         # strictly increasing, as the muxer wants, even where the source repeats a time
         self.last_pts = frame.pts = max(self.last_pts + 1, round(at * self.rate))
         frame.time_base = 1 / self.rate
@@ -218,6 +281,10 @@ class _Joiner:
         for encoder in (self.video, self.audio):
             if encoder is not None:
                 self.out.mux(encoder.encode())
+
+
+def _nothing_to_burn_into(source: Path) -> MediaError:
+    return MediaError(source, "has no video to burn subtitles into; drop the burn")
 
 
 def _time_base(stream: Any) -> Fraction:

@@ -181,3 +181,22 @@ def test_bad_arguments_are_usage_errors(capsys, argv):
     with pytest.raises(SystemExit) as exited:
         main(argv)
     assert exited.value.code == 2
+
+
+def test_a_library_logging_at_debug_prints_nothing_without_debug(tmp_path):
+    # bm25s sets its own logger to DEBUG and logs while the lexical index is built.
+    result = subprocess.run(
+        [
+            Path(sys.executable).with_name("llama-index-video"),
+            "ingest",
+            str(EXAMPLES / "handbook.md"),
+            "--index",
+            str(tmp_path / "index"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""

@@ -1,16 +1,22 @@
 """Cutting moments into files with PyAV: stream copy at keyframes, re-encoding elsewhere,
-audio sources; and the ``clip`` command's one-line refusals."""
+audio sources, subtitles as a track or burned in; and the ``clip`` command's one-line
+refusals."""
 
 from __future__ import annotations
 
 import time
+from itertools import pairwise
 
 import av
+import numpy as np
 import pytest
+from PIL import Image, ImageDraw
 
 from llama_index_video.cli.main import main
+from llama_index_video.errors import MediaError
 from llama_index_video.media.export import export_span, keyframe_before
-from tests_support import CHECKOUT, TEAM_SYNC
+from llama_index_video.media.export_subtitles import MAX_LINES, Burner, Cue, subtitle_font
+from tests_support import CHECKOUT, TEAM_SYNC, subtitle_track
 
 
 def durations(path) -> dict[str, float]:
@@ -26,7 +32,7 @@ def test_a_ten_second_moment_at_a_keyframe_is_copied_within_a_second(tmp_path):
     assert keyframe_before(CHECKOUT, 10.0) == report.start == 10.0
     got = durations(report.path)
     assert abs(got["video"] - 10.0) <= 5.0 + 1e-6  # one GOP of this file (5 s)
-    assert abs(got["video"] - report.duration) < 0.1 and abs(got["audio"] - 10.0) < 0.2
+    assert abs(got["video"] - report.duration) < 0.1 and abs(got["audio"] - 10.0) < 0.1
 
 
 def test_a_cut_between_keyframes_is_reencoded_to_the_span(tmp_path):
@@ -42,8 +48,12 @@ def test_a_copy_starts_at_the_keyframe_before(tmp_path):
     assert abs(durations(report.path)["video"] - 12.3) <= 0.15  # two frames at 15 fps
 
 
-def test_an_audio_source_exports_audio(tmp_path):
-    report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / "moment.mp3")
+@pytest.mark.parametrize(
+    ("mode", "suffix"), [("auto", "mp3"), ("reencode", "mp3"), ("reencode", "wav")]
+)
+def test_an_audio_source_exports_audio(tmp_path, mode, suffix):
+    report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / f"moment.{suffix}", mode=mode)
+    assert report.method == ("copy" if mode == "auto" else "reencode")
     got = durations(report.path)
     assert set(got) == {"audio"} and abs(got["audio"] - 10.0) < 0.1
 
@@ -68,3 +78,89 @@ def test_clip_says_how_it_cut(example_index, tmp_path, capsys):
     argv = ["clip", "checkout_deep_dive.mp4", "--from", "00:12.3", "--to", "00:22.3"]
     assert main([*argv, "-o", str(out), "--index", str(example_index.path)]) == 0
     assert "re-encoded at the cut" in capsys.readouterr().out and out.stat().st_size > 0
+
+
+SAID = [Cue(11.0, 14.0, "[checkout 00:10-00:20]\nthe first thing said"), Cue(15.5, 19.0, "then é")]
+
+
+def test_a_copied_moment_carries_a_soft_subtitle_track(tmp_path):
+    started = time.perf_counter()
+    report = export_span(CHECKOUT, 10.0, 20.0, tmp_path / "moment.mp4", cues=SAID)
+    took = time.perf_counter() - started
+    assert report.method == "copy" and report.subtitles == "track" and took < 1.0
+    with av.open(str(report.path)) as container:
+        assert container.streams.subtitles[0].codec_context.name == "mov_text"
+    got = subtitle_track(report.path)  # moved onto the file's own timeline
+    assert [text for *_, text in got] == [cue.text for cue in SAID]
+    assert [(round(a, 3), round(b, 3)) for a, b, _ in got] == [(1.0, 4.0), (5.5, 9.0)]
+
+
+def test_matroska_gets_a_subrip_track_and_a_reencode_cuts_the_cues(tmp_path):
+    report = export_span(CHECKOUT, 12.3, 22.3, tmp_path / "moment.mkv", cues=SAID)
+    assert report.method == "reencode" and report.subtitles == "track"
+    with av.open(str(report.path)) as container:
+        assert container.streams.subtitles[0].codec_context.name == "srt"  # SubRip
+    (first, second) = subtitle_track(report.path)
+    assert first[2] == SAID[0].text and second[2] == "then é"
+    # the first cue began before the cut: it starts with the file and keeps its end
+    assert first[1] - first[0] == pytest.approx(14.0 - 12.3, abs=0.01)
+    assert second[1] - second[0] == pytest.approx(3.5, abs=0.01)
+
+
+def test_audio_and_formats_without_a_track_get_none(tmp_path):
+    audio = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / "moment.mp3", cues=SAID)
+    assert audio.subtitles is None and subtitle_track(audio.path) == []
+    with pytest.raises(MediaError, match="no video to burn subtitles into"):
+        export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / "burned.mp3", cues=SAID, burn=True)
+
+
+def gray_frame_at(path, at: float) -> np.ndarray:
+    with av.open(str(path)) as container:
+        for frame in container.decode(video=0):  # ends: at `at` or the end of the file
+            if frame.time is not None and frame.time >= at:
+                return frame.to_ndarray(format="gray").astype(np.int16)
+    raise AssertionError(f"no frame at {at} s")
+
+
+def test_burned_subtitles_change_only_the_band_and_only_while_shown(tmp_path):
+    cue = [Cue(12.0, 15.0, "CACHE DECISION")]
+    plain = export_span(CHECKOUT, 10.0, 20.0, tmp_path / "plain.mp4", mode="reencode")
+    burned = export_span(CHECKOUT, 10.0, 20.0, tmp_path / "burned.mp4", cues=cue, burn=True)
+    assert burned.method == "reencode" and burned.subtitles == "burned"  # though keyframed
+    assert subtitle_track(burned.path) == []
+
+    shown = np.abs(gray_frame_at(burned.path, 3.0) - gray_frame_at(plain.path, 3.0))
+    rows = np.flatnonzero((shown > 60).sum(axis=1))
+    height = shown.shape[0]
+    assert rows.size > 10 and rows.min() > height * 0.7  # a band at the bottom
+    assert shown[: int(height * 0.6)].mean() < 0.5  # the rest as decoded, but for the codec
+    hidden = np.abs(gray_frame_at(burned.path, 6.0) - gray_frame_at(plain.path, 6.0))
+    assert hidden.max() < 40 and hidden.mean() < 1.5
+
+    from llama_index_video.ocr.rapid import RapidOcrEngine
+
+    frame = tmp_path / "frame.png"
+    Image.fromarray(gray_frame_at(burned.path, 3.0).astype(np.uint8)).save(frame)
+    read = " ".join(box.text for box in RapidOcrEngine().detect(frame))
+    assert "CACHE DECISION" in read.upper()
+
+
+def test_a_long_cue_is_burned_page_by_page_across_its_time():
+    words = " ".join(f"word{i}" for i in range(80))
+    pages = Burner([Cue(2.0, 12.0, words)], 640, 360).pages
+    assert len(pages) > 1 and all(page.text.count("\n") < MAX_LINES for page in pages)
+    assert pages[0].start == 2.0 and pages[-1].end == pytest.approx(12.0)
+    assert all(a.end == pytest.approx(b.start) for a, b in pairwise(pages))
+    assert " ".join(page.text.replace("\n", " ") for page in pages) == words
+
+
+def test_burned_letters_beyond_ascii_are_drawn_not_boxed():
+    font = subtitle_font(24)
+
+    def ink(text: str) -> np.ndarray:
+        image = Image.new("L", (60, 40))
+        ImageDraw.Draw(image).text((4, 4), text, font=font, fill=255)
+        return np.asarray(image)
+
+    missing = ink("\uffff")  # a code point no font has: the box drawn for any missing letter
+    assert all(not np.array_equal(ink(letter), missing) for letter in "éüßñł")

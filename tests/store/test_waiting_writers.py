@@ -203,3 +203,43 @@ def test_writers_waiting_for_each_other_leave_every_row_reachable(
     _behind(spawn, index_dir, ["remove", str(manual)], ["ingest", str(notes)], started=_holding)
     _all_reachable(index_dir, handbook + 1)
     assert run("verify", "--index", index_dir)[0] == 0
+
+
+def test_an_app_holding_an_index_writes_and_reads_what_another_process_added(
+    spawn, run, manual, notes, tmp_path
+):
+    from llama_index_video.index import VideoIndex
+
+    index_dir = tmp_path / "index"
+    assert run("ingest", notes, "--index", index_dir, "--quiet")[0] == 0
+    handbook = reachable(index_dir)[0]
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "release.md").write_text("# Release\n\nVersion 2.5 retires the reports page.")
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "roadmap.md").write_text("# Roadmap\n\nThe quokka dashboard ships in March.")
+
+    def other_process(folder: Path) -> None:
+        process = spawn("ingest", str(folder), "--index", str(index_dir), "--quiet")
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, (out, err)
+
+    app = VideoIndex(index_dir)
+    try:
+        assert not app.changed_on_disk
+        # Another process writes while the app holds its vectors; then the app writes.
+        other_process(manual.parent)
+        assert app.changed_on_disk
+        assert app.ingest([extra / "release.md"]).ok
+        _all_reachable(index_dir, handbook + CHAPTERS + 1)
+
+        # The app reads what another process added once it reopens.
+        other_process(later)
+        assert app.changed_on_disk
+        app.reopen()
+        assert not app.changed_on_disk
+        hits = app.search("When does the quokka dashboard ship?", top_k=3)
+        assert hits and Path(hits[0].source).name == "roadmap.md", [h.label for h in hits]
+    finally:
+        app.close()

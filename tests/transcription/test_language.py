@@ -41,12 +41,12 @@ BOUNDARY_TOLERANCE_S = 1.0
 LOUDNESS = {"en": 0.1, "de": 0.2, "fr": 0.3}
 
 
-def _fake_identify(calls: list[float]) -> lang.Identify:
+def _fake_identify(calls: list[float], sure: float = 0.9) -> lang.Identify:
     def identify(speech: np.ndarray) -> lang.Probabilities:
         calls.append(len(speech) / SAMPLE_RATE)
         loudness = float(np.max(np.abs(speech)))
         code = min(LOUDNESS, key=lambda c: abs(LOUDNESS[c] - loudness))
-        return {code: 0.9, "la": 0.95 if code == "de" else 0.0}
+        return {code: sure, "la": 0.95 if code == "de" else 0.0}
 
     return identify
 
@@ -64,15 +64,38 @@ def _recording(turns: list[tuple[str, float]], pause: float = 0.5) -> tuple[np.n
     return np.concatenate(parts), spans
 
 
-def test_one_language_costs_a_few_probes_and_covers_the_audio() -> None:
+@pytest.mark.parametrize(
+    ("sure", "heard_per_block"),
+    [
+        (0.9, 1),  # surely English after its first 3 s utterance: the block's second unheard
+        (lang.SURE_ENGLISH - 0.01, 2),  # English, not surely: the whole block is heard
+    ],
+)
+def test_one_language_costs_a_few_probes_and_covers_the_audio(
+    sure: float, heard_per_block: int
+) -> None:
     samples, spans = _recording([("en", 3.0)] * 60)  # 3 minutes of speech
     calls: list[float] = []
-    stretches = lang.detect_stretches(samples, _fake_identify(calls), utterances=spans)
+    stretches = lang.detect_stretches(samples, _fake_identify(calls, sure), utterances=spans)
     assert [(s.language, s.start, s.end) for s in stretches] == [
         ("en", 0.0, len(samples) / SAMPLE_RATE)
     ]
     # FIRST_PROBES blocks of two 3 s utterances each (a block closes at 6 s of speech).
-    assert lang.BLOCK_SPEECH_S == 6.0
+    assert lang.BLOCK_SPEECH_S == 6.0 and lang.SURE_SPEECH_S <= 3.0
+    assert sum(calls) == pytest.approx(
+        lang.FIRST_PROBES * heard_per_block * (3.0 + 2 * lang.EDGE_S)
+    )
+
+
+@pytest.mark.parametrize(
+    "languages",
+    [("de", "fr"), None],  # English not a candidate; any language, the speech not English
+)
+def test_only_english_cuts_a_block_short(languages: tuple[str, ...] | None) -> None:
+    turns = [("fr", 3.0)] * 60 if languages is None else [("en", 3.0)] * 60
+    samples, spans = _recording(turns)
+    calls: list[float] = []
+    lang.detect_stretches(samples, _fake_identify(calls), languages=languages, utterances=spans)
     assert sum(calls) == pytest.approx(lang.FIRST_PROBES * 2 * (3.0 + 2 * lang.EDGE_S))
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from tests_support import EXAMPLES
 
 HUGE_DECLARED_SECONDS = 1e9
+DAYS_DECLARED_SECONDS = 10_625_570  # about 123 days, what a damaged MP4 header claimed
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,17 @@ def _declare_huge_duration(path: Path) -> None:
     if at < 0:
         raise RuntimeError(f"{path}: no 8-byte Matroska Duration element to patch")
     data[at + 3 : at + 11] = struct.pack(">d", HUGE_DECLARED_SECONDS * 1000)
+    path.write_bytes(bytes(data))
+
+
+def _declare_days(path: Path) -> None:
+    """Make the MP4 movie header (``mvhd``, version 0) declare about 123 days: a time
+    scale of 1 per second and that many units."""
+    data = bytearray(path.read_bytes())
+    at = data.find(b"mvhd")
+    if at < 0 or data[at + 4] != 0:
+        raise RuntimeError(f"{path}: no version-0 mvhd box to patch")
+    data[at + 16 : at + 24] = struct.pack(">II", 1, DAYS_DECLARED_SECONDS)
     path.write_bytes(bytes(data))
 
 
@@ -174,6 +186,14 @@ ZOO: tuple[ZooFile, ...] = (
         True,
         True,
         then=_declare_huge_duration,
+    ),
+    ZooFile(
+        "days_declared_duration.mp4",
+        (*_CLIP, *_H264_AAC),
+        3.0,
+        True,
+        True,
+        then=_declare_days,
     ),
     ZooFile(
         "example_excerpt.mov",

@@ -1,0 +1,153 @@
+"""What finding the spoken language costs, per recording, today and at another commit.
+
+    python benchmarks/language_check.py [--baseline-ref REF] [--rounds 3] [--files ...]
+
+Before an English-only model transcribes, ``llama_index_video.transcription.language``
+probes the audio with the multilingual ``base`` model (offline weights from the
+``offline`` extra). Each round runs one child process per version (alternating order):
+it loads ``base`` (timed) and finds the language of every file, timing the VAD and the
+probes apart, and counting the probes and the seconds of audio they encode. Reported per
+file: the stretches found (language and probability), probes, seconds heard and CPU
+seconds (medians over rounds); per version, the load and the child's peak RSS.
+
+Material: the English example media (``examples/media``: synthetic espeak-ng narration)
+and the language fixtures of ``tests/fixtures/speech`` (synthetic German, Spanish, French
+and English-then-German; 20 s each of human German and Spanish from silero-vad's test
+data). The machine is shared: the load average is printed at the start and end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT))  # after PYTHONPATH: a child imports the version it was given
+
+from benchmarks.baseline import Version, release, run, today  # noqa: E402
+
+SPEECH = ROOT / "tests" / "fixtures" / "speech"
+EXAMPLES = ROOT / "examples" / "media"
+DEFAULT_FILES = [
+    EXAMPLES / "ozone_explainer.mp4",
+    EXAMPLES / "checkout_deep_dive.mp4",
+    EXAMPLES / "team_sync.mp3",
+    *(
+        SPEECH / f"{name}.ogg"
+        for name in ("silero_de", "silero_es", "meeting_de", "sales_es", "budget_fr")
+    ),
+    SPEECH / "mixed_en_de.ogg",
+]
+MAX_ROUNDS = 20
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child(files: Sequence[Path]) -> None:
+    """Load ``base`` and find the language of each file; one JSON object on stdout."""
+    from faster_whisper import WhisperModel
+    from faster_whisper.audio import decode_audio
+
+    from llama_index_video.transcription import language
+    from llama_index_video.transcription.base import SAMPLE_RATE
+    from llama_index_video.transcription.models import resolve_model
+
+    started = _cpu()
+    folder = resolve_model("base", allow_download=False).path
+    identify = language.whisper_identifier(WhisperModel(str(folder), compute_type="int8"))
+    figures: dict[str, object] = {
+        "load_cpu_s": _cpu() - started,
+        "package": str(Path(language.__file__).resolve()),
+        "files": {},
+    }
+    for path in files:
+        audio = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+        heard: list[float] = []
+
+        def counted(speech, heard=heard):  # type: ignore[no-untyped-def]
+            heard.append(len(speech) / SAMPLE_RATE)
+            return identify(speech)
+
+        started = _cpu()
+        utterances = language.speech_regions(audio)
+        vad = _cpu() - started
+        stretches = language.detect_stretches(audio, counted, utterances=utterances)
+        figures["files"][path.name] = {  # type: ignore[index]
+            "vad_cpu_s": vad,
+            "probe_cpu_s": _cpu() - started - vad,
+            "probes": len(heard),
+            "seconds_heard": sum(heard),
+            "found": " ".join(
+                f"{s.language}({s.probability:.2f})@{s.start:.1f}" for s in stretches
+            ),
+        }
+    print(json.dumps(figures))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", nargs="+", type=Path, default=DEFAULT_FILES)
+    parser.add_argument("--rounds", type=int, default=3, help=f"rounds (1-{MAX_ROUNDS})")
+    parser.add_argument("--baseline-ref", help="also measure the code of this git ref")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    files = [path.resolve() for path in args.files]
+    if not (args.child or 1 <= args.rounds <= MAX_ROUNDS):
+        parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
+    if args.child:
+        child(files)
+        return 0
+    # Imported here: these put today's checkout first on sys.path, which a child must not.
+    from benchmarks.ingest_speed import machine
+
+    versions: dict[str, Version] = {"today": today()}
+    if args.baseline_ref:
+        versions[args.baseline_ref] = release(args.baseline_ref)
+    print(f"machine: {machine()}; load average at start {_load()}")
+    results: dict[str, list[dict]] = {name: [] for name in versions}
+    peaks: dict[str, list[float]] = {name: [] for name in versions}
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "--files"]
+    for round_ in range(args.rounds):
+        for name in list(versions) if round_ % 2 == 0 else list(versions)[::-1]:
+            done = run([*command, *map(str, files)], versions[name].env())
+            if done.returncode != 0:
+                raise SystemExit(f"{name} failed:\n{done.stderr}")
+            figures = json.loads(done.stdout.strip().splitlines()[-1])
+            if not Path(figures["package"]).is_relative_to(versions[name].source.resolve()):
+                raise SystemExit(f"{name} ran the code in {figures['package']}")
+            results[name].append(figures)
+            peaks[name].append(done.peak_rss_mb)
+    print(f"load average at end {_load()}")
+    for name, rounds in results.items():
+        load = statistics.median(r["load_cpu_s"] for r in rounds)
+        print(f"\n== {name}: base loaded in {load:.2f} CPU s; peak RSS {max(peaks[name]):.0f} MB")
+        print(f"{'file':24} {'found':34} {'probes':>6} {'heard s':>8} {'VAD s':>6} {'probes s':>8}")
+        total = 0.0
+        for path in files:
+            per = [r["files"][path.name] for r in rounds]
+            vad = statistics.median(p["vad_cpu_s"] for p in per)
+            probes = statistics.median(p["probe_cpu_s"] for p in per)
+            total += vad + probes
+            print(
+                f"{path.name:24} {per[0]['found']:34} {per[0]['probes']:6d} "
+                f"{per[0]['seconds_heard']:8.1f} {vad:6.2f} {probes:8.2f}"
+            )
+        print(f"{'all files, VAD + probes':24} {total:.2f} CPU s")
+    return 0
+
+
+def _load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
