@@ -49,6 +49,19 @@ from llama_index_video.speakers.clustering import cluster_windows
 
 
 @dataclass(frozen=True)
+class Embedded:
+    """A recording's speech as CAM++ sees it: one embedding per window, in time order.
+
+    ``centres``: each window's centre (seconds); ``stretches``: the stretches of speech
+    and the range of windows covering each.
+    """
+
+    embeddings: np.ndarray
+    centres: tuple[float, ...]
+    stretches: tuple[Stretch, ...]
+
+
+@dataclass(frozen=True)
 class _Window:
     start: float
     end: float
@@ -121,6 +134,10 @@ class CampplusDiarizer:
         self, chunks: Iterable[AudioChunk], *, source: Path | None = None
     ) -> list[SpeakerTurn]:
         """Who spoke when; see the module docstring for how."""
+        return self.turns(self.embed(chunks, source=source))
+
+    def embed(self, chunks: Iterable[AudioChunk], *, source: Path | None = None) -> Embedded:
+        """The speech of ``chunks`` found, cut into windows and embedded (no clustering)."""
         try:
             encoder = load_encoder()
             with torch_threads(self.threads):
@@ -130,16 +147,31 @@ class CampplusDiarizer:
         except Exception as exc:  # torch or onnxruntime failing deep inside
             where = f"{source}: " if source else ""
             raise DiarizationError(f"{where}CAM++ failed ({type(exc).__name__}: {exc})") from exc
-        if not windows:
+        vectors = np.concatenate(embeddings) if embeddings else np.zeros((0, 192), dtype=np.float32)
+        return Embedded(vectors, tuple(w.centre for w in windows), tuple(stretches))
+
+    def turns(self, embedded: Embedded, labels: np.ndarray | None = None) -> list[SpeakerTurn]:
+        """Speaker turns from ``embedded``, clustered here unless ``labels`` are given.
+
+        ``labels`` (one cluster number per window) let a caller try other clustering
+        settings on the same embeddings, as benchmarks/diarization.py does.
+        """
+        if not embedded.centres:
             return []
-        labels = cluster_windows(
-            np.concatenate(embeddings),
-            num_speakers=self.num_speakers,
-            max_speakers=self.max_speakers,
-            min_windows=max(2, round(self.min_speaker_seconds / self.hop)),
-        )
-        centres = [window.centre for window in windows]
-        return name_in_order(merge_pieces(cut_stretches(stretches, centres, labels)))
+        if labels is None:
+            labels = cluster_windows(
+                embedded.embeddings,
+                num_speakers=self.num_speakers,
+                max_speakers=self.max_speakers,
+                min_windows=self.min_windows,
+            )
+        pieces = cut_stretches(embedded.stretches, embedded.centres, labels)
+        return name_in_order(merge_pieces(pieces))
+
+    @property
+    def min_windows(self) -> int:
+        """The fewest windows a speaker needs when the count is estimated."""
+        return max(2, round(self.min_speaker_seconds / self.hop))
 
     def _embed(
         self, encoder: CampplusEncoder, chunks: Iterable[AudioChunk]

@@ -70,6 +70,19 @@ def test_a_given_count_is_honoured_exactly():
     assert len(turns) >= 8
 
 
+def test_embedding_once_and_labelling_again_gives_the_same_turns(call_turns):
+    diarizer = CampplusDiarizer()
+    embedded = diarizer.embed(iter_audio_chunks(CALL), source=CALL)
+    assert len(embedded.embeddings) == len(embedded.centres) >= 20
+    assert list(embedded.centres) == sorted(embedded.centres)
+    assert embedded.stretches[-1][3] == len(embedded.centres)  # every window in a stretch
+    assert diarizer.turns(embedded) == call_turns
+    # Labels given by the caller are used as they are: all windows one cluster.
+    alone = diarizer.turns(embedded, np.zeros(len(embedded.centres), dtype=int))
+    assert {t.speaker for t in alone} == {"SPEAKER_1"}
+    assert alone[0].start == call_turns[0].start
+
+
 def test_one_reader_stays_one_speaker():
     path = ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac"
     turns = CampplusDiarizer().diarize(iter_audio_chunks(path))
@@ -81,9 +94,9 @@ def test_one_reader_stays_one_speaker():
 def test_silence_has_no_turns():
     from llama_index_video.media.audio import AudioChunk
 
-    assert (
-        CampplusDiarizer().diarize([AudioChunk(0.0, np.zeros(SAMPLE_RATE * 3, np.float32))]) == []
-    )
+    silence = [AudioChunk(0.0, np.zeros(SAMPLE_RATE * 3, np.float32))]
+    assert CampplusDiarizer().diarize(silence) == []
+    assert CampplusDiarizer().embed(silence).embeddings.shape == (0, 192)
 
 
 def test_the_cli_builds_the_backend_asked_for():
