@@ -33,13 +33,19 @@ it; the VAD grows with length, the probes do not.
 A probe counts as English when English has probability :data:`ENGLISH_FLOOR` or more
 (English blocks measured 0.51-1.0 on the example media; synthetic German, Spanish and
 French 0.0-0.3): "not English" is the decision that matters for an English-only model,
-and the label is then the most probable other language. Single utterances mislead the
-head (a 2.5 s English sentence came out Thai at 0.87, which made half of an English
-example "Thai" when blocks were labelled alone), so a block may only take a language
-that the probes together point to or that one block heard decisively
-(:data:`DECISIVE`). Latin is never chosen unless asked for (``languages``): the head
-confuses unclear speech with it (synthetic German came out Latin at 0.32, German third)
-and almost no recording is in Latin.
+and the label is then the most probable other language, unless that one is less than
+half as probable as English (:data:`OTHER_OVER_ENGLISH`): espeak-ng's English voices
+often sound Latin to the head (0.5-0.84, English second at 0.04-0.3) and with Latin
+excluded the "most probable other" was Welsh at 0.01-0.03, so minutes of a synthetic
+English recording went to the multilingual model as Welsh and came back as nonsense
+("A Clos Instance ...") or not at all; the German, Spanish and French fixtures, human
+and synthetic, keep their language (at 1.6 times English's probability or more).
+Single utterances mislead the head (a 2.5 s English sentence came out Thai at 0.87,
+which made half of an English example "Thai" when blocks were labelled alone), so a
+block may only take a language that the probes together point to or that one block
+heard decisively (:data:`DECISIVE`). Latin is never chosen unless asked for
+(``languages``): the head confuses unclear speech with it (synthetic German came out
+Latin at 0.32, German third) and almost no recording is in Latin.
 
 Between two neighbouring blocks that disagree, the change is placed at the pause that
 puts the most seconds of speech on the side each utterance sounds like.
@@ -76,6 +82,9 @@ SURE_ENGLISH: Final = 0.7
 more is not listened to further (see the module docstring)."""
 SURE_SPEECH_S: Final = 2.5
 DECISIVE: Final = 0.5
+OTHER_OVER_ENGLISH: Final = 0.5
+"""Under :data:`ENGLISH_FLOOR`, another language wins only at this fraction of English's
+probability or more (see the module docstring)."""
 UNLIKELY: Final = frozenset({"la"})
 """Languages chosen only when asked for (see the module docstring)."""
 
@@ -176,7 +185,8 @@ def decide(
     ``languages`` are the candidates; None: every language but :data:`UNLIKELY`.
     """
     english = probabilities.get("en", 0.0)
-    if (languages is None or "en" in languages) and english >= ENGLISH_FLOOR:
+    english_allowed = languages is None or "en" in languages
+    if english_allowed and english >= ENGLISH_FLOOR:
         return "en", english
     others = {
         code: p
@@ -186,6 +196,8 @@ def decide(
     if not others:
         return "en", english
     code = max(others, key=others.__getitem__)
+    if english_allowed and others[code] < OTHER_OVER_ENGLISH * english:
+        return "en", english
     return code, others[code]
 
 

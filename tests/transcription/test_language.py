@@ -139,6 +139,17 @@ def test_latin_is_chosen_only_when_asked_for() -> None:
     assert lang.language_name("de") == "German (de)"
 
 
+def test_english_under_the_floor_wins_over_a_far_less_likely_language() -> None:
+    # An espeak-ng English voice: Latin first (never chosen unasked), English second,
+    # Welsh a trace; it is English, not Welsh.
+    assert lang.decide({"la": 0.68, "en": 0.27, "cy": 0.01}) == ("en", 0.27)
+    assert lang.decide({"la": 0.68, "en": 0.27, "cy": 0.01}, ["en", "cy"]) == ("en", 0.27)
+    # Synthetic German: German at 1.6 times English keeps its language.
+    assert lang.decide({"de": 0.34, "en": 0.21, "la": 0.2}) == ("de", 0.34)
+    # Without English among the candidates the likelier other language is taken.
+    assert lang.decide({"la": 0.68, "en": 0.27, "cy": 0.01}, ["cy", "de"]) == ("cy", 0.01)
+
+
 def test_a_repetition_loop_is_recognised() -> None:
     loop = "We are going to have a great day and " * 12
     words = tuple(Word(start=1.0, end=1.0, text=w) for w in loop.split())
