@@ -54,6 +54,7 @@ from llama_index_video.transcription.base import (
     Word,
     as_mono_float32,
 )
+from llama_index_video.transcription.features import PiecewiseFeatures
 from llama_index_video.transcription.language import (
     LanguageStretch,
     detect_stretches,
@@ -407,7 +408,7 @@ class FasterWhisperTranscriber:
                     self.compute_type,
                 )
                 try:
-                    return whisper_model(
+                    whisper = whisper_model(
                         str(resolved.path),
                         device=self.device,
                         compute_type=self.compute_type,
@@ -420,6 +421,8 @@ class FasterWhisperTranscriber:
                         f"the folder is a CTranslate2 Whisper model and the compute type is "
                         f"supported on this device"
                     ) from exc
+                whisper.feature_extractor = PiecewiseFeatures(whisper.feature_extractor)
+                return whisper
 
             key = (str(resolved.path), self.device, self.compute_type, self.threads)
             return resolved, _models.load(key, load)
