@@ -195,8 +195,10 @@ def test_default_decoding_never_samples_so_every_run_hears_the_same(german: Clip
     # The German clip through the English-only model is what makes faster-whisper's own
     # default fall back to sampling (6 fallbacks measured). Sampling draws from a generator
     # seeded at random per process and carried over between calls: sampled runs differ.
-    sampled = FasterWhisperTranscriber(temperature=1.0)
-    default = FasterWhisperTranscriber()
+    # Told English, so the English-only model hears it (the language check would send
+    # German to the multilingual model).
+    sampled = FasterWhisperTranscriber(temperature=1.0, language="en")
+    default = FasterWhisperTranscriber(language="en")
     runs = []
     for _ in range(3):
         runs.append(_heard(default, german.audio))
