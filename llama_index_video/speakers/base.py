@@ -55,6 +55,18 @@ class Diarizer(Protocol):
         ...
 
 
+def check_speaker_counts(
+    num_speakers: int | None, max_speakers: int | None, threads: int = 1
+) -> None:
+    """Refuse a speaker count, a speaker limit or a thread count under one."""
+    if num_speakers is not None and num_speakers < 1:
+        raise ValueError(f"num_speakers must be >= 1, got {num_speakers}")
+    if max_speakers is not None and max_speakers < 1:
+        raise ValueError(f"max_speakers must be >= 1, got {max_speakers}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+
+
 def speaker_name(number: int) -> str:
     """``SPEAKER_1`` for 1."""
     return f"{SPEAKER_PREFIX}{number}"

