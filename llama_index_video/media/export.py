@@ -2,8 +2,10 @@
 
 Stream copy is tried first: packets are copied unchanged from the last keyframe at or
 before the start, so the file begins up to ``copy_slack`` seconds early (never more
-than one GOP) and costs no decoding. When no keyframe is that close, the moment is
-re-encoded (H.264 and AAC) from exactly the start, within a frame. The
+than one GOP) and costs no decoding. When no keyframe is that close, or the output's
+container cannot hold the source's codecs (H.264 in WebM), the moment is re-encoded
+from exactly the start, within a frame: H.264 and AAC where the container holds them,
+else its own codecs (WebM: VP9 and Opus). The
 :class:`ExportReport` says which happened and the span the file really holds. Audio
 sources copy their audio packets (every audio packet starts cleanly).
 
@@ -33,6 +35,13 @@ Mode = Literal["auto", "copy", "reencode"]
 Subtitles = Literal["track", "burned"]
 AAC_FORMATS = frozenset({"mp4", "mov", "ipod", "matroska", "adts"})
 """Output formats (PyAV's names) whose re-encoded audio is AAC."""
+# libvpx-vp9 at its defaults encodes a 10 s moment in minutes; realtime at the fastest
+# setting takes about as long as H.264 does.
+_ENCODER_OPTIONS = {"libvpx-vp9": {"deadline": "realtime", "cpu-used": "8", "row-mt": "1"}}
+
+
+class _CannotCopy(ValueError):
+    """The output's container cannot hold a stream of the source as it is."""
 
 
 @dataclass(frozen=True)
@@ -111,8 +120,12 @@ def export_span(
         )
         if copy:
             begin = start if keyframe is None else keyframe
-            first, last, subtitles = _copy(source, begin, end, output, cues)
-            return ExportReport(output, "copy", first, last, subtitles)
+            try:
+                first, last, subtitles = _copy(source, begin, end, output, cues)
+                return ExportReport(output, "copy", first, last, subtitles)
+            except _CannotCopy as exc:
+                if mode == "copy":
+                    raise MediaError(source, f"{exc}; re-encode it instead") from exc
         with av.open(str(output), "w") as out:
             joiner = _Joiner(out, source, shift_cues(cues, start, length=end - start), burn)
             joiner.append(source, start, end).close()
@@ -126,6 +139,11 @@ def _copy(
 ) -> tuple[float, float, Subtitles | None]:
     with av.open(str(source)) as inp, av.open(str(output), "w") as out:
         streams = [s for s in inp.streams if s.type in ("video", "audio")]
+        for stream in streams:
+            if stream.codec_context.name not in out.supported_codecs:
+                raise _CannotCopy(
+                    f"{out.format.name} cannot hold its {stream.codec_context.name} {stream.type}"
+                )
         targets = {s.index: out.add_stream_from_template(s) for s in streams}
         track = add_track(out) if cues and inp.streams.video else None
         if track is not None:
@@ -206,17 +224,21 @@ class _Joiner:
             self.rate = Fraction(1)
             if video_in is not None:
                 self.rate = Fraction(video_in.average_rate or 25)
-                self.video = out.add_stream("libx264", rate=self.rate)
+                codec = "libx264" if "h264" in out.supported_codecs else out.default_video_codec
+                self.video = out.add_stream(codec, rate=self.rate)
+                self.video.options = _ENCODER_OPTIONS.get(self.video.codec_context.name, {})
                 self.video.width, self.video.height = video_in.width, video_in.height
                 self.video.pix_fmt = "yuv420p"
             if audio_in is not None:
                 # AAC where players expect it; MP3, WAV, FLAC... get their own codec
                 aac = out.format.name in AAC_FORMATS
                 codec = "aac" if aac else out.default_audio_codec
-                self.audio = out.add_stream(codec, rate=audio_in.rate)
+                rates = av.Codec(codec, "w").audio_rates  # Opus: 48 kHz and a few below
+                rate = audio_in.rate if not rates or audio_in.rate in rates else max(rates)
+                self.audio = out.add_stream(codec, rate=rate)
                 self.audio.layout = audio_in.layout.name
                 self.resampler = av.AudioResampler(
-                    format=self.audio.format.name, layout=audio_in.layout.name, rate=audio_in.rate
+                    format=self.audio.format.name, layout=audio_in.layout.name, rate=rate
                 )
         self.burner: Burner | None = None
         self.subtitles: Subtitles | None = None
