@@ -13,7 +13,8 @@ seconds (medians over rounds); per version, the load and the child's peak RSS.
 Material: the English example media (``examples/media``: synthetic espeak-ng narration)
 and the language fixtures of ``tests/fixtures/speech`` (synthetic German, Spanish, French
 and English-then-German; 20 s each of human German and Spanish from silero-vad's test
-data). The machine is shared: the load average is printed at the start and end.
+data; faster-whisper's 60 s English-then-German test recording). The machine is shared:
+the load average is printed at the start and end.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ DEFAULT_FILES = [
         for name in ("silero_de", "silero_es", "meeting_de", "sales_es", "budget_fr")
     ),
     SPEECH / "mixed_en_de.ogg",
+    SPEECH / "license_en_de.ogg",
 ]
 MAX_ROUNDS = 20
 

@@ -8,14 +8,17 @@ from pathlib import Path
 import pytest
 
 from benchmarks.multilingual import (
+    FIXTURES,
     SET,
     Item,
     Recording,
     cue_times,
+    load_real,
     load_set,
     questions,
     srt,
     table,
+    write_real,
 )
 from benchmarks.scoring import RankedHit
 from llama_index_video.transcription.subtitles import load_subtitles
@@ -32,20 +35,22 @@ def test_the_set_has_three_languages_besides_english_each_asked_both_ways() -> N
 
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("section", "load", "change", "message"),
     [
-        (lambda q: q.update(sentence=99), "no sentence 99"),
-        (lambda q: q.pop("english"), "no English version"),
-        (lambda q: q.update(id="de-lead"), "used twice"),
+        ("recordings", load_set, lambda q: q.update(sentence=99), "no sentence 99"),
+        ("recordings", load_set, lambda q: q.pop("english"), "no English version"),
+        ("recordings", load_set, lambda q: q.update(id="de-lead"), "used twice"),
+        ("real", load_real, lambda q: q.update(start=5.0, end=5.0), "start < end"),
+        ("real", load_real, lambda q: q.pop("english"), "no English version"),
     ],
 )
-def test_a_broken_set_is_refused(tmp_path: Path, change, message: str) -> None:
+def test_a_broken_set_is_refused(tmp_path: Path, section: str, load, change, message) -> None:
     raw = json.loads(SET.read_text())
-    change(raw["recordings"][0]["questions"][0])
+    change(raw[section][0]["questions"][0])
     broken = tmp_path / "set.json"
     broken.write_text(json.dumps(raw))
     with pytest.raises(ValueError, match=message):
-        load_set(broken)
+        load(broken)
 
 
 def test_cues_follow_each_other_a_gap_apart() -> None:
@@ -102,3 +107,38 @@ def test_the_table_scores_each_language_and_all_but_english_natively() -> None:
     assert "| m | de | native | 1 | 0.00 | 1.00 | 0.50 |" in rows
     assert "| m | en | native | 1 | 1.00 | 1.00 | 1.00 |" in rows
     assert "| m | de+es+fr | native | 1 | 0.00 | 1.00 | 0.50 |" in rows
+
+
+def test_the_recordings_we_did_not_make_are_asked_both_ways_within_their_length() -> None:
+    real = load_real()
+    assert {r.language for r in real} >= {"de", "es"}
+    for recording in real:
+        manifest = json.loads((FIXTURES / recording.fixture).with_suffix(".json").read_text())
+        assert manifest["real"] and manifest["licence"]
+        length = manifest["duration"] - recording.cut
+        native, english = recording.asked["native"], recording.asked["english"]
+        assert native and [q.id for q in native] == [q.id for q in english]
+        for question in (*native, *english):
+            assert question.file == recording.file and question.kind.endswith(" real")
+            assert question.start is not None and question.end is not None
+            assert 0.0 <= question.start < question.end <= length
+
+
+def test_a_real_recording_is_written_from_its_cut(tmp_path: Path) -> None:
+    import wave
+
+    (recording,) = [r for r in load_real() if r.cut > 0]
+    write_real(recording, tmp_path)
+    manifest = json.loads((FIXTURES / recording.fixture).with_suffix(".json").read_text())
+    with wave.open(str(tmp_path / recording.file)) as written:
+        seconds = written.getnframes() / written.getframerate()
+    assert seconds == pytest.approx(manifest["duration"] - recording.cut, abs=0.05)
+
+
+def test_the_table_sums_the_real_recordings_apart_from_the_synthetic_ones() -> None:
+    (real,) = [r for r in load_real() if r.language == "es"]
+    question = real.asked["english"][0]
+    right = RankedHit(real.file, question.start, question.end, "")
+    rows = table("m", {("es real", "english"): [(question, [right])]})
+    assert any(row.startswith("| m | real | english | 1 | 1.00 |") for row in rows)
+    assert not any("de+es+fr" in row for row in rows)
