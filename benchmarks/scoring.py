@@ -171,3 +171,24 @@ def folds(questions: Sequence[Question], count: int) -> list[list[Question]]:
 
 def _id(question: Question) -> str:
     return question.id
+
+
+def edit_distance(reference: Sequence[object], hypothesis: Sequence[object]) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions, each costing 1."""
+    previous = list(range(len(hypothesis) + 1))
+    for i, wanted in enumerate(reference, start=1):
+        current = [i]
+        for j, got in enumerate(hypothesis, start=1):
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (wanted != got))
+            )
+        previous = current
+    return previous[-1]
+
+
+def error_rate(reference: Sequence[object], hypothesis: Sequence[object]) -> float:
+    """Edit distance over the reference's length (words for WER, characters for CER);
+    an empty reference scores 1 against any hypothesis and 0 against none."""
+    if not reference:
+        return float(bool(hypothesis))
+    return edit_distance(reference, hypothesis) / len(reference)

@@ -33,6 +33,10 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.scoring import error_rate  # noqa: E402
+
 DEFAULT_AUDIO = ROOT / "tests" / "fixtures" / "speech" / "narration_en.ogg"
 
 # faster-whisper: our defaults, then the settings openai-whisper uses below.
@@ -68,22 +72,7 @@ def normalise_words(text: str) -> list[str]:
 
 def word_error_rate(reference: str, hypothesis: str) -> float:
     """Levenshtein distance between the word sequences, divided by the reference length."""
-    ref, hyp = normalise_words(reference), normalise_words(hypothesis)
-    if not ref:
-        return float(bool(hyp))
-    previous = list(range(len(hyp) + 1))
-    for i, ref_word in enumerate(ref, start=1):
-        current = [i]
-        for j, hyp_word in enumerate(hyp, start=1):
-            current.append(
-                min(
-                    previous[j] + 1,
-                    current[j - 1] + 1,
-                    previous[j - 1] + (ref_word != hyp_word),
-                )
-            )
-        previous = current
-    return previous[-1] / len(ref)
+    return error_rate(normalise_words(reference), normalise_words(hypothesis))
 
 
 def read_ct2_variables(model_bin: Path) -> dict[str, np.ndarray]:
@@ -218,7 +207,6 @@ def run_one(config: dict[str, object], audio_path: Path, threads: int, repeat: i
     """Load a backend, transcribe ``repeat`` times, return timings (runs in a child)."""
     from faster_whisper.audio import decode_audio
 
-    sys.path.insert(0, str(ROOT))
     from llama_index_video.transcription import (
         FasterWhisperTranscriber,
         OpenAIWhisperTranscriber,

@@ -21,6 +21,11 @@ missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+# tesseract's data for the languages of the on-screen text tests (German, Spanish, Russian)
+# and of benchmarks/ocr_languages.py (French, Greek as well)
+for language in deu spa fra rus ell; do
+  tesseract --list-langs 2>/dev/null | grep -x "$language" >/dev/null || missing+=("tesseract-ocr-$language")
+done
 # a font with accented letters for burned-in subtitles (media/export_subtitles.py)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then

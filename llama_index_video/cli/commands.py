@@ -22,6 +22,8 @@ from llama_index_video.schema import format_timestamp
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
+    from llama_index_video.ocr.base import OcrEngine
+    from llama_index_video.ocr.choice import OcrChoice
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
@@ -98,10 +100,25 @@ def _reader_options(args: argparse.Namespace) -> ReaderOptions:
         ),
         use_subtitles=not args.no_subtitles,
         frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
-        ocr=args.ocr,
+        ocr=_ocr(args.ocr, args.ocr_languages),
         clips=ClipOptions(**given) if given else None,
         diarizer=_diarizer(args.speakers, args.diarizer),
     )
+
+
+def _ocr(choice: OcrChoice, languages: str | None) -> OcrEngine | OcrChoice:
+    """``--ocr``, or tesseract in ``--ocr-languages`` (with ``--ocr auto`` or ``tesseract``).
+
+    Raises:
+        ValueError: languages given with another engine, or none.
+    """
+    if languages is None:
+        return choice
+    if choice not in ("auto", "tesseract"):
+        raise ValueError(f"--ocr-languages reads with tesseract, not with --ocr {choice}")
+    from llama_index_video.ocr.tesseract import TesseractEngine
+
+    return TesseractEngine(languages=languages)
 
 
 def _executor(ray_address: str | None) -> Executor | None:

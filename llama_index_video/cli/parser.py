@@ -56,6 +56,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="engine reading on-screen text of frames (default: rapidocr when installed)",
     )
     ingest.add_argument(
+        "--ocr-languages",
+        metavar="LANGS",
+        help="read on-screen text with tesseract in these languages, its codes joined by + "
+        "(e.g. deu+eng; each needs its data: apt-get install tesseract-ocr-deu)",
+    )
+    ingest.add_argument(
         "--visual",
         nargs="?",
         const="",

@@ -21,6 +21,7 @@ from llama_index_video.ocr.base import TextBox
 
 _WORD_LEVEL = "5"
 _STDERR_TAIL = 400
+_LIST_TIMEOUT_S = 30.0
 _INSTALL = (
     "install the tesseract-ocr system package (Debian/Ubuntu: apt-get install tesseract-ocr), "
     "or use the default RapidOCR engine: pip install 'llama-index-video[ocr]'"
@@ -42,7 +43,8 @@ class TesseractEngine:
         executable: Path of the program; default: ``tesseract`` on ``PATH``.
 
     Raises:
-        MissingDependencyError: the program is not installed.
+        MissingDependencyError: the program, or the data of one of ``languages``, is not
+            installed.
     """
 
     name = "tesseract"
@@ -68,6 +70,7 @@ class TesseractEngine:
                 "tesseract-ocr", "ocr", "OCR with tesseract", install=_INSTALL
             )
         self.executable = found
+        _check_languages(found, languages)
         self.languages = languages
         self.page_segmentation = page_segmentation
         self.threads = threads
@@ -100,6 +103,42 @@ class TesseractEngine:
             tail = completed.stderr.decode("utf-8", "replace").strip()[-_STDERR_TAIL:]
             raise MediaError(image, f"tesseract failed (exit {completed.returncode}): {tail}")
         return parse_tsv(completed.stdout.decode("utf-8", "replace"))
+
+
+def installed_languages(executable: str) -> frozenset[str] | None:
+    """The language data ``tesseract --list-langs`` finds; None when it cannot tell."""
+    try:
+        listed = subprocess.run(
+            [executable, "--list-langs"],
+            capture_output=True,
+            timeout=_LIST_TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listed.returncode != 0:
+        return None
+    lines = listed.stdout.decode("utf-8", "replace").splitlines()
+    return frozenset(line.strip() for line in lines[1:] if line.strip())  # after the heading
+
+
+def _check_languages(executable: str, languages: str) -> None:
+    """Fail, naming the Debian package, when a language's data is not installed (rather
+    than failing every frame); a tesseract that cannot list its data is not checked."""
+    installed = installed_languages(executable)
+    if installed is None:
+        return
+    for code in languages.split("+"):
+        if code not in installed:
+            package = f"tesseract-ocr-{code.lower().replace('_', '-')}"
+            raise MissingDependencyError(
+                package,
+                "ocr",
+                f"Reading on-screen text in {code!r} with tesseract",
+                install=f"install its language data (Debian/Ubuntu: apt-get install {package}; "
+                f"tesseract has {', '.join(sorted(installed)) or 'none'})",
+            )
 
 
 def parse_tsv(tsv: str) -> list[TextBox]:

@@ -80,6 +80,30 @@ def test_tesseract_by_name(capsys, tmp_path, readers):
     assert isinstance(readers[0].ocr, TesseractEngine)
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract program")
+@pytest.mark.parametrize("choice", [[], ["--ocr", "tesseract"]])
+def test_ocr_languages_read_with_tesseract_in_them(capsys, tmp_path, readers, choice):
+    assert ingest(capsys, tmp_path, *choice, "--ocr-languages", "eng")[0] == 0
+    (reader,) = readers
+    assert isinstance(reader.ocr, TesseractEngine) and reader.ocr.languages == "eng"
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="no tesseract program")
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--ocr", "rapidocr", "--ocr-languages", "eng"], "reads with tesseract, not with"),
+        (["--ocr-languages", "eng+zz_none"], "apt-get install tesseract-ocr-zz-none"),
+    ],
+)
+def test_ocr_languages_that_cannot_be_read_are_one_line(
+    capsys, tmp_path, readers, options, message
+):
+    code, err = ingest(capsys, tmp_path, *options)
+    assert code == 2 and readers == []
+    assert err.count("\n") == 1 and message in err
+
+
 def test_the_ocr_choices_are_the_librarys(capsys):
     with pytest.raises(SystemExit):
         main(["ingest", "--help"])

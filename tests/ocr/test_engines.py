@@ -132,11 +132,22 @@ def test_a_missing_tesseract_says_how_to_install_it(tmp_path):
 
 
 @needs_tesseract
-def test_a_tesseract_failure_names_the_frame(slide_frames):
-    frame = slide_frames["checkout_deep_dive.mp4", "Latency"].path
+def test_a_tesseract_failure_names_the_frame(tmp_path):
+    frame = tmp_path / "frame_000012.png"
+    frame.write_bytes(b"\x89PNG\r\n\x1a\n truncated")
     with pytest.raises(MediaError, match="tesseract failed") as info:
-        TesseractEngine(languages="no_such_language").detect(frame)
+        TesseractEngine().detect(frame)
     assert info.value.path == frame
+
+
+@needs_tesseract
+def test_a_language_without_its_data_is_refused_once_naming_the_package():
+    with pytest.raises(MissingDependencyError) as info:
+        TesseractEngine(languages="eng+no_such_language")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "apt-get install tesseract-ocr-no-such-language" in message
+    assert "'no_such_language'" in message and "eng" in message
 
 
 @pytest.mark.parametrize(
