@@ -170,11 +170,18 @@ def write_real(recording: RealRecording, folder: Path) -> None:
 
     audio = decode_audio(str(FIXTURES / recording.fixture), sampling_rate=16_000)
     samples = audio[round(recording.cut * 16_000) :]
-    with wave.open(str(folder / recording.file), "wb") as out:
+    write_wav(
+        folder / recording.file, (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16), 16_000
+    )
+
+
+def write_wav(path: Path, samples: np.ndarray, rate: int) -> None:
+    """16-bit mono ``samples`` as a WAV file."""
+    with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
-        out.setframerate(16_000)
-        out.writeframes((np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16).tobytes())
+        out.setframerate(rate)
+        out.writeframes(samples.astype(np.int16).tobytes())
 
 
 def cue_times(
@@ -241,11 +248,7 @@ def synthesise(
     for (start, _), piece in zip(cues, pieces, strict=True):
         at = round(start * rate)
         audio[at : at + len(piece)] = piece[: len(audio) - at]
-    with wave.open(str(folder / recording.file), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(rate)
-        out.writeframes(audio.tobytes())
+    write_wav(folder / recording.file, audio, rate)
     if subtitles:  # <stem>.<language>.srt: the reader takes the language from the name
         sidecar = folder / f"{Path(recording.file).stem}.{recording.language}.srt"
         sidecar.write_text(srt(cues, recording.sentences))

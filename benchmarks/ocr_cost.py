@@ -96,13 +96,14 @@ def make_slide_talk(
 
 def measure(engine: OcrEngine, frames: list[Frame]) -> tuple[float, float]:
     """Wall and CPU seconds to read every frame once."""
-    cpu, wall = _cpu_seconds(), time.perf_counter()
+    cpu, wall = cpu_seconds(), time.perf_counter()
     for frame in frames:
         read_screen_text(engine, frame.path)
-    return time.perf_counter() - wall, _cpu_seconds() - cpu
+    return time.perf_counter() - wall, cpu_seconds() - cpu
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (tesseract runs as one)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     return time.process_time() + children.ru_utime + children.ru_stime
 

@@ -22,7 +22,6 @@ easiest case; a recording of a screen is harder.
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from PIL import Image, ImageDraw, ImageFont
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.ocr_cost import cpu_seconds  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
 
 FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
@@ -87,13 +87,6 @@ def character_error_rate(reference: tuple[str, ...], read: tuple[str, ...]) -> f
     return error_rate("\n".join(reference), "\n".join(read))
 
 
-def _cpu() -> float:
-    own, children = (
-        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
-    )
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -128,9 +121,9 @@ def main() -> None:
                     print(f"| {slide.language} | {name} | - | - | - | {exc} |")
                     continue
                 read_screen_text(reader, image)  # warm: model load and first run apart
-                started = _cpu()
+                started = cpu_seconds()
                 lines = read_screen_text(reader, image).lines
-                cpu = _cpu() - started
+                cpu = cpu_seconds() - started
                 exact = sum(line in lines for line in slide.lines)
                 print(
                     f"| {slide.language} | {name} | {character_error_rate(slide.lines, lines):.2f} "
