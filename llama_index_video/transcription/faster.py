@@ -59,6 +59,7 @@ from llama_index_video.transcription.language import (
     LanguageStretch,
     detect_stretches,
     language_name,
+    whisper_confirmer,
     whisper_identifier,
 )
 from llama_index_video.transcription.loops import loop_reason
@@ -292,7 +293,12 @@ class FasterWhisperTranscriber:
                 return ()
             whisper = identifier
         try:
-            return detect_stretches(samples, whisper_identifier(whisper), languages=self.languages)
+            return detect_stretches(
+                samples,
+                whisper_identifier(whisper),
+                confirm=whisper_confirmer(whisper),
+                languages=self.languages,
+            )
         except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
             raise TranscriptionError(
                 f"faster-whisper failed to identify the language of {where}: {exc}"

@@ -47,6 +47,24 @@ heard decisively (:data:`DECISIVE`). Latin is never chosen unless asked for
 (``languages``): the head confuses unclear speech with it (synthetic German came out
 Latin at 0.32, German third) and almost no recording is in Latin.
 
+A block found not to be English is then confirmed by writing it down (with ``confirm``,
+e.g. :func:`whisper_confirmer`): the multilingual model transcribes up to
+:data:`CONFIRM_SPEECH_S` of the block's speech greedily, told its language and told
+English, and the language stands only if its text is the more probable (average log
+probability per token) and is not a repetition loop. The head alone mistook real English
+for other languages: in the AMI meeting excerpts of ``tests/fixtures/real_speech``
+(English, spoken by many non-native speakers, far-field), 11 s of ``ami_tst00`` came out
+German at 0.95 and 24 s of ``ami_trn08`` Welsh at 0.33, and were transcribed as German
+and as Welsh nonsense ("Mae'r gweithio'r gweithio"). Written down, each of 43 English
+blocks (36 of real English: AMI, a phone call, faster-whisper's test speech) was more
+probable in English than in its likeliest other language, or looped in that language;
+each of 13 blocks of German, Spanish and French (human and synthetic) was more probable
+in its own language, by 0.14-1.14 per token (docs/evaluation.md). Only :data:`CONFIRM_TOKENS` tokens
+are written per language: given more, a short input often ends in a loop ("Und Und
+Und ...", "Mae'n gweithio'r gweithio'r ...") whose tokens are each very probable, and
+the comparison then favoured whichever language looped. Confirming costs about 0.3-0.7
+CPU s per block found not to be English, and nothing for English.
+
 Between two neighbouring blocks that disagree, the change is placed at the pause that
 puts the most seconds of speech on the side each utterance sounds like.
 """
@@ -61,6 +79,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from llama_index_video.transcription.base import SAMPLE_RATE
+from llama_index_video.transcription.loops import MAX_COMPRESSION_RATIO, compression_ratio
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -85,6 +104,10 @@ DECISIVE: Final = 0.5
 OTHER_OVER_ENGLISH: Final = 0.5
 """Under :data:`ENGLISH_FLOOR`, another language wins only at this fraction of English's
 probability or more (see the module docstring)."""
+CONFIRM_SPEECH_S: Final = 10.0
+"""At most this much of a block's speech is written down to confirm its language."""
+CONFIRM_TOKENS: Final = 24
+"""Tokens written per language to confirm a block's language (see the module docstring)."""
 UNLIKELY: Final = frozenset({"la"})
 """Languages chosen only when asked for (see the module docstring)."""
 
@@ -148,6 +171,8 @@ class LanguageStretch:
 Probabilities = dict[str, float]
 Identify = Callable[[np.ndarray], Probabilities]
 """Language probabilities of some speech (16 kHz mono float32)."""
+Confirm = Callable[[np.ndarray, str], bool]
+"""Whether some speech is written down better in a language than in English."""
 Span = tuple[int, int]
 """``(start, end)`` sample indices."""
 
@@ -162,18 +187,53 @@ def speech_regions(samples: np.ndarray) -> list[Span]:
 
 def whisper_identifier(whisper: WhisperModel) -> Identify:
     """Language identification by a multilingual faster-whisper model, unpadded (see module)."""
-    import ctranslate2
 
     def identify(speech: np.ndarray) -> Probabilities:
-        features = whisper.feature_extractor(speech)[:, : whisper.feature_extractor.nb_max_frames]
-        encoded = whisper.model.encode(
-            ctranslate2.StorageView.from_array(np.ascontiguousarray(features[np.newaxis])),
-            to_cpu=False,
-        )
-        ranked = whisper.model.detect_language(encoded)[0]
+        ranked = whisper.model.detect_language(_encode(whisper, speech))[0]
         return {token[2:-2]: float(probability) for token, probability in ranked}
 
     return identify
+
+
+def whisper_confirmer(whisper: WhisperModel) -> Confirm:
+    """Confirmation of a language by a multilingual faster-whisper model (see module): the
+    language's first :data:`CONFIRM_TOKENS` tokens, written greedily, are more probable than
+    English's, and the language's text is not a loop while English's is not one."""
+    from faster_whisper.tokenizer import Tokenizer
+
+    def written(encoded: object, code: str) -> tuple[float, bool]:
+        """Average log probability per token of the text, and whether it loops."""
+        tokenizer = Tokenizer(whisper.hf_tokenizer, True, task="transcribe", language=code)
+        result = whisper.model.generate(
+            encoded,
+            [[*tokenizer.sot_sequence, tokenizer.no_timestamps]],
+            beam_size=1,
+            max_length=CONFIRM_TOKENS,
+            return_scores=True,
+        )[0]
+        text = tokenizer.decode(result.sequences_ids[0])
+        return float(result.scores[0]), compression_ratio(text) > MAX_COMPRESSION_RATIO
+
+    def confirm(speech: np.ndarray, code: str) -> bool:
+        encoded = _encode(whisper, speech)
+        score, loops = written(encoded, code)
+        if loops:
+            return False
+        english, english_loops = written(encoded, "en")
+        return english_loops or score > english
+
+    return confirm
+
+
+def _encode(whisper: WhisperModel, speech: np.ndarray) -> object:
+    """The encoder's output for ``speech`` at its own length (up to 30 s), not padded."""
+    import ctranslate2
+
+    features = whisper.feature_extractor(speech)[:, : whisper.feature_extractor.nb_max_frames]
+    return whisper.model.encode(
+        ctranslate2.StorageView.from_array(np.ascontiguousarray(features[np.newaxis])),
+        to_cpu=False,
+    )
 
 
 def decide(
@@ -205,6 +265,7 @@ def detect_stretches(
     samples: np.ndarray,
     identify: Identify,
     *,
+    confirm: Confirm | None = None,
     languages: Collection[str] | None = None,
     utterances: Sequence[Span] | None = None,
     max_probes: int = MAX_PROBES,
@@ -214,6 +275,9 @@ def detect_stretches(
     Args:
         samples: 16 kHz mono float32 audio.
         identify: Language probabilities of some speech (e.g. :func:`whisper_identifier`).
+        confirm: Confirms a block found not to be English (e.g. :func:`whisper_confirmer`);
+            a block it does not confirm is English. None: the head's word stands. Not
+            asked when English is not among ``languages``.
         languages: The candidate languages (see :func:`decide`).
         utterances: Where the speech is; None runs the VAD (:func:`speech_regions`).
         max_probes: At most this many blocks are probed.
@@ -227,13 +291,17 @@ def detect_stretches(
     if not blocks:
         return ()
     heard: dict[int, Probabilities] = {}  # by utterance index
+    edge = round(EDGE_S * SAMPLE_RATE)
+
+    def utterance(index: int) -> np.ndarray:
+        """One utterance with its edges of silence."""
+        start, end = spans[index]
+        return samples[max(0, start - edge) : end + edge]
 
     def listen(index: int) -> Probabilities:
-        """The head's probabilities for one utterance, with its edges of silence."""
+        """The head's probabilities for one utterance."""
         if index not in heard:
-            start, end = spans[index]
-            edge = round(EDGE_S * SAMPLE_RATE)
-            heard[index] = identify(samples[max(0, start - edge) : end + edge])
+            heard[index] = identify(utterance(index))
         return heard[index]
 
     probed: dict[int, Probabilities] = {}  # by block index
@@ -261,6 +329,17 @@ def detect_stretches(
     def said(block: int) -> str:
         return decide(probed[block], languages)[0]
 
+    def block_speech(block: int) -> np.ndarray:
+        """The block's first utterances, up to :data:`CONFIRM_SPEECH_S` of speech."""
+        parts: list[np.ndarray] = []
+        speech = 0
+        for index in blocks[block]:
+            if speech >= CONFIRM_SPEECH_S * SAMPLE_RATE:
+                break
+            parts.append(utterance(index))
+            speech += spans[index][1] - spans[index][0]
+        return np.concatenate(parts)
+
     for block in _spread(len(blocks), min(FIRST_PROBES, max_probes)):
         probe(block)
     while len(probed) < max_probes:
@@ -269,7 +348,12 @@ def detect_stretches(
             break
         probe(pending)
     candidates = _candidates(probed, languages)
-    spoken = _fill(len(blocks), {b: decide(p, candidates)[0] for b, p in probed.items()})
+    decided = {b: decide(p, candidates)[0] for b, p in probed.items()}
+    if confirm is not None and english:
+        for block, code in decided.items():
+            if code != "en" and not confirm(block_speech(block), code):
+                decided[block] = "en"
+    spoken = _fill(len(blocks), decided)
     stretches: list[LanguageStretch] = []
     first = 0
     for block in range(1, len(blocks) + 1):

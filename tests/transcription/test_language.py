@@ -1,13 +1,15 @@
 """Which language is spoken where: the probing rule on made-up probabilities, then the
 multilingual base model on synthetic (espeak-ng) German, Spanish, French, on human German
-and Spanish, and on two recordings that change from English to German (one synthetic, one
-from faster-whisper's test data)."""
+and Spanish, on two recordings that change from English to German (one synthetic, one
+from faster-whisper's test data), and on real English meetings its language head
+mistakes for German and Welsh."""
 
 from __future__ import annotations
 
 import itertools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -23,6 +25,11 @@ from llama_index_video.weights import CACHE_ENV
 from tests_support import needs_base
 
 from .conftest import SPEECH, Clip, _clip
+
+if TYPE_CHECKING:
+    from faster_whisper import WhisperModel
+
+REAL_SPEECH = SPEECH.parent / "real_speech"
 
 # Where the German of a mixed recording starts may be placed this far off (the pause at
 # the change is 0.8 s in the synthetic recording, 1.7 s in faster-whisper's).
@@ -123,6 +130,42 @@ def test_stretches_tile_the_audio_and_probes_stay_bounded(turns) -> None:
     assert len(calls) <= len(lang._split(spans))
 
 
+def _confirm_only(kept: set[str], asked: list[str]) -> lang.Confirm:
+    """A fake confirmation that lets the languages in ``kept`` stand."""
+
+    def confirm(speech: np.ndarray, code: str) -> bool:
+        assert float(np.max(np.abs(speech))) == pytest.approx(LOUDNESS[code])  # its speech
+        asked.append(code)
+        return code in kept
+
+    return confirm
+
+
+@pytest.mark.parametrize(("kept", "spoken"), [(set(), ["en"]), ({"fr"}, ["en", "fr"])])
+def test_a_language_the_writing_does_not_confirm_is_english(
+    kept: set[str], spoken: list[str]
+) -> None:
+    samples, spans = _recording([("en", 3.0)] * 25 + [("fr", 3.0)] * 15)
+    asked: list[str] = []
+    confirm = _confirm_only(kept, asked)
+    stretches = lang.detect_stretches(
+        samples, _fake_identify([]), confirm=confirm, utterances=spans
+    )
+    assert [s.language for s in stretches] == spoken
+    assert stretches[-1].end == pytest.approx(len(samples) / SAMPLE_RATE)
+    assert asked and set(asked) == {"fr"}  # English blocks are never written down
+
+
+def test_nothing_is_confirmed_when_english_is_not_a_candidate() -> None:
+    samples, spans = _recording([("fr", 3.0)] * 20)
+    asked: list[str] = []
+    confirm = _confirm_only(set(), asked)
+    stretches = lang.detect_stretches(
+        samples, _fake_identify([]), confirm=confirm, languages=("de", "fr"), utterances=spans
+    )
+    assert [s.language for s in stretches] == ["fr"] and asked == []
+
+
 def test_latin_is_chosen_only_when_asked_for() -> None:
     heard = {"la": 0.4, "de": 0.3, "en": 0.2}
     assert lang.decide(heard) == ("de", 0.3)
@@ -157,7 +200,7 @@ def test_a_repetition_loop_is_recognised() -> None:
 # sure of these voices than of real speech: the expected language must come out, not
 # English, at whatever probability (reported in README's Languages section).
 @pytest.fixture(scope="module")
-def identify(tmp_path_factory: pytest.TempPathFactory) -> lang.Identify:
+def base(tmp_path_factory: pytest.TempPathFactory) -> WhisperModel:
     from faster_whisper import WhisperModel
 
     from llama_index_video.transcription.models import resolve_model
@@ -165,7 +208,17 @@ def identify(tmp_path_factory: pytest.TempPathFactory) -> lang.Identify:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("models")))
         folder = resolve_model("base", allow_download=False).path
-        return lang.whisper_identifier(WhisperModel(str(folder), compute_type="int8"))
+        return WhisperModel(str(folder), compute_type="int8")
+
+
+@pytest.fixture(scope="module")
+def identify(base: WhisperModel) -> lang.Identify:
+    return lang.whisper_identifier(base)
+
+
+@pytest.fixture(scope="module")
+def confirm(base: WhisperModel) -> lang.Confirm:
+    return lang.whisper_confirmer(base)
 
 
 @needs_base
@@ -179,13 +232,36 @@ def identify(tmp_path_factory: pytest.TempPathFactory) -> lang.Identify:
         ("silero_es", "es"),
     ],
 )
-def test_the_language_of_a_recording_is_found(name: str, code: str, identify) -> None:
+def test_the_language_of_a_recording_is_found(
+    name: str, code: str, identify: lang.Identify, confirm: lang.Confirm
+) -> None:
     from faster_whisper.audio import decode_audio
 
     audio = decode_audio(str(SPEECH / f"{name}.ogg"), sampling_rate=SAMPLE_RATE)
-    stretches = lang.detect_stretches(audio, identify)
+    stretches = lang.detect_stretches(audio, identify, confirm=confirm)
     assert [s.language for s in stretches] == [code]
     assert 0.0 < stretches[0].probability <= 1.0
+
+
+@needs_base
+@pytest.mark.parametrize(
+    ("name", "heard_as"),
+    [
+        ("ami_tst00", "de"),  # its first 11 s: German at 0.95 to the language head
+        ("ami_trn08", "cy"),  # its first 24 s: Welsh at 0.33
+    ],
+)
+def test_real_english_the_head_mistakes_for_another_language_stays_english(
+    name: str, heard_as: str, identify: lang.Identify, confirm: lang.Confirm
+) -> None:
+    from faster_whisper.audio import decode_audio
+
+    audio = decode_audio(str(REAL_SPEECH / f"{name}.flac"), sampling_rate=SAMPLE_RATE)
+    unconfirmed = lang.detect_stretches(audio, identify)
+    assert heard_as in {s.language for s in unconfirmed}  # what the head alone says
+    stretches = lang.detect_stretches(audio, identify, confirm=confirm)
+    assert [s.language for s in stretches] == ["en"]
+    assert stretches[0].end == pytest.approx(len(audio) / SAMPLE_RATE)
 
 
 @needs_base
@@ -196,9 +272,11 @@ def test_the_language_of_a_recording_is_found(name: str, code: str, identify) ->
         "license_en_de",  # not made here (faster-whisper's test data): English, then German
     ],
 )
-def test_a_recording_that_changes_language_is_split_where_it_does(name: str, identify) -> None:
+def test_a_recording_that_changes_language_is_split_where_it_does(
+    name: str, identify: lang.Identify, confirm: lang.Confirm
+) -> None:
     clip = _clip(name)
-    stretches = lang.detect_stretches(clip.audio, identify)
+    stretches = lang.detect_stretches(clip.audio, identify, confirm=confirm)
     assert [s.language for s in stretches] == ["en", "de"]
     german = next(s["start"] for s in clip.sentences if s["language"] == "de")
     assert abs(stretches[1].start - german) <= BOUNDARY_TOLERANCE_S
