@@ -1,6 +1,7 @@
 """What finding the spoken language costs, per recording, today and at another commit.
 
     python benchmarks/language_check.py [--baseline-ref REF] [--rounds 3] [--files ...]
+        [--held-out]
 
 Before an English-only model transcribes, ``llama_index_video.transcription.language``
 probes the audio with the multilingual ``base`` model (offline weights from the
@@ -15,9 +16,12 @@ and the language fixtures of ``tests/fixtures/speech`` (synthetic German, Spanis
 and English-then-German; 20 s each of human German and Spanish from silero-vad's test
 data; faster-whisper's 60 s English-then-German test recording), and the real English of
 ``tests/fixtures/real_speech`` (AMI meeting excerpts, many speakers not native, far-field;
-a phone call), which must come out English. A block found not to be English is confirmed
-by writing it down (``language.whisper_confirmer``); "confirmed" counts the blocks whose
-language stood, of those asked. The machine is shared: the load average is printed at
+a phone call), which must come out English. ``--held-out`` adds short espeak-ng
+recordings (synthetic) in languages the check was not tuned on and in four English
+accents (``held_out_languages.json``), made in a temporary folder. A block not surely English is
+written down
+(``language.whisper_confirmer``); "written" counts those blocks and, in brackets, how many
+of them were written best in English. The machine is shared: the load average is printed at
 the start and end.
 """
 
@@ -28,7 +32,9 @@ import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,6 +59,7 @@ DEFAULT_FILES = [
     SPEECH / "license_en_de.ogg",
     *sorted(REAL_SPEECH.glob("*.flac")),
 ]
+HELD_OUT = Path(__file__).with_name("held_out_languages.json")
 MAX_ROUNDS = 20
 
 
@@ -89,11 +96,11 @@ def child(files: Sequence[Path]) -> None:
             heard.append(len(speech) / SAMPLE_RATE)
             return identify(speech)
 
-        asked: list[bool] = []
+        written: list[str] = []
 
-        def confirmed(speech, code, asked=asked):  # type: ignore[no-untyped-def]
-            asked.append(confirm(speech, code))  # type: ignore[misc]
-            return asked[-1]
+        def confirmed(speech, candidates, written=written):  # type: ignore[no-untyped-def]
+            written.append(confirm(speech, candidates))  # type: ignore[misc]
+            return written[-1]
 
         started = _cpu()
         utterances = language.speech_regions(audio)
@@ -105,7 +112,7 @@ def child(files: Sequence[Path]) -> None:
             "probe_cpu_s": _cpu() - started - vad,
             "probes": len(heard),
             "seconds_heard": sum(heard),
-            "confirmed": f"{sum(asked)}/{len(asked)}",
+            "written": f"{len(written)} ({written.count('en')} en)",
             "found": " ".join(
                 f"{s.language}({s.probability:.2f})@{s.start:.1f}" for s in stretches
             ),
@@ -118,9 +125,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--files", nargs="+", type=Path, default=DEFAULT_FILES)
     parser.add_argument("--rounds", type=int, default=3, help=f"rounds (1-{MAX_ROUNDS})")
     parser.add_argument("--baseline-ref", help="also measure the code of this git ref")
+    parser.add_argument("--held-out", action="store_true", help="add held_out_languages.json")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     files = [path.resolve() for path in args.files]
+    with tempfile.TemporaryDirectory() as folder:
+        if args.held_out:
+            files += _speak(HELD_OUT, Path(folder))
+        return _measure(parser, args, files)
+
+
+def _speak(texts: Path, folder: Path) -> list[Path]:
+    """Each recording of ``texts`` read by its espeak-ng voice into a WAV in ``folder``."""
+    made = []
+    for voice, text in json.loads(texts.read_text(encoding="utf-8"))["recordings"].items():
+        path = folder / f"{voice}.wav"
+        subprocess.run(["espeak-ng", "-v", voice, "-s", "150", "-w", str(path), text], check=True)
+        made.append(path)
+    return made
+
+
+def _measure(parser: argparse.ArgumentParser, args: argparse.Namespace, files: list[Path]) -> int:
     if not (args.child or 1 <= args.rounds <= MAX_ROUNDS):
         parser.error(f"--rounds must be within 1..{MAX_ROUNDS}")
     if args.child:
@@ -151,7 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         load = statistics.median(r["load_cpu_s"] for r in rounds)
         print(f"\n== {name}: base loaded in {load:.2f} CPU s; peak RSS {max(peaks[name]):.0f} MB")
         print(
-            f"{'file':24} {'found':34} {'probes':>6} {'heard s':>8} {'confirmed':>9} "
+            f"{'file':24} {'found':34} {'probes':>6} {'heard s':>8} {'written':>9} "
             f"{'VAD s':>6} {'probes s':>8}"
         )
         total = 0.0
@@ -162,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             total += vad + probes
             print(
                 f"{path.name:24} {per[0]['found']:34} {per[0]['probes']:6d} "
-                f"{per[0]['seconds_heard']:8.1f} {per[0].get('confirmed', '-'):>9} "
+                f"{per[0]['seconds_heard']:8.1f} {per[0].get('written', '-'):>9} "
                 f"{vad:6.2f} {probes:8.2f}"
             )
         print(f"{'all files, VAD + probes':24} {total:.2f} CPU s")
