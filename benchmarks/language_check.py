@@ -18,11 +18,10 @@ data; faster-whisper's 60 s English-then-German test recording), and the real En
 ``tests/fixtures/real_speech`` (AMI meeting excerpts, many speakers not native, far-field;
 a phone call), which must come out English. ``--held-out`` adds short espeak-ng
 recordings (synthetic) in languages the check was not tuned on and in four English
-accents (``held_out_languages.json``), made in a temporary folder. A block not surely English is
-written down
-(``language.whisper_confirmer``); "written" counts those blocks and, in brackets, how many
-of them were written best in English. The machine is shared: the load average is printed at
-the start and end.
+accents (``held_out_languages.json``), made in a temporary folder. A block not surely
+English is written down (``language.whisper_confirmer``); "written" counts those blocks
+and, in brackets, how many of them were written best in English. The machine is shared:
+the load average is printed at the start and end.
 """
 
 from __future__ import annotations

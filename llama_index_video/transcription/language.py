@@ -255,9 +255,7 @@ def decide(
     if english_allowed and english >= ENGLISH_FLOOR:
         return "en", english
     others = {
-        code: p
-        for code, p in probabilities.items()
-        if code != "en" and (code in languages if languages is not None else code not in UNLIKELY)
+        code: p for code, p in probabilities.items() if code != "en" and _allowed(code, languages)
     }
     if not others:
         return "en", english
