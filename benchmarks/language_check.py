@@ -16,12 +16,14 @@ and the language fixtures of ``tests/fixtures/speech`` (synthetic German, Spanis
 and English-then-German; 20 s each of human German and Spanish from silero-vad's test
 data; faster-whisper's 60 s English-then-German test recording), and the real English of
 ``tests/fixtures/real_speech`` (AMI meeting excerpts, many speakers not native, far-field;
-a phone call), which must come out English. ``--held-out`` adds short espeak-ng
-recordings (synthetic) in languages the check was not tuned on and in four English
-accents (``held_out_languages.json``), made in a temporary folder. A block not surely
-English is written down (``language.whisper_confirmer``); "written" counts those blocks
-and, in brackets, how many of them were written best in English. The machine is shared:
-the load average is printed at the start and end.
+a phone call), which must come out English, and the real readers of seven other
+languages in ``tests/fixtures/real_languages`` (FLEURS, Common Voice, Multilingual
+LibriSpeech, AISHELL-1, the Arabic Speech Corpus), which must not. ``--held-out`` adds
+short espeak-ng recordings (synthetic) in languages the check was not tuned on and in
+four English accents (``held_out_languages.json``), made in a temporary folder. A block
+not surely English is written down (``language.whisper_confirmer``); "written" counts
+those blocks and, in brackets, how many of them were written best in English. The
+machine is shared: the load average is printed at the start and end.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from benchmarks.baseline import Version, release, run, today  # noqa: E402
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech"
 REAL_SPEECH = ROOT / "tests" / "fixtures" / "real_speech"
+REAL_LANGUAGES = ROOT / "tests" / "fixtures" / "real_languages"
 EXAMPLES = ROOT / "examples" / "media"
 DEFAULT_FILES = [
     EXAMPLES / "ozone_explainer.mp4",
@@ -57,6 +60,10 @@ DEFAULT_FILES = [
     SPEECH / "mixed_en_de.ogg",
     SPEECH / "license_en_de.ogg",
     *sorted(REAL_SPEECH.glob("*.flac")),
+    *(
+        REAL_LANGUAGES / json.loads(manifest.read_text(encoding="utf-8"))["audio"]
+        for manifest in sorted(REAL_LANGUAGES.glob("*.json"))
+    ),
 ]
 HELD_OUT = Path(__file__).with_name("held_out_languages.json")
 MAX_ROUNDS = 20

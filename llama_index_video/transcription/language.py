@@ -84,7 +84,11 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from llama_index_video.transcription.base import SAMPLE_RATE
-from llama_index_video.transcription.loops import MAX_COMPRESSION_RATIO, compression_ratio
+from llama_index_video.transcription.loops import (
+    MAX_COMPRESSION_RATIO,
+    compression_ratio,
+    repeats_a_phrase,
+)
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -220,7 +224,9 @@ def whisper_confirmer(whisper: WhisperModel) -> Confirm:
             return_scores=True,
         )[0]
         text = tokenizer.decode(result.sequences_ids[0])
-        return None if compression_ratio(text) > MAX_COMPRESSION_RATIO else float(result.scores[0])
+        if compression_ratio(text) > MAX_COMPRESSION_RATIO or repeats_a_phrase(text):
+            return None
+        return float(result.scores[0])
 
     def confirm(speech: np.ndarray, candidates: Sequence[str]) -> str:
         encoded = _encode(whisper, speech)

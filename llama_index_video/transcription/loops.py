@@ -13,10 +13,16 @@ A segment is a loop when its own text compresses by more than
 30 s window, so the good sentences beside a loop survive; English segments measure
 0.9-1.6 on the example media, loops 6-18), or when at least half of its words (of
 :data:`MIN_WORDS` or more) last no time at all.
+
+A few words of text are too short for zlib to find a loop in ("the pyramids, the
+pyramids, the pyramids," compresses 1.7 times): :func:`repeats_a_phrase` finds one there,
+for the language check's short writings (:mod:`.language`), where a loop must not pass
+for fluent text.
 """
 
 from __future__ import annotations
 
+import re
 import zlib
 from typing import Final
 
@@ -24,6 +30,10 @@ from llama_index_video.transcription.base import Segment
 
 MAX_COMPRESSION_RATIO: Final = 2.4
 MIN_WORDS: Final = 8
+PHRASE_REPEATS: Final = 3
+MAX_PHRASE_WORDS: Final = 4
+
+_WORD = re.compile(r"\w+")
 
 
 def compression_ratio(text: str) -> float:
@@ -41,3 +51,21 @@ def loop_reason(segment: Segment) -> str | None:
     if len(segment.words) >= MIN_WORDS and 2 * instant >= len(segment.words):
         return f"{instant} of its {len(segment.words)} words last no time"
     return None
+
+
+def repeats_a_phrase(text: str) -> bool:
+    """Whether ``text`` says a phrase of two or more different words (up to
+    :data:`MAX_PHRASE_WORDS`) :data:`PHRASE_REPEATS` times in a row, case and punctuation
+    aside. A word said again and again ("no, no, no") is left to the compression ratio:
+    people say that."""
+    words = _WORD.findall(text.casefold())
+    for size in range(2, MAX_PHRASE_WORDS + 1):
+        span = size * PHRASE_REPEATS
+        for start in range(len(words) - span + 1):
+            phrase = words[start : start + size]
+            if len(set(phrase)) > 1 and all(
+                words[start + size * k : start + size * (k + 1)] == phrase
+                for k in range(1, PHRASE_REPEATS)
+            ):
+                return True
+    return False
