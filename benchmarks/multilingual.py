@@ -12,11 +12,13 @@ lets the index transcribe, with its default speech model or ``--whisper-model`` 
 ``base``, multilingual, which detects the language).
 
 ``--real`` adds recordings we did not make (``multilingual.json``'s ``real``: human German
-and Spanish from silero-vad's test data, and the German half of faster-whisper's
-English-then-German test recording, whose speaker is not stated): they have no script, so
-they are always transcribed, by the index's speech model (``tiny.en``, which hands the
-speech it finds not English to ``base``) or ``--whisper-model``. Their rows are labelled
-``de real`` and ``es real``, and summed as ``real``.
+and Spanish from silero-vad's test data, the German half of faster-whisper's
+English-then-German test recording, whose speaker is not stated, and the corpus readings
+of ``tests/fixtures/real_languages`` in German, Spanish, Portuguese, Japanese, Mandarin
+and Arabic): they have no script, so they are always transcribed, by the index's speech
+model (``tiny.en``, which hands the speech it finds not English to ``base``) or
+``--whisper-model``. Their rows are labelled ``de real``, ``es real`` and so on, and
+summed as ``real``.
 
 All the recordings go into one index per embedding model (the English default,
 all-MiniLM-L6-v2, and ``--embed multilingual``), so every question competes with the
@@ -59,7 +61,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.scoring import Question, RankedHit, first_hit_rank, summarise  # noqa: E402
 
 SET = Path(__file__).with_name("multilingual.json")
-FIXTURES = ROOT / "tests" / "fixtures" / "speech"
+FIXTURES = ROOT / "tests" / "fixtures"
 REAL = " real"
 """Suffix of the language of a recording we did not make, in the report's rows."""
 MODELS = ("english", "e5", "use")
@@ -120,8 +122,8 @@ def load_set(path: Path = SET) -> tuple[list[Recording], float]:
 
 @dataclass(frozen=True)
 class RealRecording:
-    """A recording we did not make (``tests/fixtures/speech/``), cut at ``cut`` seconds and
-    written as ``file``; its questions' times are seconds after the cut."""
+    """A recording we did not make (``fixture``, a path under ``tests/fixtures/``), cut at
+    ``cut`` seconds and written as ``file``; its questions' times are seconds after the cut."""
 
     fixture: str
     file: str
