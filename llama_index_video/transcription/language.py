@@ -67,8 +67,14 @@ judge among other languages than the head (it took the synthetic French for Japa
 so it only decides English or not. Only :data:`CONFIRM_TOKENS` tokens are written per
 language: given more, a short input often ends in a loop ("Und Und Und ...", "Mae'n
 gweithio'r gweithio'r ...") whose tokens are each very probable, and the comparison then
-favoured whichever language looped. Confirming costs about 0.3-1 CPU s per block written
-down, and nothing for a block surely English.
+favoured whichever language looped. Even 24 tokens can loop, too briefly for the
+compression ratio to show it: told English, ``base`` wrote a block of real Portuguese as
+"the pyramids, the pyramids, the pyramids," on a CPU without AVX, and that writing won;
+so a writing that repeats a phrase (:func:`~.loops.repeats_a_phrase`) loops too. With
+it, no recording of real non-English speech (``tests/fixtures/real_languages``: seven
+languages, held out until that Portuguese showed the loop) comes out English on either
+instruction set. Confirming costs about 0.3-1 CPU s per block written down, and nothing for a block
+surely English.
 
 Between two neighbouring blocks that disagree, the change is placed at the pause that
 puts the most seconds of speech on the side each utterance sounds like.
