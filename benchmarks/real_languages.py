@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,11 +33,6 @@ from benchmarks.ingest_speed import machine  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
 
 REAL_LANGUAGES = ROOT / "tests" / "fixtures" / "real_languages"
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     for described in args.files:
         about = json.loads(described.read_text(encoding="utf-8"))
         audio = described.with_name(about["audio"])
-        started = _cpu()
+        started = time.process_time()
         transcription = transcriber.transcribe(decode_audio(audio), source=audio)
         segments = list(transcription.segments)
-        seconds = _cpu() - started
+        seconds = time.process_time() - started
         written = sorted({segment.language for segment in segments})
         found = transcription.info.options["languages"] or transcription.info.language
         english += "en" in written
