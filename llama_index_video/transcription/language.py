@@ -90,11 +90,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from llama_index_video.transcription.base import SAMPLE_RATE
-from llama_index_video.transcription.loops import (
-    MAX_COMPRESSION_RATIO,
-    compression_ratio,
-    repeats_a_phrase,
-)
+from llama_index_video.transcription.loops import text_loops
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -230,9 +226,7 @@ def whisper_confirmer(whisper: WhisperModel) -> Confirm:
             return_scores=True,
         )[0]
         text = tokenizer.decode(result.sequences_ids[0])
-        if compression_ratio(text) > MAX_COMPRESSION_RATIO or repeats_a_phrase(text):
-            return None
-        return float(result.scores[0])
+        return None if text_loops(text) else float(result.scores[0])
 
     def confirm(speech: np.ndarray, candidates: Sequence[str]) -> str:
         encoded = _encode(whisper, speech)

@@ -15,9 +15,9 @@ A segment is a loop when its own text compresses by more than
 :data:`MIN_WORDS` or more) last no time at all.
 
 A few words of text are too short for zlib to find a loop in ("the pyramids, the
-pyramids, the pyramids," compresses 1.7 times): :func:`repeats_a_phrase` finds one there,
-for the language check's short writings (:mod:`.language`), where a loop must not pass
-for fluent text.
+pyramids, the pyramids," compresses 1.7 times): :func:`repeats_a_phrase` finds one there.
+:func:`text_loops` applies both to the language check's short writings
+(:mod:`.language`), where a loop must not pass for fluent text.
 """
 
 from __future__ import annotations
@@ -51,6 +51,12 @@ def loop_reason(segment: Segment) -> str | None:
     if len(segment.words) >= MIN_WORDS and 2 * instant >= len(segment.words):
         return f"{instant} of its {len(segment.words)} words last no time"
     return None
+
+
+def text_loops(text: str) -> bool:
+    """Whether a short text a model wrote is a loop: it compresses too well, or it
+    repeats a phrase (:func:`repeats_a_phrase`)."""
+    return compression_ratio(text) > MAX_COMPRESSION_RATIO or repeats_a_phrase(text)
 
 
 def repeats_a_phrase(text: str) -> bool:
