@@ -31,11 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -69,9 +69,15 @@ HELD_OUT = Path(__file__).with_name("held_out_languages.json")
 MAX_ROUNDS = 20
 
 
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+def _utterances(audio: Any) -> list[tuple[int, int]]:
+    """Where the check hears speech: ``vad`` since 2026-12-04, ``speech_regions`` before."""
+    try:
+        from llama_index_video.transcription import vad
+    except ImportError:
+        from llama_index_video.transcription import language
+
+        return language.speech_regions(audio)  # type: ignore[attr-defined]
+    return vad.VoiceActivity(audio).spans(vad.UTTERANCES)
 
 
 def child(files: Sequence[Path]) -> None:
@@ -83,14 +89,14 @@ def child(files: Sequence[Path]) -> None:
     from llama_index_video.transcription.base import SAMPLE_RATE
     from llama_index_video.transcription.models import resolve_model
 
-    started = _cpu()
+    started = time.process_time()
     folder = resolve_model("base", allow_download=False).path
     model = WhisperModel(str(folder), compute_type="int8")
     identify = language.whisper_identifier(model)
     confirmer = getattr(language, "whisper_confirmer", None)  # absent before 2026-12-04
     confirm = confirmer(model) if confirmer else None
     figures: dict[str, object] = {
-        "load_cpu_s": _cpu() - started,
+        "load_cpu_s": time.process_time() - started,
         "package": str(Path(language.__file__).resolve()),
         "files": {},
     }
@@ -108,14 +114,14 @@ def child(files: Sequence[Path]) -> None:
             written.append(confirm(speech, candidates))  # type: ignore[misc]
             return written[-1]
 
-        started = _cpu()
-        utterances = language.speech_regions(audio)
-        vad = _cpu() - started
+        started = time.process_time()
+        utterances = _utterances(audio)
+        vad_s = time.process_time() - started
         extra: dict[str, Any] = {"confirm": confirmed} if confirm else {}
         stretches = language.detect_stretches(audio, counted, utterances=utterances, **extra)
         figures["files"][path.name] = {  # type: ignore[index]
-            "vad_cpu_s": vad,
-            "probe_cpu_s": _cpu() - started - vad,
+            "vad_cpu_s": vad_s,
+            "probe_cpu_s": time.process_time() - started - vad_s,
             "probes": len(heard),
             "seconds_heard": sum(heard),
             "written": f"{len(written)} ({written.count('en')} en)",

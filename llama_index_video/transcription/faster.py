@@ -71,6 +71,7 @@ from llama_index_video.transcription.models import (
     resolve_model,
 )
 from llama_index_video.transcription.openmp import import_faster_whisper
+from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
 from llama_index_video.weights import offline_weights
 
 if TYPE_CHECKING:
@@ -221,6 +222,7 @@ class FasterWhisperTranscriber:
             ValueError: ``audio`` is not 1-D float samples.
         """
         samples = as_mono_float32(audio)
+        activity = VoiceActivity(samples)
         resolved, whisper = self._load(self.model)
         multilingual = bool(whisper.model.is_multilingual)
         where = _describe(source)
@@ -231,19 +233,19 @@ class FasterWhisperTranscriber:
                 LanguageStretch(0.0, duration, self.language or "", 1.0),
             )
         else:
-            stretches = self._stretches(samples, whisper, multilingual, where)
+            stretches = self._stretches(activity, whisper, multilingual, where)
         passes = [
             self._pass(stretch, resolved, whisper, multilingual, where) for stretch in stretches
         ] or [_Pass(0.0, duration, self.language, resolved, whisper)]
         if not multilingual and self.language is None and not stretches:
             passes = [replace(passes[0], language="en")]
         main = max(stretches, key=lambda s: s.end - s.start) if stretches else None
-        first = self._decode(passes[0], samples, where, whole=len(passes) == 1)
+        first = self._decode(passes[0], activity, where, whole=len(passes) == 1)
         segments = first.segments
         if len(passes) > 1:
             segments = itertools.chain(
                 segments,
-                *(self._decode(p, samples, where, whole=False).segments for p in passes[1:]),
+                *(self._decode(p, activity, where, whole=False).segments for p in passes[1:]),
             )
         language = main.language if main else first.language
         return Transcription(
@@ -281,7 +283,7 @@ class FasterWhisperTranscriber:
         )
 
     def _stretches(
-        self, samples: np.ndarray, whisper: WhisperModel, multilingual: bool, where: str
+        self, activity: VoiceActivity, whisper: WhisperModel, multilingual: bool, where: str
     ) -> tuple[LanguageStretch, ...]:
         """Where which language is spoken; none when ``language`` is given or nothing can
         tell (an English-only model with no multilingual model found: logged once)."""
@@ -294,10 +296,11 @@ class FasterWhisperTranscriber:
             whisper = identifier
         try:
             return detect_stretches(
-                samples,
+                activity.samples,
                 whisper_identifier(whisper),
                 confirm=whisper_confirmer(whisper),
                 languages=self.languages,
+                utterances=activity.spans(UTTERANCES),
             )
         except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
             raise TranscriptionError(
@@ -359,17 +362,26 @@ class FasterWhisperTranscriber:
             ) from exc
         return _Pass(stretch.start, stretch.end, stretch.language, other, model)
 
-    def _decode(self, run: _Pass, samples: np.ndarray, where: str, *, whole: bool) -> _Decoded:
-        """Start decoding ``run`` (the whole audio, or its stretch of it)."""
+    def _decode(self, run: _Pass, activity: VoiceActivity, where: str, *, whole: bool) -> _Decoded:
+        """Start decoding ``run`` (the whole audio, or its stretch of it).
+
+        The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
+        would (the same spans), from the VAD the language check heard: Silero runs once.
+        A stretch is left to faster-whisper's own VAD.
+        """
+        samples = activity.samples
         first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
         part = samples if whole else samples[first:last]
+        kept = activity.spans(TRANSCRIPTION) if whole and self.vad_filter else None
+        if kept is not None:
+            part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
         try:
             segments, info = run.whisper.transcribe(
                 part,
                 language=run.language,
                 beam_size=self.beam_size,
                 temperature=self.temperature,
-                vad_filter=self.vad_filter,
+                vad_filter=self.vad_filter and kept is None,
                 word_timestamps=self.word_timestamps,
                 condition_on_previous_text=self.condition_on_previous_text,
                 initial_prompt=self.initial_prompt,
@@ -378,6 +390,11 @@ class FasterWhisperTranscriber:
             raise TranscriptionError(
                 f"faster-whisper failed on {where} with model {run.resolved.name!r}: {exc}"
             ) from exc
+        if kept:
+            from faster_whisper.transcribe import restore_speech_timestamps
+
+            chunks = [{"start": start, "end": end} for start, end in kept]
+            segments = restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
         detected = run.language is None and bool(run.whisper.model.is_multilingual)
         offset = 0.0 if whole else run.start
         return _Decoded(

@@ -6,18 +6,18 @@ transcribes anything, a multilingual Whisper model's language-identification hea
 to a few probes of the audio; speech found not to be English is transcribed by a
 multilingual model, or refused (see :class:`~.faster.FasterWhisperTranscriber`).
 
-How. Silero VAD finds the utterances (speech split at pauses of :data:`PAUSE_MS` or
-more); consecutive utterances make blocks of about :data:`BLOCK_SPEECH_S` seconds of
-speech. A block is probed by identifying each of its utterances (with edges of silence)
-and averaging the probabilities, weighted by length. Each utterance is encoded at its own
-length rather than padded to Whisper's 30 s window: CTranslate2 accepts shorter inputs,
-the head reads them as well (0.98-0.99 on 10 s English and Spanish probes), and a 10 s
-probe costs about 0.13 CPU s with ``base`` where a padded window costs 1 CPU s. At most
-:data:`FIRST_PROBES` evenly spaced blocks are probed; only where two probes disagree are
-the blocks between them probed, by bisection (at most :data:`MAX_PROBES` blocks per
-call). A stretch in another language lying wholly between two probes of one language is
-therefore not seen: a recording that switches language briefly is labelled with its
-main language.
+How. Silero VAD finds the utterances (speech split at pauses of 300 ms or more,
+:data:`~.vad.UTTERANCES`); consecutive utterances make blocks of about
+:data:`BLOCK_SPEECH_S` seconds of speech. A block is probed by identifying each of its
+utterances (with edges of silence) and averaging the probabilities, weighted by length.
+Each utterance is encoded at its own length rather than padded to Whisper's 30 s window:
+CTranslate2 accepts shorter inputs, the head reads them as well (0.98-0.99 on 10 s
+English and Spanish probes), and a 10 s probe costs about 0.13 CPU s with ``base`` where
+a padded window costs 1 CPU s. At most :data:`FIRST_PROBES` evenly spaced blocks are
+probed; only where two probes disagree are the blocks between them probed, by bisection
+(at most :data:`MAX_PROBES` blocks per call). A stretch in another language lying wholly
+between two probes of one language is therefore not seen: a recording that switches
+language briefly is labelled with its main language.
 
 English costs least. A block's utterances are heard in order, and once
 :data:`SURE_SPEECH_S` of its speech has been heard English at :data:`SURE_ENGLISH` or
@@ -91,6 +91,7 @@ import numpy as np
 
 from llama_index_video.transcription.base import SAMPLE_RATE
 from llama_index_video.transcription.loops import text_loops
+from llama_index_video.transcription.vad import UTTERANCES, Span, VoiceActivity
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -103,7 +104,6 @@ MIN_SPEECH_S: Final = 1.0
 """Audio with less speech than this is not probed: there is nothing to identify."""
 FIRST_PROBES: Final = 3
 MAX_PROBES: Final = 12
-PAUSE_MS: Final = 300
 EDGE_S: Final = 0.2
 """Silence kept on each side of an utterance when it is identified."""
 ENGLISH_FLOOR: Final = 0.5
@@ -186,16 +186,6 @@ Identify = Callable[[np.ndarray], Probabilities]
 """Language probabilities of some speech (16 kHz mono float32)."""
 Confirm = Callable[[np.ndarray, Sequence[str]], str]
 """Which of the candidate languages some speech is written down best in."""
-Span = tuple[int, int]
-"""``(start, end)`` sample indices."""
-
-
-def speech_regions(samples: np.ndarray) -> list[Span]:
-    """Utterances in ``samples``: faster-whisper's Silero VAD, split at short pauses."""
-    from faster_whisper.vad import VadOptions, get_speech_timestamps
-
-    options = VadOptions(min_silence_duration_ms=PAUSE_MS, speech_pad_ms=100)
-    return [(r["start"], r["end"]) for r in get_speech_timestamps(samples, options)]
 
 
 def whisper_identifier(whisper: WhisperModel) -> Identify:
@@ -290,14 +280,17 @@ def detect_stretches(
             (see the module docstring). None: the head's word stands. Not asked when
             English is not among ``languages``.
         languages: The candidate languages (see :func:`decide`).
-        utterances: Where the speech is; None runs the VAD (:func:`speech_regions`).
+        utterances: Where the speech is, split at short pauses
+            (:data:`~.vad.UTTERANCES`); None runs the VAD.
         max_probes: At most this many blocks are probed.
 
     Returns:
         Stretches in time order; none when the audio holds less than
         :data:`MIN_SPEECH_S` of speech.
     """
-    spans = _split(speech_regions(samples) if utterances is None else utterances)
+    if utterances is None:
+        utterances = VoiceActivity(samples).spans(UTTERANCES)
+    spans = _split(utterances)
     blocks = _blocks(spans)
     if not blocks:
         return ()

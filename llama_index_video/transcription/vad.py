@@ -1,0 +1,126 @@
+"""Where the speech is: Silero VAD, heard once per audio for both of its uses.
+
+Two steps need to know where the speech is, at two grains:
+
+- the transcription drops what is not speech, as faster-whisper's ``vad_filter`` does
+  with its default options (:data:`TRANSCRIPTION`: a pause of 2 s or more ends a
+  stretch of speech, kept with 400 ms on each side);
+- the language check (:mod:`.language`) hears utterances, split at short pauses
+  (:data:`UTTERANCES`: 300 ms, 100 ms kept).
+
+Both grains come from the same speech probabilities, one per 32 ms of audio; only how
+those are turned into spans differs. Silero costs about 0.14 CPU s per minute of audio
+(2-core AMD EPYC), so :func:`speech_probabilities` runs it once and :func:`speech_spans`
+cuts the spans at either grain. :func:`speech_spans` is faster-whisper's
+``get_speech_timestamps`` with no limit on an utterance's length (neither grain sets
+one), and gives exactly its spans (tested against it on the fixtures): speech starts at
+the first window heard at :data:`THRESHOLD` or more, and ends where it fell under
+``THRESHOLD - 0.15`` for at least the grain's pause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Final
+
+import numpy as np
+
+from llama_index_video.transcription.base import SAMPLE_RATE
+
+WINDOW: Final = 512
+"""Samples per speech probability (Silero at 16 kHz)."""
+THRESHOLD: Final = 0.5
+"""Speech starts at this probability; it ends under this less 0.15 (faster-whisper's)."""
+
+Span = tuple[int, int]
+"""``(start, end)`` sample indices."""
+
+
+@dataclass(frozen=True)
+class Grain:
+    """How speech probabilities become spans: pauses that end an utterance, and padding."""
+
+    min_pause_ms: int
+    pad_ms: int
+
+
+TRANSCRIPTION: Final = Grain(min_pause_ms=2000, pad_ms=400)
+"""faster-whisper's default ``VadOptions``: what its ``vad_filter`` keeps."""
+UTTERANCES: Final = Grain(min_pause_ms=300, pad_ms=100)
+"""Utterances split at short pauses, for the language check."""
+
+
+class VoiceActivity:
+    """Where the speech is in some audio, at any grain: Silero hears it once, when first
+    asked."""
+
+    def __init__(self, samples: np.ndarray) -> None:
+        self.samples = samples
+
+    @cached_property
+    def probabilities(self) -> np.ndarray:
+        return speech_probabilities(self.samples)
+
+    def spans(self, grain: Grain) -> list[Span]:
+        return speech_spans(self.probabilities, len(self.samples), grain)
+
+
+def speech_probabilities(samples: np.ndarray) -> np.ndarray:
+    """Silero's probability of speech for each :data:`WINDOW` of ``samples`` (16 kHz)."""
+    from faster_whisper.vad import get_vad_model
+
+    padded = np.pad(samples, (0, WINDOW - len(samples) % WINDOW))
+    return np.asarray(get_vad_model()(padded), dtype=np.float32).reshape(-1)
+
+
+def speech_spans(probabilities: np.ndarray, length: int, grain: Grain) -> list[Span]:
+    """The spans of speech in audio of ``length`` samples, at ``grain``.
+
+    Args:
+        probabilities: :func:`speech_probabilities` of that audio.
+        length: Its number of samples.
+        grain: Which pauses end an utterance, and the padding kept around each.
+    """
+    min_pause = SAMPLE_RATE * grain.min_pause_ms / 1000
+    silent = max(THRESHOLD - 0.15, 0.01)
+    found: list[list[int]] = []
+    start: int | None = None
+    pause_from = 0  # where the current pause began; 0 while there is none
+    for index, probability in enumerate(probabilities):
+        at = WINDOW * index
+        if probability >= THRESHOLD:
+            pause_from = 0
+            if start is None:
+                start = at
+            continue
+        if start is None or probability >= silent:
+            continue
+        if not pause_from:
+            pause_from = at
+        if at - pause_from >= min_pause:
+            found.append([start, pause_from])
+            start, pause_from = None, 0
+    if start is not None and length > start:
+        found.append([start, length])
+    return _padded(found, length, SAMPLE_RATE * grain.pad_ms / 1000)
+
+
+def _padded(found: list[list[int]], length: int, pad: float) -> list[Span]:
+    """Each span widened by ``pad`` samples; a pause shorter than two pads is shared
+    half-and-half between its neighbours (as faster-whisper pads)."""
+    for index, span in enumerate(found):
+        if index == 0:
+            span[0] = int(max(0, span[0] - pad))
+        if index == len(found) - 1:
+            span[1] = int(min(length, span[1] + pad))
+            continue
+        following = found[index + 1]
+        pause = following[0] - span[1]
+        if pause < 2 * pad:
+            span[1] += int(pause // 2)
+            following[0] = int(max(0, following[0] - pause // 2))
+        else:
+            span[1] = int(min(length, span[1] + pad))
+            following[0] = int(max(0, following[0] - pad))
+    return [(start, end) for start, end in found]

@@ -1,0 +1,138 @@
+"""Where the speech is: the spans cut from Silero's probabilities are faster-whisper's own
+(on made-up probabilities and on real recordings), and a transcription hears Silero once,
+the language check included, with the words and times faster-whisper's own VAD gives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+from faster_whisper import WhisperModel
+from faster_whisper import vad as faster_vad
+from faster_whisper.audio import decode_audio
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llama_index_video.transcription import FasterWhisperTranscriber, resolve_model, vad
+from llama_index_video.transcription.base import SAMPLE_RATE
+from tests_support import needs_base
+
+from .conftest import SPEECH, Clip
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDINGS = [
+    ROOT / "examples" / "media" / "team_sync.mp3",  # synthetic, four voices
+    SPEECH / "bicycle_en.ogg",  # synthetic; a 1.25 s pause whose edge hovers
+    SPEECH.parent / "real_speech" / "phone_call_2f.flac",  # real, fast turns
+    SPEECH.parent / "real_speech" / "ami_tst01.flac",  # real, long silences
+    SPEECH.parent / "real_languages" / "es_mls.opus",  # real Spanish
+]
+GRAINS = (vad.TRANSCRIPTION, vad.UTTERANCES)
+
+
+def _faster_whisper_spans(samples: np.ndarray, grain: vad.Grain) -> list[vad.Span]:
+    options = faster_vad.VadOptions(
+        min_silence_duration_ms=grain.min_pause_ms, speech_pad_ms=grain.pad_ms
+    )
+    return [(r["start"], r["end"]) for r in faster_vad.get_speech_timestamps(samples, options)]
+
+
+@contextmanager
+def _silero_heard_as(probabilities: np.ndarray) -> Iterator[None]:
+    """faster-whisper's VAD model replaced by one that hears ``probabilities``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(faster_vad, "get_vad_model", lambda: lambda padded: probabilities)
+        yield
+
+
+# Values at and around the thresholds (speech from 0.5, silence under 0.35).
+LEVELS = st.sampled_from([0.0, 0.1, 0.34, 0.35, 0.36, 0.49, 0.5, 0.51, 0.9, 1.0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.data(),
+    length=st.integers(min_value=0, max_value=200 * vad.WINDOW),
+    grain=st.one_of(
+        st.sampled_from(GRAINS),
+        st.builds(
+            vad.Grain,
+            min_pause_ms=st.integers(min_value=0, max_value=3000),
+            pad_ms=st.integers(min_value=0, max_value=600),
+        ),
+    ),
+)
+def test_spans_are_faster_whispers_on_any_probabilities(
+    data: st.DataObject, length: int, grain: vad.Grain
+) -> None:
+    windows = length // vad.WINDOW + 1  # the audio is padded to whole windows
+    heard = np.array(data.draw(st.lists(LEVELS, min_size=windows, max_size=windows)))
+    with _silero_heard_as(heard):
+        expected = _faster_whisper_spans(np.zeros(length, np.float32), grain)
+    assert vad.speech_spans(heard, length, grain) == expected
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
+def test_one_hearing_gives_faster_whispers_spans_at_both_grains(path: Path) -> None:
+    samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+    activity = vad.VoiceActivity(samples)
+    for grain in GRAINS:
+        spans = activity.spans(grain)
+        assert spans, f"{path.name}: no speech found"
+        assert spans == _faster_whisper_spans(samples, grain), (path.name, grain)
+
+
+def test_no_speech_has_no_spans() -> None:
+    assert vad.VoiceActivity(np.zeros(SAMPLE_RATE, np.float32)).spans(vad.TRANSCRIPTION) == []
+    assert vad.speech_spans(np.zeros(0, np.float32), 0, vad.UTTERANCES) == []
+
+
+@needs_base
+def test_a_transcription_hears_silero_once_with_the_language_checked(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = faster_vad.get_vad_model()
+    hearings: list[int] = []
+
+    def counted(padded: np.ndarray) -> np.ndarray:
+        hearings.append(len(padded))
+        return model(padded)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(faster_vad, "get_vad_model", lambda: counted)
+    transcription = FasterWhisperTranscriber().transcribe(narration.audio)
+    segments = list(transcription.segments)
+    assert transcription.info.options["languages"], "the language was not checked"
+    assert transcription.info.language == "en"
+    assert segments
+    assert len(hearings) == 1
+
+
+def test_the_words_and_times_are_those_of_faster_whispers_own_vad(narration: Clip) -> None:
+    transcriber = FasterWhisperTranscriber(language="en", cpu_threads=2)
+    ours = [
+        (s.start, s.end, s.text, [(w.start, w.end) for w in s.words])
+        for s in transcriber.transcribe(narration.audio).segments
+    ]
+    whisper = WhisperModel(str(resolve_model("tiny.en").path), compute_type="int8", cpu_threads=2)
+    segments, _ = whisper.transcribe(
+        narration.audio,
+        language="en",
+        beam_size=transcriber.beam_size,
+        temperature=transcriber.temperature,
+        vad_filter=True,
+        word_timestamps=True,
+        condition_on_previous_text=False,
+    )
+    theirs = [
+        (s.start, s.end, s.text.strip(), [(w.start, w.end) for w in s.words or ()])
+        for s in segments
+    ]
+    assert len(ours) == len(theirs) >= 8
+    for mine, own in zip(ours, theirs, strict=True):
+        assert mine[2] == own[2]
+        assert mine[0] == pytest.approx(own[0], abs=0.01)
+        assert mine[1] == pytest.approx(own[1], abs=0.01)
+        assert [w[0] for w in mine[3]] == pytest.approx([w[0] for w in own[3]], abs=0.01)
