@@ -8,27 +8,34 @@ multilingual model, or refused (see :class:`~.faster.FasterWhisperTranscriber`).
 
 How. Silero VAD finds the utterances (speech split at pauses of 300 ms or more,
 :data:`~.vad.UTTERANCES`); consecutive utterances make blocks of about
-:data:`BLOCK_SPEECH_S` seconds of speech. A block is probed by identifying each of its
-utterances (with edges of silence) and averaging the probabilities, weighted by length.
-Each utterance is encoded at its own length rather than padded to Whisper's 30 s window:
+:data:`BLOCK_SPEECH_S` seconds of speech. A block is probed in pieces: consecutive
+utterances (each with edges of silence) joined until they hold :data:`SURE_SPEECH_S` of
+speech, each piece identified whole, the probabilities averaged, weighted by speech.
+Each piece is encoded at its own length rather than padded to Whisper's 30 s window:
 CTranslate2 accepts shorter inputs, the head reads them as well (0.98-0.99 on 10 s
 English and Spanish probes), and a 10 s probe costs about 0.13 CPU s with ``base`` where
-a padded window costs 1 CPU s. At most :data:`FIRST_PROBES` evenly spaced blocks are
-probed; only where two probes disagree are the blocks between them probed, by bisection
-(at most :data:`MAX_PROBES` blocks per call). A stretch in another language lying wholly
-between two probes of one language is therefore not seen: a recording that switches
-language briefly is labelled with its main language.
+a padded window costs 1 CPU s. Pieces rather than single utterances: real meetings talk
+in utterances of 0.7-2 s, on which the head wanders (English at 0.03-0.5, Japanese,
+Korean or Indonesian first, in the AMI excerpts of ``tests/fixtures/real_speech``);
+heard 2.5 s at a time the same speech is surer English (``ami_trn08``: 0.46 -> 0.76),
+fewer blocks need writing down (7 -> 5 on those 15 files) and the check costs a quarter
+less there (11.1 -> 8.2 CPU s, 82 -> 45 calls), with the same language found for every
+recording of ``benchmarks/language_check.py --held-out``. At most :data:`FIRST_PROBES`
+evenly spaced blocks are probed; only where two probes disagree are the blocks between
+them probed, by bisection (at most :data:`MAX_PROBES` blocks per call). A stretch in
+another language lying wholly between two probes of one language is therefore not seen:
+a recording that switches language briefly is labelled with its main language.
 
-English costs least. A block's utterances are heard in order, and once
-:data:`SURE_SPEECH_S` of its speech has been heard English at :data:`SURE_ENGLISH` or
-more, the rest of the block is not heard: an English recording mostly costs one utterance
-per probe. Only English stops a block early (no single utterance of the German, Spanish
-and French fixtures, human or synthetic, reached 0.4 English, against 0.7 here and 0.5
-for a whole block), so speech in other languages is heard as before. Measured
-(``benchmarks/language_check.py``, shared 2-core machine, CPU seconds): 0.34-0.75 s per
-English example file of 40-80 s (0.72-1.14 s when every block was heard whole), of which
-the VAD over the whole file is 0.1-0.2 s, against 1.6-4.9 s for ``tiny.en`` to transcribe
-it; the VAD grows with length, the probes do not.
+English costs least. A block's pieces are heard in order, and once :data:`SURE_SPEECH_S`
+of its speech has been heard English at :data:`SURE_ENGLISH` or more, the rest of the
+block is not heard: an English recording mostly costs one piece per probe. Only English
+stops a block early (no single utterance of the German, Spanish and French fixtures,
+human or synthetic, reached 0.4 English, against 0.7 here and 0.5 for a whole block), so
+speech in other languages is heard as before. Measured (``benchmarks/language_check.py``,
+shared 2-core machine, CPU seconds): 0.34-0.75 s per English example file of 40-80 s
+(0.72-1.14 s when every block was heard whole), against 1.6-4.9 s for ``tiny.en`` to
+transcribe it; the probes do not grow with length. The VAD (0.1-0.2 s per file) is the
+transcription's own (:mod:`.vad`).
 
 A probe counts as English when English has probability :data:`ENGLISH_FLOOR` or more
 (English blocks measured 0.51-1.0 on the example media; synthetic German, Spanish and
@@ -322,14 +329,18 @@ def detect_stretches(
     english = languages is None or "en" in languages
 
     def probe(block: int) -> None:
-        """The block's probabilities: its utterances heard in order, until the speech
-        heard is surely English (:data:`SURE_ENGLISH`) or the block ends."""
+        """The block's probabilities: its pieces (:func:`_pieces`) heard in order, until
+        the speech heard is surely English (:data:`SURE_ENGLISH`) or the block ends."""
         heard_here: list[Probabilities] = []
         mean: Probabilities = {}
         weights: list[int] = []
-        for index in blocks[block]:
-            heard_here.append(listen(index))
-            weights.append(spans[index][1] - spans[index][0])
+        for piece in _pieces(blocks[block], spans):
+            heard_here.append(
+                identify(np.concatenate([utterance(index) for index in piece]))
+                if len(piece) > 1
+                else listen(piece[0])
+            )
+            weights.append(sum(spans[index][1] - spans[index][0] for index in piece))
             mean = _mean(heard_here, weights)
             if (
                 english
@@ -460,6 +471,20 @@ def _blocks(spans: Sequence[Span]) -> list[list[int]]:
             blocks.append(block)
     total = sum(end - start for start, end in spans)
     return blocks if total >= MIN_SPEECH_S * SAMPLE_RATE else []
+
+
+def _pieces(block: Sequence[int], spans: Sequence[Span]) -> list[list[int]]:
+    """The block's consecutive utterances, grouped until each group holds
+    :data:`SURE_SPEECH_S` of speech (the last group may hold less)."""
+    pieces: list[list[int]] = [[]]
+    filled = 0
+    for index in block:
+        if filled >= SURE_SPEECH_S * SAMPLE_RATE:
+            pieces.append([])
+            filled = 0
+        pieces[-1].append(index)
+        filled += spans[index][1] - spans[index][0]
+    return pieces
 
 
 def _mean(heard: Sequence[Probabilities], weights: Sequence[int]) -> Probabilities:

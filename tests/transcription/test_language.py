@@ -106,6 +106,16 @@ def test_only_english_cuts_a_block_short(languages: tuple[str, ...] | None) -> N
     assert sum(calls) == pytest.approx(lang.FIRST_PROBES * 2 * (3.0 + 2 * lang.EDGE_S))
 
 
+def test_short_utterances_are_heard_together() -> None:
+    turns = [("en", 1.0)] * 30
+    samples, spans = _recording(turns)
+    calls: list[float] = []
+    stretches = lang.detect_stretches(samples, _fake_identify(calls), utterances=spans)
+    assert [s.language for s in stretches] == ["en"]
+    # each probe: three 1 s utterances (2.5 s of speech or more), each with its edges
+    assert calls == pytest.approx([3 * (1.0 + 2 * lang.EDGE_S)] * lang.FIRST_PROBES)
+
+
 def test_a_change_of_language_is_placed_at_the_pause_between_them() -> None:
     turns = [("en", 3.0)] * 25 + [("fr", 3.0)] * 15
     samples, spans = _recording(turns)
@@ -134,8 +144,10 @@ def test_stretches_tile_the_audio_and_probes_stay_bounded(turns) -> None:
     assert stretches[-1].end == pytest.approx(len(samples) / SAMPLE_RATE)
     for before, after in itertools.pairwise(stretches):
         assert before.end == after.start and before.language != after.language
-    # Each utterance is listened to once at most (one longer than a block counts as pieces).
-    assert len(calls) <= len(lang._split(spans))
+    # Each utterance is heard at most twice (one longer than a block counts as pieces):
+    # in its block's probe, alone or with its neighbours, and alone where a change of
+    # language is placed.
+    assert len(calls) <= 2 * len(lang._split(spans))
 
 
 def _writes_best(kept: set[str], asked: list[list[str]]) -> lang.Confirm:
@@ -290,7 +302,8 @@ def test_the_language_of_a_recording_is_found(
     ("name", "heard_as"),
     [
         ("ami_tst00", "de"),  # its first 11 s: German at 0.95 to the language head
-        ("ami_trn08", "cy"),  # its first 24 s: Welsh at 0.33
+        # ami_trn08 was Welsh at 0.33 while a probe heard its short utterances one by
+        # one; heard in pieces of 2.5 s of speech, the head alone finds it English.
     ],
 )
 def test_real_english_the_head_mistakes_for_another_language_stays_english(
