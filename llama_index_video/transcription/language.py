@@ -63,8 +63,9 @@ probability per token) of those that do not loop; otherwise the head's language 
 or, where the head said English, the best-written other language. The head alone
 mistook real English for other languages: in the AMI meeting excerpts of
 ``tests/fixtures/real_speech`` (English, many speakers not native, far-field), 11 s of
-``ami_tst00`` came out German at 0.95 and 24 s of ``ami_trn08`` Welsh at 0.33, and were
-transcribed as German and as Welsh nonsense ("Mae'r gweithio'r gweithio"). And on
+``ami_tst00`` came out German at 0.95 and 24 s of ``ami_trn08`` Welsh at 0.33 (heard
+utterance by utterance; in pieces the head finds it English), and were transcribed as
+German and as Welsh nonsense ("Mae'r gweithio'r gweithio"). And on
 synthetic speech in languages the rules were not tuned on (espeak-ng, 10-13 s each of
 German, Dutch, Portuguese, Polish, Russian, Swedish, Turkish, Italian) it put English on
 six of the eight. Written down, every English recording we have stays English (23, 16 of
