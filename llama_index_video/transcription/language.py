@@ -81,8 +81,9 @@ compression ratio to show it: told English, ``base`` wrote a block of real Portu
 so a writing that repeats a phrase (:func:`~.loops.repeats_a_phrase`) loops too. With
 it, no recording of real non-English speech (``tests/fixtures/real_languages``: seven
 languages, held out until that Portuguese showed the loop) comes out English on either
-instruction set. Confirming costs about 0.3-1 CPU s per block written down, and nothing
-for a block surely English.
+instruction set. Confirming costs about 0.3-0.6 CPU s per block written down (the four
+writings in one batch, :func:`whisper_confirmer`), and nothing for a block surely
+English.
 
 Between two neighbouring blocks that disagree, the change is placed at the pause that
 puts the most seconds of speech on the side each utterance sounds like.
