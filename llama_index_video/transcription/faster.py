@@ -372,10 +372,10 @@ class FasterWhisperTranscriber:
         samples = activity.samples
         first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
         part = samples if whole else samples[first:last]
-        kept = activity.spans(TRANSCRIPTION) if whole and self.vad_filter else None
-        if kept is not None:
-            part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
         try:
+            kept = activity.spans(TRANSCRIPTION) if whole and self.vad_filter else None
+            if kept is not None:
+                part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
             segments, info = run.whisper.transcribe(
                 part,
                 language=run.language,

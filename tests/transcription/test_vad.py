@@ -16,6 +16,7 @@ from faster_whisper.audio import decode_audio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription import FasterWhisperTranscriber, resolve_model, vad
 from llama_index_video.transcription.base import SAMPLE_RATE
 from tests_support import needs_base
@@ -136,3 +137,16 @@ def test_the_words_and_times_are_those_of_faster_whispers_own_vad(narration: Cli
         assert mine[0] == pytest.approx(own[0], abs=0.01)
         assert mine[1] == pytest.approx(own[1], abs=0.01)
         assert [w[0] for w in mine[3]] == pytest.approx([w[0] for w in own[3]], abs=0.01)
+
+
+@pytest.mark.parametrize("language", ["en", None], ids=["told English", "language checked"])
+def test_a_failing_vad_is_a_transcription_error_naming_the_file(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch, language: str | None
+) -> None:
+    def broken(padded: np.ndarray) -> np.ndarray:
+        raise RuntimeError("onnxruntime: session failed")
+
+    monkeypatch.setattr(faster_vad, "get_vad_model", lambda: broken)
+    transcriber = FasterWhisperTranscriber(language=language)
+    with pytest.raises(TranscriptionError, match=r"talk\.mp4.*session failed"):
+        transcriber.transcribe(narration.audio, source=Path("talk.mp4"))
