@@ -92,7 +92,7 @@ puts the most seconds of speech on the side each utterance sounds like.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -312,7 +312,7 @@ def detect_stretches(
     blocks = _blocks(spans)
     if not blocks:
         return ()
-    heard: dict[int, Probabilities] = {}  # by utterance index
+    heard: dict[tuple[int, ...], Probabilities] = {}  # by the utterance indices heard
     edge = round(EDGE_S * SAMPLE_RATE)
 
     def utterance(index: int) -> np.ndarray:
@@ -320,29 +320,25 @@ def detect_stretches(
         start, end = spans[index]
         return samples[max(0, start - edge) : end + edge]
 
-    def listen(index: int) -> Probabilities:
-        """The head's probabilities for one utterance."""
-        if index not in heard:
-            heard[index] = identify(utterance(index))
-        return heard[index]
+    def listen(*indices: int) -> Probabilities:
+        """The head's probabilities for consecutive utterances heard together."""
+        if indices not in heard:
+            heard[indices] = identify(np.concatenate([utterance(i) for i in indices]))
+        return heard[indices]
 
     probed: dict[int, Probabilities] = {}  # by block index
 
     english = languages is None or "en" in languages
 
     def probe(block: int) -> None:
-        """The block's probabilities: its pieces (:func:`_pieces`) heard in order, until
+        """The block's probabilities: its pieces (:func:`_groups`) heard in order, until
         the speech heard is surely English (:data:`SURE_ENGLISH`) or the block ends."""
         heard_here: list[Probabilities] = []
         mean: Probabilities = {}
         weights: list[int] = []
-        for piece in _pieces(blocks[block], spans):
-            heard_here.append(
-                identify(np.concatenate([utterance(index) for index in piece]))
-                if len(piece) > 1
-                else listen(piece[0])
-            )
-            weights.append(sum(spans[index][1] - spans[index][0] for index in piece))
+        for piece in _groups(blocks[block], spans, SURE_SPEECH_S):
+            heard_here.append(listen(*piece))
+            weights.append(_speech(piece, spans))
             mean = _mean(heard_here, weights)
             if (
                 english
@@ -457,36 +453,33 @@ def _split(utterances: Sequence[Span]) -> list[Span]:
 
 def _blocks(spans: Sequence[Span]) -> list[list[int]]:
     """Consecutive utterance indices holding about :data:`BLOCK_SPEECH_S` of speech each."""
-    blocks: list[list[int]] = []
-    block: list[int] = []
-    filled = 0
-    for index, (start, end) in enumerate(spans):
-        block.append(index)
-        filled += end - start
-        if filled >= BLOCK_SPEECH_S * SAMPLE_RATE:
-            blocks.append(block)
-            block, filled = [], 0
-    if block:
-        if blocks and filled < MIN_BLOCK_SPEECH_S * SAMPLE_RATE:
-            blocks[-1].extend(block)
-        else:
-            blocks.append(block)
-    total = sum(end - start for start, end in spans)
+    blocks = _groups(range(len(spans)), spans, BLOCK_SPEECH_S)
+    if len(blocks) > 1 and _speech(blocks[-1], spans) < MIN_BLOCK_SPEECH_S * SAMPLE_RATE:
+        blocks[-2].extend(blocks.pop())
+    total = _speech(range(len(spans)), spans)
     return blocks if total >= MIN_SPEECH_S * SAMPLE_RATE else []
 
 
-def _pieces(block: Sequence[int], spans: Sequence[Span]) -> list[list[int]]:
-    """The block's consecutive utterances, grouped until each group holds
-    :data:`SURE_SPEECH_S` of speech (the last group may hold less)."""
-    pieces: list[list[int]] = [[]]
+def _groups(indices: Iterable[int], spans: Sequence[Span], seconds: float) -> list[list[int]]:
+    """Consecutive ``indices`` of ``spans``, grouped until each group holds ``seconds`` of
+    speech (the last group may hold less): a block's utterances, a probe's pieces."""
+    groups: list[list[int]] = []
+    group: list[int] = []
     filled = 0
-    for index in block:
-        if filled >= SURE_SPEECH_S * SAMPLE_RATE:
-            pieces.append([])
-            filled = 0
-        pieces[-1].append(index)
+    for index in indices:
+        group.append(index)
         filled += spans[index][1] - spans[index][0]
-    return pieces
+        if filled >= seconds * SAMPLE_RATE:
+            groups.append(group)
+            group, filled = [], 0
+    if group:
+        groups.append(group)
+    return groups
+
+
+def _speech(indices: Iterable[int], spans: Sequence[Span]) -> int:
+    """Samples of speech in the ``spans`` at ``indices``."""
+    return sum(spans[index][1] - spans[index][0] for index in indices)
 
 
 def _mean(heard: Sequence[Probabilities], weights: Sequence[int]) -> Probabilities:
