@@ -149,7 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for round_ in range(args.rounds):
         for name in names if round_ % 2 == 0 else names[::-1]:
             runs[name].append(_succeeded(name, f"round {round_ + 1}", recipe(name, files)))
-        shown = ", ".join(f"{name} {runs[name][-1].wall_s:.1f} s" for name in names)
+        shown = ", ".join(
+            f"{name} {runs[name][-1].wall_s:.1f} s ({runs[name][-1].cpu_s:.1f} CPU s)"
+            for name in names
+        )
         print(f"round {round_ + 1}: {shown}", flush=True)
     summaries = summarise(runs, media_seconds)
     print(f"load average at end {_load()}")
