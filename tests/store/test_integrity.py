@@ -204,3 +204,62 @@ def test_ingest_first_embeds_again_rows_search_cannot_reach(run, index_copy, tmp
     assert "30 stored moment(s) cannot be found by search" in caplog.text
     stored, found = _full_query(index_copy)
     assert found == stored
+
+
+def _lose_in_the_graph(monkeypatch, *, times: int) -> list[int]:
+    """Make the vector index miss the newest row of the text store ``times`` times after
+    the run's opening check, as Chroma's HNSW graph sometimes leaves a row no link leads
+    to. Returns the number of checks, counted as they happen."""
+    from llama_index_video.store import collection, integrity
+
+    checks = [0]
+
+    def check(store):
+        checks[0] += 1
+        missed = collection.unreachable_ids(store)
+        if (
+            checks[0] == 1
+            or checks[0] > times + 1
+            or store.__class__.__name__ != "ChromaVectorStore"
+        ):
+            return missed
+        newest = collection.chroma_collection(store).get(include=[])["ids"][-1]
+        return [*(missed or []), newest]
+
+    monkeypatch.setitem(integrity.REACHABILITY_CHECKS, "vectors", check)
+    return checks
+
+
+def test_an_ingest_that_adds_rows_stores_again_those_search_cannot_find(
+    run, index_copy, tmp_path, monkeypatch, caplog
+):
+    manual = tmp_path / "manual.md"
+    manual.write_text("\n\n".join(f"## {n}\n\nGauge {n} reads {n} psi." for n in range(12)))
+    checks = _lose_in_the_graph(monkeypatch, times=1)
+    with caplog.at_level(logging.WARNING, logger="llama_index_video.store.ingest"):
+        code, out, err = run("ingest", manual, "--index", index_copy, "--quiet")
+    assert code == 0 and "1 indexed" in out, (out, err)
+    assert "1 stored moment(s) cannot be found by search" in caplog.text
+    assert "still cannot be found" not in caplog.text
+    assert checks[0] == 3  # the opening check, the one that missed it, the one after
+    stored, found = _full_query(index_copy)
+    assert found == stored
+    code, out, _ = run("search", "What does gauge 7 read?", "--index", index_copy, "--json")
+    assert code == 0 and "Gauge 7 reads 7 psi" in out
+
+
+def test_rows_search_never_finds_end_the_ingest_after_a_bounded_number_of_tries(
+    run, index_copy, tmp_path, monkeypatch, caplog
+):
+    from llama_index_video.store.ingest import RELINK_ROUNDS
+
+    manual = tmp_path / "manual.md"
+    manual.write_text("## Boiler\n\nThe boiler holds 40 litres.")
+    checks = _lose_in_the_graph(monkeypatch, times=1_000)
+    with caplog.at_level(logging.WARNING, logger="llama_index_video.store.ingest"):
+        code, out, err = run("ingest", manual, "--index", index_copy, "--quiet")
+    assert code == 0 and "1 indexed" in out, (out, err)
+    assert f"still cannot be found by search after storing them again {RELINK_ROUNDS} times" in (
+        caplog.text
+    )
+    assert checks[0] == 1 + RELINK_ROUNDS + 1
