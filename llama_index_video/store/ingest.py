@@ -26,14 +26,6 @@ whose rows went missing from the store (they are re-indexed when ingested), dele
 stray rows, orphan frames and clips, and partial files (see
 :mod:`llama_index_video.store.integrity`). A full disk stops the run with
 :class:`DiskFullError`; what was complete stays indexed.
-
-Every run that added rows ends by asking the vector index for every row
-(:func:`~llama_index_video.store.integrity.unreachable_rows`) and storing again those it
-cannot find, at most :data:`RELINK_ROUNDS` times. Chroma's HNSW graph can leave a row
-that no link leads to, so that no search finds it, not even with its own vector. On
-many near-duplicate vectors this is not rare: 1,804 rows of "valve n" (a test's manual)
-left one such row in 3 of 30 fresh builds, in Chroma alone, and storing the row again
-linked it every time.
 """
 
 from __future__ import annotations
@@ -73,12 +65,7 @@ from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
-from llama_index_video.store.integrity import (
-    IndexCheck,
-    check_index,
-    media_of,
-    unreachable_rows,
-)
+from llama_index_video.store.integrity import IndexCheck, check_index, media_of
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
 from llama_index_video.store.media_paths import resolved_node, stored_node
@@ -228,28 +215,8 @@ class Ingestor:
             produced.close()
         if self._lexical is not None:  # after a failure the next run's recover() does it
             self._lexical.refresh()
-        if any(outcome.outcome == "indexed" for outcome in outcomes):
-            self._relink()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes)
-
-    def _relink(self) -> None:
-        """Store again the rows the vector index cannot find (see the module docstring)."""
-        stores = self._stores()
-        for _ in range(RELINK_ROUNDS):
-            lost = unreachable_rows(stores)
-            if not lost:
-                return
-            for name, ids in lost.items():
-                self._restore_vectors(stores[name], ids)
-        lost = unreachable_rows(stores)
-        if lost:
-            logger.warning(
-                "%d stored moment(s) still cannot be found by search after storing them "
-                "again %d times; 'llama-index-video verify --repair' tries again",
-                sum(len(ids) for ids in lost.values()),
-                RELINK_ROUNDS,
-            )
 
     def recover(self, check: IndexCheck | None = None) -> IndexCheck:
         """Finish or undo what earlier runs left half-done (see the module docstring).
@@ -548,8 +515,6 @@ class Ingestor:
         return stores
 
 
-RELINK_ROUNDS = 3
-"""At most this many times a run stores again the rows its vector index cannot find."""
 INTERRUPTED = "interrupted; re-indexed on the next ingest"
 MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
 
