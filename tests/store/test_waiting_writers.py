@@ -52,12 +52,11 @@ def reachable(index_dir: Path) -> tuple[int, int]:
     """(rows stored, rows search reaches) in the index's text collection: rows a full
     vector query finds in at least one of two fresh loads of the folder.
 
-    Two loads, because Chroma rebuilds the part of its HNSW index it has not yet
-    persisted from its write log at every load, and on many near-duplicate rows that
-    rebuild sometimes leaves one row that no link leads to, a different row each time
-    (this file's 1,804 "valve n" rows, in Chroma alone: 10 of 180 loads). The defect
-    this file guards against, a stale copy persisted over another writer's rows, loses
-    the same rows at every load."""
+    Two loads, because on many near-duplicate rows a load of Chroma's HNSW index
+    sometimes leaves one row that no link leads to, a different row at each load of the
+    same folder (this file's 1,804 "valve n" rows, in Chroma alone: 10 of 180 loads).
+    The defect this file guards against, a stale copy persisted over another writer's
+    rows, loses the same rows at every load."""
     stored, missed = _one_load(index_dir)
     if missed:
         missed &= _one_load(index_dir)[1]
