@@ -68,10 +68,11 @@ def child(language: str | None, joined: bool, files: list[str]) -> None:
     from faster_whisper.audio import decode_audio
 
     from llama_index_video.transcription import FasterWhisperTranscriber
+    from llama_index_video.transcription.base import SAMPLE_RATE
 
-    audio = [decode_audio(path, sampling_rate=16_000) for path in files]
+    audio = [decode_audio(path, sampling_rate=SAMPLE_RATE) for path in files]
     if joined:
-        gap = np.zeros(round(JOIN_GAP_S * 16_000), dtype=np.float32)
+        gap = np.zeros(round(JOIN_GAP_S * SAMPLE_RATE), dtype=np.float32)
         audio = [np.concatenate([part for a in audio for part in (a, gap)])]
     started = time.process_time()
     transcriber = FasterWhisperTranscriber(language=language)
@@ -82,7 +83,7 @@ def child(language: str | None, joined: bool, files: list[str]) -> None:
     cpu = time.process_time() - started
     digest = hashlib.sha256(json.dumps(texts).encode()).hexdigest()
     source = Path(sys.modules["llama_index_video"].__file__ or "").resolve().parents[1]
-    heard = sum(len(a) for a in audio) / 16_000
+    heard = sum(len(a) for a in audio) / SAMPLE_RATE
     print(
         json.dumps(
             {
@@ -126,7 +127,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if not 1 <= args.rounds <= MAX_ROUNDS:
         parser.error(f"--rounds must be 1-{MAX_ROUNDS}")
-    sets = {"given": args.files} if args.files else {name: SETS[name] for name in args.sets}
+    given = [path.resolve() for path in args.files or []]  # children run in their source
+    sets = {"given": given} if given else {name: SETS[name] for name in args.sets}
     recipes: dict[str, tuple[Version, str | None]] = {
         "default": (today(), None),
         TOLD_ENGLISH: (today(), "en"),

@@ -29,8 +29,10 @@ def test_the_check_changes_no_english_transcript_and_its_cost_is_printed(
 def test_a_joined_set_is_transcribed_as_one_recording_with_gaps() -> None:
     from faster_whisper.audio import decode_audio
 
+    from llama_index_video.transcription.base import SAMPLE_RATE
+
     short = ROOT / "tests" / "fixtures" / "speech" / "subtitled.mp4"
-    seconds = len(decode_audio(str(short), sampling_rate=16_000)) / 16_000
+    seconds = len(decode_audio(str(short), sampling_rate=SAMPLE_RATE)) / SAMPLE_RATE
     joined = measure(today(), "en", [short, short], joined=True)
     assert joined["recordings"] == 1
     assert float(joined["audio_s"]) == pytest.approx(2 * (seconds + JOIN_GAP_S))
