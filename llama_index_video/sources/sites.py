@@ -21,7 +21,7 @@ from llama_index_video.sources.origin import Origin, redact, write_origin
 
 SUBTITLE_LANGUAGES = ["en", "en-.*", "de", "fr", "es"]
 _URL = re.compile(r"https?://\S+")
-_PRIVATE = re.compile(r"private|sign in|log ?in|members|401|403|forbidden", re.IGNORECASE)
+_PRIVATE = re.compile(r"\b(private|sign in|log ?in|members|401|403|forbidden)\b", re.IGNORECASE)
 
 
 def download_from_site(
@@ -95,10 +95,12 @@ def _reason(message: str) -> str:
     """yt-dlp's error as one line with links redacted; private videos said plainly."""
     first = message.strip().splitlines()[0] if message.strip() else "download failed"
     first = re.sub(r"^ERROR:\s*(\[[^\]]+\]\s*)?", "", first)
+    # Matched without the links: a port or a video id may hold "401" or "login".
+    said = _URL.sub("", first)
     first = _URL.sub(lambda m: redact(m.group(0)), first)
-    if _PRIVATE.search(first):
+    if _PRIVATE.search(said):
         return f"private or needs a login ({first[:200]})"
-    if "Unsupported URL" in first or "no video" in first.lower():
+    if "Unsupported URL" in said or "no video" in said.lower():
         return "no video found on the page"
     return first[:300]
 

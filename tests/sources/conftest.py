@@ -49,7 +49,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, CAPTIONS, "text/vtt")
         if path == "/page.html":
             return self._send(200, PAGE, "text/html; charset=utf-8")
-        if path == "/empty.html":
+        if path.endswith("/empty.html"):  # under any folder: links that hold "401" or "login"
             return self._send(200, EMPTY_PAGE, "text/html; charset=utf-8")
         if path == "/private.html":
             return self._send(403, b"Forbidden", "text/plain")

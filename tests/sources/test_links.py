@@ -32,7 +32,11 @@ def test_a_page_with_an_html5_video_is_downloaded_with_its_captions(site, tmp_pa
 
 @pytest.mark.parametrize(
     ("path", "reason"),
-    [("/empty.html", "no video found"), ("/private.html", "private or needs a login")],
+    [
+        ("/empty.html", "no video found"),
+        ("/members/login-401/empty.html", "no video found"),  # the words are in the link only
+        ("/private.html", "private or needs a login"),
+    ],
 )
 def test_pages_without_a_reachable_video_fail_with_one_line(site, tmp_path, path, reason):
     with pytest.raises(DownloadError, match=reason) as raised:
