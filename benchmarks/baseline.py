@@ -127,6 +127,11 @@ def run(command: list[str], env: dict[str, str], *, timeout: float = 600.0) -> P
         )
 
 
+def load_average() -> str:
+    """The 1, 5 and 15 min load averages, printed beside figures taken on a shared machine."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def _git(*args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(ROOT), *args], check=True, capture_output=True, text=True, timeout=60

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import statistics
 import sys
 import time
@@ -43,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a child imports the version it was given
 
-from benchmarks.baseline import Version, release, run, today  # noqa: E402
+from benchmarks.baseline import Version, load_average, release, run, today  # noqa: E402
 
 REAL_ENGLISH = [
     *sorted((ROOT / "tests" / "fixtures" / "real_speech").glob("*.flac")),
@@ -135,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     }
     if args.baseline_ref:
         recipes[f"default at {args.baseline_ref}"] = (release(args.baseline_ref), None)
-    print(f"load average at start {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"load average at start {load_average()}")
     for name, files in sets.items():
         results: dict[str, list[dict[str, float | str]]] = {recipe: [] for recipe in recipes}
         for _ in range(args.rounds):
@@ -149,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
             rss = statistics.median(float(r["peak_rss_mb"]) for r in done)
             same = all(r["transcripts"] == english for r in done)
             print(f"{recipe:24s} {cpu:7.2f} {rss:8.0f}  {'same' if same else 'differ'}")
-    print(f"\nload average at end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"\nload average at end {load_average()}")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -45,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.baseline import CACHE, ProcessRun, Version, release, run, today  # noqa: E402
+from benchmarks.baseline import CACHE, ProcessRun, Version, load_average, release, run, today  # noqa: E402
 from benchmarks.ingest_speed import DEFAULT_FILES, machine  # noqa: E402
 
 NAIVE = "naive"
@@ -132,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         baseline = release(args.baseline_ref)
         versions[f"ours at {baseline.name.split()[-1].strip('()')}"] = baseline
     media_seconds = _media_seconds(files)
-    print(f"machine: {machine()}; load average at start {_load()}")
+    print(f"machine: {machine()}; load average at start {load_average()}")
     print(f"files: {', '.join(f.name for f in files)} ({media_seconds:.0f} s of media)")
     print(f"bytecode: {args.bytecode}")
     names = [*versions, NAIVE]
@@ -155,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(f"round {round_ + 1}: {shown}", flush=True)
     summaries = summarise(runs, media_seconds)
-    print(f"load average at end {_load()}")
+    print(f"load average at end {load_average()}")
     print(
         f"{'recipe':16} {'wall s':>7} {'x real time':>12} {'CPU s':>6} {'peak MB':>8} "
         f"{'/ naive':>8}"
@@ -209,10 +208,6 @@ def _media_seconds(files: Sequence[Path]) -> float:
     from llama_index_video.media.probe import probe
 
     return sum(probe(path).duration for path in files)
-
-
-def _load() -> str:
-    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

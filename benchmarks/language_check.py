@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -43,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a child imports the version it was given
 
-from benchmarks.baseline import Version, release, run, today  # noqa: E402
+from benchmarks.baseline import Version, load_average, release, run, today  # noqa: E402
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech"
 REAL_SPEECH = ROOT / "tests" / "fixtures" / "real_speech"
@@ -169,7 +168,7 @@ def _measure(parser: argparse.ArgumentParser, args: argparse.Namespace, files: l
     versions: dict[str, Version] = {"today": today()}
     if args.baseline_ref:
         versions[args.baseline_ref] = release(args.baseline_ref)
-    print(f"machine: {machine()}; load average at start {_load()}")
+    print(f"machine: {machine()}; load average at start {load_average()}")
     results: dict[str, list[dict]] = {name: [] for name in versions}
     peaks: dict[str, list[float]] = {name: [] for name in versions}
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "--files"]
@@ -183,7 +182,7 @@ def _measure(parser: argparse.ArgumentParser, args: argparse.Namespace, files: l
                 raise SystemExit(f"{name} ran the code in {figures['package']}")
             results[name].append(figures)
             peaks[name].append(done.peak_rss_mb)
-    print(f"load average at end {_load()}")
+    print(f"load average at end {load_average()}")
     for name, rounds in results.items():
         load = statistics.median(r["load_cpu_s"] for r in rounds)
         print(f"\n== {name}: base loaded in {load:.2f} CPU s; peak RSS {max(peaks[name]):.0f} MB")
@@ -204,10 +203,6 @@ def _measure(parser: argparse.ArgumentParser, args: argparse.Namespace, files: l
             )
         print(f"{'all files, VAD + probes':24} {total:.2f} CPU s")
     return 0
-
-
-def _load() -> str:
-    return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 import tempfile
@@ -46,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.baseline import ProcessRun, Version, release, run, today  # noqa: E402
+from benchmarks.baseline import ProcessRun, Version, load_average, release, run, today  # noqa: E402
 from benchmarks.long_speech_script import (  # noqa: E402
     FACTS,
     UNANSWERABLE,
@@ -196,10 +195,6 @@ def _naive_child(audio: Path, asked: Path, out: Path) -> None:
     out.write_text(json.dumps({"ingest_s": naive.seconds, "hits": found}))
 
 
-def _load() -> str:
-    return " ".join(f"{value:.1f}" for value in os.getloadavg())
-
-
 def _ran(name: str, done: ProcessRun) -> ProcessRun:
     if done.returncode != 0:
         raise SystemExit(f"{name} failed:\n{done.stderr[-3000:]}")
@@ -227,7 +222,7 @@ def measure(
     out = work / "hits.json"
     timeout = max(900.0, 6 * seconds)
     me = [sys.executable, str(Path(__file__).resolve())]
-    load = _load()
+    load = load_average()
     if version is None:
         env = today().env()
         done = _ran(
@@ -261,7 +256,7 @@ def measure(
         "cpu_s": round(ingest.cpu_s, 1),
         "peak_rss_mb": round(ingest.peak_rss_mb, 0),
         "load_before": load,
-        "load_after": _load(),
+        "load_after": load_average(),
     }
     return score(results, scores if known else None), process, found
 
@@ -309,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         asked = questions(facts, audio.name)
         print(
             f"\n## {minutes:g} min ({seconds:.0f} s): {len(facts)}/{len(FACTS)} facts, "
-            f"{len(UNANSWERABLE)} unanswerable; load average {_load()}",
+            f"{len(UNANSWERABLE)} unanswerable; load average {load_average()}",
             flush=True,
         )
         print(
