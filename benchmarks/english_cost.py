@@ -37,6 +37,7 @@ import json
 import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,13 +49,19 @@ REAL_ENGLISH = [
     *sorted((ROOT / "tests" / "fixtures" / "real_speech").glob("*.flac")),
     ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac",
 ]
+
+
+@dataclass(frozen=True)
+class FileSet:
+    files: list[Path]
+    joined: bool = False  # transcribed as one recording, JOIN_GAP_S of silence after each
+
+
 SETS = {
-    "examples": sorted((ROOT / "examples" / "media").glob("*.mp[34]")),
-    "real": REAL_ENGLISH,
-    "real-joined": REAL_ENGLISH,
+    "examples": FileSet(sorted((ROOT / "examples" / "media").glob("*.mp[34]"))),
+    "real": FileSet(REAL_ENGLISH),
+    "real-joined": FileSet(REAL_ENGLISH, joined=True),
 }
-JOINED = frozenset({"real-joined"})
-"""Sets whose files are transcribed as one recording."""
 JOIN_GAP_S = 1.0
 MAX_ROUNDS = 10
 TOLD_ENGLISH = "told English"
@@ -96,16 +103,14 @@ def child(language: str | None, joined: bool, files: list[str]) -> None:
     )
 
 
-def measure(
-    version: Version, language: str | None, files: list[Path], *, joined: bool = False
-) -> dict[str, float | str]:
+def measure(version: Version, language: str | None, chosen: FileSet) -> dict[str, float | str]:
     command = [
         sys.executable,
         __file__,
         "--child",
         language or "",
-        "joined" if joined else "apart",
-        *map(str, files),
+        "joined" if chosen.joined else "apart",
+        *map(str, chosen.files),
     ]
     done = run(command, version.env())
     if done.returncode != 0:
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> None:
     if not 1 <= args.rounds <= MAX_ROUNDS:
         parser.error(f"--rounds must be 1-{MAX_ROUNDS}")
     given = [path.resolve() for path in args.files or []]  # children run in their source
-    sets = {"given": given} if given else {name: SETS[name] for name in args.sets}
+    sets = {"given": FileSet(given)} if given else {name: SETS[name] for name in args.sets}
     recipes: dict[str, tuple[Version, str | None]] = {
         "default": (today(), None),
         TOLD_ENGLISH: (today(), "en"),
@@ -135,13 +140,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.baseline_ref:
         recipes[f"default at {args.baseline_ref}"] = (release(args.baseline_ref), None)
     print(f"load average at start {load_average()}")
-    for name, files in sets.items():
+    for name, chosen in sets.items():
         results: dict[str, list[dict[str, float | str]]] = {recipe: [] for recipe in recipes}
         for _ in range(args.rounds):
             for recipe, (version, language) in recipes.items():
-                results[recipe].append(measure(version, language, files, joined=name in JOINED))
+                results[recipe].append(measure(version, language, chosen))
         english = results[TOLD_ENGLISH][0]["transcripts"]
-        print(f"\n== {name}: {len(files)} files{' as one recording' if name in JOINED else ''}")
+        together = " as one recording" if chosen.joined else ""
+        print(f"\n== {name}: {len(chosen.files)} files{together}")
         print(f"{'recipe':24s} {'CPU s':>7s} {'peak MB':>8s}  transcripts as told English")
         for recipe, done in results.items():
             cpu = statistics.median(float(r["cpu_s"]) for r in done)

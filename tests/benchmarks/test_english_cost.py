@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.baseline import today
-from benchmarks.english_cost import JOIN_GAP_S, ROOT, main, measure
+from benchmarks.english_cost import JOIN_GAP_S, ROOT, FileSet, main, measure
 from tests_support import needs_base
 
 
@@ -33,6 +33,6 @@ def test_a_joined_set_is_transcribed_as_one_recording_with_gaps() -> None:
 
     short = ROOT / "tests" / "fixtures" / "speech" / "subtitled.mp4"
     seconds = len(decode_audio(str(short), sampling_rate=SAMPLE_RATE)) / SAMPLE_RATE
-    joined = measure(today(), "en", [short, short], joined=True)
+    joined = measure(today(), "en", FileSet([short, short], joined=True))
     assert joined["recordings"] == 1
     assert float(joined["audio_s"]) == pytest.approx(2 * (seconds + JOIN_GAP_S))
