@@ -22,11 +22,11 @@ Sets: ``examples``, the three English example files (``examples/media``, synthet
 espeak-ng narration, 180 s); ``real``, the real English of
 ``tests/fixtures/real_speech`` (thirteen AMI meeting excerpts: far-field, many speakers
 not native; a phone call) and the LibriVox reader of ``tests/fixtures/speech``, 475 s;
-``real-joined``, the same real English joined into one recording of 8 min (each part followed by a
-second of silence). The check's cost is mostly per file (it probes a few blocks
-of each file, and loads ``base`` once per process), so the same speech costs it far less
-as one recording than as fifteen. The machine is shared: the load average is printed at
-the start and end.
+``real-joined``, the same real English joined into one recording of 8 min (each part
+followed by a second of silence). The check's cost is mostly per file (it probes a few
+blocks of each file, and loads ``base`` once per process), so the same speech costs it
+far less as one recording than as fifteen. The machine is shared: the load average is
+printed at the start and end.
 """
 
 from __future__ import annotations
