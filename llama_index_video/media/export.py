@@ -9,6 +9,9 @@ else its own codecs (WebM: VP9 and Opus). The
 :class:`ExportReport` says which happened and the span the file really holds. Audio
 sources copy their audio packets (every audio packet starts cleanly).
 
+Every output is written through :func:`.output.written`: never onto a recording it is
+read from, under a temporary name until complete, with errors naming the output.
+
 Subtitles (:mod:`.export_subtitles`) go into the file as a soft track when the output
 has video and its container holds one; burning them in needs the frames, so it always
 re-encodes.
@@ -21,12 +24,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import av
 
 from llama_index_video.errors import MediaError
 from llama_index_video.media.export_subtitles import Burner, Cue, add_track, shift_cues, write_track
+from llama_index_video.media.output import written
 
 logger = logging.getLogger(__name__)
 
@@ -121,12 +125,13 @@ def export_span(
         if copy:
             begin = start if keyframe is None else keyframe
             try:
-                first, last, subtitles = _copy(source, begin, end, output, cues)
+                with written(output, sources=[source]) as handle:
+                    first, last, subtitles = _copy(source, begin, end, handle, output, cues)
                 return ExportReport(output, "copy", first, last, subtitles)
             except _CannotCopy as exc:
                 if mode == "copy":
                     raise MediaError(source, f"{exc}; re-encode it instead") from exc
-        with av.open(str(output), "w") as out:
+        with written(output, sources=[source]) as handle, _open_output(handle, output) as out:
             joiner = _Joiner(out, source, shift_cues(cues, start, length=end - start), burn)
             joiner.append(source, start, end).close()
         return ExportReport(output, "reencode", start, end, joiner.subtitles)
@@ -135,9 +140,9 @@ def export_span(
 
 
 def _copy(
-    source: Path, begin: float, end: float, output: Path, cues: Sequence[Cue]
+    source: Path, begin: float, end: float, handle: BinaryIO, output: Path, cues: Sequence[Cue]
 ) -> tuple[float, float, Subtitles | None]:
-    with av.open(str(source)) as inp, av.open(str(output), "w") as out:
+    with av.open(str(source)) as inp, _open_output(handle, output) as out:
         streams = [s for s in inp.streams if s.type in ("video", "audio")]
         for stream in streams:
             if stream.codec_context.name not in out.supported_codecs:
@@ -198,7 +203,8 @@ def join_spans(
     if not spans:
         raise ValueError("nothing to join")
     try:
-        with av.open(str(output), "w") as out:
+        sources = [source for source, _, _ in spans]
+        with written(output, sources=sources) as handle, _open_output(handle, output) as out:
             joiner = _Joiner(out, spans[0][0], cues, burn)
             for source, start, end in spans:
                 joiner.append(source, start, end)
@@ -303,6 +309,20 @@ class _Joiner:
         for encoder in (self.video, self.audio):
             if encoder is not None:
                 self.out.mux(encoder.encode())
+
+
+def _open_output(handle: BinaryIO, output: Path) -> Any:
+    """PyAV's container writing into ``handle``, its format chosen by ``output``'s suffix.
+
+    Raises:
+        MediaError: naming ``output``: no format has its suffix.
+    """
+    try:
+        return av.open(handle, "w")
+    except ValueError as exc:  # PyAV: "Could not determine output format"
+        raise MediaError(
+            output, f"no format is known by the suffix '{output.suffix}'; use e.g. .mp4, .mkv, .mp3"
+        ) from exc
 
 
 def _nothing_to_burn_into(source: Path) -> MediaError:

@@ -1,0 +1,123 @@
+"""Where an export is written, and how it reaches its name without harming anything.
+
+Every file this package writes for a user (``clip``, ``ask --export``, the page's
+"download this moment", their ``.srt`` beside) goes through :func:`written`:
+
+- refused, before anything is opened for writing, when the output *is* one of the
+  recordings read: the same file by device and inode (``os.stat``), so a symlink or a
+  hard link to the source counts, whatever path names it; for an output that does not
+  exist yet, the resolved paths are compared;
+- refused when it is a folder, a device or a pipe, or its folder does not exist;
+- written under a temporary name in the output's own folder (``.NAME.XXXX.partial.EXT``:
+  the same file system, and the suffix that picks the container) and renamed onto the
+  output with :func:`os.replace` only when complete and flushed to disk. A process
+  killed meanwhile leaves the old file (or none) under the output's name, never a
+  truncated one; a failure deletes the temporary file.
+
+The bytes go through a Python file object, not a file name handed to FFmpeg: FFmpeg's
+own writer records a failed write (a full disk) and carries on, leaving a truncated
+file behind an export that reports success; a Python file raises. Failures of the
+output (no such format, no space, no permission) are :class:`MediaError` naming the
+output, not the recording.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO
+
+import av
+
+from llama_index_video.errors import MediaError, printable_path
+
+PARTIAL_MARK = ".partial"
+"""In the temporary name of an export being written (``.talk.1f2e3d4c.partial.mp4``)."""
+
+
+@contextmanager
+def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
+    """A file to write ``output``'s bytes into; it becomes ``output`` when the block ends.
+
+    Args:
+        output: Where the export goes (a symlink is followed: its target is replaced).
+        sources: The recordings read to make it; none of them may be ``output``.
+
+    Raises:
+        MediaError: naming ``output``: it is one of ``sources``, a folder, a device, in
+            a folder that does not exist or may not be written, or the disk filled up.
+            An ``OSError`` raised inside the block (a failed write) becomes one too.
+    """
+    target = _checked(output, list(sources))
+    partial = target.with_name(
+        f".{target.stem}.{secrets.token_hex(4)}{PARTIAL_MARK}{target.suffix}"
+    )
+    try:
+        handle = partial.open("xb")
+    except OSError as exc:
+        raise output_error(output, exc) from exc
+    try:
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, target)
+    except OSError as exc:
+        if not _is_output_failure(exc):
+            raise
+        raise output_error(output, exc) from exc
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def output_error(output: Path, exc: OSError) -> MediaError:
+    """``exc``, raised while writing ``output``, as one line naming ``output``."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return MediaError(output, "no space left to write it; free some space or write elsewhere")
+    reason = (exc.strerror or str(exc)).lower()
+    return MediaError(output, f"cannot be written ({reason}); choose another output file")
+
+
+def _is_output_failure(exc: OSError) -> bool:
+    """Whether ``exc`` is the output's: PyAV reports the recordings' failures as its own
+    errors (``av.FFmpegError``, also ``OSError``s), the output's come from its file."""
+    return not isinstance(exc, av.FFmpegError)
+
+
+def _checked(output: Path, sources: list[Path]) -> Path:
+    """The file to replace (``output``, its symlinks followed), once it may be written."""
+    try:
+        mode = output.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:
+        raise output_error(output, exc) from exc
+    if mode is not None and stat.S_ISDIR(mode):
+        raise MediaError(output, "is a folder; name a file inside it, e.g. moment.mp4")
+    if mode is not None and not stat.S_ISREG(mode):
+        raise MediaError(output, "is not a regular file (a device or a pipe); name a file")
+    target = Path(os.path.realpath(output))
+    if not target.parent.is_dir():
+        raise MediaError(output, f"its folder {printable_path(target.parent)} does not exist")
+    if not target.suffix:
+        raise MediaError(output, "has no suffix to choose a format by; e.g. .mp4, .mkv, .mp3")
+    for source in sources:
+        if _same_file(output, target, source):
+            raise MediaError(
+                output,
+                f"is the recording being exported ({printable_path(source)}); writing it "
+                "would destroy it: choose another output file",
+            )
+    return target
+
+
+def _same_file(output: Path, target: Path, source: Path) -> bool:
+    try:
+        return os.path.samestat(output.stat(), source.stat())
+    except OSError:  # the output (or the source) does not exist: compare where they lead
+        return target == Path(os.path.realpath(source))

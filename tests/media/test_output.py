@@ -1,0 +1,190 @@
+"""Exports never destroy what they read and never leave a truncated file under their name.
+
+Refused in one line naming the output, before anything is opened for writing: the
+output is the recording (by its path, a symlink or a hard link; copy, re-encode, audio,
+a join), a folder, a device, in a missing or read-only folder, or of no known format.
+A full disk (a real, tiny tmpfs) is an error naming the output, where FFmpeg's own
+writer reported success over a truncated file. Every failure leaves no temporary file.
+The sources are copies: on the old code these tests destroyed them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from llama_index_video.cli.main import main
+from llama_index_video.errors import MediaError
+from llama_index_video.media.export import export_span, join_spans
+from llama_index_video.media.output import PARTIAL_MARK, written
+from tests_support import CHECKOUT, TEAM_SYNC
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def recordings(tmp_path) -> dict[str, Path]:
+    folder = tmp_path / "src"
+    folder.mkdir()
+    return {
+        "video": Path(shutil.copy(CHECKOUT, folder)),
+        "audio": Path(shutil.copy(TEAM_SYNC, folder)),
+    }
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if PARTIAL_MARK in p.name)
+
+
+def same_file_outputs(source: Path) -> dict[str, Path]:
+    link = source.with_name("link" + source.suffix)
+    link.symlink_to(source.name)
+    hard = source.with_name("hard" + source.suffix)
+    os.link(source, hard)
+    dotted = source.parent / ".." / source.parent.name / source.name
+    return {"path": source, "symlink": link, "hard link": hard, "dotted": dotted}
+
+
+@pytest.mark.parametrize(
+    ("kind", "mode", "start"),
+    [("video", "auto", 10.0), ("video", "reencode", 12.3), ("audio", "auto", 5.0)],
+)
+def test_exporting_onto_the_recording_itself_is_refused_and_it_stays_whole(
+    recordings, kind, mode, start
+):
+    source = recordings[kind]
+    before = digest(source)
+    for how, output in same_file_outputs(source).items():
+        with pytest.raises(MediaError, match="is the recording being exported") as refused:
+            export_span(source, start, start + 3.0, output, mode=mode)  # type: ignore[arg-type]
+        assert str(refused.value).startswith(f"{output}: "), how
+        assert "\n" not in str(refused.value) and digest(source) == before, how
+    assert leftovers(source.parent) == []
+
+
+def test_a_join_refuses_an_output_that_is_any_of_its_recordings(recordings, tmp_path):
+    first, second = recordings["video"], tmp_path / "second.mp4"
+    shutil.copy(CHECKOUT, second)
+    before = digest(second)
+    with pytest.raises(MediaError, match="is the recording being exported"):
+        join_spans([(first, 1.0, 3.0), (second, 5.0, 7.0)], second)
+    assert digest(second) == before and leftovers(tmp_path) == []
+
+
+def test_an_export_replaces_an_older_file_and_follows_a_symlink(recordings, tmp_path):
+    target = tmp_path / "out" / "moment.mp4"
+    target.parent.mkdir()
+    target.write_bytes(b"an older export")
+    link = tmp_path / "latest.mp4"
+    link.symlink_to(target)
+    report = export_span(recordings["video"], 10.0, 13.0, link)
+    assert report.path == link and link.is_symlink()
+    assert target.stat().st_size > 10_000 and leftovers(target.parent) == []
+
+
+@pytest.fixture
+def read_only_folder(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.fixture
+def tiny_disk(tmp_path):
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.mark.parametrize(
+    ("output", "says"),
+    [
+        ("moment.xyz", "no format is known by the suffix '.xyz'"),
+        (".", "is a folder"),
+        ("/dev/full", "is not a regular file"),
+        ("missing/moment.mp4", "does not exist"),
+        ("moment", "has no suffix"),
+    ],
+)
+def test_output_errors_name_the_output_not_the_recording(recordings, tmp_path, output, says):
+    target = Path(output) if output.startswith("/") else tmp_path / output
+    with pytest.raises(MediaError, match=says) as refused:
+        export_span(recordings["video"], 10.0, 13.0, target)
+    assert refused.value.path == target and "checkout" not in str(refused.value)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_read_only_folder_is_named_as_the_output(recordings, read_only_folder):
+    target = read_only_folder / "moment.mp4"
+    with pytest.raises(MediaError, match="cannot be written") as refused:
+        export_span(recordings["video"], 10.0, 13.0, target, mode="reencode")
+    assert refused.value.path == target and "checkout" not in str(refused.value)
+
+
+@pytest.mark.parametrize("mode", ["copy", "reencode"])
+def test_a_full_disk_is_an_error_naming_the_output_and_leaves_nothing(recordings, tiny_disk, mode):
+    target = tiny_disk / "moment.mp4"
+    with pytest.raises(MediaError, match="no space left") as refused:
+        export_span(recordings["video"], 0.0, 40.0, target, mode=mode)  # type: ignore[arg-type]
+    assert refused.value.path == target
+    assert list(tiny_disk.iterdir()) == []  # neither a truncated file nor its partial
+
+
+def test_a_failure_inside_the_block_keeps_the_old_file(tmp_path):
+    target = tmp_path / "notes.srt"
+    target.write_text("kept")
+    with pytest.raises(RuntimeError), written(target, sources=[]) as handle:
+        handle.write(b"half of it")
+        raise RuntimeError("stopped")
+    assert target.read_text() == "kept" and leftovers(tmp_path) == []
+
+
+def test_clip_onto_its_own_recording_is_refused_in_one_line(
+    tmp_path, script_transcriber, embed_model, capsys
+):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    source = tmp_path / "src" / TEAM_SYNC.name
+    source.parent.mkdir()
+    shutil.copy(TEAM_SYNC, source)
+    before = digest(source)
+    index = VideoIndex(
+        tmp_path / "idx",
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=tmp_path / "idx" / "media", transcriber=script_transcriber),
+    )
+    assert index.ingest([source]).ok
+    index.close()
+    link = tmp_path / "link.mp3"
+    link.symlink_to(source)
+    for output in (source, link):
+        argv = ["clip", TEAM_SYNC.name, "--from", "1", "--to", "4", "-o", str(output)]
+        assert main([*argv, "--reencode", "--index", str(tmp_path / "idx")]) == 2
+        err = capsys.readouterr().err
+        assert "is the recording being exported" in err and err.count("\n") == 1
+        assert err.startswith(f"error: {output}: ")
+    assert digest(source) == before
