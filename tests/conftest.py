@@ -222,6 +222,31 @@ def subtitled_media(tmp_path) -> Path:
 
 
 @pytest.fixture
+def tmpfs(tmp_path) -> Iterator[Callable[[str, str], Path]]:
+    """Mount real tmpfs file systems for a test: ``tmpfs("disk", "size=16m")`` (mount
+    options: a tiny disk, ``ro``), unmounted after it. Mounting needs root (CI runs as
+    root); elsewhere the test is skipped, saying why."""
+    mounted: list[Path] = []
+
+    def mount(name: str, options: str) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+            capture_output=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+        mounted.append(folder)
+        return folder
+
+    yield mount
+    for folder in mounted:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+@pytest.fixture
 def spawn() -> Iterator[Callable[..., subprocess.Popen[str]]]:
     """Start Python code or the command line in processes of their own; killed after."""
     started: list[subprocess.Popen[str]] = []

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -90,33 +89,13 @@ def test_an_export_replaces_an_older_file_and_follows_a_symlink(recordings, tmp_
 
 
 @pytest.fixture
-def read_only_folder(tmp_path):
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs here: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
+def read_only_folder(tmpfs):
+    return tmpfs("ro", "ro,size=1m")
 
 
 @pytest.fixture
-def tiny_disk(tmp_path):
-    folder = tmp_path / "tiny"
-    folder.mkdir()
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(folder)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", "-l", str(folder)], check=False)
+def tiny_disk(tmpfs):
+    return tmpfs("tiny", "size=200k")
 
 
 @pytest.mark.parametrize(
