@@ -410,13 +410,22 @@ class VideoIndex(Querying):
         self._follow_releases()
         return library(self.manifest, self.vector_store)
 
-    def transcript(self, source: str | Path) -> list[TranscriptLine] | None:
-        """The transcript units of an indexed path or link in time order; None if unknown."""
+    def transcript(
+        self, source: str | Path, *, start: float | None = None, end: float | None = None
+    ) -> list[TranscriptLine] | None:
+        """The transcript units of an indexed path or link in time order; None if unknown.
+
+        With ``start`` and/or ``end`` (seconds), only the units overlapping that span,
+        their times as stored. :func:`~llama_index_video.store.transcript_export.render_transcript`
+        writes them as SRT, WebVTT, text or JSON.
+        """
         from llama_index_video.store.library import find_source, transcript
 
         records = find_source(self.manifest, str(source))
         self._follow_releases()
-        return transcript(self.vector_store, records[0].content_hash) if records else None
+        if not records:
+            return None
+        return transcript(self.vector_store, records[0].content_hash, start=start, end=end)
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched.

@@ -27,8 +27,8 @@ def add_clip_parser(
         "--burn-subtitles draws it onto the frames, which re-encodes.",
     )
     parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
-    parser.add_argument("--from", dest="start", type=_time, required=True, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=_time, required=True, metavar="TIME")
+    parser.add_argument("--from", dest="start", type=parse_time, required=True, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=parse_time, required=True, metavar="TIME")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT")
     parser.add_argument(
         "--max-seconds",
@@ -114,7 +114,7 @@ def _spoken(args: argparse.Namespace, index_options: dict[str, Any], recording: 
         index.close()
 
 
-def _time(text: str) -> float:
+def parse_time(text: str) -> float:
     try:
         return parse_timestamp(text)
     except ValueError as exc:

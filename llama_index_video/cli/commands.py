@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
+from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -402,5 +403,6 @@ COMMANDS = {  # subcommand -> its function
     "serve": _serve,
     "mcp": lambda args: run_mcp(args, _store_options(args)),
     "clip": lambda args: run_clip(args, _store_options(args)),
+    "transcript": lambda args: run_transcript(args, _store_options(args)),
     "verify": _verify,
 }

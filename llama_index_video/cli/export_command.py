@@ -10,7 +10,6 @@ subtitles of an audio-only export.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -95,14 +94,10 @@ def spoken_cues(
 def write_sidecar(output: Path, cues: list[Cue], subtitles: str | None) -> str:
     """Write ``cues`` (on ``output``'s timeline) to ``output``'s ``.srt``; returns the
     words saying where the subtitles went."""
-    import srt
+    from llama_index_video.media.export_subtitles import srt_text
 
     sidecar = output.with_suffix(".srt")
-    entries = [
-        srt.Subtitle(i, timedelta(seconds=cue.start), timedelta(seconds=cue.end), cue.text)
-        for i, cue in enumerate(cues, 1)
-    ]
-    sidecar.write_text(srt.compose(entries, reindex=False), encoding="utf-8")
+    sidecar.write_text(srt_text(cues), encoding="utf-8")
     name = printable_path(sidecar)
     if subtitles == "track":
         return f"subtitles in a track of the file and in {name}"

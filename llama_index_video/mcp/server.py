@@ -4,7 +4,8 @@ The server offers the five tools of :class:`~llama_index_video.agents.VideoToolS
 (same names, descriptions and parameters; a result the spec reports as
 ``{"error": ...}`` becomes an MCP tool error with that one line) and each indexed
 recording's transcript as a resource, ``transcript://<file name>`` (also readable by
-any file name through the template of the same form). Everything is marked
+any file name through the template of the same form), and as a file in each export
+format through ``transcript://<file name>/srt`` (``vtt``, ``txt``, ``json``). Everything is marked
 read-only: no tool writes the index, a source can only be named as the index
 recorded it, and messages pass through :func:`~llama_index_video.api_keys.scrub`.
 
@@ -29,6 +30,11 @@ from llama_index_video._version import __version__
 from llama_index_video.agents.tool_spec import TOOL_NAMES, VideoToolSpec
 from llama_index_video.errors import MissingDependencyError, VideoIndexError
 from llama_index_video.store.library import resolve_source, transcript
+from llama_index_video.store.transcript_export import (
+    MEDIA_TYPES,
+    TRANSCRIPT_FORMATS,
+    render_transcript,
+)
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -83,6 +89,14 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
         "per unit",
         mime_type="text/plain",
     )(read)
+    for fmt in TRANSCRIPT_FORMATS:
+        server.resource(
+            f"transcript://{{name}}/{fmt}",
+            name=f"transcript.{fmt}",
+            description=f"The transcript of an indexed recording by file name as {fmt}: every "
+            "unit with its times, speaker and language",
+            mime_type=MEDIA_TYPES[fmt],
+        )(_exporter(index, fmt))
     for entry in index.library():
         if entry.status != "indexed" or not entry.moments.get("transcript"):
             continue
@@ -101,6 +115,15 @@ def _reader(read: Callable[[str], str], source: str) -> Callable[[], str]:
         return read(source)
 
     return transcript
+
+
+def _exporter(index: VideoIndex, fmt: str) -> Callable[[str], str]:
+    def export(name: str) -> str:
+        recording = resolve_source(index.manifest, unquote(name))
+        lines = transcript(index.vector_store, recording.content_hash)
+        return render_transcript(lines, fmt=fmt, source=recording.source)
+
+    return export
 
 
 def _raising(tool: Callable[..., str]) -> Callable[..., str]:

@@ -28,6 +28,7 @@ import functools
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -74,6 +75,19 @@ def shift_cues(cues: Iterable[Cue], by: float, *, length: float) -> list[Cue]:
     """The cues moved ``by`` seconds earlier and cut to ``[0, length]``; empty ones dropped."""
     moved = (Cue(max(0.0, c.start - by), min(length, c.end - by), c.text) for c in cues)
     return sorted((c for c in moved if c.end > c.start and c.text.strip()), key=_start)
+
+
+def srt_text(cues: Iterable[Cue]) -> str:
+    """``cues`` as a SubRip file, numbered from 1 in the order given."""
+    import srt
+
+    return srt.compose(
+        [
+            srt.Subtitle(number, timedelta(seconds=cue.start), timedelta(seconds=cue.end), cue.text)
+            for number, cue in enumerate(cues, 1)
+        ],
+        reindex=False,
+    )
 
 
 def add_track(out: Any) -> Any | None:

@@ -9,6 +9,7 @@ Routes::
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
     GET  /api/library            the ``list --json`` entries, plus the media links
     GET  /api/transcript?source= a source's transcript units in time order
+    GET  /api/transcript?source=&format=srt|vtt|txt|json   that transcript as a download
     GET  /api/clip?source=&start=&end=   that moment as a file to download (PyAV cut)
     GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
     GET  /frames/{name}          a frame image of an indexed file
@@ -38,6 +39,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import quote
 
 from llama_index_video._version import __version__
 from llama_index_video.errors import (
@@ -63,6 +65,11 @@ from llama_index_video.service.media import (
     OpenedFileResponse,
 )
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
+from llama_index_video.store.transcript_export import (
+    MEDIA_TYPES,
+    TranscriptFormat,
+    render_transcript,
+)
 
 try:
     from fastapi import FastAPI, HTTPException, Query, Request
@@ -218,15 +225,23 @@ def create_app(
             entries = current.library()
             return JSONResponse([{**asdict(e), **_library_urls(e, catalog)} for e in entries])
 
-    @app.get("/api/transcript")
+    @app.get("/api/transcript", response_model=None)
     def transcript(
         source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
-    ) -> JSONResponse:
+        format: Annotated[TranscriptFormat | None, Query()] = None,
+    ) -> JSONResponse | Response:
         with live.reading() as (current, _):
             lines = current.transcript(source)
         if lines is None:
             raise HTTPException(404, "no indexed source has this name")
-        return JSONResponse([asdict(line) for line in lines])
+        if format is None:
+            return JSONResponse([asdict(line) for line in lines])
+        name = f"{Path(source).stem or 'transcript'}.{format}"
+        return Response(
+            render_transcript(lines, fmt=format, source=source),
+            media_type=f"{MEDIA_TYPES[format]}; charset=utf-8",
+            headers={"Content-Disposition": _attachment(name)},
+        )
 
     @app.get("/api/clip")
     def clip(
@@ -271,6 +286,15 @@ def _opened(path: Path, media_type: str, missing: str) -> OpenedFileResponse:
         return OpenedFileResponse(path, media_type=media_type, headers=IMMUTABLE)
     except OSError as exc:  # removed or replaced since the catalog checked it
         raise HTTPException(404, missing) from exc
+
+
+def _attachment(name: str) -> str:
+    """A ``Content-Disposition`` that saves the response as ``name`` (RFC 6266, as
+    Starlette writes it for files: ``filename*`` when the name is not plain ASCII)."""
+    quoted = quote(name)
+    if quoted == name:
+        return f'attachment; filename="{name}"'
+    return f"attachment; filename*=utf-8''{quoted}"
 
 
 def _modalities(text: str | None) -> list[str] | None:

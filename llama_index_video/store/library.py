@@ -96,6 +96,7 @@ class TranscriptLine:
     end: float
     text: str
     speaker: str | None = None
+    language: str | None = None  # the language the unit was heard in, where known
 
 
 def transcript(
@@ -105,24 +106,37 @@ def transcript(
     start: float | None = None,
     end: float | None = None,
 ) -> list[TranscriptLine]:
-    """The transcript units of a content in time order; with ``start`` and ``end``, only
-    the units that overlap that span (one filtered query, not the whole recording)."""
+    """The transcript units of a content in time order; with ``start`` and/or ``end``,
+    only the units that overlap that span (with both, one filtered query, not the whole
+    recording)."""
     nodes = (
-        content_nodes(store, content_hash)
-        if start is None or end is None
-        else moments_between(store, content_hash, start, end, ("transcript",))
+        moments_between(store, content_hash, start, end, ("transcript",))
+        if start is not None and end is not None
+        else content_nodes(store, content_hash)
     )
     lines = [
         TranscriptLine(
             float(node.metadata[schema.START_S]),
             float(node.metadata[schema.END_S]),
             node.get_content(),
-            str(node.metadata[schema.SPEAKER]) if node.metadata.get(schema.SPEAKER) else None,
+            _text_or_none(node.metadata.get(schema.SPEAKER)),
+            _text_or_none(node.metadata.get(schema.LANGUAGE)),
         )
         for node in nodes
         if node.metadata.get(schema.MODALITY) == "transcript"
     ]
-    return sorted(lines, key=lambda line: line.start)
+    return sorted(
+        (
+            line
+            for line in lines
+            if (start is None or line.end >= start) and (end is None or line.start <= end)
+        ),
+        key=lambda line: line.start,
+    )
+
+
+def _text_or_none(value: object) -> str | None:
+    return str(value) if value else None
 
 
 def moments_between(

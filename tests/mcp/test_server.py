@@ -13,6 +13,7 @@ import time
 
 import httpx2
 import pytest
+import webvtt
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.llms.openai import OpenAI
 from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
@@ -20,6 +21,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from llama_index_video.cli.main import main
+from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 from tests.agents.test_tool_spec import QUESTION, play_model
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import ROOT
@@ -44,7 +46,11 @@ async def exercise(session: ClientSession) -> dict:
     resources = await session.list_resources()
     uri = next(str(r.uri) for r in resources.resources if str(r.uri).endswith("team_sync.mp3"))
     text = await session.read_resource(uri)
+    templates = await session.list_resource_templates()
+    vtt = await session.read_resource("transcript://team_sync.mp3/vtt")
     return {
+        "templates": {str(t.uri_template): t.mime_type for t in templates.resource_templates},
+        "vtt": vtt.contents[0],
         "tools": {t.name: t for t in tools.tools},
         "found": json.loads(found.content[0].text),
         "found_error": found.is_error,
@@ -68,6 +74,11 @@ def check(seen: dict) -> None:
     is_error, message = seen["bad"]
     assert is_error and "unknown source" in message and "\n" not in message
     assert seen["transcript"].startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")
+    assert seen["templates"]["transcript://{name}/srt"] == "application/x-subrip"
+    assert set(seen["templates"]) >= {f"transcript://{{name}}/{f}" for f in TRANSCRIPT_FORMATS}
+    assert seen["vtt"].mime_type == "text/vtt"
+    cues = webvtt.from_string(seen["vtt"].text).captions
+    assert cues[0].text.startswith("Good morning everyone") and 0.5 < cues[0].start_in_seconds < 2
 
 
 def test_stdio_with_the_sdk_client(example_index):

@@ -187,3 +187,19 @@ def test_narrow_screen_with_the_library_open_has_no_sideways_scrolling(browser, 
         _open(narrow, OZONE)
         narrow.locator("#timeline button.marker").first.wait_for()
         assert narrow.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+
+
+def test_the_open_transcript_downloads_as_subtitles(page, tmp_path):
+    import srt
+
+    _open(page, OZONE)
+    link = page.locator("#transcript-downloads a[data-format='srt']")
+    assert link.is_visible()
+    with page.expect_download() as waiting:
+        link.click()
+    download = waiting.value
+    assert download.suggested_filename == "ozone_explainer.srt"
+    download.save_as(tmp_path / "ozone.srt")
+    cues = list(srt.parse((tmp_path / "ozone.srt").read_text(encoding="utf-8")))
+    uvc = next(c for c in cues if "ultraviolet C" in c.content)
+    assert uvc.start.total_seconds() <= UVC_AT <= uvc.end.total_seconds()  # a unit holds it

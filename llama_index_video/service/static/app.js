@@ -108,6 +108,7 @@
     state.lines = [];
     state.current = -1;
     transcriptList.replaceChildren();
+    $("transcript-downloads").hidden = true;
     panel.hidden = false;
     note.textContent = "Loading the transcript…";
     let lines;
@@ -124,6 +125,11 @@
     transcriptList.replaceChildren(...lines.map(transcriptLine));
     note.textContent = lines.length ? "" : "This recording has no transcript.";
     $("transcript-hint").hidden = !lines.length;
+    const downloads = $("transcript-downloads");
+    downloads.hidden = !lines.length;
+    for (const link of downloads.querySelectorAll("a[data-format]")) {
+      link.href = `/api/transcript?${new URLSearchParams({ source, format: link.dataset.format })}`;
+    }
     if (lines.length) transcriptList.querySelector("button").tabIndex = 0;
     if (state.player) follow(state.player.currentTime);
   }

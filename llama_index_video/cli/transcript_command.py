@@ -1,0 +1,65 @@
+"""``llama-index-video transcript``: a recording's stored transcript as SRT, WebVTT, text
+or JSON, to standard output or a file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from llama_index_video.cli.clip_command import parse_time
+from llama_index_video.errors import VideoIndexError, printable_path
+from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
+
+
+def add_transcript_parser(
+    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "transcript",
+        help="a recording's transcript as SRT, WebVTT, text or JSON",
+        description="Print what was said in SOURCE, one cue per stored unit with its times, "
+        "speaker and language; --from/--to keep the units overlapping that span.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    parser.add_argument(
+        "--format", choices=TRANSCRIPT_FORMATS, default="txt", help="(default: txt)"
+    )
+    parser.add_argument("--from", dest="start", type=parse_time, default=None, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=parse_time, default=None, metavar="TIME")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None, metavar="FILE", help="write FILE, not stdout"
+    )
+    index_option(parser)
+    return parser
+
+
+def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.store.folder import IndexFolder
+    from llama_index_video.store.library import resolve_source
+    from llama_index_video.store.transcript_export import render_transcript
+
+    if args.start is not None and args.end is not None and args.end <= args.start:
+        raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
+    IndexFolder(args.index).require()
+    index = VideoIndex(args.index, **index_options)
+    try:
+        recording = resolve_source(index.manifest, args.source)
+        lines = index.transcript(recording.source, start=args.start, end=args.end) or []
+    finally:
+        index.close()
+    text = render_transcript(lines, fmt=args.format, source=recording.source)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise VideoIndexError(
+                f"{printable_path(args.output)}: cannot write the transcript ({exc.strerror})"
+            ) from exc
+        print(f"wrote {printable_path(args.output)}: {len(lines)} units of {recording.name}")
+    return 0

@@ -1,0 +1,118 @@
+"""A recording's transcript out of the index: SubRip, WebVTT, plain text or JSON.
+
+Every format carries the stored units as they are: one cue or line per transcript unit,
+its start and end on the recording's timeline (to the millisecond, so a standard parser
+reads back the stored times), its speaker and the language it was heard in where the
+index has them. Nothing is re-timed or merged here: what search cites is what is
+exported.
+
+- ``srt``: SubRip through the ``srt`` library; a speaker leads its cue (``SPEAKER_1:``).
+- ``vtt``: WebVTT; a ``NOTE`` names the recording, a speaker is a voice span
+  (``<v SPEAKER_1>``), a unit heard in another language than the recording's first is
+  wrapped in a language span (``<lang de>``); ``&``, ``<`` and ``>`` are escaped.
+- ``txt``: one ``[mm:ss-mm:ss] SPEAKER_1: text`` line per unit, for reading.
+- ``json``: the source, its languages and every unit with ``start``, ``end``, ``text``,
+  ``speaker`` and ``language``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Literal, get_args
+
+from llama_index_video import schema
+
+if TYPE_CHECKING:
+    from llama_index_video.store.library import TranscriptLine
+
+TranscriptFormat = Literal["srt", "vtt", "txt", "json"]
+TRANSCRIPT_FORMATS: Final[tuple[str, ...]] = get_args(TranscriptFormat)
+MEDIA_TYPES: Final[dict[str, str]] = {
+    "srt": "application/x-subrip",
+    "vtt": "text/vtt",
+    "txt": "text/plain",
+    "json": "application/json",
+}
+
+
+def render_transcript(lines: Sequence[TranscriptLine], *, fmt: str, source: str) -> str:
+    """``lines`` of the recording ``source`` written in ``fmt`` (one of :data:`TRANSCRIPT_FORMATS`).
+
+    Raises:
+        ValueError: ``fmt`` is not a transcript format.
+    """
+    if fmt == "srt":
+        return _srt(lines)
+    if fmt == "vtt":
+        return _vtt(lines, source)
+    if fmt == "txt":
+        return "".join(f"{_said(line, line.text)}\n" for line in lines)
+    if fmt == "json":
+        units = [
+            {
+                "start": round(line.start, 3),
+                "end": round(line.end, 3),
+                "text": line.text,
+                "speaker": line.speaker,
+                "language": line.language,
+            }
+            for line in lines
+        ]
+        payload = {"source": source, "languages": languages(lines), "units": units}
+        return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(f"{fmt!r}: choose a transcript format from {', '.join(TRANSCRIPT_FORMATS)}")
+
+
+def languages(lines: Sequence[TranscriptLine]) -> list[str]:
+    """The languages the units were heard in, in order of first appearance."""
+    return list(dict.fromkeys(line.language for line in lines if line.language))
+
+
+def _one_line(text: str) -> str:
+    """The unit's text on one line: a blank line would end a cue early."""
+    return " ".join(text.split())
+
+
+def _said(line: TranscriptLine, text: str) -> str:
+    label = f"[{schema.format_timestamp(line.start)}-{schema.format_timestamp(line.end)}]"
+    speaker = f" {line.speaker}:" if line.speaker else ""
+    return f"{label}{speaker} {_one_line(text)}"
+
+
+def _srt(lines: Sequence[TranscriptLine]) -> str:
+    from llama_index_video.media.export_subtitles import Cue, srt_text
+
+    return srt_text(
+        Cue(
+            line.start,
+            line.end,
+            f"{line.speaker}: {_one_line(line.text)}" if line.speaker else _one_line(line.text),
+        )
+        for line in lines
+    )
+
+
+def _vtt(lines: Sequence[TranscriptLine], source: str) -> str:
+    heard = languages(lines)
+    note = f"NOTE {_escaped(source)}" + (f", heard in {'+'.join(heard)}" if heard else "")
+    blocks = ["WEBVTT", note]
+    for line in lines:
+        text = _escaped(_one_line(line.text))
+        if line.language and heard and line.language != heard[0]:
+            text = f"<lang {line.language}>{text}</lang>"
+        if line.speaker:
+            text = f"<v {_escaped(line.speaker)}>{text}"
+        blocks.append(f"{_vtt_time(line.start)} --> {_vtt_time(line.end)}\n{text}")
+    return "\n\n".join(blocks) + "\n"
+
+
+def _escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _vtt_time(seconds: float) -> str:
+    millis = round(max(0.0, seconds) * 1000)
+    hours, rest = divmod(millis, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    return f"{hours:02d}:{minutes:02d}:{rest // 1000:02d}.{rest % 1000:03d}"
