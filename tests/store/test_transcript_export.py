@@ -56,9 +56,7 @@ def parsed(fmt: str, text: str) -> list[tuple[float, float, str, str | None]]:
             for c in webvtt.from_string(text).captions
         ]
     if fmt == "json":
-        return [
-            (u["start"], u["end"], u["text"], u["speaker"]) for u in json.loads(text)["units"]
-        ]
+        return [(u["start"], u["end"], u["text"], u["speaker"]) for u in json.loads(text)["units"]]
     raise AssertionError(fmt)
 
 
