@@ -2,7 +2,7 @@
 # Install everything the tests need and run them (lint, types, the test suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,test
+./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,docs,test
 . .venv/bin/activate
 # openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
 python -m pip install --quiet --no-compile --no-deps "openai-whisper==20250625"
@@ -39,6 +39,9 @@ unset PYTHONDONTWRITEBYTECODE
 ruff check .
 ruff format --check .
 mypy
+# The documentation site, warnings (broken links, missing anchors, pages left out of the
+# navigation, docstrings the API reference cannot read) as errors; output in site/.
+NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
 # Two workers, each test file whole in one of them (its module fixtures, its servers): on
 # 2 cores a serial run kept one core idle half the time (564 s; 418 s with two workers).
 python -m pytest -q --durations=25 --numprocesses=2 --dist=loadfile

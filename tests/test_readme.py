@@ -1,12 +1,15 @@
-"""The README's code as a new user runs it: its Python blocks and its command lines.
+"""The documentation's code as a new user runs it: its Python blocks and its command lines.
 
-Every ```python block compiles, its imports resolve, and it imports what it uses (a
-block may go on with an earlier block's variables, as the prose says, never with its
-imports). The blocks that need no remote API run as written, in a folder laid out as
-the README's reader has it (``talks/``, ``notes.md``), over a copy of the example index;
-the ``VideoIndex`` block talks to the fake Anthropic API. Blocks that need Gemini or a
-downloaded cross-encoder are only compiled and resolved. Every ``llama-index-video``
-command line, and every flag the README names, goes through the real argument parser.
+The README, the guides (``docs/guides/``) and the other pages under ``docs/`` are read
+as a user reads them. Every ```python block compiles, its imports resolve, and it
+imports what it uses (a block may go on with an earlier block's variables of the same
+page, as the prose says, never with its imports). The blocks that need no remote API
+run as written, in a folder laid out as the reader has it (``talks/``, ``notes.md``),
+over a copy of the example index; the ``VideoIndex`` block talks to the fake Anthropic
+API. Blocks that need Gemini, OpenAI or a downloaded cross-encoder are only compiled
+and resolved. Every ``llama-index-video`` command line, and every flag named, in the
+README, the site's home and the guides goes through the real argument parser (the
+reports also name the benchmark scripts' flags).
 """
 
 from __future__ import annotations
@@ -30,9 +33,23 @@ from llama_index_video.transcription.base import Transcriber, Transcription
 from tests.fakes.anthropic_server import text_reply
 from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT
 
-README = (ROOT / "README.md").read_text()
-BLOCKS = re.findall(r"^```python\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+# The README first, then every page of the documentation site.
+PAGES = {
+    path.relative_to(ROOT).as_posix(): path.read_text()
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+}
+# (page, its Python blocks in order)
+BLOCKS = [
+    (page, block)
+    for page, text in PAGES.items()
+    for block in re.findall(r"^```python\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+]
 COMMAND = "llama-index-video"
+# The pages whose commands and flags are the package's own (the reports under docs/ also
+# name the benchmark scripts' flags).
+USER_PAGES = {
+    page: text for page, text in PAGES.items() if not re.fullmatch(r"docs/[^/]+\.md", page)
+} | {"docs/index.md": PAGES["docs/index.md"]}
 
 # The reader's files, as the README names them, and the example each one is here.
 LAYOUT = {
@@ -42,16 +59,17 @@ LAYOUT = {
 }
 
 
-def block_with(text: str) -> str:
-    """The one Python block of the README containing ``text``."""
-    (block,) = [b for b in BLOCKS if text in b]
-    return block
+def block_with(text: str) -> tuple[str, str]:
+    """(page, block): the one Python block of the documentation containing ``text``."""
+    (found,) = [(page, b) for page, b in BLOCKS if text in b]
+    return found
 
 
-def run_block(block: str, namespace: dict | None = None) -> dict:
-    """Run ``block`` as a script would (stdout captured by pytest); its globals after."""
+def run_block(found: tuple[str, str], namespace: dict | None = None) -> dict:
+    """Run a page's block as a script would (stdout captured by pytest); its globals after."""
+    page, block = found
     scope = {"__name__": "__main__", **(namespace or {})}
-    exec(compile(block, "README.md", "exec"), scope)
+    exec(compile(block, page, "exec"), scope)
     return scope
 
 
@@ -96,14 +114,18 @@ def reader_folder(tmp_path, monkeypatch) -> Path:
     return tmp_path
 
 
-def test_the_readme_has_python_blocks():
-    assert len(BLOCKS) >= 5
+def test_the_readme_and_the_guides_have_python_blocks():
+    pages = {page for page, _ in BLOCKS}
+    assert "README.md" in pages
+    assert len([p for p in pages if p.startswith("docs/guides/")]) >= 3
+    assert len(BLOCKS) >= 7
 
 
 @pytest.mark.parametrize("number", range(len(BLOCKS)))
 def test_a_block_compiles_and_its_imports_resolve(number):
-    tree = ast.parse(BLOCKS[number], filename=f"README.md block {number + 1}")
-    compile(tree, "README.md", "exec")
+    page, block = BLOCKS[number]
+    tree = ast.parse(block, filename=f"{page} block {number + 1}")
+    compile(tree, page, "exec")
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             module = importlib.import_module(node.module or "")
@@ -116,22 +138,24 @@ def test_a_block_compiles_and_its_imports_resolve(number):
 
 @pytest.mark.parametrize("number", range(len(BLOCKS)))
 def test_a_block_imports_what_it_uses(number):
+    page, block = BLOCKS[number]
     earlier: set[str] = set()
-    for block in BLOCKS[:number]:
-        earlier |= defined_names(ast.parse(block))[1]
-    tree = ast.parse(BLOCKS[number])
+    for earlier_page, earlier_block in BLOCKS[:number]:
+        if earlier_page == page:
+            earlier |= defined_names(ast.parse(earlier_block))[1]
+    tree = ast.parse(block)
     imported, bound = defined_names(tree)
     free = used_names(tree) - imported - bound - set(dir(builtins))
-    assert free <= earlier, f"block {number + 1} uses {free - earlier} without importing it"
+    assert free <= earlier, f"{page}: a block uses {free - earlier} without importing it"
 
 
 def test_the_video_index_block_searches_and_answers_through_claude(
     example_index, reader_folder, fake_anthropic, monkeypatch, capsys
 ):
-    block = block_with("index.ask(")
+    found = block_with("index.ask(")
     question = next(
         call.args[0].value
-        for call in ast.walk(ast.parse(block))
+        for call in ast.walk(ast.parse(found[1]))
         if isinstance(call, ast.Call)
         and isinstance(call.func, ast.Attribute)
         and call.func.attr == "ask"
@@ -145,7 +169,7 @@ def test_the_video_index_block_searches_and_answers_through_claude(
         text_reply(f"Ozone absorbs ultraviolet light {best.label}."),
     )
 
-    scope = run_block(block)
+    scope = run_block(found)
 
     printed = capsys.readouterr().out.splitlines()
     # The files were indexed already (same content): the search printed the latency slide.
@@ -200,6 +224,23 @@ def test_the_reader_options_block_builds_the_index_reader(reader_folder):
         index.close()
 
 
+def test_the_agent_block_gives_the_five_tools_over_the_index(example_index, reader_folder):
+    shutil.copytree(example_index.path, reader_folder / "video_index")
+
+    tools = run_block(block_with("VideoToolSpec(VideoIndex("))["tools"]
+
+    by_name = {tool.metadata.name: tool for tool in tools}
+    assert set(by_name) == {
+        "search_moments",
+        "ask",
+        "list_recordings",
+        "read_transcript",
+        "describe_screen",
+    }
+    found = by_name["search_moments"].call(query="ultraviolet radiation").raw_output
+    assert OZONE.name in str(found)
+
+
 # -- the command lines ----------------------------------------------------------------
 
 
@@ -211,8 +252,12 @@ def subcommands() -> dict[str, argparse.ArgumentParser]:
 
 
 def command_lines() -> list[str]:
-    """Every ``llama-index-video ...`` line of the README's shell blocks."""
-    shell = re.findall(r"^```bash\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+    """Every ``llama-index-video ...`` line of the documentation's shell blocks."""
+    shell = [
+        block
+        for text in USER_PAGES.values()
+        for block in re.findall(r"^```bash\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+    ]
     return [
         line.strip()
         for block in shell
@@ -222,8 +267,11 @@ def command_lines() -> list[str]:
 
 
 def inline_flags() -> list[tuple[str | None, str]]:
-    """(subcommand or None, flag) for each flag named in the README's inline code."""
-    prose = re.sub(r"^```.*?^```", "", README, flags=re.MULTILINE | re.DOTALL)
+    """(subcommand or None, flag) for each flag named in the documentation's inline code."""
+    prose = "\n".join(
+        re.sub(r"^```.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+        for text in USER_PAGES.values()
+    )
     named = []
     for span in re.findall(r"`([^`]+)`", prose):
         words = span.removeprefix(f"{COMMAND} ").split()
@@ -234,7 +282,7 @@ def inline_flags() -> list[tuple[str | None, str]]:
     return named
 
 
-def test_the_readme_shows_command_lines_and_flags():
+def test_the_documentation_shows_command_lines_and_flags():
     assert len(command_lines()) >= 15
     assert len(inline_flags()) >= 20
 
@@ -248,7 +296,7 @@ def test_a_command_line_parses(line):
     assert args.command in subcommands()
 
 
-def test_every_flag_the_readme_names_exists():
+def test_every_flag_the_documentation_names_exists():
     parsers = subcommands()
     everywhere = {
         flag for p in [build_parser(), *parsers.values()] for flag in p._option_string_actions

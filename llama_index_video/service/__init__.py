@@ -2,7 +2,7 @@
 
 :func:`serve` runs it over an index folder (``llama-index-video serve``);
 :func:`create_app` builds the ASGI app over an open ``VideoIndex``, to run with any
-ASGI server or mount in your own. ``docs/service.md`` describes the routes, the
+ASGI server or mount in your own. ``docs/guides/service.md`` describes the routes, the
 security model and the measured latency.
 """
 
