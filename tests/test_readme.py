@@ -30,6 +30,7 @@ import pytest
 from llama_index_video.cli.main import build_parser
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription.base import Transcriber, Transcription
+from tests.agents.two_step import claude_parts, play_claude
 from tests.fakes.anthropic_server import text_reply
 from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT
 
@@ -82,7 +83,7 @@ def defined_names(tree: ast.AST) -> tuple[set[str], set[str]]:
             imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             bound.add(node.name)
     return imported, bound
 
@@ -181,6 +182,24 @@ def test_the_video_index_block_searches_and_answers_through_claude(
     assert any(line.startswith(best.label) and "#t=" in line for line in printed)
     request = fake_anthropic.messages_requests()[-1]
     assert any(p["type"] == "image" for p in request.body["messages"][0]["content"])
+
+
+def test_the_agent_block_answers_through_claude_calling_the_tools(
+    example_index, reader_folder, fake_anthropic, monkeypatch, capsys
+):
+    shutil.copytree(example_index.path, reader_folder / "video_index")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    fake_anthropic.respond = play_claude
+
+    run_block(block_with("FunctionAgent("))
+
+    answer = capsys.readouterr().out
+    last = fake_anthropic.messages_requests()[-1].body["messages"]
+    used = [part["name"] for part in claude_parts(last, "assistant", "tool_use")]
+    assert used == ["search_moments", "read_transcript"]
+    assert "[checkout_deep_dive.mp4 00:46-00:55]" in answer
+    assert "[checkout_deep_dive.mp4 00:31-00:39]" in answer
 
 
 def test_the_pipeline_block_reads_each_file_once(

@@ -40,6 +40,7 @@ from llama_index.core.base.llms.types import (
     LLMMetadata,
     MessageRole,
     TextBlock,
+    ToolCallBlock,
 )
 from llama_index.core.bridge.pydantic import Field, PrivateAttr, SecretStr
 from llama_index.core.llms.callbacks import llm_completion_callback
@@ -142,6 +143,7 @@ def split_turns(
     service: str,
     assistant: str,
     convert: Callable[[ContentBlock], Part | None],
+    tool_result: Callable[[ChatMessage], Part] | None = None,
 ) -> tuple[str | None, list[tuple[str, list[Part]]]]:
     """The system prompt and the alternating turns of a conversation.
 
@@ -154,13 +156,16 @@ def split_turns(
         service: The vendor's name, for the error message.
         assistant: The API's name for the assistant role (``"assistant"``, ``"model"``).
         convert: Turns one content block into the API's part.
+        tool_result: Turns a tool message (a tool's output sent back to the model)
+            into one part of a user turn; ``None`` refuses tool messages.
 
     Returns:
         The system prompt (``None`` if there is none) and ``(role, parts)`` turns,
         the user's role being ``"user"``; possibly no turns at all.
 
     Raises:
-        AnswerError: A message has a role the API has no turn for (tool, function).
+        AnswerError: A message has a role the API has no turn for (function; tool
+            without ``tool_result``).
     """
     system: list[str] = []
     turns: list[tuple[str, list[Part]]] = []
@@ -168,13 +173,16 @@ def split_turns(
         if message.role in _SYSTEM_ROLES:
             system.extend(b.text for b in message.blocks if isinstance(b, TextBlock))
             continue
-        if message.role not in _ASSISTANT_ROLES and message.role != MessageRole.USER:
+        if message.role == MessageRole.TOOL and tool_result is not None:
+            role, parts = "user", [tool_result(message)]
+        elif message.role in _ASSISTANT_ROLES or message.role == MessageRole.USER:
+            role = assistant if message.role in _ASSISTANT_ROLES else "user"
+            parts = [part for block in message.blocks if (part := convert(block)) is not None]
+        else:
             raise AnswerError(
                 f"{service}: messages with role '{message.role.value}' are not supported; "
                 "send user, assistant and system messages only"
             )
-        role = assistant if message.role in _ASSISTANT_ROLES else "user"
-        parts = [part for block in message.blocks if (part := convert(block)) is not None]
         if not parts:
             continue
         if turns and turns[-1][0] == role:
@@ -189,14 +197,23 @@ def delta_response(text: str, delta: str) -> ChatResponse:
     return ChatResponse(message=ChatMessage(role=MessageRole.ASSISTANT, content=text), delta=delta)
 
 
-def final_response(text: str, *, raw: dict[str, Any], usage: dict[str, int]) -> ChatResponse:
+def final_response(
+    text: str,
+    *,
+    raw: dict[str, Any],
+    usage: dict[str, int],
+    tool_calls: Sequence[ToolCallBlock] = (),
+) -> ChatResponse:
     """The whole answer (the last chunk of a stream, whose delta is empty).
 
     Token ``usage`` goes into ``raw["usage"]`` and ``additional_kwargs``, where
     LlamaIndex's ``TokenCountingHandler`` reads it (``input_tokens``, ``output_tokens``).
+    The tools the model called follow the text as ``ToolCallBlock``s, where
+    LlamaIndex's agents look for them.
     """
+    blocks: list[ContentBlock] = [TextBlock(text=text), *tool_calls]
     return ChatResponse(
-        message=ChatMessage(role=MessageRole.ASSISTANT, content=text),
+        message=ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks),
         raw={**raw, "usage": usage},
         delta="",
         additional_kwargs=dict(usage),

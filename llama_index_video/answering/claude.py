@@ -1,8 +1,12 @@
-"""Claude as a LlamaIndex multimodal chat LLM, calling the ``anthropic`` SDK directly.
+"""Claude as a LlamaIndex multimodal, function-calling chat LLM, calling ``anthropic`` directly.
 
 ``llama-index-llms-anthropic`` raises on every call with ``anthropic`` 2.x, so this
 module owns the translation: LlamaIndex ``ChatMessage`` text and image blocks become
 a Messages API request, and the reply (or stream) becomes ``ChatResponse`` objects.
+It is a ``FunctionCallingLLM``, so a LlamaIndex ``FunctionAgent`` can run on it: tools
+become the API's ``tools`` (name, description, JSON schema), the ``tool_use`` blocks
+of a reply become ``ToolCallBlock``s, and tool messages go back as ``tool_result``
+blocks (text and images) in the next user turn.
 Key handling, ``metadata`` and the completion methods come from
 :class:`~llama_index_video.answering.chat_llm.MultimodalChatLLM` (which says why it is
 an ``LLM`` and not a ``CustomLLM``). There is no ``temperature``: ``anthropic`` 2.x no
@@ -24,10 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from llama_index.core.base.llms.types import (
     ChatMessage,
@@ -36,10 +41,15 @@ from llama_index.core.base.llms.types import (
     ChatResponseGen,
     ContentBlock,
     ImageBlock,
+    LLMMetadata,
+    MessageRole,
     TextBlock,
+    ToolCallBlock,
 )
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.llms.callbacks import llm_chat_callback
+from llama_index.core.llms.function_calling import FunctionCallingLLM
+from llama_index.core.llms.llm import ToolSelection
 
 from llama_index_video.answering.chat_llm import (
     MultimodalChatLLM,
@@ -52,6 +62,7 @@ from llama_index_video.errors import AnswerError, MissingDependencyError, Remote
 
 if TYPE_CHECKING:
     import anthropic
+    from llama_index.core.tools.types import BaseTool
 
 logger = logging.getLogger(__name__)
 
@@ -116,16 +127,38 @@ class _RequestBuilder:
 
     def build(self, messages: Sequence[ChatMessage]) -> tuple[str | None, list[dict[str, Any]]]:
         system, turns = split_turns(
-            messages, service="Claude", assistant="assistant", convert=self._part
+            messages,
+            service="Claude",
+            assistant="assistant",
+            convert=self._part,
+            tool_result=self._tool_result,
         )
         self.budget.report()
         if not turns:
             raise AnswerError("Claude: the messages hold no text or image to send")
         return system, [{"role": role, "content": content} for role, content in turns]
 
+    def _tool_result(self, message: ChatMessage) -> dict[str, Any]:
+        """A tool's output (text and images) answering the ``tool_use`` it names."""
+        tool_use_id = message.additional_kwargs.get("tool_call_id")
+        if not tool_use_id:
+            raise AnswerError(
+                "Claude: a tool message needs additional_kwargs['tool_call_id'], "
+                "the id of the tool_use it answers"
+            )
+        parts = [part for block in message.blocks if (part := self._part(block)) is not None]
+        return {"type": "tool_result", "tool_use_id": tool_use_id, "content": parts}
+
     def _part(self, block: ContentBlock) -> dict[str, Any] | None:
         if isinstance(block, TextBlock):
             return {"type": "text", "text": block.text} if block.text.strip() else None
+        if isinstance(block, ToolCallBlock):
+            return {
+                "type": "tool_use",
+                "id": block.tool_call_id,
+                "name": block.tool_name,
+                "input": _tool_input(block.tool_kwargs),
+            }
         if not isinstance(block, ImageBlock):
             self.budget.unsupported(block.block_type)
             return None
@@ -138,11 +171,13 @@ class _RequestBuilder:
         return {"type": "image", "source": _base64_source(jpeg)} if jpeg else None
 
 
-class ClaudeMultimodalLLM(MultimodalChatLLM):
+class ClaudeMultimodalLLM(MultimodalChatLLM, FunctionCallingLLM):
     """Claude through the Messages API, taking LlamaIndex text and image blocks.
 
     Works wherever LlamaIndex wants a chat LLM, including
-    ``RetrieverQueryEngine.from_args(retriever, llm=..., multimodal=True)``.
+    ``RetrieverQueryEngine.from_args(retriever, llm=..., multimodal=True)``, and
+    wherever it wants a function-calling one, such as
+    ``FunctionAgent(tools=VideoToolSpec(index).to_tool_list(), llm=...)``.
     System messages are joined into the API's ``system`` parameter. Token usage of
     each call is in ``ChatResponse.raw["usage"]`` (which LlamaIndex's
     ``TokenCountingHandler`` reads) and ``ChatResponse.additional_kwargs``; when
@@ -188,6 +223,11 @@ class ClaudeMultimodalLLM(MultimodalChatLLM):
     def class_name(cls) -> str:
         """The serialisation id."""
         return "ClaudeMultimodalLLM"
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        """As every chat LLM here, and able to call tools."""
+        return super().metadata.model_copy(update={"is_function_calling_model": True})
 
     # -- the SDK boundary --------------------------------------------------------
 
@@ -253,6 +293,11 @@ class ClaudeMultimodalLLM(MultimodalChatLLM):
 
     def _response(self, message: Any) -> ChatResponse:
         text = "".join(block.text for block in message.content if block.type == "text")
+        tool_calls = [
+            ToolCallBlock(tool_call_id=block.id, tool_name=block.name, tool_kwargs=block.input)
+            for block in message.content
+            if block.type == "tool_use"
+        ]
         usage = {
             "input_tokens": message.usage.input_tokens,
             "output_tokens": message.usage.output_tokens,
@@ -275,7 +320,7 @@ class ClaudeMultimodalLLM(MultimodalChatLLM):
             "model": message.model,
             "stop_reason": message.stop_reason,
         }
-        return final_response(text, raw=raw, usage=usage)
+        return final_response(text, raw=raw, usage=usage, tool_calls=tool_calls)
 
     # -- chat ----------------------------------------------------------------------
 
@@ -341,6 +386,78 @@ class ClaudeMultimodalLLM(MultimodalChatLLM):
             yield self._response(message)
 
         return gen()
+
+    # -- tools -------------------------------------------------------------------------
+
+    def _prepare_chat_with_tools(
+        self,
+        tools: Sequence[BaseTool],
+        user_msg: str | ChatMessage | None = None,
+        chat_history: list[ChatMessage] | None = None,
+        verbose: bool = False,
+        allow_parallel_tool_calls: bool = False,
+        tool_required: bool = False,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The chat arguments offering ``tools`` to Claude (LlamaIndex's agents call this).
+
+        ``tool_choice`` names a tool Claude must call; ``tool_required`` makes it call
+        one of them; ``allow_parallel_tool_calls=False`` asks for one call per reply.
+        """
+        messages = list(chat_history or [])
+        if user_msg is not None:
+            if isinstance(user_msg, str):
+                user_msg = ChatMessage(role=MessageRole.USER, content=user_msg)
+            messages.append(user_msg)
+        if not tools:
+            return {"messages": messages, **kwargs}
+        choice: dict[str, Any] = {"type": "any" if tool_required else "auto"}
+        if tool_choice is not None:
+            choice = {"type": "tool", "name": tool_choice}
+        if not allow_parallel_tool_calls:
+            choice["disable_parallel_tool_use"] = True
+        specs = [
+            {
+                "name": tool.metadata.get_name(),
+                "description": tool.metadata.description,
+                "input_schema": tool.metadata.get_parameters_dict(),
+            }
+            for tool in tools
+        ]
+        return {"messages": messages, "tools": specs, "tool_choice": choice, **kwargs}
+
+    def get_tool_calls_from_response(
+        self, response: ChatResponse, error_on_no_tool_call: bool = True, **kwargs: Any
+    ) -> list[ToolSelection]:
+        """The tools Claude called in ``response``, in order.
+
+        Raises:
+            AnswerError: It called none and ``error_on_no_tool_call`` is true.
+        """
+        calls = [
+            ToolSelection(
+                tool_id=block.tool_call_id or "",
+                tool_name=block.tool_name,
+                tool_kwargs=_tool_input(block.tool_kwargs),
+            )
+            for block in response.message.blocks
+            if isinstance(block, ToolCallBlock)
+        ]
+        if not calls and error_on_no_tool_call:
+            raise AnswerError(f"Claude: {self.model} answered without calling a tool")
+        return calls
+
+
+def _tool_input(arguments: dict[str, Any] | str) -> dict[str, Any]:
+    """A tool call's arguments as a dict (LlamaIndex may hold them as JSON text)."""
+    if isinstance(arguments, dict):
+        return arguments
+    try:
+        parsed = json.loads(arguments or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return cast(dict[str, Any], parsed) if isinstance(parsed, dict) else {}
 
 
 def _attempts(request: Any) -> str:

@@ -1,14 +1,15 @@
 """VideoToolSpec: its tools on the example index, and a real FunctionAgent using them.
 
 The agent runs on llama-index-llms-openai talking to a local stand-in of the Chat
-Completions API (tests/fakes/openai_server.py). The stand-in plays a model that reads
-each tool result before choosing its next call, so the answer is only right when the
-tools are: it searches, reads the transcript around the moment found, and cites it.
+Completions API (tests/fakes/openai_server.py), and on the package's own Claude adapter
+talking to a stand-in of the Messages API (tests/fakes/anthropic_server.py). Each
+stand-in plays a model that reads each tool result before choosing its next call
+(tests/agents/two_step.py), so the answer is only right when the tools are: it
+searches, reads the transcript around the moment found, and cites it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -16,10 +17,16 @@ from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.llms.openai import OpenAI
 
 from llama_index_video.agents import VideoToolSpec
-from tests.fakes.openai_server import ChatReply, FakeOpenAIServer, tool_reply
+from llama_index_video.answering.claude import ClaudeMultimodalLLM
+from tests.agents.two_step import (
+    check_two_step_answer,
+    claude_parts,
+    play_claude,
+    play_openai,
+    run_agent,
+)
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import CHECKOUT, TEAM_SYNC
-
-QUESTION = "What did they decide about the cache, and what problem was raised just before?"
 
 
 @pytest.fixture(scope="module")
@@ -135,50 +142,47 @@ def test_results_stay_within_the_byte_budget(example_index):
     assert "truncated" not in whole and len(whole["moments"]) > len(found["moments"])
 
 
-def play_model(body: dict) -> ChatReply:
-    """A model that searches, reads what came before the best moment, then answers."""
-    results = [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
-    if not results:
-        return tool_reply("search_moments", query="decision to move the cache", top_k=3)
-    decision = results[0]["moments"][0]
-    if len(results) == 1:
-        start = decision["start"]
-        return tool_reply("read_transcript", source=decision["source"], start=start - 20, end=start)
-    before = [line for line in results[1]["lines"] if line["start"] < decision["start"]][-1]
-    return ChatReply(
-        text=f"{decision['text']} {decision['label']} Just before: {before['text']} "
-        f"{before['label']}"
-    )
-
-
 @pytest.mark.parametrize("streaming", [True, False])
 def test_a_function_agent_answers_a_two_step_question(tools, streaming):
-    with FakeOpenAIServer(play_model) as server:
+    with FakeOpenAIServer(play_openai) as server:
         llm = OpenAI(model="gpt-4o", api_key=server.api_key, api_base=server.url, max_retries=0)
-        agent = FunctionAgent(tools=tools.to_tool_list(), llm=llm, streaming=streaming)
-
-        async def run() -> str:
-            return str(await agent.run(user_msg=QUESTION))
-
-        answer = asyncio.run(run())
-    assert "dedicated cluster" in answer and "[checkout_deep_dive.mp4 00:46-00:55]" in answer
-    assert "tail latency" in answer and "[checkout_deep_dive.mp4 00:31-00:39]" in answer
+        answer = run_agent(FunctionAgent(tools=tools.to_tool_list(), llm=llm, streaming=streaming))
     calls = [
         (tc["function"]["name"], json.loads(tc["function"]["arguments"]))
         for m in server.requests[-1]["messages"]
         if m["role"] == "assistant"
         for tc in m.get("tool_calls") or []
     ]
-    assert [name for name, _ in calls] == ["search_moments", "read_transcript"]
-    assert calls[1][1]["source"] == str(CHECKOUT)
     offered = {t["function"]["name"] for t in server.requests[0]["tools"]}
-    assert {"search_moments", "read_transcript", "describe_screen"} <= offered
+    check_two_step_answer(answer, calls, offered)
     tool_results = [m["content"] for m in server.requests[-1]["messages"] if m["role"] == "tool"]
     assert all(len(text.encode()) <= 4096 for text in tool_results)
 
 
+@pytest.mark.parametrize("streaming", [True, False])
+def test_claude_drives_a_function_agent_through_the_same_question(tools, fake_anthropic, streaming):
+    fake_anthropic.respond = play_claude
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, max_retries=0, timeout=30.0
+    )
+    agent = FunctionAgent(tools=tools.to_tool_list(), llm=claude, streaming=streaming)
+    answer = run_agent(agent)
+
+    requests = fake_anthropic.messages_requests()
+    assert len(requests) == 3  # search, read, answer
+    last = requests[-1].body["messages"]
+    uses = claude_parts(last, "assistant", "tool_use")
+    offered = {tool["name"] for tool in requests[0].body["tools"]}
+    check_two_step_answer(answer, [(p["name"], p["input"]) for p in uses], offered)
+    # each result answers the call it belongs to, in the turn after it
+    results = claude_parts(last, "user", "tool_result")
+    assert [p["id"] for p in uses] == [p["tool_use_id"] for p in results]
+    schema = next(t for t in requests[0].body["tools"] if t["name"] == "read_transcript")
+    assert "mm:ss" in json.dumps(schema["input_schema"])
+    assert requests[0].body["tool_choice"]["type"] == "auto"
+
+
 def test_a_failing_llm_does_not_echo_its_key(example_index, fake_anthropic):
-    from llama_index_video.answering.claude import ClaudeMultimodalLLM
     from tests.fakes.anthropic_server import error_reply
 
     fake_anthropic.echo_headers = True  # the error message quotes the request's headers

@@ -35,7 +35,7 @@ from llama_index_video.answering.prompts import (
 from llama_index_video.api_keys import scrubbed_traceback
 from llama_index_video.errors import AnswerError, RemoteAPIError
 from tests.answering.llm_checks import agreement_conversation, exposures
-from tests.fakes.anthropic_server import error_reply, slow_reply, text_reply
+from tests.fakes.anthropic_server import error_reply, slow_reply, text_reply, tool_reply
 
 
 def user(*blocks: Any) -> ChatMessage:
@@ -200,9 +200,89 @@ def test_nothing_to_send_is_an_answer_error(make_claude, fake_anthropic, message
     assert fake_anthropic.requests == []
 
 
-def test_tool_messages_are_refused(make_claude):
-    with pytest.raises(AnswerError, match="role 'tool'"):
+def test_a_tool_message_must_name_the_call_it_answers(make_claude, fake_anthropic):
+    with pytest.raises(AnswerError, match="tool_call_id"):
         make_claude().chat([ChatMessage(role=MessageRole.TOOL, content="42")])
+    assert fake_anthropic.requests == []
+
+
+# -- tools -----------------------------------------------------------------------------
+
+
+def add(a: int, b: int) -> int:
+    """Add two whole numbers."""
+    return a + b
+
+
+def test_tools_are_offered_and_called_then_results_go_back(make_claude, fake_anthropic, frames):
+    from llama_index.core.tools import FunctionTool
+
+    llm = make_claude()
+    tool = FunctionTool.from_defaults(add)
+    fake_anthropic.enqueue(tool_reply("add", text="Let me add.", a=2, b=3), text_reply("5."))
+
+    first = llm.chat_with_tools([tool], user_msg="2+3?", tool_required=True)
+    (call,) = llm.get_tool_calls_from_response(first)
+    assert (call.tool_name, call.tool_kwargs) == ("add", {"a": 2, "b": 3})
+    assert first.message.content == "Let me add."
+    result = ChatMessage(
+        role=MessageRole.TOOL,
+        blocks=[TextBlock(text="5"), ImageBlock(path=frames[0])],
+        additional_kwargs={"tool_call_id": call.tool_id},
+    )
+    history = [ChatMessage(role=MessageRole.USER, content="2+3?"), first.message, result]
+    second = llm.chat_with_tools([tool], chat_history=history)
+    assert llm.get_tool_calls_from_response(second, error_on_no_tool_call=False) == []
+    with pytest.raises(AnswerError, match="without calling a tool"):
+        llm.get_tool_calls_from_response(second)
+
+    offer, answer = fake_anthropic.messages_requests()
+    (spec,) = offer.body["tools"]
+    assert spec["name"] == "add" and "Add two whole numbers" in spec["description"]
+    assert set(spec["input_schema"]["properties"]) == {"a", "b"}
+    assert offer.body["tool_choice"] == {"type": "any", "disable_parallel_tool_use": True}
+    _, assistant, back = answer.body["messages"]
+    assert assistant["content"][-1] == {
+        "type": "tool_use",
+        "id": call.tool_id,
+        "name": "add",
+        "input": {"a": 2, "b": 3},
+    }
+    (returned,) = back["content"]
+    assert returned["type"] == "tool_result" and returned["tool_use_id"] == call.tool_id
+    assert [part["type"] for part in returned["content"]] == ["text", "image"]
+
+
+def test_a_named_tool_choice_and_parallel_calls_reach_the_request(make_claude, fake_anthropic):
+    from llama_index.core.tools import FunctionTool
+
+    fake_anthropic.enqueue(tool_reply("add", a=1, b=1))
+    make_claude().chat_with_tools(
+        [FunctionTool.from_defaults(add)],
+        user_msg="1+1?",
+        tool_choice="add",
+        allow_parallel_tool_calls=True,
+    )
+    (request,) = fake_anthropic.messages_requests()
+    assert request.body["tool_choice"] == {"type": "tool", "name": "add"}
+
+
+def test_streamed_tool_calls_equal_the_sync_ones(make_claude, fake_anthropic):
+    from llama_index.core.tools import FunctionTool
+
+    llm = make_claude()
+    tool = FunctionTool.from_defaults(add)
+    fake_anthropic.enqueue(*[tool_reply("add", text="Adding.", a=4, b=5)] * 2)
+
+    sync = llm.chat_with_tools([tool], user_msg="4+5?")
+
+    async def streamed() -> Any:
+        chunks = [c async for c in await llm.astream_chat_with_tools([tool], user_msg="4+5?")]
+        return chunks[-1]
+
+    last = asyncio.run(streamed())
+    assert llm.get_tool_calls_from_response(last) == llm.get_tool_calls_from_response(sync)
+    assert last.message.content == sync.message.content == "Adding."
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,13 @@ in a queue; when it is empty ``default`` answers. Errors use the API's body
 ``{"type": "error", "error": {"type": ..., "message": ...}}`` and optional
 ``retry-after`` (with ``echo_headers``, the message quotes the request's headers, key
 included, as a careless proxy might); a reply can also wait before answering (to
-trip the SDK's timeout) or fail in the middle of a stream. Every request is recorded
-with its headers and JSON body, and requests without the expected key get the API's
-401.
+trip the SDK's timeout) or fail in the middle of a stream. A reply can also call
+tools: ``tool_use`` content blocks (streamed as ``input_json_delta`` pieces) with
+``stop_reason: "tool_use"``. Instead of a queue, ``respond(body)`` can choose each
+reply from the request (the conversation so far, with the ``tool_result`` blocks the
+client sent back), standing in for a model that reads a tool's result before its next
+call. Every request is recorded with its headers and JSON body, and requests without
+the expected key get the API's 401.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import contextlib
 import json
 import threading
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -36,13 +41,21 @@ ERROR_TYPES = {
 
 
 @dataclass(frozen=True)
+class ToolUse:
+    """One ``tool_use`` block of a reply."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Reply:
     """One scripted answer of the fake server.
 
     ``chunks`` are the text deltas of a streamed answer (joined for a JSON one);
-    ``status`` >= 400 makes it an error reply of ``error_type``; ``delay`` seconds
-    pass before the status line is sent; ``stream_error`` ends a stream with an
-    ``error`` event after the first chunk.
+    ``tool_uses`` follow the text as ``tool_use`` blocks; ``status`` >= 400 makes it
+    an error reply of ``error_type``; ``delay`` seconds pass before the status line is
+    sent; ``stream_error`` ends a stream with an ``error`` event after the first chunk.
     """
 
     chunks: tuple[str, ...] = ("The answer.",)
@@ -54,11 +67,20 @@ class Reply:
     stream_error: str | None = None
     input_tokens: int = 42
     output_tokens: int = 7
+    tool_uses: tuple[ToolUse, ...] = ()
 
 
 def text_reply(*chunks: str, **options: Any) -> Reply:
     """A successful answer made of ``chunks`` (one delta each when streamed)."""
     return Reply(chunks=chunks, **options)
+
+
+def tool_reply(name: str, *, text: str = "", **arguments: Any) -> Reply:
+    """A reply calling the tool ``name`` with ``arguments`` (after ``text``, if any)."""
+    return Reply(chunks=(text,) if text else (), tool_uses=(ToolUse(name, arguments),))
+
+
+Responder = Callable[[dict[str, Any]], Reply]
 
 
 def error_reply(status: int, *, retry_after: float | None = None, message: str = "") -> Reply:
@@ -94,6 +116,7 @@ class FakeAnthropicServer:
     model: str = "claude-sonnet-4-6"
     default: Reply = field(default_factory=Reply)
     echo_headers: bool = False
+    respond: Responder | None = None
     requests: list[RecordedRequest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -125,7 +148,9 @@ class FakeAnthropicServer:
     def _next_reply(self, request: RecordedRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
-            return self._queue.popleft() if self._queue else self.default
+            if self._queue:
+                return self._queue.popleft()
+        return self.respond(request.body) if self.respond is not None else self.default
 
     def _authorised(self, headers: dict[str, str]) -> bool:
         return self.api_key in (headers.get("x-api-key"), _bearer(headers.get("authorization")))
@@ -135,34 +160,70 @@ def _bearer(value: str | None) -> str | None:
     return value[len("Bearer ") :] if value and value.startswith("Bearer ") else None
 
 
+def _tool_use_block(number: int, use: ToolUse, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": f"toolu_fake_{number}", "name": use.name, "input": arguments}
+
+
+def _stop_reason(reply: Reply) -> str:
+    return "tool_use" if reply.tool_uses else "end_turn"
+
+
 def _message(server: FakeAnthropicServer, reply: Reply, text: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    content += [_tool_use_block(n, use, use.arguments) for n, use in enumerate(reply.tool_uses)]
     return {
         "id": "msg_fake",
         "type": "message",
         "role": "assistant",
         "model": server.model,
-        "content": [{"type": "text", "text": text}] if text else [],
-        "stop_reason": "end_turn" if text else None,
+        "content": content,
+        "stop_reason": _stop_reason(reply) if content else None,
         "stop_sequence": None,
         "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
     }
 
 
+def _tool_use_events(reply: Reply, first_index: int) -> list[tuple[str, dict[str, Any]]]:
+    """Each tool call as the API streams it: the block, its JSON input in two pieces."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    for number, use in enumerate(reply.tool_uses):
+        index = first_index + number
+        block = _tool_use_block(number, use, {})
+        arguments = json.dumps(use.arguments)
+        half = len(arguments) // 2
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": block},
+            )
+        )
+        for piece in (arguments[:half], arguments[half:]):
+            delta = {"type": "input_json_delta", "partial_json": piece}
+            events.append(
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": delta},
+                )
+            )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    return events
+
+
 def _sse_events(server: FakeAnthropicServer, reply: Reply) -> list[tuple[str, dict[str, Any]]]:
-    start = _message(server, reply, "")
+    start = {**_message(server, reply, ""), "content": [], "stop_reason": None}
     start["usage"]["output_tokens"] = 1
     events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start", "message": start}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
         ("ping", {"type": "ping"}),
     ]
+    if reply.chunks:
+        text_start = {"type": "text", "text": ""}
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": text_start},
+            )
+        )
     for chunk in reply.chunks:
         delta = {"type": "text_delta", "text": chunk}
         events.append(
@@ -171,13 +232,15 @@ def _sse_events(server: FakeAnthropicServer, reply: Reply) -> list[tuple[str, di
         if reply.stream_error:
             error = {"type": reply.stream_error, "message": "fake failure mid-stream"}
             return [*events, ("error", {"type": "error", "error": error})]
+    if reply.chunks:
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events += _tool_use_events(reply, first_index=1 if reply.chunks else 0)
     events += [
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "delta": {"stop_reason": _stop_reason(reply), "stop_sequence": None},
                 "usage": {"output_tokens": reply.output_tokens},
             },
         ),
