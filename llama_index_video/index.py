@@ -65,7 +65,7 @@ from llama_index_video.store.folder import (
     check_compatible,
     record_settings,
 )
-from llama_index_video.store.integrity import IndexCheck, check_index
+from llama_index_video.store.integrity import IndexCheck, check_index, lost_manifest
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
@@ -91,7 +91,12 @@ if TYPE_CHECKING:
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.sources.download import DownloadOptions
-    from llama_index_video.store.ingest import Ingestor, IngestProgress, IngestReport
+    from llama_index_video.store.ingest import (
+        FileOutcome,
+        Ingestor,
+        IngestProgress,
+        IngestReport,
+    )
     from llama_index_video.store.library import LibraryEntry, TranscriptLine
 
 logger = logging.getLogger(__name__)
@@ -303,7 +308,8 @@ class VideoIndex(Querying):
 
         With ``repair``, delete stray rows, orphan frames and clips and partial files,
         and re-index the files with missing moments (or left half-indexed) from the
-        paths the manifest recorded for them, if they still exist.
+        paths the manifest recorded for them, if they still exist; those whose files
+        are gone are in the report as failed (so it is not ``ok``).
 
         Returns:
             What was found (before any repair), and the re-indexing report (None
@@ -319,19 +325,27 @@ class VideoIndex(Querying):
             ingestor = self._ingestor(progress)
             ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
-            paths = [
-                Path(path)
-                for key in again
-                for record in self.manifest.paths_of(key)[:1]
-                if Path(path := self.manifest.located(record)).is_file()
-            ]
-            return check, ingestor.ingest(paths)
+            from llama_index_video.store.ingest import IngestReport, source_gone
+
+            found: list[Path] = []
+            gone: list[FileOutcome] = []
+            for key in again:
+                paths = [Path(self.manifest.located(r)) for r in self.manifest.paths_of(key)]
+                there = next((path for path in paths if path.is_file()), None)
+                if there is not None:
+                    found.append(there)
+                elif paths:  # known by no path: nothing to restore it from was ever recorded
+                    gone.append(source_gone(paths[0], key))
+            report = ingestor.ingest(found)
+            return check, IngestReport([*report.files, *gone])
 
     def check_store(self) -> None:
-        """Fail if the vector store holds fewer rows than the manifest lists (cheap: two counts).
+        """Fail if the vector store holds fewer rows than the manifest lists, or holds
+        rows while the manifest lists nothing (cheap: two counts).
 
         Raises:
-            IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied.
+            IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied;
+                or the manifest was emptied or lost.
         """
         self._follow_releases()
         if self._store_checked:
@@ -345,9 +359,12 @@ class VideoIndex(Querying):
         for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
             version = self.manifest.data_version()
             expected = self.manifest.indexed_node_total()
+            empty = expected == 0 and self.manifest.lists_nothing()
             found = row_total(self.vector_store)
             if version == self.manifest.data_version():
                 break
+        if found and empty:
+            raise lost_manifest(self.manifest, found, self.path)
         if found is not None and found < expected:
             raise IndexCorruptError(
                 f"{self.path / 'chroma'}: the vector store holds {found} of the {expected} "
@@ -407,7 +424,7 @@ class VideoIndex(Querying):
         status and failure reason (see :mod:`llama_index_video.store.library`)."""
         from llama_index_video.store.library import library
 
-        self._follow_releases()
+        self.check_store()
         return library(self.manifest, self.vector_store)
 
     def transcript(
@@ -428,20 +445,24 @@ class VideoIndex(Querying):
         return transcript(self.vector_store, records[0].content_hash, start=start, end=end)
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
-        """Take a path or link out of the index; returns how many paths it matched.
+        """Take a path or link out of the index; returns how many paths it matched (0 or 1).
 
         Its rows, frames, clips and manifest entry go when no other path holds the same
         content; the media file itself is never touched. Takes the writer lock.
+
+        Raises:
+            MomentRequestError: ``source`` names several files (one relative path
+                ingested from two folders): nothing is removed; give a path.
         """
-        from llama_index_video.store.library import find_source, remove_source
+        from llama_index_video.store.library import remove_source, source_to_remove
 
         with self._writing(wait):
-            ingestor = self._ingestor(None)
-            records = find_source(self.manifest, str(source))
-            for record in records:
-                remove_source(ingestor, self.manifest, record)
+            record = source_to_remove(self.manifest, str(source))
+            if record is None:
+                return 0
+            remove_source(self._ingestor(None), self.manifest, record)
             self.lexical.refresh()
-            return len(records)
+            return 1
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
         """Remove every source whose file is gone; returns their names. Takes the writer lock."""

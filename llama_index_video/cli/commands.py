@@ -150,6 +150,12 @@ def _verify(args: argparse.Namespace) -> int:
     finally:
         bars.close()
         index.close()
+    if check.manifest_lost:
+        print(
+            f"the manifest lists no file, but the vector store holds {check.manifest_lost} "
+            "moments: the manifest was emptied or lost"
+            + (" (recorded again from them)" if args.repair else "; --repair records them again")
+        )
     for source in check.sources:
         found = "?" if source.found is None else str(source.found)
         state = "ok" if not source.missing else f"{source.missing} missing"

@@ -22,7 +22,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -187,6 +187,17 @@ def unreachable_ids(store: Any) -> list[str] | None:
     )["ids"][0]
     reached = set(found)
     return [row for row in stored if row not in reached]
+
+
+def row_metadata(store: Any, *, batch: int = 1000) -> Iterator[dict[str, Any]]:
+    """The metadata of every row ``store`` holds, in batches; nothing from a store that
+    cannot list its rows."""
+    rows = chroma_collection(store)
+    if rows is None:
+        return
+    total = int(rows.count())
+    for offset in range(0, total, batch):  # ends: at the count taken first
+        yield from rows.get(include=["metadatas"], limit=batch, offset=offset)["metadatas"] or []
 
 
 def stray_row_ids(store: Any, keep: Collection[str]) -> list[str] | None:

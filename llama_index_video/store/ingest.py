@@ -65,7 +65,12 @@ from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
-from llama_index_video.store.integrity import IndexCheck, check_index, media_of
+from llama_index_video.store.integrity import (
+    IndexCheck,
+    check_index,
+    media_of,
+    rebuild_manifest,
+)
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
 from llama_index_video.store.media_paths import resolved_node, stored_node
@@ -227,13 +232,17 @@ class Ingestor:
         Returns:
             What was found before it was repaired.
         """
-        check = check or check_index(
-            self._manifest,
-            self._stores(),
-            self._reader.media_dir,
-            per_source=False,
-            lexical=self._lexical,
-        )
+        check = check or self._index_check()
+        if check.manifest_lost:
+            logger.warning(
+                "%s lists no file, but the vector store holds %d moments: recorded "
+                "%d files again from them",
+                self._manifest.db_file,
+                check.manifest_lost,
+                rebuild_manifest(self._manifest, self._index.vector_store),
+            )
+            self.recover(self._index_check())
+            return check
         for key in check.removals:
             self._finish_removal(key)
         for key in check.interrupted:
@@ -268,6 +277,15 @@ class Ingestor:
         for path in [*check.orphan_media, *check.partial_files]:
             path.unlink(missing_ok=True)
         return check
+
+    def _index_check(self) -> IndexCheck:
+        return check_index(
+            self._manifest,
+            self._stores(),
+            self._reader.media_dir,
+            per_source=False,
+            lexical=self._lexical,
+        )
 
     def remove(self, file_hash: str) -> None:
         """Forget a content, then delete its nodes and media."""
@@ -339,7 +357,10 @@ class Ingestor:
     def _index_content(self, step: _Read, produced: Produced) -> FileOutcome:
         path, record, previous = step.path, step.record, step.previous
         file_hash = record.content_hash
-        self._manifest.set_file(file_hash, "indexing")  # hidden from readers from now on
+        with self._manifest.transaction():
+            self._manifest.set_file(file_hash, "indexing")  # hidden from readers from now on
+            if previous is None:  # a new file: listed by its path, even if it fails
+                self._manifest.set_path(record)
         self._manifest.forget_pending(file_hash)
         self._delete_nodes(file_hash)  # leftovers of a failed or interrupted run
         try:
@@ -517,6 +538,15 @@ class Ingestor:
 
 INTERRUPTED = "interrupted; re-indexed on the next ingest"
 MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
+SOURCE_GONE = (
+    "its moments could not be restored: the file is gone; ingest it from where it is "
+    "now, or remove it"
+)
+
+
+def source_gone(path: Path, content_hash: str) -> FileOutcome:
+    """A file a repair could not re-index because no path the manifest recorded holds it."""
+    return FileOutcome(path, "failed", SOURCE_GONE, content_hash=content_hash)
 
 
 def _file_kind(mode: int) -> str:

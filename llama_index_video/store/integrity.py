@@ -17,6 +17,12 @@ folder must back it. :func:`check_index` compares them:
   words of every indexed content's moments, no others, and matrices built since the
   last change.
 
+A manifest that lists nothing beside a vector store holding rows was emptied or lost
+(SQLite reads a 0-byte file as an empty database): the check says so
+(``manifest_lost``) and looks no further, since every row and frame would otherwise
+count as a stray; :func:`rebuild_manifest` records the contents again from the rows,
+which carry each one's content hash and the path it was ingested as.
+
 Counting per content asks the store once per content, so ``ingest`` only does it when
 the store's total row count differs from the manifest's (one cheap count each);
 ``verify`` always does. Counts need a store that can count (Chroma); with another
@@ -30,15 +36,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llama_index_video import schema
+from llama_index_video.errors import IndexCorruptError
 from llama_index_video.media.names import source_prefix
 from llama_index_video.store.collection import (
     row_counts,
+    row_metadata,
     row_total,
     stray_row_ids,
     unreachable_ids,
 )
 from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
-from llama_index_video.store.manifest import Manifest
+from llama_index_video.store.manifest import Manifest, PathRecord
 from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
 
 
@@ -69,6 +78,7 @@ class IndexCheck:
     counted: bool = True  # False: the store cannot count its rows
     lexical: LexicalCheck | None = None  # None: not checked (no lexical index)
     unreachable: dict[str, list[str]] = field(default_factory=dict)  # store -> row ids
+    manifest_lost: int = 0  # rows stored while the manifest lists nothing (nothing else checked)
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -78,7 +88,8 @@ class IndexCheck:
     @property
     def ok(self) -> bool:
         return not (
-            self.damaged
+            self.manifest_lost
+            or self.damaged
             or any(self.stray_rows.values())
             or self.orphan_media
             or self.partial_files
@@ -121,6 +132,8 @@ def check_index(
     main = next(iter(stores.values()))
     total = row_total(main)
     expected_total = sum(record.node_count for record in indexed.values())
+    if total and not indexed and manifest.lists_nothing():
+        return IndexCheck(manifest_lost=total)
     counts: dict[str, int] | None = None
     if total is not None and (per_source or total != expected_total):
         counts = row_counts(main, indexed)
@@ -159,6 +172,46 @@ def check_index(
         else check_lexical(lexical, {k: r.node_count for k, r in indexed.items()}),
         unreachable=unreachable_rows(stores),
     )
+
+
+def lost_manifest(manifest: Manifest, rows: int, folder: Path) -> IndexCorruptError:
+    """The one line for a manifest that lists nothing while the store holds ``rows``."""
+    return IndexCorruptError(
+        f"{manifest.db_file}: lists no file, but the vector store holds {rows} moments "
+        "(the manifest was emptied or lost); run 'llama-index-video verify --repair "
+        f"--index {folder}' to record them again from the stored moments"
+    )
+
+
+def rebuild_manifest(manifest: Manifest, store: Any) -> int:
+    """Record again the contents whose rows ``store`` holds; returns how many.
+
+    Each content becomes ``indexed`` with as many moments as it has rows and the end of
+    its last moment as its duration; its path is the file its stored source names (from
+    the working directory, else from the index folder's parent), recorded with no size
+    so that the next ingest hashes it again: a file changed since is replaced, one that
+    is gone is listed as missing. Call holding the writer lock.
+    """
+    found: dict[str, tuple[int, float, str]] = {}  # content -> rows, end, source
+    for metadata in row_metadata(store):
+        key = str(metadata.get(schema.CONTENT_HASH) or "")
+        if not key:
+            continue
+        rows, end, source = found.get(key, (0, 0.0, ""))
+        stored_end = metadata.get(schema.END_S)
+        found[key] = (
+            rows + 1,
+            max(end, float(stored_end)) if isinstance(stored_end, (int, float)) else end,
+            source or str(metadata.get(schema.SOURCE) or ""),
+        )
+    home = manifest.db_file.parent.absolute().parent
+    with manifest.transaction():
+        for key, (rows, end, source) in found.items():
+            manifest.set_file(key, "indexed", node_count=rows, duration=end or None)
+            if source:
+                path = next((p for p in (Path(source), home / source) if p.is_file()), Path(source))
+                manifest.set_path(PathRecord(str(path.resolve()), source, key, -1, 0))
+    return len(found)
 
 
 def unreachable_rows(stores: dict[str, Any]) -> dict[str, list[str]]:

@@ -70,7 +70,7 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
                     {str(m[schema.SPEAKER]) for m in metadata if m.get(schema.SPEAKER)}
                 ),
                 indexed_at=manifest.updated_at(record.content_hash),
-                reason=content.notes,
+                reason=content.error or content.notes,
             )
         )
     for content in manifest.files("failed"):
@@ -199,10 +199,7 @@ def resolve_source(manifest: Manifest, name: str) -> IndexedSource:
             "list_recordings tool) and name one as it shows it"
         )
     if len(contents) > 1:
-        paths = ", ".join(sorted(printable_path(r.source) for r in records))
-        raise MomentRequestError(
-            f"{shown}: names {len(contents)} recordings ({paths}); give a path"
-        )
+        raise _ambiguous(name, [r.source for r in records])
     record = records[0]
     content = manifest.file(record.content_hash)
     if content is None or content.status != "indexed":
@@ -257,6 +254,26 @@ def find_source(manifest: Manifest, name: str) -> list[PathRecord]:
     return [r for r in records if {r.path, manifest.located(r)} & named] or [
         r for r in records if r.source == name
     ]
+
+
+def source_to_remove(manifest: Manifest, name: str) -> PathRecord | None:
+    """The one indexed file ``name`` names (as :func:`find_source`); None: no file.
+
+    Raises:
+        MomentRequestError: ``name`` names several files (the same relative path
+            ingested from two folders); the message lists them and asks for a path.
+    """
+    records = find_source(manifest, name)
+    if len(records) > 1:
+        raise _ambiguous(name, [manifest.located(r) for r in records])
+    return records[0] if records else None
+
+
+def _ambiguous(name: str, paths: list[str]) -> MomentRequestError:
+    listed = ", ".join(sorted(printable_path(p) for p in paths))
+    return MomentRequestError(
+        f"{printable_path(name)}: names {len(paths)} recordings ({listed}); give a path"
+    )
 
 
 def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) -> bool:

@@ -184,6 +184,14 @@ class Manifest:
         rows = self._rows(query + " WHERE status = ?", (status,)) if status else self._rows(query)
         return [FileRecord(*row) for row in rows]
 
+    def lists_nothing(self) -> bool:
+        """Whether no content is recorded at all, not even one being removed: a new
+        index, or a manifest emptied or lost (SQLite reads a 0-byte file as an empty
+        database, and this class then creates the tables in it)."""
+        if self._rows("SELECT 1 FROM files LIMIT 1"):
+            return False
+        return not self._rows("SELECT 1 FROM removals LIMIT 1")
+
     def indexed_node_total(self) -> int:
         """How many rows the vector store holds at least: the indexed contents' nodes."""
         rows = self._rows("SELECT coalesce(sum(node_count), 0) FROM files WHERE status = 'indexed'")

@@ -118,3 +118,42 @@ def test_remove_and_prune_take_the_writer_lock(indexed):
         with pytest.raises(IndexBusyError):
             index.prune(wait=0)
     assert index.remove(media / "slides.mp4", wait=0) == 1
+
+
+def test_remove_refuses_a_name_that_two_ingested_files_share(
+    tmp_path, embed_model, monkeypatch, capsys
+):
+    """The same relative path ingested from two folders: `remove` by it from a third
+    folder removed both (and said "removed" once); now it lists them and asks for a path."""
+    for folder, text in (("a", "Alpha notes about the boiler."), ("b", "Beta notes on the roof.")):
+        (tmp_path / folder / "src").mkdir(parents=True)
+        (tmp_path / folder / "src" / "same.md").write_text(f"# Notes\n\n{text}\n")
+    index_dir = str(tmp_path / "index")
+    for folder in ("a", "b"):
+        monkeypatch.chdir(tmp_path / folder)
+        assert main(["ingest", "src/same.md", "--index", index_dir, "--quiet"]) == 0
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    assert main(["remove", "src/same.md", "--index", index_dir]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "names 2 recordings" in err and "give a path" in err
+    assert str(tmp_path / "a" / "src" / "same.md") in err
+    assert str(tmp_path / "b" / "src" / "same.md") in err
+    index = VideoIndex(index_dir, embed_model=embed_model)
+    assert len(index.library()) == 2  # nothing was removed
+    assert index.remove(tmp_path / "a" / "src" / "same.md") == 1
+    assert [e.path for e in index.library()] == [str(tmp_path / "b" / "src" / "same.md")]
+    index.close()
+
+
+def test_a_failed_file_is_listed_by_its_path(indexed, capsys):
+    index, media = indexed
+    failed = [e for e in index.library() if e.status == "failed"]
+    assert [e.path for e in failed] == [str(media / "broken.mp4")]
+    assert failed[0].source.endswith("broken.mp4") and "not a readable" in failed[0].reason
+    index.close()
+    assert main(["list", "--index", str(index.path), "--json"]) == 0
+    listed = {e["status"]: e for e in json.loads(capsys.readouterr().out)}
+    assert listed["failed"]["path"] == str(media / "broken.mp4")
+    assert main(["list", "--index", str(index.path)]) == 0
+    assert f"failed   {media / 'broken.mp4'}" in capsys.readouterr().out
