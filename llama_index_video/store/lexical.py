@@ -16,6 +16,11 @@ Layout, in ``<index folder>/lexical/``:
   generation and their node ids; ``current`` names the newest complete one (written
   last, replaced atomically), so a reader never loads a half-written index.
 
+All of it is derived data: a damaged ``words.sqlite`` (not a database, malformed, its
+tables gone) is found by :func:`check_lexical`, and :func:`repair_lexical` (``verify
+--repair``, and the clean-up every ``ingest`` starts with) deletes the folder and reads
+the words again from the vector store's rows, as for an index that never had one.
+
 Why rebuild the matrices rather than update them: ``bm25s`` has no incremental add,
 and BM25 scores depend on statistics of the whole collection (document frequencies,
 mean length), so per-run segments would score on different scales. Why from
@@ -60,7 +65,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index_video import schema
-from llama_index_video.errors import MissingDependencyError
+from llama_index_video.errors import IndexCorruptError, MissingDependencyError
 from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
@@ -203,6 +208,11 @@ class LexicalStore:
             return
         with self._writing() as db:
             db.execute("DELETE FROM words WHERE content_hash = ?", (content_hash,))
+
+    def discard(self) -> None:
+        """Delete the whole lexical index (words and matrices), to be built again."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self._snapshot = None
 
     def replace_all(self, nodes: Iterable[BaseNode]) -> int:
         """Forget every row and record ``nodes`` instead (a repair); returns the count."""
@@ -352,12 +362,15 @@ class LexicalCheck:
     missing: list[str]  # indexed contents with fewer (or more) rows than their moments
     stray: list[str]  # contents with rows that are not indexed
     stale: bool  # the matrices were built before the last change of the words
+    damaged: str = ""  # why words.sqlite cannot be read ("": it can)
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.stray or self.stale)
+        return not (self.missing or self.stray or self.stale or self.damaged)
 
     def __str__(self) -> str:
+        if self.damaged:
+            return f"damaged ({self.damaged})"
         problems = [
             f"{len(self.missing)} file(s) missing or incomplete" if self.missing else "",
             f"{len(self.stray)} file(s) not indexed" if self.stray else "",
@@ -367,13 +380,19 @@ class LexicalCheck:
 
 
 def check_lexical(lexical: LexicalStore, indexed: dict[str, int]) -> LexicalCheck:
-    """Compare the lexical index with ``indexed`` (content hash -> moments stored)."""
-    counts = lexical.counts()
-    built = lexical.built_generation()
+    """Compare the lexical index with ``indexed`` (content hash -> moments stored); a
+    ``words.sqlite`` that cannot be read is damaged, and every indexed content missing."""
+    try:
+        counts = lexical.counts()
+        built = lexical.built_generation()
+        generation = lexical.generation()
+    except IndexCorruptError as exc:
+        reason = str(exc).removeprefix(f"{lexical.db_file}: ").split(";")[0]
+        return LexicalCheck(missing=sorted(indexed), stray=[], stale=True, damaged=reason)
     return LexicalCheck(
         missing=sorted(key for key, n in indexed.items() if counts.get(key, 0) != n),
         stray=sorted(set(counts) - set(indexed)),
-        stale=bool(counts) and built != lexical.generation(),
+        stale=bool(counts) and built != generation,
     )
 
 
@@ -381,7 +400,11 @@ def repair_lexical(
     lexical: LexicalStore, check: LexicalCheck, nodes_of: Callable[[str], list[BaseNode]]
 ) -> None:
     """Make the lexical index match the store: forget stray contents, read the words
-    of the missing ones from their stored nodes (``nodes_of(content_hash)``), rebuild."""
+    of the missing ones from their stored nodes (``nodes_of(content_hash)``), rebuild.
+    A damaged index is deleted first, and built again from every indexed content."""
+    if check.damaged:
+        logger.warning("lexical index damaged (%s); building it again", check.damaged)
+        lexical.discard()
     for key in check.stray:
         lexical.delete_content(key)
     for key in check.missing:

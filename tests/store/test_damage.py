@@ -97,3 +97,39 @@ def test_repair_says_which_files_it_could_not_restore_and_exits_non_zero(run, tm
     assert gone.startswith(f"failed   {source / 'gone.md'}") and "the file is gone" in gone
     code, out, _ = run("search", "When do deploys happen?", "--index", index_dir, "--json")
     assert code == 0 and "Tuesdays" in out
+
+
+def not_a_database(words) -> None:
+    words.write_bytes(b"this is not a database " * 400)
+
+
+def emptied(words) -> None:
+    words.write_bytes(b"")
+
+
+def tables_dropped(words) -> None:
+    with sqlite3.connect(words) as db:
+        db.executescript("DROP TABLE words; DROP TABLE meta;")
+
+
+@pytest.mark.parametrize("damage", [not_a_database, emptied, tables_dropped])
+def test_a_damaged_lexical_index_is_rebuilt_by_repair(run, index_copy, damage):
+    damage(index_copy / "lexical" / "words.sqlite")
+    code, out, err = run("verify", "--index", index_copy)
+    assert code == 1 and "lexical index: damaged" in out, (out, err)
+    code, out, err = run("verify", "--repair", "--index", index_copy)
+    assert code == 0 and "(rebuilt)" in out, (out, err)
+    assert run("verify", "--index", index_copy)[0] == 0
+    code, out, _ = run("search", '"audit log export"', "--index", index_copy, "--json")
+    assert code == 0 and "audit log export" in out  # a quoted phrase: the lexical index
+
+
+def test_ingest_rebuilds_a_damaged_lexical_index(run, index_copy, tmp_path):
+    not_a_database(index_copy / "lexical" / "words.sqlite")
+    extra = tmp_path / "extra.md"
+    extra.write_text("# Parking\n\nVisitors park on level two of the north garage.\n")
+    code, out, err = run("ingest", extra, "--index", index_copy, "--quiet")
+    assert code == 0, (out, err)
+    assert run("verify", "--index", index_copy)[0] == 0
+    code, out, _ = run("search", '"north garage"', "--index", index_copy, "--json")
+    assert code == 0 and "north garage" in out
