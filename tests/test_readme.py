@@ -5,9 +5,9 @@ as a user reads them. Every ```python block compiles, its imports resolve, and i
 imports what it uses (a block may go on with an earlier block's variables of the same
 page, as the prose says, never with its imports). The blocks that need no remote API
 run as written, in a folder laid out as the reader has it (``talks/``, ``notes.md``),
-over a copy of the example index; the ``VideoIndex`` block talks to the fake Anthropic
-API. Blocks that need Gemini, OpenAI or a downloaded cross-encoder are only compiled
-and resolved. Every ``llama-index-video`` command line, and every flag named, in the
+over a copy of the example index; the ``VideoIndex`` and ``FunctionAgent`` blocks talk
+to the fake Anthropic API. Blocks that need Gemini or a downloaded cross-encoder are
+only compiled and resolved. Every ``llama-index-video`` command line, and every flag named, in the
 README, the site's home and the guides goes through the real argument parser (the
 reports also name the benchmark scripts' flags).
 """
