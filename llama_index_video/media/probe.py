@@ -12,6 +12,14 @@ So the probe also looks where the last packet ends (one seek near the declared e
 then demuxing what follows, a bounded number of packets) and, when the declaration
 is clearly off (by more than 1 s and 5 %), reports the measured end instead. Every
 later stage (audio decoding, clip windows, the last frame's span, labels) ends here.
+
+A packet's own duration is a claim too: an MP4 whose last sample lasts 2^31 ticks
+(its ``stts`` table says so) would end days after its last frame. So each stream's
+last packet is measured as lasting no longer than the longest of its other packets
+seen there: the end is where the stream's real last packet starts plus a normal
+packet's length. A declared duration past that is still believed when the last
+packet's own duration reaches it and adds at most :data:`LONGEST_PACKET_S` (a slide
+shown for the last 30 s of a screen recording), never when it adds hours.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ _END_SEARCH_PACKETS = 50_000  # packets demuxed after seeking near the end, at m
 # it, the declaration wins (it knows about encoder padding and gapless trims).
 _DECLARED_SLACK_S = 1.0
 _DECLARED_SLACK_RATIO = 0.05
+LONGEST_PACKET_S = 60.0
+"""The most a last packet's own duration may add to its stream's end (module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -168,10 +178,13 @@ def _duration(
     """The declared duration, unless the packets clearly end elsewhere."""
     declared = _declared_duration(container, video, audio)
     streams: list[av.stream.Stream] = [s for s in (video, audio) if s is not None]
-    measured = _packets_end(container, streams, origin=origin, declared=declared)
-    if measured is None or measured <= 0:
+    ends = _packets_end(container, streams, origin=origin, declared=declared)
+    if ends is None or ends[0] <= 0:
         return declared
-    if abs(declared - measured) > max(_DECLARED_SLACK_S, _DECLARED_SLACK_RATIO * measured):
+    measured, claimed = ends
+    near = abs(declared - measured) <= max(_DECLARED_SLACK_S, _DECLARED_SLACK_RATIO * measured)
+    held = measured <= declared <= claimed + _DECLARED_SLACK_S
+    if not near and not (held and claimed - measured <= LONGEST_PACKET_S):
         logger.info(
             "%s declares %.3f s but its packets end at %.3f s; using the latter",
             container.name,
@@ -203,8 +216,10 @@ def _packets_end(
     *,
     origin: float,
     declared: float,
-) -> float | None:
-    """Where the last packet of ``streams`` ends, from the file start; None if unknown.
+) -> tuple[float, float] | None:
+    """Where the last packet of ``streams`` ends, from the file start, measured (its
+    length at most its stream's longest other packet's) and as its own duration claims;
+    None if unknown.
 
     Seeks to the declared end (backward, so to the last seek point before it) and reads
     at most ``_END_SEARCH_PACKETS`` packets from there; running out of that budget, or
@@ -212,7 +227,8 @@ def _packets_end(
     """
     if not streams or declared <= 0:
         return None
-    end: float | None = None
+    last: dict[int, tuple[float, float]] = {}  # stream -> the latest start, its length
+    longest: dict[int, float] = {}  # stream -> the longest length of its other packets
     try:
         container.seek(int((origin + declared) * av.time_base), backward=True, any_frame=False)
         for count, packet in enumerate(container.demux(streams)):
@@ -220,12 +236,25 @@ def _packets_end(
                 return None
             if packet.pts is None or packet.time_base is None:
                 continue
-            packet_end = float((packet.pts + (packet.duration or 0)) * packet.time_base) - origin
-            end = packet_end if end is None else max(end, packet_end)
+            start = float(packet.pts * packet.time_base) - origin
+            length = float((packet.duration or 0) * packet.time_base)
+            index = packet.stream.index
+            before = last.get(index)
+            if before is None or start >= before[0]:
+                if before is not None:
+                    longest[index] = max(longest.get(index, 0.0), before[1])
+                last[index] = (start, length)
+            else:
+                longest[index] = max(longest.get(index, 0.0), length)
     except av.error.FFmpegError as exc:
         logger.debug("%s: cannot look for the last packet (%s)", container.name, exc)
         return None
-    return end
+    if not last:
+        return None
+    measured = max(
+        start + min(length, longest.get(i, length)) for i, (start, length) in last.items()
+    )
+    return measured, max(start + length for start, length in last.values())
 
 
 def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:

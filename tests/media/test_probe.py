@@ -44,3 +44,74 @@ def test_probe_rejects_non_media_with_one_line(tmp_path, content, reason):
 def test_probe_missing_file(tmp_path):
     with pytest.raises(MediaError, match="file not found"):
         probe(tmp_path / "nope.mp4")
+
+
+def mp4_with_last_frame_lasting(path, last_duration: int, *, patched_ticks: int | None = None):
+    """A 10 s MP4 (10 fps video, silent AAC) written with PyAV whose last video packet
+    lasts ``last_duration`` tenths of a second; ``patched_ticks`` then overwrites that
+    sample's duration in the video track's ``stts`` table (its last entry)."""
+    import struct
+    from fractions import Fraction
+
+    import av
+    import numpy as np
+
+    with av.open(str(path), "w") as out:
+        video = out.add_stream("libx264", rate=10)
+        video.width, video.height, video.pix_fmt = 160, 120, "yuv420p"
+        audio = out.add_stream("aac", rate=16000)
+        audio.layout = "mono"
+        packets = []
+        for i in range(100):
+            frame = av.VideoFrame.from_ndarray(
+                np.full((120, 160, 3), (i * 2) % 255, np.uint8), format="rgb24"
+            )
+            frame.pts, frame.time_base = i, Fraction(1, 10)
+            packets += video.encode(frame)
+        packets += video.encode()
+        max(packets, key=lambda p: p.pts).duration = last_duration
+        for packet in packets:
+            out.mux(packet)
+        for i in range(10 * 16000 // 1024):
+            sound = av.AudioFrame.from_ndarray(
+                np.zeros((1, 1024), np.float32), format="fltp", layout="mono"
+            )
+            sound.sample_rate, sound.pts, sound.time_base = 16000, i * 1024, Fraction(1, 16000)
+            out.mux(audio.encode(sound))
+        out.mux(audio.encode())
+    if patched_ticks is not None:
+        data = bytearray(path.read_bytes())
+        at = data.index(b"stts")  # the video track's: written first
+        (entries,) = struct.unpack(">I", data[at + 8 : at + 12])
+        assert entries == 2  # all frames at one length, then the last at its own
+        delta = at + 12 + 8 * (entries - 1) + 4
+        data[delta : delta + 4] = struct.pack(">I", patched_ticks)
+        path.write_bytes(data)
+    return path
+
+
+def test_a_last_sample_lasting_2_to_the_31_ticks_does_not_stretch_the_recording(
+    tmp_path, script_transcriber
+):
+    from llama_index_video import schema
+    from llama_index_video.media.frames import FrameSamplingOptions
+    from llama_index_video.reader.video_reader import VideoReader
+
+    path = mp4_with_last_frame_lasting(tmp_path / "stretched.mp4", 3, patched_ticks=2**31)
+    assert probe(path).duration == pytest.approx(10.2, abs=0.3)
+    reader = VideoReader(
+        media_dir=tmp_path / "media",
+        transcriber=script_transcriber,
+        frames=FrameSamplingOptions(interval=2.0),
+        ocr="off",
+    )
+    nodes = reader.load_data([path])
+    frames = [n for n in nodes if n.metadata[schema.MODALITY] == "frame"]
+    assert len(frames) >= 3
+    assert max(float(n.metadata[schema.END_S]) for n in nodes) <= 10.5
+
+
+def test_a_declared_length_the_last_frame_reaches_is_kept(tmp_path):
+    """A slide shown for the last 30 s: the declared length, which the packet reaches."""
+    path = mp4_with_last_frame_lasting(tmp_path / "held.mp4", 300)  # the last 30 s
+    assert probe(path).duration == pytest.approx(39.9, abs=0.3)
