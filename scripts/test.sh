@@ -2,7 +2,7 @@
 # Install everything the tests need and run them (lint, types, the test suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,docs,test
+./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,watch,docs,test
 . .venv/bin/activate
 # openai-whisper without its triton requirement (a GPU compiler, not needed on CPU).
 python -m pip install --quiet --no-compile --no-deps "openai-whisper==20250625"

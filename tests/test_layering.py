@@ -43,7 +43,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
-    ("querying", "index"),  # VideoIndex, the facade (querying.py: its search and ask)
+    ("querying", "index", "watch"),  # VideoIndex, the facade (querying.py: its search and
+    # ask; watch.py: folders that keep it in step)
     ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )

@@ -38,8 +38,8 @@ EXIT_INTERRUPTED = 130
 EXIT_BUG = 70  # EX_SOFTWARE: an error the package did not expect
 
 
-def _ingest(args: argparse.Namespace) -> int:
-    from llama_index_video.cli.progress import ProgressBars
+def _reading_index(args: argparse.Namespace) -> VideoIndex:
+    """The index ``ingest`` and ``watch`` write, reading files as their flags say."""
     from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
 
     visual = (
@@ -48,9 +48,9 @@ def _ingest(args: argparse.Namespace) -> int:
     try:
         options = _reader_options(args)
     except ValueError as exc:
-        raise VideoIndexError(f"bad ingest option: {exc}") from exc
+        raise VideoIndexError(f"bad {args.command} option: {exc}") from exc
     try:
-        index = _open_index(
+        return _open_index(
             args.index,
             visual_model=visual,
             embed_model=_embedding_spec(args),
@@ -59,6 +59,12 @@ def _ingest(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:  # an option the index refuses: clip windows for a text model
         raise VideoIndexError(f"{args.index}: {exc}") from exc
+
+
+def _ingest(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.progress import ProgressBars
+
+    index = _reading_index(args)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         if args.prune:
@@ -364,19 +370,31 @@ def _export(index: VideoIndex, answer: Any, output: Path, *, burn: bool) -> str:
     return export_answer(index, answer, output, burn=burn)
 
 
+def _watch(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.watch_command import run_watch
+
+    index = _reading_index(args)
+    try:
+        return run_watch(args, index)
+    finally:
+        index.close()
+
+
 def _serve(args: argparse.Namespace) -> int:
+    from llama_index_video.cli.watch_command import watching
     from llama_index_video.service.server import serve
 
-    serve(
-        args.index,
-        host=args.host,
-        port=args.port,
-        token=args.token,
-        llm=args.llm,
-        llm_model=args.llm_model,
-        **_search_options(args),
-        **_store_options(args),
-    )
+    with watching(args.watch or [], args.index, _store_options(args)):
+        serve(
+            args.index,
+            host=args.host,
+            port=args.port,
+            token=args.token,
+            llm=args.llm,
+            llm_model=args.llm_model,
+            **_search_options(args),
+            **_store_options(args),
+        )
     return 0
 
 
@@ -402,6 +420,7 @@ def _search_options(args: argparse.Namespace) -> dict[str, Any]:
 
 COMMANDS = {  # subcommand -> its function
     "ingest": _ingest,
+    "watch": _watch,
     "list": _list,
     "remove": _remove,
     "search": _search,

@@ -18,6 +18,7 @@ from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_W
 from llama_index_video.schema import MODALITIES, parse_modalities
 from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
+from llama_index_video.watch import DEFAULT_SETTLE_SECONDS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,59 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse links to media larger than this many MB (default: 4096)",
     )
     _index_option(ingest)
-    ingest.add_argument(
-        "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
-    )
-    ingest.add_argument(
-        "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
-    )
-    ingest.add_argument("--no-frames", action="store_true", help="do not sample frames")
-    ingest.add_argument(
-        "--ocr",
-        choices=("auto", "rapidocr", "tesseract", "off"),  # ocr.OCR_CHOICES, kept light
-        default="auto",
-        help="engine reading on-screen text of frames (default: rapidocr when installed)",
-    )
-    ingest.add_argument(
-        "--ocr-languages",
-        metavar="LANGS",
-        help="read on-screen text with tesseract in these languages, its codes joined by + "
-        "(e.g. deu+eng; each needs its data: apt-get install tesseract-ocr-deu)",
-    )
-    ingest.add_argument(
-        "--visual",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="MODEL",
-        help="also embed frames by their pixels for visual search, with a CLIP-family model "
-        "(default: openai/clip-vit-base-patch32, downloaded on first use); "
-        "chosen when the index is created",
-    )
-    ingest.add_argument(
-        "--whisper-model",
-        default=None,
-        help="faster-whisper model name or folder (default: tiny.en, offline copy if installed)",
-    )
-    ingest.add_argument(
-        "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
-    )
-    ingest.add_argument(
-        "--speakers",
-        nargs="?",
-        const="auto",
-        default=None,
-        metavar="N",
-        help="label who spoke in each transcript unit; N: how many speakers there are "
-        "(default: estimated)",
-    )
-    ingest.add_argument(
-        "--diarizer",
-        choices=("campplus", "resemblyzer", "pyannote"),
-        default="campplus",
-        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
-        "(offline, older) or pyannote (needs HF_TOKEN)",
-    )
+    _reading_options(ingest)
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
     )
@@ -110,41 +59,33 @@ def build_parser() -> argparse.ArgumentParser:
         "for 'ray.init' (default: $RAY_ADDRESS, else the cluster on this machine)",
     )
     _wait_options(ingest)
-    embedding = ingest.add_argument_group(
-        "embedding (chosen when the index is created; later runs reuse it)"
+
+    watch = commands.add_parser(
+        "watch",
+        help="keep the index in step with folders",
+        description="Index what appears or changes in the folders (recursively) once it "
+        "has stopped growing, and remove what disappears, until Ctrl-C or SIGTERM (which "
+        "finish the ingest under way). One line per file.",
     )
-    embedding.add_argument(
-        "--embed",
-        choices=["local", "multilingual", "gemini"],
+    watch.add_argument("folders", nargs="+", type=Path, metavar="DIR")
+    _index_option(watch)
+    _reading_options(watch)
+    watch.add_argument(
+        "--settle",
+        type=_seconds,
+        default=DEFAULT_SETTLE_SECONDS,
+        metavar="SECONDS",
+        help="ingest a file once its size and time have not changed for this long "
+        f"(default: {DEFAULT_SETTLE_SECONDS:g})",
+    )
+    watch.add_argument(
+        "--poll",
+        type=_positive_seconds,
         default=None,
-        help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
-        "sentence-transformers model with the [sentence-transformers] extra), multilingual "
-        "(multilingual-e5-small, about 100 languages, questions across languages; the "
-        "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
-        "vectors; needs GEMINI_API_KEY)",
+        metavar="SECONDS",
+        help="scan the folders every SECONDS instead of waiting for file events (network mounts)",
     )
-    embedding.add_argument("--embed-model", default=None, help="embedding model name")
-    embedding.add_argument(
-        "--dimension", type=_dimension, default=None, help="Gemini vector size, 128-3072 (1536)"
-    )
-    embedding.add_argument(
-        "--batch-api", action="store_true", help="embed through Gemini's Batch API (half price)"
-    )
-    embedding.add_argument(
-        "--clip-seconds",
-        type=float,
-        default=None,
-        help=(
-            f"longest video clip for Gemini (default: {VIDEO_WITH_AUDIO_SECONDS:g} with sound,"
-            f" else {MAX_SECONDS['video']:g})"
-        ),
-    )
-    embedding.add_argument(
-        "--clip-overlap",
-        type=float,
-        default=None,
-        help=f"seconds shared by consecutive clips (default: {DEFAULT_WINDOWS['video'][1]:g})",
-    )
+    _wait_options(watch)
 
     listing = commands.add_parser(
         "list",
@@ -238,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="required on every request (default: $LLAMA_INDEX_VIDEO_TOKEN)",
     )
+    serve.add_argument(
+        "--watch",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help="also run 'watch DIR' beside the service (repeat for more folders)",
+    )
     _llm_options(serve)
     _relevance_option(serve)
 
@@ -263,6 +211,98 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--quiet", action="store_true", help="no progress bars")
     _wait_options(verify)
     return parser
+
+
+def _reading_options(parser: argparse.ArgumentParser) -> None:
+    """How files are read and embedded: ``ingest`` and ``watch`` take the same flags."""
+    parser.add_argument(
+        "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
+    )
+    parser.add_argument(
+        "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
+    )
+    parser.add_argument("--no-frames", action="store_true", help="do not sample frames")
+    parser.add_argument(
+        "--ocr",
+        choices=("auto", "rapidocr", "tesseract", "off"),  # ocr.OCR_CHOICES, kept light
+        default="auto",
+        help="engine reading on-screen text of frames (default: rapidocr when installed)",
+    )
+    parser.add_argument(
+        "--ocr-languages",
+        metavar="LANGS",
+        help="read on-screen text with tesseract in these languages, its codes joined by + "
+        "(e.g. deu+eng; each needs its data: apt-get install tesseract-ocr-deu)",
+    )
+    parser.add_argument(
+        "--visual",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="MODEL",
+        help="also embed frames by their pixels for visual search, with a CLIP-family model "
+        "(default: openai/clip-vit-base-patch32, downloaded on first use); "
+        "chosen when the index is created",
+    )
+    parser.add_argument(
+        "--whisper-model",
+        default=None,
+        help="faster-whisper model name or folder (default: tiny.en, offline copy if installed)",
+    )
+    parser.add_argument(
+        "--language", default=None, help="spoken language, e.g. 'de' (default: detect)"
+    )
+    parser.add_argument(
+        "--speakers",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="N",
+        help="label who spoke in each transcript unit; N: how many speakers there are "
+        "(default: estimated)",
+    )
+    parser.add_argument(
+        "--diarizer",
+        choices=("campplus", "resemblyzer", "pyannote"),
+        default="campplus",
+        help="speaker backend for --speakers: campplus (offline, default), resemblyzer "
+        "(offline, older) or pyannote (needs HF_TOKEN)",
+    )
+    embedding = parser.add_argument_group(
+        "embedding (chosen when the index is created; later runs reuse it)"
+    )
+    embedding.add_argument(
+        "--embed",
+        choices=["local", "multilingual", "gemini"],
+        default=None,
+        help="local all-MiniLM-L6-v2 on ONNX (default, English; --embed-model takes any "
+        "sentence-transformers model with the [sentence-transformers] extra), multilingual "
+        "(multilingual-e5-small, about 100 languages, questions across languages; the "
+        "[multilingual] extra) or Gemini Embedding 2 (native video, audio, image and text "
+        "vectors; needs GEMINI_API_KEY)",
+    )
+    embedding.add_argument("--embed-model", default=None, help="embedding model name")
+    embedding.add_argument(
+        "--dimension", type=_dimension, default=None, help="Gemini vector size, 128-3072 (1536)"
+    )
+    embedding.add_argument(
+        "--batch-api", action="store_true", help="embed through Gemini's Batch API (half price)"
+    )
+    embedding.add_argument(
+        "--clip-seconds",
+        type=float,
+        default=None,
+        help=(
+            f"longest video clip for Gemini (default: {VIDEO_WITH_AUDIO_SECONDS:g} with sound,"
+            f" else {MAX_SECONDS['video']:g})"
+        ),
+    )
+    embedding.add_argument(
+        "--clip-overlap",
+        type=float,
+        default=None,
+        help=f"seconds shared by consecutive clips (default: {DEFAULT_WINDOWS['video'][1]:g})",
+    )
 
 
 def _llm_options(parser: argparse.ArgumentParser) -> None:
@@ -319,6 +359,13 @@ def _seconds(text: str) -> float:
     value = float(text)
     if not 0 <= value <= 7 * 24 * 3600:
         raise argparse.ArgumentTypeError("must be between 0 and 604800 seconds")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
     return value
 
 

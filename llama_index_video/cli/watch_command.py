@@ -1,0 +1,101 @@
+"""``llama-index-video watch`` and ``serve --watch``: folders that index themselves.
+
+``watch`` runs a :class:`~llama_index_video.watch.FolderWatcher` in this process and
+prints one line per file. Ctrl-C or SIGTERM stops it once the ingest under way is done
+(a second one stops at once; the next run resumes, like an interrupted ``ingest``).
+``serve --watch DIR`` runs ``watch`` as a child process beside the service, so writing
+never shares a process with serving, and stops it with SIGTERM when the service ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from llama_index_video.errors import VideoIndexError, printable_path
+
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.watch import WatchEvent
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+CHILD_STOP_SECONDS = 60.0
+"""How long ``serve`` waits for its watcher to finish an ingest after SIGTERM."""
+
+
+def run_watch(args: argparse.Namespace, index: VideoIndex) -> int:
+    from llama_index_video.watch import FolderWatcher
+
+    try:
+        watcher = FolderWatcher(
+            index, args.folders, settle=args.settle, poll=args.poll, wait=args.wait, report=_print
+        )
+    except ValueError as exc:
+        raise VideoIndexError(f"bad watch option: {exc}") from exc
+    stop = threading.Event()
+    shown = ", ".join(printable_path(folder) for folder in watcher.folders)
+    print(f"watching {shown} -> {printable_path(args.index)}; Ctrl-C stops", flush=True)
+    with _stopping_on_signals(stop):
+        watcher.run(stop)
+    print("stopped", flush=True)
+    return 0
+
+
+def _print(event: WatchEvent) -> None:
+    detail = f" ({event.detail})" if event.detail else ""
+    print(f"{event.action:8} {printable_path(event.path)}{detail}", flush=True)
+
+
+@contextmanager
+def _stopping_on_signals(stop: threading.Event) -> Iterator[None]:
+    """Ctrl-C and SIGTERM set ``stop``; a second one interrupts at once."""
+
+    def handle(number: int, frame: FrameType | None) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+        print("stopping after the ingest under way; again to stop at once", flush=True)
+
+    previous = {number: signal.signal(number, handle) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+@contextmanager
+def watching(folders: Sequence[Path], index_dir: Path, store: dict[str, Any]) -> Iterator[None]:
+    """``watch folders --index index_dir`` in a child process while the block runs."""
+    if not folders:
+        yield
+        return
+    command = [sys.executable, "-m", "llama_index_video.cli.main", "watch", *map(str, folders)]
+    command += ["--index", str(index_dir)]
+    command += [f"--{k.replace('_', '-')}={v}" for k, v in store.items() if v]
+    child = subprocess.Popen(command)  # its lines go to this terminal
+    # uvicorn handles SIGTERM itself, then raises it again once the service has stopped,
+    # with the handler it found: this one, so the block is left through ``finally``.
+    previous = signal.signal(signal.SIGTERM, _exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        child.send_signal(signal.SIGTERM)
+        try:
+            child.wait(timeout=CHILD_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _exit(number: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
