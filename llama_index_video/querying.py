@@ -8,13 +8,16 @@ index's, set when it opens its folder (:mod:`llama_index_video.index`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index.core.settings import Settings
 
 from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
+from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.fusion import FusionRetriever
@@ -122,6 +125,20 @@ class Querying:
             **policy.wiring(),
         ).search(query)
 
+    async def asearch(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        modalities: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """Async :meth:`search`: the same hits, found in a worker thread (the vector store
+        and the files are local, so the event loop is never blocked)."""
+        return await asyncio.to_thread(
+            self.search, query, top_k=top_k, modalities=modalities, speakers=speakers
+        )
+
     def answerer(
         self,
         *,
@@ -132,7 +149,8 @@ class Querying:
         """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
 
         Args:
-            llm: A multimodal chat LLM; None answers extractively.
+            llm: A multimodal chat LLM; None takes LlamaIndex's ``Settings.llm`` if one
+                was set, else answers extractively.
             options: Top-k, query fusion, images and citation handling.
             reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
                 applied before neighbours and frames are attached.
@@ -144,7 +162,7 @@ class Querying:
         return VideoAnswerer(
             retriever=policy.retriever(top_k=options.top_k),
             postprocessors=postprocessors,
-            llm=llm,
+            llm=llm if llm is not None else _settings_llm(),
             options=options,
             **policy.wiring(),
         )
@@ -164,6 +182,36 @@ class Querying:
         """
         return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
 
+    async def aask(
+        self,
+        question: str,
+        *,
+        llm: LLM | None = None,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> Answer:
+        """Async :meth:`ask`: the same answer, the model called through its async API."""
+        answerer = self.answerer(llm=llm, options=options, reranker=reranker)
+        return await answerer.aask(question)
+
+    def as_query_engine(
+        self,
+        *,
+        llm: LLM | None = None,
+        streaming: bool = False,
+        options: AskOptions | None = None,
+        reranker: BaseNodePostprocessor | None = None,
+    ) -> VideoQueryEngine:
+        """This index as a LlamaIndex query engine answering as :meth:`ask` does.
+
+        ``response.metadata["answer"]`` is the checked :class:`Answer` (its citations
+        are moments that were retrieved), ``response.source_nodes`` the moments with
+        their frames. ``streaming=True`` returns ``StreamingResponse``s. The arguments
+        are :meth:`answerer`'s.
+        """
+        answerer = self.answerer(llm=llm, options=options, reranker=reranker)
+        return VideoQueryEngine(answerer, streaming=streaming)
+
     def locate(self, content_hash: str, stored_source: str) -> str:
         """Where an indexed content is now: its stored path if still there, else a live one."""
         return self.where(content_hash, stored_source).source
@@ -181,3 +229,12 @@ class Querying:
                 return Location(record.source, path)
         known = next((path for r, path in records if r.source == stored_source), None)
         return Location(stored_source, known)
+
+
+def _settings_llm() -> LLM | None:
+    """LlamaIndex's ``Settings.llm`` if the app set one; None otherwise.
+
+    Reading ``Settings.llm`` unset would build OpenAI's default model (and fail without
+    its package and key), so only an LLM the app chose counts.
+    """
+    return Settings._llm

@@ -202,6 +202,29 @@ def test_the_agent_block_answers_through_claude_calling_the_tools(
     assert "[checkout_deep_dive.mp4 00:31-00:39]" in answer
 
 
+def test_the_query_engine_block_answers_with_checked_citations(
+    example_index, reader_folder, fake_anthropic, monkeypatch, capsys
+):
+    from llama_index.core import Settings
+
+    shutil.copytree(example_index.path, reader_folder / "video_index")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    monkeypatch.setattr(Settings, "_llm", None)
+    best = example_index.search("What does the latency slide show?")[0]
+    fake_anthropic.enqueue(
+        text_reply(f"340 ms {best.label}."), text_reply("Maria ", "owns it."), text_reply("Soon.")
+    )
+
+    scope = run_block(block_with("as_query_engine()"))
+
+    printed = capsys.readouterr().out
+    assert f"340 ms {best.label}. ['{best.label}']" in printed
+    assert "Maria owns it." in printed
+    assert scope["answer"].text == "Soon."
+    assert len(fake_anthropic.messages_requests()) == 3
+
+
 def test_the_pipeline_block_reads_each_file_once(
     reader_folder, script_transcriber, monkeypatch, tmp_path_factory
 ):

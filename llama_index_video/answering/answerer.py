@@ -11,13 +11,14 @@ is not called; with no model configured the answer is extractive.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from llama_index.core.llms import LLM
+from llama_index.core.llms import LLM, ChatMessage
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore
@@ -135,20 +136,55 @@ class VideoAnswerer:
             pass
         return stream.answer
 
+    async def aask(self, question: str) -> Answer:
+        """Async :meth:`ask`: the same answer; the retrieval runs in a worker thread."""
+        stream = await self.astream(question, streaming=False)
+        async for _ in stream:
+            pass
+        return stream.answer
+
     def stream(self, question: str, *, streaming: bool = True) -> AnswerStream:
         """Answer ``question``, yielding the text as the model writes it.
 
         Iterate the returned :class:`AnswerStream` for text deltas; its ``answer`` holds
         the checked :class:`Answer` once the iteration is over.
         """
+        prompt = self._prompt(question)
+        if prompt.llm is None:
+            return AnswerStream(iter([prompt.finish("").text]), prompt.finish, prompt.nodes)
+        if not streaming:
+            reply = prompt.llm.chat(prompt.messages).message.content or ""
+            return AnswerStream(iter([reply]), prompt.finish, prompt.nodes)
+        deltas = (chunk.delta for chunk in prompt.llm.stream_chat(prompt.messages) if chunk.delta)
+        return AnswerStream(deltas, prompt.finish, prompt.nodes)
+
+    async def astream(self, question: str, *, streaming: bool = True) -> AsyncAnswerStream:
+        """Async :meth:`stream`: the same deltas and answer, through the LLM's async API.
+
+        The retrieval (a local vector store and files) runs in a worker thread, so the
+        event loop is never blocked.
+        """
+        prompt = await asyncio.to_thread(self._prompt, question)
+        if prompt.llm is None:
+            return AsyncAnswerStream(_one(prompt.finish("").text), prompt.finish, prompt.nodes)
+        if not streaming:
+            reply = (await prompt.llm.achat(prompt.messages)).message.content or ""
+            return AsyncAnswerStream(_one(reply), prompt.finish, prompt.nodes)
+        chunks = await prompt.llm.astream_chat(prompt.messages)
+        deltas = (c.delta async for c in chunks if c.delta)
+        return AsyncAnswerStream(deltas, prompt.finish, prompt.nodes)
+
+    def _prompt(self, question: str) -> _Prompt:
+        """What to send the model for ``question`` and how its reply becomes an Answer
+        (no model: the extractive answer, when nothing relevant was found or none is set)."""
         if not question.strip():
             raise AnswerError("the question is empty")
         found = self.searcher.findings(question)
         hits = [finding.hit for finding in found]
+        nodes = [finding.node for finding in found]
         if not found or self.llm is None:
             answer = extractive_answer(question, hits)
-            return AnswerStream(iter([answer.text]), lambda _text: answer)
-        llm = self.llm
+            return _Prompt(None, [], lambda _text: answer, nodes)
         # The model is shown each hit's own citation, and its answer is checked against
         # those and their context units: one source for both.
         items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in found]
@@ -160,11 +196,7 @@ class VideoAnswerer:
         def finish(text: str) -> Answer:
             return self._checked(question, text, retrieved, hits)
 
-        if not streaming:
-            reply = llm.chat(messages).message.content or ""
-            return AnswerStream(iter([reply]), finish)
-        deltas = (chunk.delta for chunk in llm.stream_chat(messages) if chunk.delta)
-        return AnswerStream(deltas, finish)
+        return _Prompt(self.llm, messages, finish, nodes)
 
     def _checked(
         self, question: str, text: str, retrieved: list[Citation], hits: list[SearchHit]
@@ -194,10 +226,35 @@ class VideoAnswerer:
         )
 
 
-class AnswerStream:
-    """Text deltas of an answer; ``answer`` is set when the iteration ends."""
+@dataclass(frozen=True)
+class _Prompt:
+    """The messages for the model, ``finish`` (its reply's text to a checked Answer) and
+    the moments retrieved; no model: ``finish`` gives the extractive answer."""
 
-    def __init__(self, deltas: Iterator[str], finish: Callable[[str], Answer]) -> None:
+    llm: LLM | None
+    messages: list[ChatMessage]
+    finish: Callable[[str], Answer]
+    nodes: list[NodeWithScore]
+
+
+async def _one(text: str) -> AsyncIterator[str]:
+    yield text
+
+
+class AnswerStream:
+    """Text deltas of an answer; ``answer`` is set when the iteration ends.
+
+    ``nodes`` are the moments the answer was written from (``MomentNode``s with their
+    context and frames), most relevant first.
+    """
+
+    def __init__(
+        self,
+        deltas: Iterator[str],
+        finish: Callable[[str], Answer],
+        nodes: Sequence[NodeWithScore] = (),
+    ) -> None:
+        self.nodes = list(nodes)
         self._deltas = deltas
         self._finish = finish
         self._answer: Answer | None = None
@@ -214,6 +271,26 @@ class AnswerStream:
         if self._answer is None:
             raise AnswerError("the answer is complete only after the stream is read to the end")
         return self._answer
+
+
+class AsyncAnswerStream(AnswerStream):
+    """:class:`AnswerStream` read with ``async for``."""
+
+    def __init__(
+        self,
+        deltas: AsyncIterator[str],
+        finish: Callable[[str], Answer],
+        nodes: Sequence[NodeWithScore] = (),
+    ) -> None:
+        super().__init__(iter(()), finish, nodes)
+        self._async_deltas = deltas
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        parts: list[str] = []
+        async for delta in self._async_deltas:
+            parts.append(delta)
+            yield delta
+        self._answer = self._finish("".join(parts))
 
 
 def make_llm(choice: LlmChoice = "auto", *, model: str | None = None) -> LLM | None:
