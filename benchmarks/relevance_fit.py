@@ -1,0 +1,388 @@
+"""Each hit's confidence and the relevance gate, fitted leave-one-set-out (issue 35).
+
+    python benchmarks/relevance_fit.py [--index-root DIR] [--cache DIR] [--refresh]
+
+Every question set of :data:`SETS` is a group of recordings indexed together (the
+examples, each held-out narration, the real speech) with all the questions written
+about them (``questions*.json``, format in ``benchmarks/questions.json``'s ``about``).
+For each question the search's hits *without the gate* are read once, with what the
+confidence needs (each hit's cosine, fused score, text and context), and cached as
+JSON under ``--cache`` (default ``benchmarks/relevance_signals/``, kept in the
+repository: a re-fit reads them and ingests nothing; ``--refresh`` searches again,
+``--index-root`` holds the index folders, reused when they exist).
+
+For each set, the confidence model (:class:`~llama_index_video.search.relevance.
+Calibration`) and the gate's two bars are fitted on the *other* sets and scored on
+this one: how many answerable questions come back empty, how many unanswerable ones
+are turned away, R@1 and R@3 against no gate and the previous default gate (best
+cosine plus coverage, cut 0.39). ``cut`` is the highest bar that leaves at most
+``EMPTY_AT_CUT`` of the training sets' answerable questions empty (of those whose
+moment search found), ``sure`` the highest that leaves at most ``EMPTY_WHEN_SURE``
+(what ``ask`` with a model uses). The same is
+done for subsets of the signals (:data:`SIGNAL_SETS`), to keep only what wins held out.
+Last, the model fitted on every set is printed, to put in
+``llama_index_video.search.policy.DEFAULT_CALIBRATIONS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.scoring import Question, RankedHit, first_hit_rank  # noqa: E402
+from llama_index_video.search.relevance import (  # noqa: E402
+    FEATURES,
+    Calibration,
+    RelevanceGate,
+    hit_features,
+)
+
+BENCHMARKS = Path(__file__).resolve().parent
+TOP_K = 5
+EMPTY_AT_CUT = 0.02
+"""The search gate's bar: at most this share of answerable questions left empty."""
+EMPTY_WHEN_SURE = 0.01
+"""The sure bar (``ask`` with a model): at most this share left empty."""
+PREVIOUS_GATE = RelevanceGate(weight=1.0, cut=0.39)
+"""The default gate before issue 35, for comparison."""
+L2 = 0.01
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    name: str
+    questions: tuple[str, ...]
+    """Question files under benchmarks/."""
+    media: tuple[str, ...] = ()
+    """Paths under the repository root, ingested into one index folder."""
+    minutes: float | None = None
+    """Instead of ``media``: the long recording of ``benchmarks/long_speech.py`` of this
+    length, with its own facts and unanswerable questions; the files' questions then
+    name their moment by ``fact``."""
+
+    def load(self) -> tuple[list[Question], list[Path]]:
+        """The set's questions and the media to ingest."""
+        if self.minutes is None:
+            return load_questions(self.questions), [ROOT / m for m in self.media]
+        from benchmarks.long_speech import DEFAULT_CACHE, questions, recording
+
+        path, timeline, _ = recording(self.minutes, DEFAULT_CACHE)
+        own = questions(timeline, path.name)
+        for name in self.questions:
+            for q in json.loads((BENCHMARKS / name).read_text())["questions"]:
+                start, end = timeline[q["fact"]] if "fact" in q else (None, None)
+                file = path.name if "fact" in q else None
+                answer = tuple(q.get("answer", ()))
+                own.append(Question(q["id"], q["kind"], q["question"], file, start, end, answer))
+        return own, [path]
+
+
+SETS = (
+    QuestionSet(
+        "examples", ("questions.json", "questions_users_examples.json"), ("examples/media",)
+    ),
+    QuestionSet(
+        "tomatoes",
+        ("questions_heldout.json", "questions_users_tomatoes.json"),
+        ("tests/fixtures/speech/narration_en.ogg",),
+    ),
+    QuestionSet(
+        "bicycle",
+        ("questions_heldout_bicycle.json", "questions_users_bicycle.json"),
+        ("tests/fixtures/speech/bicycle_en.ogg",),
+    ),
+    QuestionSet(
+        "real speech",
+        ("questions_users_real.json",),
+        tuple(json.loads((BENCHMARKS / "questions_users_real.json").read_text())["media"]),
+    ),
+    QuestionSet("long (20 min)", ("questions_users_long.json",), minutes=20.0),
+)
+
+SIGNAL_SETS: dict[str, tuple[str, ...]] = {
+    "cosine + coverage (the old gate's)": ("similarity", "coverage"),
+    "+ hit's own cosine and coverage": ("cosine", "own_coverage", "similarity", "coverage"),
+    "+ gap to the other hits": ("cosine", "own_coverage", "similarity", "coverage", "gap"),
+    "+ exact words (lexical)": FEATURES[:-1],
+    "all (+ holds the number asked for)": FEATURES,
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    file: str
+    start: float | None
+    end: float | None
+    score: float | None
+    fused: float | None
+    text: str
+    modality: str
+
+
+@dataclass(frozen=True)
+class Row:
+    question: Question
+    hits: tuple[Hit, ...]
+
+
+def load_questions(names: Sequence[str]) -> list[Question]:
+    from benchmarks.evaluate import load_questions as load
+
+    return [q for name in names for q in load(BENCHMARKS / name)]
+
+
+def collect(spec: QuestionSet, folder: Path) -> list[dict]:
+    """Each question's hits without the gate, as cached (see the module docstring)."""
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.search.relevance import hit_text
+    from llama_index_video.search.searcher import VideoSearcher
+
+    asked, media = spec.load()
+    index = VideoIndex(folder, relevance=None)
+    report = index.ingest(media)
+    if not report.ok:
+        raise SystemExit(f"{spec.name}: ingest failed: {report.of('failed')}")
+    policy = index.search_policy()
+    searcher = VideoSearcher(
+        retriever=policy.retriever(top_k=TOP_K),
+        postprocessors=[index.postprocessor()],
+        locate=policy.locate,
+    )
+    rows = []
+    for question in asked:
+        found = searcher.findings(question.question)
+        rows.append(
+            {
+                "id": question.id,
+                "question": question.question,
+                "hits": [
+                    {
+                        "file": Path(f.hit.source).name,
+                        "start": f.hit.start,
+                        "end": f.hit.end,
+                        "score": f.hit.score,
+                        "fused": None if f.node.score is None else round(f.node.score, 4),
+                        "text": hit_text(f.hit),
+                        "modality": f.hit.modality,
+                    }
+                    for f in found
+                ],
+            }
+        )
+    index.close()
+    return rows
+
+
+def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> list[Row]:
+    key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
+    path = cache / f"{key}.json"
+    questions, _ = spec.load()
+    stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
+    asked = {q.id: q.question for q in questions}
+    if {r["id"]: r["question"] for r in stored.get("rows", [])} != asked:
+        stored = {"set": spec.name, "rows": collect(spec, index_root / key)}
+        cache.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
+    by_id = {r["id"]: r for r in stored["rows"]}
+    return [Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"])) for q in questions]
+
+
+def searched(hits: Sequence[Hit]):
+    from llama_index_video.results import SearchHit
+
+    return [
+        SearchHit(
+            source=h.file,
+            modality=h.modality,
+            start=h.start,
+            end=h.end,
+            score=h.score,
+            text=h.text,
+            label="",
+            url=None,
+            frame_path=None,
+            frame_time=None,
+        )
+        for h in hits
+    ]
+
+
+def ranked(hits: Sequence[Hit]) -> list[RankedHit]:
+    return [RankedHit(h.file, h.start, h.end, h.text) for h in hits]
+
+
+def is_answer(row: Row, hit: Hit) -> bool:
+    return first_hit_rank(row.question, ranked([hit])) == 1
+
+
+def features(rows: Sequence[Row]) -> list[np.ndarray]:
+    """Each row's hits' features (one array per row, a hit per line)."""
+    out = []
+    for row in rows:
+        hits = searched(row.hits)
+        table = hit_features(row.question.question, hits, [h.fused for h in row.hits])
+        out.append(np.array(table, dtype=float).reshape(len(row.hits), len(FEATURES)))
+    return out
+
+
+def fit(rows: Sequence[Row], feats: Sequence[np.ndarray], used: Sequence[str]) -> Calibration:
+    """Logistic regression of "this hit answers" on the ``used`` features, each question
+    weighing one in all (its hits share it), with a small L2 penalty."""
+    mask = np.array([name in used for name in FEATURES])
+    x = np.concatenate([f for f in feats if len(f)])[:, mask]
+    y = np.concatenate([[is_answer(r, h) for h in r.hits] for r in rows if r.hits]).astype(float)
+    w = np.concatenate([np.full(len(r.hits), 1 / len(r.hits)) for r in rows if r.hits])
+    mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = (x - mean) / std
+    beta, bias = np.zeros(z.shape[1]), 0.0
+    for _ in range(3000):  # gradient descent on a convex loss: a fixed number of steps
+        p = 1 / (1 + np.exp(-(z @ beta + bias)))
+        grad = w * (p - y)
+        beta -= 0.5 * (z.T @ grad / w.sum() + L2 * beta)
+        bias -= 0.5 * grad.sum() / w.sum()
+    coefficients = np.zeros(len(FEATURES))
+    coefficients[mask] = beta / std
+    return Calibration(
+        coefficients=tuple(round(float(c), 4) for c in coefficients),
+        intercept=round(float(bias - (beta * mean / std).sum()), 4),
+    )
+
+
+def best_confidences(model: Calibration, feats: Sequence[np.ndarray]) -> list[float]:
+    return [max((model.probability(tuple(line)) for line in f), default=0.0) for f in feats]
+
+
+def found(row: Row) -> bool:
+    """Whether search without a gate returned the question's moment (among its hits)."""
+    return row.question.answerable and any(is_answer(row, hit) for hit in row.hits)
+
+
+def bar(rows: Sequence[Row], best: Sequence[float], empty: float) -> float:
+    """The highest bar leaving at most ``empty`` of the answerable questions whose moment
+    search found empty (a question whose moment it missed is lost with or without a
+    gate, and would pull every bar to 0)."""
+    answerable = sorted(b for r, b in zip(rows, best, strict=True) if found(r))
+    allowed = int(empty * len(answerable))
+    return float(answerable[allowed]) if answerable else 0.0
+
+
+@dataclass(frozen=True)
+class Scores:
+    empty: float
+    """Answerable questions returned empty (share)."""
+    turned_away: float
+    """Unanswerable questions returned empty (share)."""
+    r1: float
+    r3: float
+    answerable: int
+    unanswerable: int
+
+    def cells(self) -> str:
+        return f"{self.empty:.2f} | {self.turned_away:.2f} | {self.r1:.2f} | {self.r3:.2f}"
+
+
+def score(rows: Sequence[Row], kept: Sequence[bool]) -> Scores:
+    answerable = [(r, k) for r, k in zip(rows, kept, strict=True) if r.question.answerable]
+    others = [k for r, k in zip(rows, kept, strict=True) if not r.question.answerable]
+    ranks = [first_hit_rank(r.question, ranked(r.hits)) if k else None for r, k in answerable]
+    n = len(answerable) or 1
+    return Scores(
+        empty=sum(not (k and r.hits) for r, k in answerable) / n,
+        turned_away=sum(not k for k in others) / (len(others) or 1),
+        r1=sum(rank == 1 for rank in ranks) / n,
+        r3=sum(rank is not None and rank <= 3 for rank in ranks) / n,
+        answerable=len(answerable),
+        unanswerable=len(others),
+    )
+
+
+def previous(rows: Sequence[Row]) -> list[bool]:
+    return [
+        bool(r.hits) and PREVIOUS_GATE.accepts(r.question.question, searched(r.hits)) for r in rows
+    ]
+
+
+@dataclass(frozen=True)
+class Held:
+    """One set scored by the fit on the others."""
+
+    model: Calibration
+    cut: float
+    sure: float
+    at_cut: Scores
+    when_sure: Scores
+
+
+def leave_one_out(
+    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+) -> dict[str, Held]:
+    out = {}
+    for name in sets:
+        train = [r for other in sets if other != name for r in sets[other]]
+        train_feats = [f for other in sets if other != name for f in feats[other]]
+        model = fit(train, train_feats, used)
+        best = best_confidences(model, train_feats)
+        cut, sure = bar(train, best, EMPTY_AT_CUT), bar(train, best, EMPTY_WHEN_SURE)
+        held = best_confidences(model, feats[name])
+        rows = sets[name]
+        out[name] = Held(
+            model,
+            cut,
+            sure,
+            score(rows, [b >= cut and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
+            score(rows, [b >= sure and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
+        )
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index-root", type=Path, default=Path("/tmp/relevance-fit"))
+    parser.add_argument("--cache", type=Path, default=BENCHMARKS / "relevance_signals")
+    parser.add_argument("--refresh", action="store_true")
+    args = parser.parse_args()
+    sets = {s.name: cached(s, args.cache, args.index_root, refresh=args.refresh) for s in SETS}
+    feats = {name: features(rows) for name, rows in sets.items()}
+    print("## Each set scored by the fit on the others (leave-one-set-out)\n")
+    print(
+        "| set | answerable / unanswerable | gate | answerable empty | unanswerable "
+        "turned away | R@1 | R@3 |"
+    )
+    print("|---|---|---|---:|---:|---:|---:|")
+    results = {label: leave_one_out(sets, feats, used) for label, used in SIGNAL_SETS.items()}
+    chosen = list(SIGNAL_SETS)[-1]
+    for name, rows in sets.items():
+        off = score(rows, [True] * len(rows))
+        counts = f"{off.answerable} / {off.unanswerable}"
+        print(f"| {name} | {counts} | off | {off.cells()} |")
+        before = score(rows, previous(rows)).cells()
+        print(f"| | | previous default (cosine + coverage >= 0.39) | {before} |")
+        held = results[chosen][name]
+        print(f"| | | confidence >= cut ({held.cut:.3f}) | {held.at_cut.cells()} |")
+        print(f"| | | confidence >= sure ({held.sure:.3f}) | {held.when_sure.cells()} |")
+    print("\n## Signals compared, held out: answerable empty / unanswerable turned away\n")
+    print("| signals | " + " | ".join(sets) + " |")
+    print("|---|" + "---|" * len(sets))
+    for label, held_sets in results.items():
+        cells = [f"{h.at_cut.empty:.2f} / {h.at_cut.turned_away:.2f}" for h in held_sets.values()]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    every = [r for rows in sets.values() for r in rows]
+    every_feats = [f for name in sets for f in feats[name]]
+    model = fit(every, every_feats, SIGNAL_SETS[chosen])
+    best = best_confidences(model, every_feats)
+    cut, sure = bar(every, best, EMPTY_AT_CUT), bar(every, best, EMPTY_WHEN_SURE)
+    print(f"\nfitted on all {len(every)} questions ({chosen}):")
+    print(f"ConfidenceGate(calibration={model}, cut={cut:.3f}, sure={sure:.3f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,98 @@
+"""benchmarks/relevance_fit.py: the leave-one-set-out fit of the confidence and the gate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.relevance_fit import (
+    BENCHMARKS,
+    SETS,
+    Hit,
+    Row,
+    bar,
+    best_confidences,
+    cached,
+    features,
+    fit,
+    found,
+    leave_one_out,
+    score,
+)
+from benchmarks.scoring import Question
+from llama_index_video.search.policy import DEFAULT_CALIBRATIONS, DEFAULT_GATES
+from llama_index_video.search.relevance import FEATURES
+
+CACHE = BENCHMARKS / "relevance_signals"
+
+
+def row(answerable: bool, *hits: tuple[float, str, bool]) -> Row:
+    """A question about ``a.mp4`` 10-12 s; each hit: cosine, text, on the moment or not."""
+    question = Question(
+        "q", "spoken" if answerable else "none", "When was the hole discovered?", "a.mp4", 10, 12
+    )
+    made = tuple(
+        Hit("a.mp4", 10.0 if right else 40.0, 12.0 if right else 42.0, cosine, None, text, "x")
+        for cosine, text, right in hits
+    )
+    return Row(question, made)
+
+
+ROWS = [
+    row(True, (0.7, "The hole was discovered in 1985.", True), (0.3, "Ozone.", False)),
+    row(True, (0.6, "In 1985 the hole was discovered.", True)),
+    row(False, (0.35, "Ozone absorbs ultraviolet light.", False)),
+    row(False, (0.3, "The layer sits high up.", False), (0.28, "Ozone.", False)),
+]
+
+
+def test_the_fit_gives_the_answering_hits_the_higher_confidence():
+    model = fit(ROWS, features(ROWS), FEATURES)
+    best = best_confidences(model, features(ROWS))
+    assert min(best[:2]) > max(best[2:])
+    only_cosine = fit(ROWS, features(ROWS), ("cosine",))
+    assert [c for name, c in zip(FEATURES, only_cosine.coefficients, strict=True) if c] == [
+        only_cosine.coefficients[FEATURES.index("cosine")]
+    ]
+
+
+def test_the_bar_leaves_at_most_the_share_of_found_answerable_questions_empty():
+    rows = [*ROWS, row(True, (0.4, "Nothing on the moment.", False))]  # answerable, not found
+    assert [found(r) for r in rows] == [True, True, False, False, False]
+    best = [0.9, 0.6, 0.3, 0.2, 0.05]
+    assert bar(rows, best, 0.0) == 0.6  # the lowest found answerable question passes
+    scored = score(rows, [b >= 0.6 for b in best])
+    assert scored.empty == pytest.approx(1 / 3) and scored.turned_away == 1.0
+    assert scored.r1 == pytest.approx(2 / 3)
+
+
+def test_the_cached_signals_cover_every_set_and_question():
+    for spec in SETS:
+        key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
+        stored = json.loads((CACHE / f"{key}.json").read_text())
+        assert stored["set"] == spec.name and stored["rows"]
+        assert all({"id", "question", "hits"} <= set(r) for r in stored["rows"])
+
+
+def test_a_refit_from_the_cache_reproduces_the_shipped_calibration(tmp_path: Path):
+    """The cache is what the shipped calibration was fitted on: a re-fit reads it (no
+    ingest: the index root is empty) and gives the same model and bars."""
+    sets = {s.name: cached(s, CACHE, tmp_path, refresh=False) for s in SETS}
+    assert not list(tmp_path.iterdir())
+    feats = {name: features(rows) for name, rows in sets.items()}
+    every = [r for rows in sets.values() for r in rows]
+    every_feats = [f for name in sets for f in feats[name]]
+    model = fit(every, every_feats, FEATURES)
+    (shipped,) = DEFAULT_CALIBRATIONS.values()
+    assert model.coefficients == pytest.approx(shipped.coefficients, abs=2e-3)
+    assert model.intercept == pytest.approx(shipped.intercept, abs=2e-3)
+    best = best_confidences(model, every_feats)
+    (gate,) = DEFAULT_GATES.values()
+    assert bar(every, best, 0.02) == pytest.approx(gate.cut, abs=2e-3)
+    assert bar(every, best, 0.01) == pytest.approx(gate.sure, abs=2e-3)
+    held = leave_one_out(sets, feats, FEATURES)
+    assert set(held) == set(sets)
+    for name, result in held.items():  # never below --relevance off at rank 1
+        assert result.at_cut.r1 == score(sets[name], [True] * len(sets[name])).r1
