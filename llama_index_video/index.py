@@ -40,13 +40,14 @@ from llama_index_video.errors import IndexCorruptError
 from llama_index_video.querying import Querying
 from llama_index_video.search.lexical import LEXICAL_THRESHOLD
 from llama_index_video.search.policy import (
+    DEFAULT_CALIBRATIONS,
     DEFAULT_THRESHOLDS,
     DEFAULT_VISUAL_THRESHOLDS,
     gate_for,
     threshold_for,
     weights_for,
 )
-from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.relevance import Gate
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
     chroma_collection,
@@ -137,10 +138,12 @@ class VideoIndex(Querying):
         weights: Fusion weights per channel (modality or ``"visual"``), overriding
             ``DEFAULT_WEIGHTS``; 0 leaves a channel out.
         relevance: When a query's hits are relevant enough to answer from (a
-            ``RelevanceGate``); ``"auto"``: the default gate of the model
-            (``DEFAULT_GATES``, none so far); ``"standout"``: the model's calibrated
-            standout gate (``STANDOUT_GATES``; ``ValueError`` for a model without
-            one); None: every hit above the threshold.
+            ``ConfidenceGate`` or ``RelevanceGate``); ``"auto"``: the default gate of the
+            model (``DEFAULT_GATES``: the best hit's confidence); ``"standout"``: the
+            model's calibrated standout gate (``STANDOUT_GATES``; ``ValueError`` for a
+            model without one); None: every hit above the threshold. Hits carry a
+            ``confidence`` whatever the gate, when the model has a calibration
+            (``DEFAULT_CALIBRATIONS``).
         lexical: Search by the query's exact words too (the lexical channel,
             :mod:`llama_index_video.search.lexical`), fused with the dense channels;
             False: by meaning only. Writers keep the lexical index either way.
@@ -165,7 +168,7 @@ class VideoIndex(Querying):
         frame_store: BasePydanticVectorStore | None = None,
         visual_threshold: float | str | None = "auto",
         weights: Mapping[str, float] | None = None,
-        relevance: RelevanceGate | str | None = "auto",
+        relevance: Gate | str | None = "auto",
         chroma_url: str | None = None,
         lexical: bool = True,
         lexical_threshold: float | None = LEXICAL_THRESHOLD,
@@ -224,7 +227,8 @@ class VideoIndex(Querying):
         self.visual_threshold = threshold_for(
             visual_threshold, DEFAULT_VISUAL_THRESHOLDS.get(self.visual_identity or "")
         )
-        self.relevance: RelevanceGate | None = gate_for(relevance, self.identity)
+        self.relevance: Gate | None = gate_for(relevance, self.identity)
+        self.calibration = DEFAULT_CALIBRATIONS.get(self.identity)
 
     @property
     def reader(self) -> VideoReader:

@@ -22,7 +22,7 @@ from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostp
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.fusion import FusionRetriever
 from llama_index_video.search.policy import SearchPolicy
-from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.searcher import Location, VideoSearcher
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ class Querying:
     embed_model: BaseEmbedding
     threshold: float | None
     weights: dict[str, float]
-    relevance: RelevanceGate | None
+    relevance: Gate | None
+    calibration: Calibration | None
     visual_model: MultiModalEmbedding | None
     frame_store: BasePydanticVectorStore | None
     visual_threshold: float | None
@@ -91,6 +92,7 @@ class Querying:
             threshold=self.threshold,
             weights=self.weights,
             relevance=self.relevance,
+            calibration=self.calibration,
             visual_model=self.visual_model,
             frame_store=self.frame_store,
             visual_threshold=self.visual_threshold,

@@ -9,7 +9,8 @@ Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
      "frame_path": "/home/me/video_index/media/frames/ab12_000036000.jpg",
      "frame_time": 36.0, "context": [{"start": 30.1, "end": 35.9, "text": "...",
      "label": "[ozone.mp4 00:30-00:35]", "modality": "transcript", "speaker": null}],
-     "speaker": null, "site_url": null, "source_path": "/home/me/talks/ozone.mp4"}
+     "speaker": null, "site_url": null, "source_path": "/home/me/talks/ozone.mp4",
+     "confidence": 0.83}
 
 ``source`` is the path as it was given to ``ingest`` (for display; relative to the
 directory ingest ran in), ``source_path`` the same file as an absolute path, and
@@ -24,7 +25,10 @@ the recognised text and ``frame_path``/``frame_time`` the frame it was read from
 files ingested with speaker labels. ``site_url`` links the same moment on the website a
 recording was downloaded from (``https://youtu.be/ID?t=94``); null for local files.
 ``score`` is the hit's cosine similarity to the query in the space that found it
-(see :mod:`llama_index_video.search.searcher`).
+(see :mod:`llama_index_video.search.searcher`). ``confidence`` is the probability
+(0-1) that the hit answers the query, calibrated on question sets it was not fitted to
+(:mod:`llama_index_video.search.relevance`); null when the embedding model has no
+calibration.
 
 A :class:`Citation` is built one way, :meth:`Citation.at` (which
 :meth:`Citation.from_node` and :attr:`SearchHit.citation` go through), so the labels a
@@ -192,6 +196,7 @@ class SearchHit:
     speaker: str | None = None
     site_url: str | None = None
     source_path: str | None = None
+    confidence: float | None = None
 
     @property
     def citation(self) -> Citation:
@@ -242,12 +247,15 @@ class Answer:
     found: bool = True
     model: str | None = None
     unverified: list[str] = field(default_factory=list)
+    reason: str | None = None
+    """Why nothing was found (``found`` false): the gate's or the model's reason."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.question,
             "answer": self.text,
             "found": self.found,
+            "reason": self.reason,
             "model": self.model,
             "citations": [c.to_dict() for c in self.citations],
             "unverified_citations": list(self.unverified),

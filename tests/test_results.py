@@ -67,10 +67,12 @@ def test_json_shapes():
         "speaker": None,
     }
     answer = Answer("Why?", "Because [talk.mp4 01:34-01:41].", [HIT.citation], [HIT]).to_dict()
+    assert hit["confidence"] is None  # no calibration behind this hit
     assert set(answer) == {
         "question",
         "answer",
         "found",
+        "reason",
         "model",
         "citations",
         "unverified_citations",

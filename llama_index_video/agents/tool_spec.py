@@ -288,6 +288,7 @@ def _moment(hit: SearchHit) -> dict[str, Any]:
             "modality": hit.modality,
             "speaker": hit.speaker,
             "score": None if hit.score is None else round(hit.score, 3),
+            "confidence": None if hit.confidence is None else round(hit.confidence, 3),
             "text": hit.text,
             "link": hit.url,
             "frame_path": hit.frame_path,

@@ -5,8 +5,12 @@ phrasings of the question fused by ``QueryFusionRetriever``), node postprocessor
 reranker, then ``TimestampFramePostprocessor``), and a chat LLM that receives each
 moment under its ``[file mm:ss-mm:ss]`` label with its frame as an image. What the
 model cites is checked against what was retrieved: an invented label is flagged (or
-stripped), never turned into a citation. With nothing relevant retrieved the model
-is not called; with no model configured the answer is extractive.
+stripped), never turned into a citation. With no model configured the answer is
+extractive, from the hits the relevance gate lets through. With a model, the model
+decides: it is skipped only when the gate is sure nothing answers (a
+``ConfidenceGate``'s ``sure`` bar, under which about 1 % of answerable questions
+fall); otherwise it gets the hits and is told to say when they do not answer, and
+that reply is the same "not found" (``found: false``, with the reason).
 """
 
 from __future__ import annotations
@@ -28,13 +32,15 @@ from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
 from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.results import Answer, Citation, SearchHit
-from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.searcher import Locate, Recording, VideoSearcher
 
 logger = logging.getLogger(__name__)
 
 LlmChoice = Literal["auto", "claude", "gemini", "none"]
 NO_ANSWER_TEXT = "The model returned no answer (empty or blocked); see the moments below."
+MODEL_NOT_FOUND_REASON = "the model read the moments found and said they do not answer it"
+NO_ANSWER_REASON = "the model returned no answer (empty or blocked)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,6 +90,7 @@ class VideoAnswerer:
             :class:`~llama_index_video.search.searcher.VideoSearcher`).
         recording: The query's candidates in its best recording, for a gate on
             ``standout`` (see the same).
+        calibration: Gives each hit its ``confidence`` (see the same).
     """
 
     def __init__(
@@ -94,8 +101,9 @@ class VideoAnswerer:
         llm: LLM | None = None,
         options: AskOptions | None = None,
         locate: Locate | None = None,
-        relevance: RelevanceGate | None = None,
+        relevance: Gate | None = None,
         recording: Recording | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         self.options = options or AskOptions()
         if self.options.num_queries > 1:
@@ -118,6 +126,7 @@ class VideoAnswerer:
             locate=locate,
             relevance=relevance,
             recording=recording,
+            calibration=calibration,
         )
         self.llm = llm
 
@@ -179,7 +188,7 @@ class VideoAnswerer:
         (no model: the extractive answer, when nothing relevant was found or none is set)."""
         if not question.strip():
             raise AnswerError("the question is empty")
-        found = self.searcher.findings(question)
+        found = self.searcher.findings(question, lenient=self.llm is not None)
         hits = [finding.hit for finding in found]
         nodes = [finding.node for finding in found]
         if not found or self.llm is None:
@@ -203,9 +212,23 @@ class VideoAnswerer:
     ) -> Answer:
         model = self.llm.metadata.model_name if self.llm is not None else None
         if not text.strip():
-            return Answer(question, NO_ANSWER_TEXT, hits=hits, found=False, model=model)
+            return Answer(
+                question,
+                NO_ANSWER_TEXT,
+                hits=hits,
+                found=False,
+                model=model,
+                reason=NO_ANSWER_REASON,
+            )
         if NOT_FOUND_ANSWER in text:
-            return Answer(question, text.strip(), hits=hits, found=False, model=model)
+            return Answer(
+                question,
+                text.strip(),
+                hits=hits,
+                found=False,
+                model=model,
+                reason=MODEL_NOT_FOUND_REASON,
+            )
         checked = check_citations(text, retrieved)
         final = {
             "flag": checked.flag_unverified,

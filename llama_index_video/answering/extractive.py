@@ -10,6 +10,7 @@ from llama_index_video import results
 from llama_index_video._moved import moved
 
 NOT_FOUND = "Not found in the index: no indexed moment is relevant enough to answer this."
+NOT_FOUND_REASON = "no indexed moment is relevant enough to answer it (the relevance gate)"
 
 
 def extractive_answer(
@@ -20,7 +21,7 @@ def extractive_answer(
     A moment with a speaker label says who spoke, and quotes only that speaker.
     """
     if not hits:
-        return results.Answer(question, NOT_FOUND, hits=[], found=False)
+        return results.Answer(question, NOT_FOUND, hits=[], found=False, reason=NOT_FOUND_REASON)
     chosen = hits[:max_moments]
     lines = ["The most relevant moments (no language model configured):"]
     for number, hit in enumerate(chosen, start=1):

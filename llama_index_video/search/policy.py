@@ -11,8 +11,10 @@
   its own (:data:`~.lexical.LEXICAL_THRESHOLD`).
 - **Thresholds** per embedding model (:data:`DEFAULT_THRESHOLDS`,
   :data:`DEFAULT_VISUAL_THRESHOLDS`): the least cosine similarity of a hit.
-- **Gates** per embedding model (:data:`DEFAULT_GATES`, :data:`STANDOUT_GATES`): when
-  the best hits are relevant enough to answer from (:mod:`.relevance`).
+- **Confidence** per embedding model (:data:`DEFAULT_CALIBRATIONS`): each hit's
+  probability of answering, and **gates** (:data:`DEFAULT_GATES`,
+  :data:`STANDOUT_GATES`): when the best hits are relevant enough to answer from
+  (:mod:`.relevance`).
 - **Candidate counts** (:data:`CANDIDATES_PER_HIT`, :data:`MIN_CANDIDATES`): how many
   candidates the shared text query asks the store for.
 - **The wiring** (:class:`SearchPolicy`): the fused retriever of those channels
@@ -46,7 +48,12 @@ from llama_index_video.search.lexical import (
     LEXICAL_WEIGHT,
     LexicalRetriever,
 )
-from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.relevance import (
+    Calibration,
+    ConfidenceGate,
+    Gate,
+    RelevanceGate,
+)
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Locate, Recording
 from llama_index_video.store.media_paths import embedding_only
@@ -72,25 +79,26 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
     f"{TRANSFORMERS_CLIP}:{DEFAULT_CLIP_MODEL}": 0.25,
 }
-# When a query's best hits are relevant enough to answer from
-# (llama_index_video.search.relevance), per embedding model. DEFAULT_GATES apply
-# unless told otherwise: the best cosine of the top three hits plus the coverage of the
-# question's words, fitted on long recordings (`benchmarks/long_speech.py`: on 20
-# minutes of speech, questions it cannot answer reach cosine 0.25-0.31 with none of
-# their distinctive words, the weakest fact found 0.26 with some) with the short sets
-# beside them: the cut sits midway between the strongest unanswerable question of the
-# long recording (0.34) and the weakest answerable question of any set (0.435), so it
-# answers every question search answered before on all of them (docs/evaluation.md,
-# "Long recordings: the gate", 2026-12-03). STANDOUT_GATES (`relevance="standout"`):
-# how far the best candidate stands out in its recording plus coverage of the
-# question's words, fitted
-# on benchmarks/questions.json by `python benchmarks/rejection_signals.py` and better
-# than no gate on two held-out recordings, alone and in a library (2026-12-02); it
-# abstains on recordings of one or two units. Opt-in until the figures of
-# docs/evaluation.md ("Short and long recordings") are judged enough for a default.
-DEFAULT_GATES: dict[str, RelevanceGate] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(weight=1.0, cut=0.39),
+# Each hit's confidence (the probability that it answers), per embedding model, and the
+# gate on it that applies unless told otherwise: fitted by `benchmarks/relevance_fit.py`
+# on every question set (the examples, two held-out narrations, real meetings, a phone
+# call and a reader, 20 minutes of synthetic speech: 270 questions; docs/evaluation.md,
+# "Confidence and the gate, leave-one-set-out"). `cut` leaves at most 2 % of the
+# answerable questions whose moment search found empty, `sure` 1 %.
+DEFAULT_CALIBRATIONS: dict[str, Calibration] = {
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": Calibration(
+        coefficients=(4.7991, 1.1087, 3.1156, -1.9675, -0.8585, 2.0448, 0.6879),
+        intercept=-3.054,
+    ),
 }
+DEFAULT_GATES: dict[str, ConfidenceGate] = {
+    identity: ConfidenceGate(calibration=calibration, cut=0.125, sure=0.115)
+    for identity, calibration in DEFAULT_CALIBRATIONS.items()
+}
+# STANDOUT_GATES (`relevance="standout"`): how far the best candidate stands out in its
+# recording plus coverage of the question's words, fitted on benchmarks/questions.json
+# by `python benchmarks/rejection_signals.py` (2026-12-02); it abstains on recordings of
+# one or two units.
 STANDOUT_GATES: dict[str, RelevanceGate] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
         signal="standout", weight=1.109, cut=1.778
@@ -129,7 +137,7 @@ def threshold_for(value: float | str | None, auto: float | None) -> float | None
     return value
 
 
-def gate_for(value: RelevanceGate | str | None, identity: str) -> RelevanceGate | None:
+def gate_for(value: Gate | str | None, identity: str) -> Gate | None:
     """A relevance gate as given: ``"auto"`` and ``"standout"`` name the calibrated gates
     of the embedding model ``identity``."""
     if value == "auto":
@@ -151,8 +159,9 @@ class Wiring(TypedDict):
     its retriever and postprocessors."""
 
     locate: Locate
-    relevance: RelevanceGate | None
+    relevance: Gate | None
     recording: Recording
+    calibration: Calibration | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -168,6 +177,8 @@ class SearchPolicy:
         threshold: Least cosine similarity of a text hit; None: none.
         weights: Weight of each channel (see :func:`weights_for`).
         relevance: The gate; None: every hit above the threshold.
+        calibration: Gives each hit its ``confidence``; None: no confidence (unless the
+            gate is a ``ConfidenceGate``).
         visual_model: The model of frames by their pixels; None: no visual search.
         frame_store: Where frame vectors are (with ``visual_model``).
         visual_threshold: Least text-to-image cosine similarity of a visual hit.
@@ -183,7 +194,8 @@ class SearchPolicy:
     folder: Path
     threshold: float | None = None
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    relevance: RelevanceGate | None = None
+    relevance: Gate | None = None
+    calibration: Calibration | None = None
     visual_model: MultiModalEmbedding | None = None
     frame_store: BasePydanticVectorStore | None = None
     visual_threshold: float | None = None
@@ -285,4 +297,9 @@ class SearchPolicy:
     def wiring(self) -> Wiring:
         """Where files are now, the gate and the best recording's candidates: what a
         searcher gets besides its retriever, for a search and an answer alike."""
-        return Wiring(locate=self.locate, relevance=self.relevance, recording=self.recording_scores)
+        return Wiring(
+            locate=self.locate,
+            relevance=self.relevance,
+            recording=self.recording_scores,
+            calibration=self.calibration,
+        )

@@ -38,7 +38,15 @@ The weight and cut are calibrated per embedding model
 (``python benchmarks/rejection_signals.py``: fitted on ``benchmarks/questions.json``,
 checked on two held-out recordings, alone and inside a library; see
 docs/evaluation.md) and kept beside the thresholds, in
-``llama_index_video.search.policy.DEFAULT_GATES``.
+``llama_index_video.search.policy.STANDOUT_GATES``.
+
+**Confidence** (the default since issue 35): each hit gets the probability that it
+answers the question, from a logistic model (:class:`Calibration`) over the signals
+of :data:`FEATURES`, fitted leave-one-set-out by ``benchmarks/relevance_fit.py`` on
+every question set (docs/evaluation.md). :class:`ConfidenceGate` turns a query away
+when its best hit's confidence is under ``cut``; ``sure`` is the lower bar under which
+the gate is sure nothing answers (what ``ask`` with a model uses: the model decides
+the rest).
 """
 
 from __future__ import annotations
@@ -48,7 +56,7 @@ import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from llama_index_video.results import SearchHit
 
@@ -92,14 +100,24 @@ def coverage(question: str, texts: Sequence[str]) -> float:
     The share is of the total weight found in any text; 1.0 for a question with no
     content words (nothing to contradict).
     """
-    wanted = content_words(question)
-    if not wanted:
-        return 1.0
+    weight, vocabularies = word_weights(question, texts)
+    return _share(weight, set().union(*vocabularies))
+
+
+def word_weights(question: str, texts: Sequence[str]) -> tuple[dict[str, float], list[set[str]]]:
+    """Each content word of ``question`` with its distinctiveness weight over ``texts``
+    (see :func:`coverage`), and each text's content words."""
     vocabularies = [set(content_words(text)) for text in texts]
+    wanted = content_words(question)
     found_in = {w: sum(w in vocabulary for vocabulary in vocabularies) for w in wanted}
     weight = {w: math.log((len(texts) + 1) / (found_in[w] + 0.5)) for w in wanted}
+    return weight, vocabularies
+
+
+def _share(weight: dict[str, float], words: set[str]) -> float:
+    """The share of the total ``weight`` that ``words`` hold; 1.0 with nothing weighed."""
     total = sum(weight.values())
-    return sum(weight[w] for w in wanted if found_in[w]) / total
+    return sum(v for w, v in weight.items() if w in words) / total if weight else 1.0
 
 
 def hit_text(hit: SearchHit) -> str:
@@ -198,3 +216,146 @@ class RelevanceGate:
         if self.abstains(recording):
             return True
         return self.score(Relevance.of(question, hits, recording=recording)) >= self.cut
+
+
+_NUMBER_QUESTION = re.compile(
+    r"\b(how (many|much|long|high|far|fast|old|often|thick|big|tall)|what (year|time|percentage"
+    r"|date|number)|when|which year)\b"
+)
+# Words that say a number, a day or a month ("may" is left out: mostly the verb).
+_NUMBER_TEXT = """
+one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty
+fifty sixty seventy eighty ninety hundred thousand million half once twice percent monday
+tuesday wednesday thursday friday saturday sunday january february march april june july
+august september october november december noon midnight
+"""
+_NUMBER_WORDS = frozenset(_NUMBER_TEXT.split())
+
+FEATURES = (
+    "cosine",
+    "lexical",
+    "own_coverage",
+    "similarity",
+    "coverage",
+    "gap",
+    "asked_for",
+)
+"""The signals of one hit that its confidence is computed from (:func:`hit_features`)."""
+
+
+def asks_for_number(question: str) -> bool:
+    """Whether ``question`` asks for a number, an amount, a date or a time."""
+    return bool(_NUMBER_QUESTION.search(question.lower()))
+
+
+def holds_number(text: str) -> bool:
+    """Whether ``text`` holds a digit or a number, day or month word."""
+    words = _WORD.findall(text.lower())
+    return any(w.isdigit() or w[0].isdigit() or w in _NUMBER_WORDS for w in words)
+
+
+def hit_features(
+    question: str, hits: Sequence[SearchHit], fused: Sequence[float | None]
+) -> list[tuple[float, ...]]:
+    """The :data:`FEATURES` of each hit of one query, in order.
+
+    ``fused``: each hit's fused score (its weighted cosine plus what the lexical channel
+    added, :mod:`.fusion`); ``lexical`` is what it adds above the cosine. ``own_coverage``
+    is :func:`coverage` of the hit's own text with the words weighted across all hits,
+    ``similarity`` and ``coverage`` those of the best :data:`DEPTH` hits (the query's),
+    ``gap`` the hit's cosine minus the best cosine of the other hits, ``asked_for`` +1
+    when the question asks for a number and the hit holds one, -1 when it holds none, 0
+    when the question asks for none.
+    """
+    texts = [hit_text(hit) for hit in hits]
+    cosines = [hit.score or 0.0 for hit in hits]
+    query = Relevance.of(question, hits)
+    weight, vocabularies = word_weights(question, texts)
+    numeric = asks_for_number(question)
+    rows: list[tuple[float, ...]] = []
+    for i, (text, cosine) in enumerate(zip(texts, cosines, strict=True)):
+        own = _share(weight, vocabularies[i])
+        others = max((c for j, c in enumerate(cosines) if j != i), default=0.0)
+        lexical = max(0.0, (fused[i] or cosine) - cosine)
+        asked = (1.0 if holds_number(text) else -1.0) if numeric else 0.0
+        rows.append(
+            (cosine, lexical, own, query.similarity, query.coverage, cosine - others, asked)
+        )
+    return rows
+
+
+@dataclass(frozen=True, kw_only=True)
+class Calibration:
+    """A logistic model of whether a hit answers: ``sigmoid(intercept + coefficients .
+    features)`` over :data:`FEATURES`, fitted by ``benchmarks/relevance_fit.py``."""
+
+    coefficients: tuple[float, ...]
+    intercept: float
+
+    def __post_init__(self) -> None:
+        if len(self.coefficients) != len(FEATURES):
+            raise ValueError(
+                f"need {len(FEATURES)} coefficients ({', '.join(FEATURES)}), "
+                f"got {len(self.coefficients)}"
+            )
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.intercept + sum(c * f for c, f in zip(self.coefficients, features, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+    def confidences(
+        self, question: str, hits: Sequence[SearchHit], fused: Sequence[float | None]
+    ) -> list[float]:
+        """Each hit's probability of answering ``question`` (0-1), in order."""
+        return [self.probability(row) for row in hit_features(question, hits, fused)]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfidenceGate:
+    """Accepts a query's hits when the best hit's confidence reaches ``cut``.
+
+    Attributes:
+        calibration: The model of each hit's confidence.
+        cut: The least best confidence a search answers from.
+        sure: Under this best confidence the gate is sure nothing answers (``sure <=
+            cut``): the bar of ``ask`` with a model, which decides the rest.
+    """
+
+    calibration: Calibration
+    cut: float
+    sure: float
+
+    needs_recording = False
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.sure <= self.cut <= 1.0:
+            raise ValueError(f"need 0 <= sure <= cut <= 1, got sure={self.sure}, cut={self.cut}")
+
+    def abstains(self, recording: Sequence[float]) -> bool:
+        return False
+
+    def accepts_confidences(self, confidences: Sequence[float], *, lenient: bool = False) -> bool:
+        """Whether a query whose hits have ``confidences`` is answered from them;
+        ``lenient``: unless the gate is sure nothing answers (``sure``)."""
+        return max(confidences, default=0.0) >= (self.sure if lenient else self.cut)
+
+    def accepts(
+        self,
+        question: str,
+        hits: Sequence[SearchHit],
+        *,
+        recording: Sequence[float] = (),
+        lenient: bool = False,
+    ) -> bool:
+        """Whether ``hits`` (their confidences set, else computed from their cosines
+        alone) are relevant enough to answer ``question`` from."""
+        if not hits:
+            return False
+        confidences = [hit.confidence for hit in hits if hit.confidence is not None]
+        if len(confidences) < len(hits):
+            confidences = self.calibration.confidences(question, hits, [None] * len(hits))
+        return self.accepts_confidences(confidences, lenient=lenient)
+
+
+Gate: TypeAlias = RelevanceGate | ConfidenceGate
+"""Either gate: both answer ``accepts(question, hits, recording=...)``."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -29,7 +29,7 @@ from llama_index_video import results, schema
 from llama_index_video._moved import forward
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
-from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate
 from llama_index_video.search.seek import sentence_start
 
 
@@ -75,6 +75,9 @@ class VideoSearcher:
             passed the retriever's threshold.
         recording: The query's candidates in its best recording, for a gate on
             ``standout`` (required by one).
+        calibration: Gives each hit its ``confidence``; None: that of a
+            :class:`~.relevance.ConfidenceGate` given as ``relevance``, else no
+            confidence.
     """
 
     def __init__(
@@ -83,8 +86,9 @@ class VideoSearcher:
         retriever: BaseRetriever,
         postprocessors: Sequence[BaseNodePostprocessor] = (),
         locate: Locate | None = None,
-        relevance: RelevanceGate | None = None,
+        relevance: Gate | None = None,
         recording: Recording | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         if relevance is not None and relevance.needs_recording and recording is None:
             raise ValueError(
@@ -96,6 +100,9 @@ class VideoSearcher:
         self.locate = locate
         self.relevance = relevance
         self.recording = recording
+        if calibration is None and isinstance(relevance, ConfidenceGate):
+            calibration = relevance.calibration
+        self.calibration = calibration
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
@@ -105,26 +112,31 @@ class VideoSearcher:
         """The post-processed nodes for ``query``, most relevant first."""
         return [finding.node for finding in self.findings(query)]
 
-    def findings(self, query: str) -> list[Finding]:
-        """The post-processed nodes and their hits, scored by cosine similarity.
+    def findings(self, query: str, *, lenient: bool = False) -> list[Finding]:
+        """The post-processed nodes and their hits, scored by cosine similarity and,
+        with a calibration, by ``confidence``.
 
-        Empty when nothing passed the retriever's threshold or the relevance gate.
+        Empty when nothing passed the retriever's threshold or the relevance gate;
+        ``lenient``: a confidence gate turns the query away only when it is sure nothing
+        answers (``ConfidenceGate.sure``), as for a model that judges the hits itself.
         """
         bundle = QueryBundle(query)
         nodes = self.retriever.retrieve(bundle)
         cosine = similarities(nodes)  # postprocessors build new NodeWithScores
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
-        found = [
-            Finding(
-                n,
-                hit_from_node(
-                    n, locate=self.locate, similarity=cosine.get(n.node.node_id), query=query
-                ),
-            )
+        hits = [
+            hit_from_node(n, locate=self.locate, similarity=cosine.get(n.node.node_id), query=query)
             for n in nodes
         ]
-        if not self.accepts(bundle, found):
+        if self.calibration is not None and hits:
+            confidences = self.calibration.confidences(query, hits, [n.score for n in nodes])
+            hits = [
+                replace(hit, confidence=round(c, 4))
+                for hit, c in zip(hits, confidences, strict=True)
+            ]
+        found = [Finding(n, hit) for n, hit in zip(nodes, hits, strict=True)]
+        if not self.accepts(bundle, found, lenient=lenient):
             return []
         return found
 
@@ -138,10 +150,16 @@ class VideoSearcher:
         )
         return self.findings(query)
 
-    def accepts(self, bundle: QueryBundle, found: Sequence[Finding]) -> bool:
-        """Whether the relevance gate lets ``found`` answer the query (True without one)."""
+    def accepts(
+        self, bundle: QueryBundle, found: Sequence[Finding], *, lenient: bool = False
+    ) -> bool:
+        """Whether the relevance gate lets ``found`` answer the query (True without one;
+        ``lenient``: see :meth:`findings`)."""
         if self.relevance is None:
             return True
+        if isinstance(self.relevance, ConfidenceGate):
+            hits = [finding.hit for finding in found]
+            return self.relevance.accepts(bundle.query_str, hits, lenient=lenient)
         recording: Sequence[float] = ()
         if found and self.relevance.needs_recording and self.recording is not None:
             recording = self.recording(bundle, found[0].node)

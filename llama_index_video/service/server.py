@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from llama_index_video.answering.answerer import LlmChoice
-    from llama_index_video.search.relevance import RelevanceGate
+    from llama_index_video.search.relevance import Gate
     from llama_index_video.service.live import Answerer
 
 DEFAULT_HOST = "127.0.0.1"
@@ -52,7 +52,7 @@ def serve(
     llm_model: str | None = None,
     chroma_url: str | None = None,
     collection: str | None = None,
-    relevance: RelevanceGate | str | None = "auto",
+    relevance: Gate | str | None = "auto",
     lexical: bool = True,
 ) -> None:
     """Serve the index in ``index_dir`` until interrupted.
@@ -114,7 +114,7 @@ def app_for_folder(
     answer: Answerer | None = None,
     chroma_url: str | None = None,
     collection: str | None = None,
-    relevance: RelevanceGate | str | None = "auto",
+    relevance: Gate | str | None = "auto",
     lexical: bool = True,
 ) -> FastAPI:
     """The service over the index folder ``index_dir``, reopened after each ``ingest``.

@@ -62,6 +62,8 @@ def test_search_finds_the_decision_with_its_label_and_link(tools):
     assert best["label"] == "[team_sync.mp3 00:14-00:24]"
     assert best["link"] == f"{TEAM_SYNC}#t=14.0"
     assert "Maria" in best["text"]
+    assert 0.5 < best["confidence"] <= 1.0  # the calibrated chance that it answers
+    assert all(0.0 <= m["confidence"] <= best["confidence"] for m in found["moments"][1:])
 
 
 def test_search_filters_by_source_and_modality(tools):

@@ -86,6 +86,43 @@ def test_the_model_saying_not_found_is_reported_as_not_found(
     assert not answer.found and answer.citations == [] and answer.hits
 
 
+def test_with_a_model_the_model_decides_unless_the_gate_is_sure(
+    example_index, make_claude, fake_anthropic
+):
+    """A near-topic question over the gate's sure bar but under its cut: search turns it
+    away, ``ask`` with a model asks the model (the stand-in replies as a model that finds
+    no answer in the moments), and that reply is "not found" with its reason; a question
+    under the sure bar never reaches the model."""
+    from llama_index_video.answering.answerer import MODEL_NOT_FOUND_REASON
+    from llama_index_video.answering.extractive import NOT_FOUND_REASON
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.search.relevance import ConfidenceGate
+
+    calibration = example_index.calibration
+    gate = ConfidenceGate(calibration=calibration, cut=0.99, sure=0.02)
+    index = VideoIndex(example_index.path, embed_model=example_index.embed_model, relevance=gate)
+    near = "What does ozone smell like?"
+    assert index.search(near) == []  # under the cut
+    ungated = VideoIndex(example_index.path, embed_model=example_index.embed_model, relevance=None)
+    assert max(h.confidence for h in ungated.search(near)) >= gate.sure  # over the sure bar
+
+    fake_anthropic.enqueue(text_reply(NOT_FOUND_ANSWER))
+    answer = index.ask(near, llm=make_claude())
+    assert len(fake_anthropic.messages_requests()) == 1
+    assert not answer.found and answer.hits and answer.reason == MODEL_NOT_FOUND_REASON
+    shown = answer.to_dict()
+    assert shown["found"] is False and shown["reason"] == MODEL_NOT_FOUND_REASON
+
+    extractive = index.ask(near)  # no model: the cut decides
+    assert not extractive.found and extractive.reason == NOT_FOUND_REASON
+
+    far = index.ask("zzqx vbnm plorf", llm=make_claude())  # under the sure bar
+    assert not far.found and far.reason == NOT_FOUND_REASON
+    assert len(fake_anthropic.messages_requests()) == 1
+    index.close()
+    ungated.close()
+
+
 def test_streaming_yields_deltas_then_a_checked_answer(example_index, make_claude, fake_anthropic):
     hit = _question_hit(example_index, WHY)
     fake_anthropic.enqueue(text_reply("Because ", "ozone absorbs UV ", f"{hit.label}."))

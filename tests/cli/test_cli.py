@@ -28,6 +28,7 @@ HIT_KEYS = {
     "speaker",
     "site_url",
     "source_path",
+    "confidence",
 }
 
 
@@ -113,6 +114,7 @@ def test_search_json_follows_the_contract(capsys, index_dir):
     assert best["source"] == str(OZONE)
     assert best["modality"] in {"transcript", "frame", "ocr"}
     assert best["start"] <= 33.3 and best["end"] >= 29.5
+    assert 0.5 < best["confidence"] <= 1.0
     assert best["url"] == f"{best['source']}#t={best['start']:.1f}"
     assert all({"start", "end", "text"} <= set(c) for c in best["context"])
     assert best["frame_path"] and best["frame_path"].endswith(".jpg")

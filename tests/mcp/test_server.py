@@ -71,6 +71,7 @@ def check(seen: dict) -> None:
     assert "read around a moment" in seen["tools"]["read_transcript"].description
     assert not seen["found_error"]
     assert seen["found"]["moments"][0]["label"] == "[team_sync.mp3 00:14-00:24]"
+    assert 0.5 < seen["found"]["moments"][0]["confidence"] <= 1.0
     is_error, message = seen["bad"]
     assert is_error and "unknown source" in message and "\n" not in message
     assert seen["transcript"].startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")

@@ -53,6 +53,7 @@ def test_search_is_the_search_json_contract_plus_media_links(client, example_ind
     best = hits[0]
     assert best["source"] == str(OZONE)
     assert best["start"] <= 29.5 <= best["end"]  # "It absorbs one hundred percent of UV-C"
+    assert 0.5 < best["confidence"] <= 1.0  # the calibrated chance that it answers
     assert best["media_url"] == "/media/" + example_index.manifest.path(str(OZONE)).content_hash
     assert best["media_type"] == "video/mp4"
     assert best["frame_url"].startswith("/frames/")

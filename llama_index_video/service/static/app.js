@@ -371,6 +371,9 @@
     const details = [moment.modality];
     if (moment.speaker) details.push(moment.speaker);
     if (typeof moment.score === "number") details.push(`score ${moment.score.toFixed(2)}`);
+    if (typeof moment.confidence === "number") {
+      details.push(`confidence ${Math.round(moment.confidence * 100)}%`);
+    }
     if (!playable) details.push("not playable");
     body.append(span("meta", details.join(" · ")));
     element.append(body);
