@@ -19,14 +19,22 @@ silhouettes cannot score a single cluster, so that case needs its own test. A sp
 that sets apart fewer than ``min_windows`` windows is not considered: one odd window
 (a cough, a clipped word) is not a speaker, though a speaker who only ever says one
 short word is then merged into another.
-Everything here is a pure function of the embeddings.
+Everything here is a pure function of the embeddings. SciPy comes with the
+``speakers`` extra; without it, importing this module (and so either diarizer) is the
+one-line missing-extra error, not a traceback.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.cluster.hierarchy import fcluster, linkage
-from scipy.cluster.vq import kmeans2
+
+from llama_index_video.errors import MissingDependencyError
+
+try:
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.cluster.vq import kmeans2
+except ImportError as exc:
+    raise MissingDependencyError("scipy", "speakers", "Speaker labels") from exc
 
 # Cosine similarity of two cluster centroids above which they are taken for one voice;
 # Resemblyzer's partial embeddings of one voice are ~0.85-0.9 alike, of two ~0.5-0.75.

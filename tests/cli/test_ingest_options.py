@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 
+from llama_index_video.cli.commands import EXIT_ERROR
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
 from llama_index_video.media.frames import FrameSamplingOptions
@@ -127,3 +129,22 @@ def test_a_bad_window_is_a_one_line_error(capsys, tmp_path, readers):
     code, err = ingest(capsys, tmp_path, "--embed", "gemini", "--clip-seconds", "500")
     assert code == 2 and readers == []
     assert err.count("\n") == 1 and "video_seconds must be within" in err
+
+
+@pytest.mark.parametrize("diarizer", ["campplus", "resemblyzer"])
+def test_speakers_without_the_extra_is_the_one_line_install_message(
+    capsys, tmp_path, readers, monkeypatch, diarizer
+):
+    # SciPy's clustering is what the speakers extra brings first; without it both
+    # diarizers once failed at import with a traceback (issue 34, item 5).
+    for module in ("scipy.cluster", "scipy.cluster.hierarchy", "scipy.cluster.vq"):
+        monkeypatch.setitem(sys.modules, module, None)
+    for module in ("clustering", "campplus_diarizer", "resemblyzer_diarizer"):
+        monkeypatch.delitem(sys.modules, f"llama_index_video.speakers.{module}", raising=False)
+
+    code, err = ingest(capsys, tmp_path, "--speakers", "--diarizer", diarizer)
+
+    assert code == EXIT_ERROR and readers == []
+    assert err.strip().splitlines() == [
+        "error: Speaker labels needs the 'scipy' package: pip install 'llama-index-video[speakers]'"
+    ]
