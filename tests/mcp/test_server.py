@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from llama_index_video.cli.main import main
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
-from tests.agents.test_tool_spec import QUESTION, play_model
+from tests.agents.two_step import QUESTION, play_openai
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import ROOT
 
@@ -145,7 +145,7 @@ def test_through_llama_index_mcp_client_into_a_function_agent(http_server):
         agent = FunctionAgent(tools=tools, llm=llm)
         return str(await agent.run(user_msg=QUESTION))
 
-    with FakeOpenAIServer(lambda body: play_model(_tool_texts(body))) as server:
+    with FakeOpenAIServer(lambda body: play_openai(_tool_texts(body))) as server:
         answer = asyncio.run(run(server))
     assert "dedicated cluster" in answer and "[checkout_deep_dive.mp4 00:46-00:55]" in answer
     assert "tail latency" in answer and "[checkout_deep_dive.mp4 00:31-00:39]" in answer
