@@ -71,7 +71,6 @@ from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.media_paths import (
-    MEDIA_FOLDER,
     FolderMultiModalVectorStoreIndex,
     FolderVectorStoreIndex,
     embedding_only,
@@ -98,7 +97,6 @@ if TYPE_CHECKING:
         IngestProgress,
         IngestReport,
     )
-    from llama_index_video.store.library import LibraryEntry, TranscriptLine
 
 logger = logging.getLogger(__name__)
 
@@ -240,7 +238,7 @@ class VideoIndex(Querying):
 
             self._reader = VideoReader.from_options(
                 self.reader_options or ReaderOptions(),
-                media_dir=self.path / MEDIA_FOLDER,
+                media_dir=self.folder.media,
                 clips=self.multimodal,
             )
         return self._reader
@@ -296,7 +294,7 @@ class VideoIndex(Querying):
             return ingest_inputs(
                 self._ingestor(progress, executor),
                 paths,
-                media_dir=self.path / MEDIA_FOLDER,
+                media_dir=self.folder.media,
                 options=downloads,
                 progress=progress,
             )
@@ -371,7 +369,7 @@ class VideoIndex(Querying):
             raise lost_manifest(self.manifest, found, self.path)
         if found is not None and found < expected:
             raise IndexCorruptError(
-                f"{self.path / 'chroma'}: the vector store holds {found} of the {expected} "
+                f"{self.folder.chroma}: the vector store holds {found} of the {expected} "
                 f"moments the manifest lists; run 'llama-index-video verify --repair "
                 f"--index {self.path}' to re-index what is missing"
             )
@@ -410,7 +408,7 @@ class VideoIndex(Querying):
     def _writing(self, wait: float) -> Iterator[None]:
         if self.read_only:
             self.manifest.require_writable()
-            raise read_only(self.path / "chroma")
+            raise read_only(self.folder.chroma)
         with WriterLock(self.path) as lock:
             lock.acquire(wait=wait)
             if lock.previous_holder:
@@ -422,31 +420,6 @@ class VideoIndex(Querying):
             self.folder.written_by(lock)
             with translated(self.folder.chroma):
                 yield
-
-    def library(self) -> list[LibraryEntry]:
-        """Every source in the index with its duration, moments, language, speakers,
-        status and failure reason (see :mod:`llama_index_video.store.library`)."""
-        from llama_index_video.store.library import library
-
-        self.check_store()
-        return library(self.manifest, self.vector_store)
-
-    def transcript(
-        self, source: str | Path, *, start: float | None = None, end: float | None = None
-    ) -> list[TranscriptLine] | None:
-        """The transcript units of an indexed path or link in time order; None if unknown.
-
-        With ``start`` and/or ``end`` (seconds), only the units overlapping that span,
-        their times as stored. :func:`~llama_index_video.store.transcript_export.render_transcript`
-        writes them as SRT, WebVTT, text or JSON.
-        """
-        from llama_index_video.store.library import find_source, transcript
-
-        records = find_source(self.manifest, str(source))
-        self._follow_releases()
-        if not records:
-            return None
-        return transcript(self.vector_store, records[0].content_hash, start=start, end=end)
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

@@ -19,6 +19,7 @@ from llama_index.core.settings import Settings
 from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
 from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
+from llama_index_video.recordings import Recordings
 from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.fusion import FusionRetriever
 from llama_index_video.search.policy import SearchPolicy
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
     from llama_index_video.store.manifest import Manifest
 
 
-class Querying:
-    """``search``, ``ask`` and the retrievers of an index folder (see the module docstring)."""
+class Querying(Recordings):
+    """``search``, ``ask`` and the retrievers of an index folder (see the module docstring);
+    what it offers about one recording comes from :class:`Recordings`."""
 
     path: Path
     manifest: Manifest
@@ -56,22 +58,26 @@ class Querying:
     lexical_search: bool
     lexical_threshold: float | None
 
-    def check_store(self) -> None:
-        """Fail when the store lost rows the manifest lists (``VideoIndex`` checks)."""
-
     def as_retriever(
         self,
         *,
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        sources: Sequence[str | Path] | None = None,
     ) -> FusionRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied
         (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
 
-        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
+        ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
+        moments of these recordings (named as :meth:`recording` takes them).
+
+        Raises:
+            MomentRequestError: a source names no indexed recording, or several.
         """
-        return self.search_policy().retriever(top_k=top_k, modalities=modalities, speakers=speakers)
+        return self.search_policy().retriever(
+            top_k=top_k, modalities=modalities, speakers=speakers, contents=self._contents(sources)
+        )
 
     def recording_scores(
         self, query: str | QueryBundle, best: NodeWithScore | None = None
@@ -114,15 +120,24 @@ class Querying:
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        sources: Sequence[str | Path] | None = None,
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant.
 
-        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said.
+        ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said, ``sources``
+        (e.g. ``["team_sync.mp3"]``, named as :meth:`recording` takes them) only the
+        moments of these recordings.
+
+        Raises:
+            MomentRequestError: a source names no indexed recording, or several.
         """
         self.check_store()
+        contents = self._contents(sources)
         policy = self.search_policy()
         return VideoSearcher(
-            retriever=policy.retriever(top_k=top_k, modalities=modalities, speakers=speakers),
+            retriever=policy.retriever(
+                top_k=top_k, modalities=modalities, speakers=speakers, contents=contents
+            ),
             postprocessors=[self.postprocessor()],
             **policy.wiring(),
         ).search(query)
@@ -134,11 +149,17 @@ class Querying:
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        sources: Sequence[str | Path] | None = None,
     ) -> list[SearchHit]:
         """Async :meth:`search`: the same hits, found in a worker thread (the vector store
         and the files are local, so the event loop is never blocked)."""
         return await asyncio.to_thread(
-            self.search, query, top_k=top_k, modalities=modalities, speakers=speakers
+            self.search,
+            query,
+            top_k=top_k,
+            modalities=modalities,
+            speakers=speakers,
+            sources=sources,
         )
 
     def answerer(
@@ -213,6 +234,13 @@ class Querying:
         """
         answerer = self.answerer(llm=llm, options=options, reranker=reranker)
         return VideoQueryEngine(answerer, streaming=streaming)
+
+    def _contents(self, sources: Sequence[str | Path] | None) -> list[str] | None:
+        """The content hashes of the recordings ``sources`` names; None for every file."""
+        if not sources:
+            return None
+        named = [sources] if isinstance(sources, str | Path) else sources
+        return sorted({self.recording(source).content_hash for source in named})
 
     def locate(self, content_hash: str, stored_source: str) -> str:
         """Where an indexed content is now: its stored path if still there, else a live one."""

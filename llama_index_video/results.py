@@ -150,9 +150,10 @@ class Citation:
             site_url=_text(meta.get(schema.SITE_URL)),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """The ``ask --json`` citation object."""
-        return {
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
+        """The ``ask --json`` citation object; ``compact``: as agents read it (see
+        :meth:`SearchHit.to_dict`)."""
+        data = {
             "source": self.source,
             "start": self.start,
             "end": self.end,
@@ -164,6 +165,7 @@ class Citation:
             "site_url": self.site_url,
             "source_path": self.source_path,
         }
+        return compacted(data) if compact else data
 
 
 @dataclass(frozen=True)
@@ -232,8 +234,41 @@ class SearchHit:
             ),
         ]
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self, *, compact: bool = False) -> dict[str, Any]:
+        """The hit's JSON, the one wire form of a hit (the module docstring's shape):
+        ``search --json``, the service (which adds URLs), the agent tools and MCP.
+
+        ``compact`` is the same object as agents read it, within their byte budget: the
+        same keys and meanings, with nulls left out, times to 0.1 s, the score and the
+        confidence to three places, no ``source_path`` (``url`` holds it), and each
+        context unit as its ``label``, ``speaker`` and ``text`` (the label holds its times).
+        """
+        data = asdict(self)
+        if not compact:
+            return data
+        data["context"] = [
+            compacted({"label": unit.label or None, "speaker": unit.speaker, "text": unit.text})
+            for unit in self.context
+        ] or None
+        return compacted(data)
+
+
+def compacted(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as agents read it: nulls and ``source_path`` left out, times (``start``,
+    ``end``, ``frame_time``) to 0.1 s, ``score`` and ``confidence`` to three places."""
+    kept: dict[str, Any] = {}
+    for key, value in data.items():
+        if value is None or key == "source_path":
+            continue
+        if key in _TIMES:
+            value = round(float(value), 1)
+        elif key in ("score", "confidence"):
+            value = round(float(value), 3)
+        kept[key] = value
+    return kept
+
+
+_TIMES = frozenset({"start", "end", "frame_time", "duration"})
 
 
 @dataclass(frozen=True)

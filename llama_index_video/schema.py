@@ -11,6 +11,7 @@ directions cannot drift apart (``tests/test_schema.py`` checks the round trip).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Final, Literal
@@ -117,7 +118,8 @@ def parse_timestamp(text: str) -> float:
     """Seconds of ``ss``, ``mm:ss`` or ``h:mm:ss`` (fractions allowed).
 
     Raises:
-        ValueError: ``text`` is not a timestamp.
+        ValueError: ``text`` is not a timestamp, or not a finite one (``nan``, ``inf``,
+            ``1e309``: NaN passes every comparison, so a span check would let it by).
     """
     parts = text.strip().split(":")
     if not 1 <= len(parts) <= 3 or not all(parts):
@@ -125,7 +127,31 @@ def parse_timestamp(text: str) -> float:
     seconds = 0.0
     for part in parts:
         seconds = seconds * 60 + float(part)
+    if not math.isfinite(seconds):
+        raise ValueError(f"not a timestamp: {text!r}")
     return seconds
+
+
+def parse_time(value: object) -> float:
+    """Seconds of a time as any front door receives it: a number (94.5), or text in
+    seconds or ``mm:ss``/``h:mm:ss`` (``"01:34"``); what the CLI, the service, the agent
+    tools and the MCP server all read times with.
+
+    Raises:
+        ValueError: one line saying ``value`` is not a time and what to give: not a
+            number or text (``None``, a list, ``True``), not a timestamp, or not finite.
+    """
+    try:
+        if isinstance(value, str):
+            return parse_timestamp(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            seconds = float(value)  # an int past a float's range raises OverflowError
+            if math.isfinite(seconds):
+                return seconds
+    except (ValueError, OverflowError):
+        pass
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+    raise ValueError(f"{shown} is not a time; give seconds (94.5) or mm:ss (01:34)")
 
 
 _TIME = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?"

@@ -43,8 +43,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
-    ("querying", "index", "watch"),  # VideoIndex, the facade (querying.py: its search and
-    # ask; watch.py: folders that keep it in step)
+    # VideoIndex, the facade (recordings.py: one recording's moments; querying.py: search
+    # and ask; watch.py: folders that keep it in step)
+    ("recordings", "querying", "index", "watch"),
     ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )

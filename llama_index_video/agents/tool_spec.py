@@ -2,16 +2,21 @@
 
 Five tools, each a method whose docstring is what the model reads: ``search_moments``,
 ``ask``, ``list_recordings``, ``read_transcript`` and ``describe_screen``. Every tool
-returns compact JSON text: labels (``[file mm:ss-mm:ss]``, the form answers cite),
-times in seconds and ``#t=`` links to the moment, and never more than
-``max_result_bytes`` (4 kB by default; contexts, then long texts, then the last items
-are left out first, and the result says ``"truncated": true``).
+returns compact JSON text: hits and citations in their compact wire form
+(:meth:`~llama_index_video.results.SearchHit.to_dict`: labels ``[file mm:ss-mm:ss]``,
+the form answers cite, times in seconds, ``url`` with the ``#t=`` of the moment), and
+never more than ``max_result_bytes`` (4 kB by default; contexts, then long texts, then
+the last items are left out first, and the result says ``"truncated": true``).
 
-Bad input (an unknown source, times outside the recording, a span over
-``max_span_seconds``, an unknown modality) is not raised into the agent's loop: the
-tool returns ``{"error": "<one line>"}`` so the model can correct itself. The MCP
-server (:mod:`llama_index_video.mcp`) serves the same methods and turns that object
-into an MCP tool error.
+Everything a tool asks of one recording goes through the index's facade
+(:class:`~llama_index_video.recordings.Recordings`). The methods take arguments as a
+model sends them in JSON and check their types (LlamaIndex's ``FunctionTool`` does
+not): a wrong type, an unknown source, a time that is not one (``nan`` and ``inf``
+included), times outside the recording, a span over ``max_span_seconds`` or an unknown
+modality raise :class:`~llama_index_video.errors.MomentRequestError` in one line. The
+tools :meth:`VideoToolSpec.to_tool_list` hands an agent return the package's errors as
+``{"error": "<one line>"}`` instead, so the model can correct itself; the MCP server
+(:mod:`llama_index_video.mcp`) calls the methods and turns the errors into MCP errors.
 
 The tools only read: a source is named by what the index recorded (a path, a link or
 a unique file name), so no argument reaches a file the index does not list, and
@@ -21,51 +26,45 @@ messages pass through :func:`~llama_index_video.api_keys.scrub`.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from functools import wraps
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from llama_index.core.tools.tool_spec.base import BaseToolSpec
+from llama_index.core.tools.function_tool import FunctionTool
+from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
+from llama_index.core.tools.types import ToolMetadata
 
 from llama_index_video import schema
 from llama_index_video.api_keys import scrub
 from llama_index_video.errors import MomentRequestError, VideoIndexError
-from llama_index_video.results import SearchHit
+from llama_index_video.recordings import MAX_MOMENT_SECONDS
+from llama_index_video.results import compacted
 from llama_index_video.speakers.base import parse_speakers
-from llama_index_video.store.library import (
-    IndexedSource,
-    check_span,
-    moments_between,
-    resolve_source,
-    transcript,
-)
-from llama_index_video.store.media_paths import resolved_path
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.library import IndexedSource
 
 DEFAULT_MAX_RESULT_BYTES = 4096
-DEFAULT_MAX_SPAN_SECONDS = 600.0
 MAX_TOP_K = 20
 SHORT_TEXT_CHARS = 240
 TOOL_NAMES = ("search_moments", "ask", "list_recordings", "read_transcript", "describe_screen")
 
-_Tool = TypeVar("_Tool", bound=Callable[..., str])
 
-
-def _reported(tool: _Tool) -> _Tool:
-    """Turn the package's errors into ``{"error": ...}`` for the model to read."""
+def reported(tool: Callable[..., str]) -> Callable[..., str]:
+    """``tool`` returning the package's errors as ``{"error": ...}`` for a model to read."""
 
     @wraps(tool)
     def run(*args: Any, **kwargs: Any) -> str:
         try:
             return tool(*args, **kwargs)
-        except (VideoIndexError, ValueError) as exc:
+        except VideoIndexError as exc:
             return json.dumps({"error": scrub(str(exc))}, ensure_ascii=False)
 
-    return run  # type: ignore[return-value]
+    return run
 
 
 class VideoToolSpec(BaseToolSpec):
@@ -92,18 +91,30 @@ class VideoToolSpec(BaseToolSpec):
         *,
         llm: LLM | None = None,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
-        max_span_seconds: float = DEFAULT_MAX_SPAN_SECONDS,
+        max_span_seconds: float = MAX_MOMENT_SECONDS,
     ) -> None:
         if max_result_bytes < 512:
             raise ValueError("max_result_bytes must be at least 512")
-        if max_span_seconds <= 0:
-            raise ValueError("max_span_seconds must be > 0")
+        if not max_span_seconds > 0 or not math.isfinite(max_span_seconds):
+            raise ValueError("max_span_seconds must be a finite number > 0")
         self.index = index
         self.llm = llm
         self.max_result_bytes = max_result_bytes
         self.max_span_seconds = max_span_seconds
 
-    @_reported
+    def to_tool_list(
+        self,
+        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
+        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+    ) -> list[FunctionTool]:
+        """The tools for an agent: each returns ``{"error": ...}`` for the package's errors
+        (bad arguments included) instead of raising into the agent's loop."""
+        tools = super().to_tool_list(spec_functions, func_to_metadata_mapping)
+        return [
+            FunctionTool.from_defaults(fn=reported(tool.fn), tool_metadata=tool.metadata)
+            for tool in tools
+        ]
+
     def search_moments(
         self,
         query: str,
@@ -115,7 +126,7 @@ class VideoToolSpec(BaseToolSpec):
         """Find the moments of the indexed recordings that match a query, best first.
 
         Use it first to locate where something is said or shown. Each moment has a
-        label to cite, start/end seconds, the text, a link that plays it, and the
+        label to cite, start/end seconds, the text, a url that plays it, and the
         speech around it (context). Then read_transcript reads more around a moment.
 
         Args:
@@ -125,24 +136,26 @@ class VideoToolSpec(BaseToolSpec):
             speaker (str): Only what this speaker said, e.g. SPEAKER_1.
             modality (str): Comma-separated: transcript, ocr (screen text), frame, text.
         """
-        top_k = _bounded_top_k(top_k)
-        chosen = schema.parse_modalities(modality) if modality else None
-        speakers = parse_speakers(speaker) if speaker else None
-        wanted = resolve_source(self.index.manifest, source) if source else None
+        query = _text(query, "query")
+        count = _top_k(top_k)
+        chosen = _parsed(schema.parse_modalities, _text(modality, "modality", optional=True))
+        speakers = _parsed(parse_speakers, _text(speaker, "speaker", optional=True))
+        named = _text(source, "source", optional=True)
         hits = self.index.search(
             query,
-            top_k=min(100, top_k * 5) if wanted else top_k,
+            top_k=count,
             modalities=chosen,
             speakers=speakers,
+            sources=[named] if named else None,
         )
-        if wanted is not None:
-            hits = [h for h in hits if wanted.path in (h.source_path, h.source)][:top_k]
-        payload: dict[str, Any] = {"query": query, "moments": [_moment(h) for h in hits]}
+        payload: dict[str, Any] = {
+            "query": query,
+            "moments": [hit.to_dict(compact=True) for hit in hits],
+        }
         if not hits:
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 
-    @_reported
     def ask(self, question: str, top_k: int = 5) -> str:
         """Answer a question from the recordings, with the moments it cites.
 
@@ -153,34 +166,25 @@ class VideoToolSpec(BaseToolSpec):
         from llama_index_video.answering.answerer import AskOptions
 
         answer = self.index.ask(
-            question, llm=self.llm, options=AskOptions(top_k=_bounded_top_k(top_k))
+            _text(question, "question"), llm=self.llm, options=AskOptions(top_k=_top_k(top_k))
         )
-        citations = [
-            _without_none(
-                {
-                    "label": c.label,
-                    "source": c.source,
-                    "start": _rounded(c.start),
-                    "end": _rounded(c.end),
-                    "link": c.url,
-                }
-            )
-            for c in answer.citations
-        ]
-        payload = {"answer": answer.text, "found": answer.found, "citations": citations}
+        payload = {
+            "answer": answer.text,
+            "found": answer.found,
+            "citations": [c.to_dict(compact=True) for c in answer.citations],
+        }
         return _fit(payload, "citations", self.max_result_bytes)
 
-    @_reported
     def list_recordings(self) -> str:
         """List the indexed recordings and documents: name, length, what they hold.
 
         Use the names it gives as the source of the other tools.
         """
         recordings = [
-            _without_none(
+            compacted(
                 {
                     "source": entry.source,
-                    "duration": _rounded(entry.duration),
+                    "duration": entry.duration,
                     "length": schema.format_timestamp(entry.duration)
                     if entry.duration is not None
                     else None,
@@ -194,7 +198,6 @@ class VideoToolSpec(BaseToolSpec):
         ]
         return _fit({"recordings": recordings}, "recordings", self.max_result_bytes)
 
-    @_reported
     def read_transcript(self, source: str, start: float | str, end: float | str) -> str:
         """Read what was said in a recording between two times, line by line.
 
@@ -206,20 +209,21 @@ class VideoToolSpec(BaseToolSpec):
             start (str): Where to start reading: seconds or mm:ss.
             end (str): Where to stop reading: seconds or mm:ss.
         """
-        recording = resolve_source(self.index.manifest, source)
-        begin, finish = _seconds(start, recording), _seconds(end, recording)
-        check_span(recording, begin, finish, max_seconds=self.max_span_seconds)
-        lines = transcript(self.index.vector_store, recording.content_hash, start=begin, end=finish)
+        recording = self.index.recording(_text(source, "source"))
+        begin, finish = _time(start, recording), _time(end, recording)
+        lines = self.index.transcript(
+            recording, start=begin, end=finish, max_seconds=self.max_span_seconds
+        )
         payload: dict[str, Any] = {
             "source": recording.source,
             "label": schema.moment_label(recording.name, begin, finish),
-            "link": schema.media_fragment_url(recording.path, begin),
+            "url": schema.media_fragment_url(recording.path, begin),
             "lines": [
-                _without_none(
+                compacted(
                     {
                         "label": schema.moment_label(recording.name, line.start, line.end),
-                        "start": _rounded(line.start),
-                        "end": _rounded(line.end),
+                        "start": line.start,
+                        "end": line.end,
                         "speaker": line.speaker,
                         "text": line.text,
                     }
@@ -231,7 +235,6 @@ class VideoToolSpec(BaseToolSpec):
             payload["note"] = "nothing was said in this span"
         return _fit(payload, "lines", self.max_result_bytes)
 
-    @_reported
     def describe_screen(self, source: str, time: float | str) -> str:
         """Say what is on screen in a video at a time: the frame image's path and the
         text read from the screen (slides, captions), plus what was being said.
@@ -240,61 +243,22 @@ class VideoToolSpec(BaseToolSpec):
             source (str): The recording, as search_moments or list_recordings names it.
             time (str): The moment: seconds (94.5) or mm:ss (01:34).
         """
-        recording = resolve_source(self.index.manifest, source)
-        at = _seconds(time, recording)
-        check_span(recording, at, at + 1e-3)
-        nodes = moments_between(
-            self.index.vector_store,
-            recording.content_hash,
-            at,
-            at,
-            ("frame", "ocr", "transcript"),
-        )
-        by_kind: dict[str, list[Any]] = {"frame": [], "ocr": [], "transcript": []}
-        for node in sorted(nodes, key=lambda n: float(n.metadata[schema.START_S])):
-            by_kind[str(node.metadata[schema.MODALITY])].append(node)
-        frame = by_kind["frame"][-1] if by_kind["frame"] else None
-        payload = _without_none(
+        recording = self.index.recording(_text(source, "source"))
+        screen = self.index.screen(recording, _time(time, recording))
+        payload = compacted(
             {
                 "source": recording.source,
-                "label": schema.moment_label(recording.name, at, None),
-                "link": schema.media_fragment_url(recording.path, at),
-                "frame_path": resolved_path(str(frame.metadata[schema.IMAGE_PATH]), self.index.path)
-                if frame is not None
-                else None,
-                "frame_time": _rounded(frame.metadata.get(schema.FRAME_TIME))
-                if frame is not None
-                else None,
-                "on_screen": [n.get_content() for n in by_kind["ocr"]],
-                "said": " ".join(n.get_content() for n in by_kind["transcript"]) or None,
+                "label": schema.moment_label(recording.name, screen.at, None),
+                "url": schema.media_fragment_url(recording.path, screen.at),
+                "frame_path": screen.frame_path,
+                "frame_time": screen.frame_time,
+                "on_screen": screen.on_screen,
+                "said": screen.said,
             }
         )
-        if frame is None:
+        if screen.frame_path is None:
             payload["note"] = "no frame of this recording covers this time (audio, or no frames)"
         return _fit(payload, "on_screen", self.max_result_bytes)
-
-
-def _moment(hit: SearchHit) -> dict[str, Any]:
-    context = [
-        _without_none({"label": unit.label or None, "speaker": unit.speaker, "text": unit.text})
-        for unit in hit.context
-    ]
-    return _without_none(
-        {
-            "label": hit.label,
-            "source": hit.source,
-            "start": _rounded(hit.start),
-            "end": _rounded(hit.end),
-            "modality": hit.modality,
-            "speaker": hit.speaker,
-            "score": None if hit.score is None else round(hit.score, 3),
-            "confidence": None if hit.confidence is None else round(hit.confidence, 3),
-            "text": hit.text,
-            "link": hit.url,
-            "frame_path": hit.frame_path,
-            "context": context or None,
-        }
-    )
 
 
 def _fit(payload: dict[str, Any], items: str, limit: int) -> str:
@@ -336,24 +300,39 @@ def _shortened(item: Any) -> Any:
     return item
 
 
-def _seconds(value: float | str, recording: IndexedSource) -> float:
-    if isinstance(value, int | float):
-        return float(value)
+def _text(value: Any, name: str, *, optional: bool = False) -> str:
+    """A text argument as a model sent it; "" for an optional one left out (null)."""
+    if value is None and optional:
+        return ""
+    if isinstance(value, str) and (optional or value.strip()):
+        return value
+    given = "blank text" if isinstance(value, str) else f"{type(value).__name__} {value!r}"
+    raise MomentRequestError(f"{name}: give text, not {given[:60]}")
+
+
+def _top_k(value: Any) -> int:
+    """``top_k`` as a model sent it (a whole number, also as 5.0 or "5"), kept in 1-20."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise MomentRequestError(f"top_k: give a whole number from 1 to {MAX_TOP_K}, not {value!r}")
+    return max(1, min(MAX_TOP_K, value))
+
+
+def _parsed(parse: Callable[[str], list[str]], text: str) -> list[str] | None:
+    """``parse(text)`` (the CLI's parser of the same option), None for no text."""
+    if not text:
+        return None
     try:
-        return schema.parse_timestamp(str(value))
+        return parse(text)
     except ValueError as exc:
-        raise MomentRequestError(
-            f"{recording.name}: {value!r} is not a time; give seconds (94.5) or mm:ss (01:34)"
-        ) from exc
+        raise MomentRequestError(f"{text!r}: {exc}") from exc
 
 
-def _bounded_top_k(top_k: int) -> int:
-    return max(1, min(MAX_TOP_K, int(top_k)))
-
-
-def _rounded(value: Any) -> float | None:
-    return None if value is None or value == "" else round(float(value), 1)
-
-
-def _without_none(item: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in item.items() if value is not None}
+def _time(value: Any, recording: IndexedSource) -> float:
+    try:
+        return schema.parse_time(value)
+    except ValueError as exc:
+        raise MomentRequestError(f"{recording.name}: {exc}") from exc

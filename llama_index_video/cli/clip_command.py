@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llama_index_video.errors import VideoIndexError, printable_path
-from llama_index_video.schema import format_timestamp, moment_label, parse_timestamp
+from llama_index_video.errors import printable_path
+from llama_index_video.recordings import MAX_MOMENT_SECONDS
+from llama_index_video.schema import format_timestamp, moment_label, parse_time
 
-DEFAULT_MAX_CLIP_SECONDS = 600.0
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
 
 
 def add_clip_parser(
@@ -27,14 +29,15 @@ def add_clip_parser(
         "--burn-subtitles draws it onto the frames, which re-encodes.",
     )
     parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
-    parser.add_argument("--from", dest="start", type=parse_time, required=True, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=parse_time, required=True, metavar="TIME")
+    parser.add_argument("--from", dest="start", type=time_option, required=True, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=time_option, required=True, metavar="TIME")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT")
     parser.add_argument(
         "--max-seconds",
-        type=float,
-        default=DEFAULT_MAX_CLIP_SECONDS,
-        help=f"refuse longer spans (default: {DEFAULT_MAX_CLIP_SECONDS:g})",
+        type=time_option,
+        default=MAX_MOMENT_SECONDS,
+        metavar="TIME",
+        help=f"refuse longer spans (default: {MAX_MOMENT_SECONDS:g})",
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--copy", dest="mode", action="store_const", const="copy", default="auto")
@@ -59,29 +62,28 @@ def add_clip_parser(
     return parser
 
 
-def run_clip(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
-    from llama_index_video.media.export import export_span
-    from llama_index_video.store.library import check_span, resolve_source
-    from llama_index_video.store.manifest import Manifest
-
-    if not (args.index / "manifest.sqlite").is_file():
-        raise VideoIndexError(f"{args.index}: no index here; pass --index DIR")
-    manifest = Manifest(args.index / "manifest.sqlite")
+def run_clip(args: argparse.Namespace, index: VideoIndex) -> int:
+    """Cut the moment ``args`` name from ``index`` (closed afterwards) and say how."""
     try:
-        recording = resolve_source(manifest, args.source)
+        recording = index.recording(args.source)
+        label = moment_label(recording.name, args.start, args.end)
+        cues = []
+        if args.subtitles:
+            from llama_index_video.cli.export_command import spoken_cues
+
+            cues = spoken_cues(index, recording, args.start, args.end, label)
+        report = index.cut(
+            recording,
+            args.start,
+            args.end,
+            args.output,
+            mode=args.mode,
+            cues=cues,
+            burn=args.subtitles == "burn",
+            max_seconds=args.max_seconds,
+        )
     finally:
-        manifest.close()
-    check_span(recording, args.start, args.end, max_seconds=args.max_seconds)
-    cues = _spoken(args, index_options, recording) if args.subtitles else []
-    report = export_span(
-        Path(recording.path),
-        args.start,
-        args.end,
-        args.output,
-        mode=args.mode,
-        cues=cues,
-        burn=args.subtitles == "burn",
-    )
+        index.close()
     how = (
         f"by stream copy from the keyframe at {report.start:.2f} s"
         if report.method == "copy"
@@ -102,20 +104,9 @@ def run_clip(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
     return 0
 
 
-def _spoken(args: argparse.Namespace, index_options: dict[str, Any], recording: Any) -> list[Any]:
-    from llama_index_video.cli.export_command import spoken_cues
-    from llama_index_video.index import VideoIndex
-
-    index = VideoIndex(args.index, **index_options)
+def time_option(text: str) -> float:
+    """A time option (``--from``, ``--to``, ``--max-seconds``): seconds or mm:ss, finite."""
     try:
-        label = moment_label(recording.name, args.start, args.end)
-        return spoken_cues(index, recording, args.start, args.end, label)
-    finally:
-        index.close()
-
-
-def parse_time(text: str) -> float:
-    try:
-        return parse_timestamp(text)
+        return parse_time(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r}: give seconds or mm:ss") from exc
+        raise argparse.ArgumentTypeError(str(exc)) from exc

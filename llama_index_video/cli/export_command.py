@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.errors import MomentRequestError, printable_path
+from llama_index_video.recordings import MAX_MOMENT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -21,15 +22,13 @@ if TYPE_CHECKING:
     from llama_index_video.results import Answer
     from llama_index_video.store.library import IndexedSource
 
-MAX_EXPORT_SECONDS = 600.0
-
 
 def export_answer(
     index: VideoIndex,
     answer: Answer,
     output: Path,
     *,
-    max_seconds: float = MAX_EXPORT_SECONDS,
+    max_seconds: float = MAX_MOMENT_SECONDS,
     burn: bool = False,
 ) -> str:
     """Write the cited moments of ``answer`` to ``output`` and its ``.srt``; returns the
@@ -39,33 +38,25 @@ def export_answer(
         MomentRequestError: no timed moment is cited, or together they are too long.
         MediaError: a moment cannot be read, or ``burn`` with audio-only recordings.
     """
-    from llama_index_video.media.export import join_spans
     from llama_index_video.media.export_subtitles import shift_cues
-    from llama_index_video.store.library import check_span, resolve_source
 
-    spans: list[tuple[Path, float, float]] = []
+    moments: list[tuple[IndexedSource, float, float]] = []
     cues: list[Cue] = []
     at = 0.0
     for citation in answer.citations:
         if citation.start is None or citation.end is None or citation.modality == "text":
             continue
-        recording = resolve_source(index.manifest, citation.source_path or citation.source)
-        check_span(recording, citation.start, citation.end)
+        recording = index.recording(citation.source_path or citation.source)
         said = spoken_cues(index, recording, citation.start, citation.end, citation.label)
         length = citation.end - citation.start
         cues += shift_cues(said, citation.start - at, length=at + length)
-        spans.append((Path(recording.path), citation.start, citation.end))
+        moments.append((recording, citation.start, citation.end))
         at += length
-    if not spans:
+    if not moments:
         raise MomentRequestError(f"{printable_path(output)}: the answer cites no timed moment")
-    if at > max_seconds:
-        raise MomentRequestError(
-            f"{printable_path(output)}: the cited moments last {at:.0f} s, over the limit "
-            f"of {max_seconds:g} s; ask with a smaller --top-k"
-        )
-    report = join_spans(spans, output, cues=cues, burn=burn)
+    report = index.join(moments, output, cues=cues, burn=burn, max_seconds=max_seconds)
     return (
-        f"wrote {printable_path(output)}: {len(spans)} moments, {report.duration:.1f} s, "
+        f"wrote {printable_path(output)}: {len(moments)} moments, {report.duration:.1f} s, "
         f"re-encoded at each cut; {write_sidecar(output, cues, report.subtitles)}"
     )
 
@@ -77,9 +68,8 @@ def spoken_cues(
     unit on the recording's timeline, cut to the span; the first under ``label``. A span
     with no speech gets the label alone, all along."""
     from llama_index_video.media.export_subtitles import Cue
-    from llama_index_video.store.library import transcript
 
-    lines = transcript(index.vector_store, recording.content_hash, start=start, end=end)
+    lines = index.transcript(recording, start=start, end=end)
     cues = [
         Cue(max(start, line.start), min(end, line.end), line.text.strip())
         for line in lines

@@ -6,9 +6,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from llama_index_video.mcp.server import DEFAULT_PORT
 from llama_index_video.service.guard import TOKEN_ENV
-
-DEFAULT_MCP_PORT = 8765
 
 
 def add_mcp_parser(
@@ -27,7 +26,7 @@ def add_mcp_parser(
     parser.add_argument(
         "--host", default="127.0.0.1", help="address for --http (default: loopback)"
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_MCP_PORT, help="TCP port for --http")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port for --http")
     parser.add_argument(
         "--token", default=None, help=f"required of HTTP clients (default: ${TOKEN_ENV})"
     )

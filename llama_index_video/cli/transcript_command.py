@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from llama_index_video.cli.clip_command import parse_time
+from llama_index_video.cli.clip_command import time_option
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 
@@ -27,8 +27,8 @@ def add_transcript_parser(
     parser.add_argument(
         "--format", choices=TRANSCRIPT_FORMATS, default="txt", help="(default: txt)"
     )
-    parser.add_argument("--from", dest="start", type=parse_time, default=None, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=parse_time, default=None, metavar="TIME")
+    parser.add_argument("--from", dest="start", type=time_option, default=None, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=time_option, default=None, metavar="TIME")
     parser.add_argument(
         "-o", "--output", type=Path, default=None, metavar="FILE", help="write FILE, not stdout"
     )
@@ -39,7 +39,6 @@ def add_transcript_parser(
 def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
     from llama_index_video.index import VideoIndex
     from llama_index_video.store.folder import IndexFolder
-    from llama_index_video.store.library import resolve_source
     from llama_index_video.store.transcript_export import render_transcript
 
     if args.start is not None and args.end is not None and args.end <= args.start:
@@ -47,8 +46,8 @@ def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> i
     IndexFolder(args.index).require()
     index = VideoIndex(args.index, **index_options)
     try:
-        recording = resolve_source(index.manifest, args.source)
-        lines = index.transcript(recording.source, start=args.start, end=args.end) or []
+        recording = index.recording(args.source)
+        lines = index.transcript(recording, start=args.start, end=args.end)
     finally:
         index.close()
     text = render_transcript(lines, fmt=args.format, source=recording.source)

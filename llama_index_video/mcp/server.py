@@ -1,23 +1,25 @@
 """``llama-index-video mcp``: the index's tools for MCP clients, on the official SDK.
 
 The server offers the five tools of :class:`~llama_index_video.agents.VideoToolSpec`
-(same names, descriptions and parameters; a result the spec reports as
-``{"error": ...}`` becomes an MCP tool error with that one line) and each indexed
-recording's transcript as a resource, ``transcript://<file name>`` (also readable by
-any file name through the template of the same form), and as a file in each export
-format through ``transcript://<file name>/srt`` (``vtt``, ``txt``, ``json``). Everything is marked
-read-only: no tool writes the index, a source can only be named as the index
+(same names, descriptions and parameters) and each indexed recording's transcript as a
+resource, ``transcript://<file name>`` (also readable by any file name through the
+template of the same form), and as a file in each export format through
+``transcript://<file name>/srt`` (``vtt``, ``txt``, ``json``), all through the index's
+facade. A tool's or resource's error from this package reaches the client with its one
+line (an MCP tool error; for a resource, an ``invalid params`` error when the name is
+not a recording's) and the server's log gets that line, never a traceback. Everything
+is marked read-only: no tool writes the index, a source can only be named as the index
 recorded it, and messages pass through :func:`~llama_index_video.api_keys.scrub`.
 
 Over stdio (the default) a client starts it as a subprocess. With ``http=True`` it
 serves streamable HTTP at ``http://HOST:PORT/mcp``: on loopback by default; any other
 address needs a token (the rule of ``serve``, :mod:`llama_index_video.service.guard`),
-sent as ``Authorization: Bearer TOKEN``.
+sent as ``Authorization: Bearer TOKEN``. The tools and the SDK are imported when a
+server is built: the CLI reads :data:`DEFAULT_PORT` while it parses arguments.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from functools import wraps
@@ -27,25 +29,20 @@ from urllib.parse import quote, unquote
 
 from llama_index_video import schema
 from llama_index_video._version import __version__
-from llama_index_video.agents.tool_spec import TOOL_NAMES, VideoToolSpec
-from llama_index_video.errors import MissingDependencyError, VideoIndexError
-from llama_index_video.store.library import resolve_source, transcript
-from llama_index_video.store.transcript_export import (
-    MEDIA_TYPES,
-    TRANSCRIPT_FORMATS,
-    render_transcript,
-)
+from llama_index_video.api_keys import scrub
+from llama_index_video.errors import MissingDependencyError, MomentRequestError, VideoIndexError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.library import IndexedSource, TranscriptLine
 
 DEFAULT_PORT = 8765
 INSTRUCTIONS = (
     "Search and read indexed video and audio recordings. Start with search_moments; "
     "read_transcript reads around a moment; cite moments by their labels "
-    "([file mm:ss-mm:ss]) and give their links."
+    "([file mm:ss-mm:ss]) and give their urls."
 )
 
 
@@ -61,6 +58,9 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
         from mcp.types import ToolAnnotations
     except ImportError as exc:
         raise MissingDependencyError("mcp", "mcp", "The MCP server") from exc
+    from llama_index_video.agents.tool_spec import TOOL_NAMES, VideoToolSpec
+    from llama_index_video.store.transcript_export import MEDIA_TYPES, TRANSCRIPT_FORMATS
+
     spec = VideoToolSpec(index, **options)
     server: MCPServer = MCPServer(
         "llama-index-video", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
@@ -68,15 +68,14 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
     for name in TOOL_NAMES:
         server.add_tool(
-            _raising(getattr(spec, name)),
+            _tool_errors(getattr(spec, name)),
             name=name,
             annotations=read_only,
             structured_output=False,
         )
 
     def read(name: str) -> str:
-        recording = resolve_source(index.manifest, unquote(name))
-        lines = transcript(index.vector_store, recording.content_hash)
+        recording, lines = _transcript(index, name)
         return "\n".join(
             f"{schema.moment_label(recording.name, line.start, line.end)} {line.text}"
             for line in lines
@@ -119,25 +118,46 @@ def _reader(read: Callable[[str], str], source: str) -> Callable[[], str]:
 
 def _exporter(index: VideoIndex, fmt: str) -> Callable[[str], str]:
     def export(name: str) -> str:
-        recording = resolve_source(index.manifest, unquote(name))
-        lines = transcript(index.vector_store, recording.content_hash)
+        from llama_index_video.store.transcript_export import render_transcript
+
+        recording, lines = _transcript(index, name)
         return render_transcript(lines, fmt=fmt, source=recording.source)
 
     return export
 
 
-def _raising(tool: Callable[..., str]) -> Callable[..., str]:
-    """The spec's ``{"error": ...}`` result as an MCP tool error (``isError``)."""
+def _transcript(index: VideoIndex, name: str) -> tuple[IndexedSource, list[TranscriptLine]]:
+    """The recording a resource names and its transcript, the package's errors raised
+    as MCP resource errors."""
+    try:
+        recording = index.recording(unquote(name))
+        return recording, index.transcript(recording)
+    except VideoIndexError as exc:
+        raise _resource_error(exc) from None
+
+
+def _tool_errors(tool: Callable[..., str]) -> Callable[..., str]:
+    """``tool`` raising the package's errors as MCP tool errors (``isError``, the one
+    line for the model, logged by the SDK without a traceback)."""
     from mcp.server.mcpserver.exceptions import ToolError
 
     @wraps(tool)
     def run(*args: Any, **kwargs: Any) -> str:
-        text = tool(*args, **kwargs)
-        if text.startswith('{"error":'):
-            raise ToolError(json.loads(text)["error"])
-        return text
+        try:
+            return tool(*args, **kwargs)
+        except VideoIndexError as exc:
+            raise ToolError(scrub(str(exc))) from None
 
     return run
+
+
+def _resource_error(exc: VideoIndexError) -> Exception:
+    """The MCP error a resource read answers for ``exc``: invalid params when the name
+    is not an indexed recording's, else an internal error; both with the one line."""
+    from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+
+    kind = ResourceNotFoundError if isinstance(exc, MomentRequestError) else ResourceError
+    return kind(scrub(str(exc)))
 
 
 def serve_mcp(
@@ -161,13 +181,11 @@ def serve_mcp(
     token = (token or os.environ.get(TOKEN_ENV) or None) if http else None
     if http:
         check_bind(host, token)
-    folder = Path(index_dir)
-    if not (folder / "manifest.sqlite").is_file():
-        raise VideoIndexError(
-            f"{folder}: no index here; create it with "
-            f"'llama-index-video ingest PATH --index {folder}'"
-        )
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.folder import IndexFolder
+
+    folder = Path(index_dir)
+    IndexFolder(folder).require()
 
     index = VideoIndex(folder, **index_options)
     try:

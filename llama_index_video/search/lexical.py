@@ -86,6 +86,7 @@ class LexicalRetriever(BaseRetriever):
         top_k: How many hits to return at most.
         modalities: Only these modalities; None: all.
         speakers: Only transcript units spoken by these; None: anyone.
+        contents: Only nodes of these contents (content hashes); None: every file.
         threshold: The least lexical match of a hit; None keeps every match.
         visible: Given the hits' content hashes, returns those whose rows are complete
             (as ``VideoRetriever``'s); None keeps every hit.
@@ -100,6 +101,7 @@ class LexicalRetriever(BaseRetriever):
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        contents: Sequence[str] | None = None,
         threshold: float | None = None,
         visible: Callable[[Collection[str]], set[str]] | None = None,
         folder: Path | None = None,
@@ -112,6 +114,7 @@ class LexicalRetriever(BaseRetriever):
         self._top_k = top_k
         self._modalities = list(modalities) if modalities else None
         self._speakers = list(speakers) if speakers else None
+        self._contents = list(contents) if contents else None
         self.threshold = threshold
         self._visible = visible
         self._folder = folder
@@ -121,12 +124,14 @@ class LexicalRetriever(BaseRetriever):
         snapshot = self._lexical.snapshot()
         if snapshot is None or not query.words:
             return []
-        only = None
+        only = self._lexical.nodes_of(self._contents) if self._contents else None
         if query.phrases:
             holding = snapshot.holding(word for phrase in query.phrases for word in phrase)
+            if only is not None:
+                holding = only if holding is None else only & holding
             only = self._lexical.with_phrases(query.phrases, among=holding)
-            if not only:
-                return []
+        if only is not None and not only:
+            return []
         found = snapshot.search(
             query.words,
             top_k=self._top_k,

@@ -208,6 +208,7 @@ class SearchPolicy:
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        contents: Sequence[str] | None = None,
     ) -> FusionRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied.
 
@@ -221,7 +222,8 @@ class SearchPolicy:
         50x slower in Chroma on a large collection (an unfiltered top-50 takes ~9 ms on
         100 hours of transcript, a modality-filtered top-5 ~170 ms).
 
-        ``speakers`` keeps only transcript units spoken by them (a metadata filter).
+        ``speakers`` keeps only transcript units spoken by them, ``contents`` only the
+        moments of these contents (content hashes; metadata filters).
         """
         chosen = list(modalities or schema.MODALITIES)
         if speakers:
@@ -233,6 +235,7 @@ class SearchPolicy:
             threshold=self.threshold,
             visible=self.visible,
             speakers=speakers,
+            contents=contents,
             folder=self.folder,
         )
         channels = [
@@ -245,6 +248,7 @@ class SearchPolicy:
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
                 modalities=chosen if modalities or speakers else None,
                 speakers=speakers,
+                contents=contents,
                 threshold=self.lexical_threshold,
                 visible=self.visible,
                 folder=self.folder,
@@ -262,6 +266,7 @@ class SearchPolicy:
                 top_k=top_k,
                 threshold=self.visual_threshold,
                 visible=self.visible,
+                contents=contents,
                 folder=self.folder,
             )
             weight = self.weights[VISUAL_CHANNEL]

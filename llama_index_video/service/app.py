@@ -10,7 +10,8 @@ Routes::
     GET  /api/library            the ``list --json`` entries, plus the media links
     GET  /api/transcript?source= a source's transcript units in time order
     GET  /api/transcript?source=&format=srt|vtt|txt|json   that transcript as a download
-    GET  /api/clip?source=&start=&end=   that moment as a file to download (PyAV cut)
+    GET  /api/clip?source=&start=&end=   that moment as a file to download (PyAV cut;
+                                 times in seconds or mm:ss)
     GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
     GET  /frames/{name}          a frame image of an indexed file
 
@@ -55,7 +56,7 @@ from llama_index_video.errors import (
     VectorStoreError,
     VideoIndexError,
 )
-from llama_index_video.schema import parse_modalities
+from llama_index_video.schema import parse_modalities, parse_time
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
 from llama_index_video.service.live import Answerer, LiveIndex, Reopen
 from llama_index_video.service.media import (
@@ -231,9 +232,10 @@ def create_app(
         format: Annotated[TranscriptFormat | None, Query()] = None,
     ) -> JSONResponse | Response:
         with live.reading() as (current, _):
-            lines = current.transcript(source)
-        if lines is None:
-            raise HTTPException(404, "no indexed source has this name")
+            try:
+                lines = current.transcript(source)
+            except MomentRequestError as exc:  # the name is not an indexed recording's
+                raise HTTPException(404, str(exc)) from exc
         if format is None:
             return JSONResponse([asdict(line) for line in lines])
         name = f"{Path(source).stem or 'transcript'}.{format}"
@@ -246,15 +248,16 @@ def create_app(
     @app.get("/api/clip")
     def clip(
         source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
-        start: Annotated[float, Query(ge=0)],
-        end: Annotated[float, Query(gt=0)],
+        start: Annotated[str, Query(max_length=40, description="seconds or mm:ss")],
+        end: Annotated[str, Query(max_length=40, description="seconds or mm:ss")],
     ) -> FileResponse:
         from starlette.background import BackgroundTask
 
         from llama_index_video.service.clips import cut_moment
 
+        begin, finish = _time("start", start), _time("end", end)
         with live.reading() as (current, _):
-            path, name = cut_moment(current, source, start, end)
+            path, name = cut_moment(current, source, begin, finish)
         return FileResponse(
             path,
             filename=name,
@@ -295,6 +298,13 @@ def _attachment(name: str) -> str:
     if quoted == name:
         return f'attachment; filename="{name}"'
     return f"attachment; filename*=utf-8''{quoted}"
+
+
+def _time(name: str, text: str) -> float:
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise HTTPException(422, f"{name}: {exc}") from exc
 
 
 def _modalities(text: str | None) -> list[str] | None:

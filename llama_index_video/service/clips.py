@@ -12,7 +12,6 @@ from llama_index_video.schema import format_timestamp
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
 
-MAX_CLIP_SECONDS = 600.0
 AUDIO_SUFFIXES = (".mp3", ".m4a", ".wav", ".flac", ".ogg", ".opus")
 
 
@@ -21,14 +20,11 @@ def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tupl
     and the name to download it as. Only a recording the index lists can be named.
 
     Raises:
-        MomentRequestError: an unknown source, times outside it, a span over 600 s.
+        MomentRequestError: an unknown source, times outside it, a span over the
+            moment limit (:data:`~llama_index_video.recordings.MAX_MOMENT_SECONDS`).
         MediaError: the recording cannot be cut.
     """
-    from llama_index_video.media.export import export_span
-    from llama_index_video.store.library import check_span, resolve_source
-
-    recording = resolve_source(index.manifest, source)
-    check_span(recording, start, end, max_seconds=MAX_CLIP_SECONDS)
+    recording = index.recording(source)
     suffix = Path(recording.path).suffix.lower()
     suffix = suffix if suffix in AUDIO_SUFFIXES else ".mp4"
     handle, name = tempfile.mkstemp(suffix=suffix, prefix="moment-")
@@ -36,7 +32,7 @@ def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tupl
     Path(name).unlink()  # PyAV writes it; only the unique name was wanted
     output = Path(name)
     try:
-        export_span(Path(recording.path), start, end, output)
+        index.cut(recording, start, end, output)
     except BaseException:
         output.unlink(missing_ok=True)
         raise

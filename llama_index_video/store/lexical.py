@@ -329,6 +329,17 @@ class LexicalStore:
                 kept.update(row[0] for row in found)
             return kept
 
+    def nodes_of(self, contents: Collection[str]) -> set[str]:
+        """Ids of the nodes of these contents (content hashes)."""
+        if not self.db_file.exists() or not contents:
+            return set()
+        marks = ",".join("?" * len(contents))
+        with self._reading() as db:
+            found = db.execute(
+                f"SELECT node_id FROM words WHERE content_hash IN ({marks})", sorted(contents)
+            )
+            return {row[0] for row in found}
+
     def _rows(self) -> Iterator[tuple[str, str, str, str]]:
         with self._reading() as db:
             yield from db.execute(

@@ -10,6 +10,7 @@ else (the media file itself is never touched).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -215,11 +216,14 @@ def check_span(
     """Refuse a span that is not inside ``source``'s recording or is too long.
 
     Raises:
-        MomentRequestError: ``start >= end``, a time before 0 or after the recording's
-            end, or ``end - start > max_seconds``; the message says what is allowed.
+        MomentRequestError: a time that is not finite, ``start >= end``, a time before 0
+            or after the recording's end, or ``end - start > max_seconds``; the message
+            says what is allowed.
     """
     name = printable_path(source.name)
     length = source.duration
+    if not (math.isfinite(start) and math.isfinite(end)):  # NaN passes every comparison
+        raise MomentRequestError(f"{name}: the span {start:g}-{end:g} s is not finite; give times")
     if start < 0 or end <= start:
         raise MomentRequestError(
             f"{name}: the span {start:g}-{end:g} s is empty or negative; give start < end"

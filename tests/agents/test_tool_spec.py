@@ -60,7 +60,7 @@ def test_search_finds_the_decision_with_its_label_and_link(tools):
     found = call(tools, "search_moments", query="who will own the billing provider migration")
     best = found["moments"][0]
     assert best["label"] == "[team_sync.mp3 00:14-00:24]"
-    assert best["link"] == f"{TEAM_SYNC}#t=14.0"
+    assert best["url"] == f"{TEAM_SYNC}#t=14.0"
     assert "Maria" in best["text"]
     assert 0.5 < best["confidence"] <= 1.0  # the calibrated chance that it answers
     assert all(0.0 <= m["confidence"] <= best["confidence"] for m in found["moments"][1:])
@@ -81,7 +81,7 @@ def test_read_transcript_reads_the_span_in_order(tools):
     ]
     assert "ninety percent" in read["lines"][0]["text"]
     assert read["label"] == "[ozone_explainer.mp4 00:20-00:40]"
-    assert read["link"].endswith("ozone_explainer.mp4#t=20.0")
+    assert read["url"].endswith("ozone_explainer.mp4#t=20.0")
 
 
 def test_describe_screen_gives_the_frame_and_its_text(tools):

@@ -1,0 +1,232 @@
+"""One door to a recording's moments: the facade's side that names one recording.
+
+What a front door (the CLI's ``clip`` and ``ask --export``, the service's download,
+the agent tools, the MCP server) needs of one indexed recording is here, once, on
+:class:`~llama_index_video.index.VideoIndex` (which inherits it): the recording a name
+refers to (:meth:`Recordings.recording`: one error for an unknown or ambiguous name),
+what was said in it between two times, what was on screen at a time, and a cut of it
+or of several moments into one file, under one moment limit
+(:data:`MAX_MOMENT_SECONDS`). Every method takes a name or a recording already
+resolved, so a door resolves once and asks several things.
+
+Only what the manifest recorded can be named
+(:func:`~llama_index_video.store.library.resolve_source`), so no caller reaches a file
+the index does not list. The store is imported when a method runs: the CLI reads
+:data:`MAX_MOMENT_SECONDS` while it parses arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from llama_index_video import schema
+from llama_index_video.errors import MomentRequestError, printable_path
+
+if TYPE_CHECKING:
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from llama_index_video.media.export import ExportReport, JoinReport, Mode
+    from llama_index_video.media.export_subtitles import Cue
+    from llama_index_video.store.library import IndexedSource, LibraryEntry, TranscriptLine
+    from llama_index_video.store.manifest import Manifest
+
+MAX_MOMENT_SECONDS: Final = 600.0
+"""The longest span a door reads or cuts at once (a clip, an export, a transcript read)."""
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What was on screen in a recording at a time, and what was being said.
+
+    Attributes:
+        recording: The recording.
+        at: The time asked, in seconds.
+        frame_path: The frame on screen then (absolute); None for audio or no frames.
+        frame_time: When that frame was taken.
+        on_screen: The text read from the screen then, one item per on-screen span.
+        said: What was being said then (the transcript units that cover ``at``).
+    """
+
+    recording: IndexedSource
+    at: float
+    frame_path: str | None = None
+    frame_time: float | None = None
+    on_screen: list[str] = field(default_factory=list)
+    said: str | None = None
+
+
+class Recordings:
+    """``recording``, ``transcript``, ``screen``, ``cut``, ``join`` and ``library`` of an
+    index folder (see the module docstring)."""
+
+    path: Path
+    manifest: Manifest
+    vector_store: BasePydanticVectorStore
+
+    def check_store(self) -> None:
+        """Fail when the store lost rows the manifest lists (``VideoIndex`` checks)."""
+
+    def _follow_releases(self) -> None:
+        """Reopen vectors another index of this process reopened (``VideoIndex`` does)."""
+
+    def library(self) -> list[LibraryEntry]:
+        """Every source in the index with its duration, moments, language, speakers,
+        status and failure reason (see :mod:`llama_index_video.store.library`)."""
+        from llama_index_video.store.library import library
+
+        self.check_store()
+        return library(self.manifest, self.vector_store)
+
+    def recording(self, source: str | Path | IndexedSource) -> IndexedSource:
+        """The indexed recording ``source`` names: a path or link as ingested, or a file
+        name only one recording has (as labels show it).
+
+        Raises:
+            MomentRequestError: no indexed recording has this name, several do, or it
+                is not (or no longer) indexed; one line saying what to do.
+        """
+        from llama_index_video.store.library import IndexedSource, resolve_source
+
+        if isinstance(source, IndexedSource):
+            return source
+        return resolve_source(self.manifest, str(source))
+
+    def transcript(
+        self,
+        source: str | Path | IndexedSource,
+        *,
+        start: float | None = None,
+        end: float | None = None,
+        max_seconds: float | None = None,
+    ) -> list[TranscriptLine]:
+        """What was said in a recording, unit by unit in time order, with the times,
+        speaker and language stored; with ``start`` and/or ``end`` (seconds), the units
+        that overlap that span (with both, checked like :meth:`cut`'s).
+        :func:`~llama_index_video.store.transcript_export.render_transcript` writes them
+        as SRT, WebVTT, text or JSON.
+
+        Raises:
+            MomentRequestError: an unknown recording, a span outside it, or one over
+                ``max_seconds``.
+        """
+        from llama_index_video.store.library import check_span, transcript
+
+        recording = self.recording(source)
+        if start is not None and end is not None:
+            check_span(recording, start, end, max_seconds=max_seconds)
+        self._follow_releases()
+        return transcript(self.vector_store, recording.content_hash, start=start, end=end)
+
+    def screen(self, source: str | Path | IndexedSource, at: float) -> Screen:
+        """What was on screen in a recording at ``at`` seconds (the last frame taken by
+        then, the on-screen text), and what was being said.
+
+        Raises:
+            MomentRequestError: an unknown recording, or a time outside it.
+        """
+        from llama_index_video.store.library import check_span, moments_between
+        from llama_index_video.store.media_paths import resolved_path
+
+        recording = self.recording(source)
+        check_span(recording, at, at + 1e-3)
+        self._follow_releases()
+        nodes = moments_between(
+            self.vector_store, recording.content_hash, at, at, ("frame", "ocr", "transcript")
+        )
+        nodes.sort(key=lambda n: float(n.metadata[schema.START_S]))
+        by_kind = {
+            kind: [n for n in nodes if n.metadata[schema.MODALITY] == kind]
+            for kind in ("frame", "ocr", "transcript")
+        }
+        frame = by_kind["frame"][-1] if by_kind["frame"] else None
+        return Screen(
+            recording,
+            at,
+            frame_path=resolved_path(str(frame.metadata[schema.IMAGE_PATH]), self.path)
+            if frame is not None
+            else None,
+            frame_time=_seconds(frame.metadata.get(schema.FRAME_TIME)) if frame else None,
+            on_screen=[n.get_content() for n in by_kind["ocr"]],
+            said=" ".join(n.get_content() for n in by_kind["transcript"]) or None,
+        )
+
+    def cut(
+        self,
+        source: str | Path | IndexedSource,
+        start: float,
+        end: float,
+        output: Path,
+        *,
+        mode: Mode = "auto",
+        cues: Sequence[Cue] = (),
+        burn: bool = False,
+        max_seconds: float = MAX_MOMENT_SECONDS,
+    ) -> ExportReport:
+        """Write ``[start, end)`` of a recording to ``output`` (its suffix picks the
+        format): packets copied from a keyframe close before ``start``, else re-encoded
+        (:func:`~llama_index_video.media.export.export_span`).
+
+        Args:
+            cues: Subtitles on the recording's timeline, as a soft track (or drawn onto
+                the frames with ``burn``).
+            max_seconds: The longest span cut.
+
+        Raises:
+            MomentRequestError: an unknown recording, a span outside it or over
+                ``max_seconds``.
+            MediaError: the recording cannot be cut, or the output cannot be written.
+        """
+        from llama_index_video.media.export import export_span
+        from llama_index_video.store.library import check_span
+
+        recording = self.recording(source)
+        check_span(recording, start, end, max_seconds=max_seconds)
+        return export_span(
+            Path(recording.path), start, end, output, mode=mode, cues=cues, burn=burn
+        )
+
+    def join(
+        self,
+        moments: Sequence[tuple[str | Path | IndexedSource, float, float]],
+        output: Path,
+        *,
+        cues: Sequence[Cue] = (),
+        burn: bool = False,
+        max_seconds: float = MAX_MOMENT_SECONDS,
+    ) -> JoinReport:
+        """Write the moments ``(recording, start, end)`` one after another into
+        ``output``, re-encoded (:func:`~llama_index_video.media.export.join_spans`).
+
+        Args:
+            cues: Subtitles on the joined file's timeline.
+            max_seconds: The longest the moments may last together.
+
+        Raises:
+            MomentRequestError: no moment, an unknown recording, a span outside its
+                recording, or moments lasting over ``max_seconds`` together.
+            MediaError: a moment cannot be read, or the output cannot be written.
+        """
+        from llama_index_video.media.export import join_spans
+        from llama_index_video.store.library import check_span
+
+        spans = []
+        for source, start, end in moments:
+            recording = self.recording(source)
+            check_span(recording, start, end)
+            spans.append((Path(recording.path), start, end))
+        if not spans:
+            raise MomentRequestError(f"{printable_path(output)}: no moment to write")
+        length = sum(end - start for _, start, end in spans)
+        if length > max_seconds:
+            raise MomentRequestError(
+                f"{printable_path(output)}: the moments last {length:.0f} s, over the limit "
+                f"of {max_seconds:g} s; ask for fewer or shorter ones"
+            )
+        return join_spans(spans, output, cues=cues, burn=burn)
+
+
+def _seconds(value: object) -> float | None:
+    return None if value is None or value == "" else float(str(value))
