@@ -22,8 +22,9 @@
     │   └── DiskFullError          no space left (or quota reached) while writing
     ├── AnswerError                generation failed
     ├── MomentRequestError         a moment asked of the index that it cannot give: an
-    │                              unknown source, times outside the recording, a span
-    │                              over the limit (also a ValueError)
+    │                              unknown source, a time that is not one, times outside
+    │                              the recording, a span over the limit, an argument of
+    │                              the wrong type (also a ValueError)
     └── InsecureBindError          serving beyond loopback without a token
                                    (``llama_index_video.service.guard``; also a ValueError)
 
@@ -173,6 +174,8 @@ def one_line_errors(path: Path) -> Iterator[None]:
 class MomentRequestError(VideoIndexError, ValueError):
     """A source or span the index cannot give (agent tools, MCP, clip export).
 
-    An unknown source, times outside the recording, or a span longer than allowed;
-    the message names the source and what to ask instead.
+    An unknown or ambiguous source, a time that is not one (``nan`` and ``inf``
+    included), times outside the recording, a span longer than allowed, or an agent
+    tool's argument of the wrong type; the message names the source (or argument) and
+    what to ask instead.
     """

@@ -92,6 +92,18 @@ def test_json_shapes():
     }
 
 
+def test_the_compact_form_is_the_same_keys_without_nulls_rounded():
+    hit = replace(HIT, start=94.94, score=0.61234, site_url=None, source_path="/media/talk.mp4")
+    full, compact = hit.to_dict(), hit.to_dict(compact=True)
+    assert set(compact) == {k for k, v in full.items() if v is not None} - {"source_path"}
+    assert compact["start"] == 94.9 and compact["score"] == 0.612 and compact["url"] == hit.url
+    assert compact["context"][2] == {"label": "[talk.mp4 01:36-01:39]", "text": "LOSS = CE"}
+    cited = hit.citation.to_dict(compact=True)
+    assert cited == {
+        k: v for k, v in hit.citation.to_dict().items() if v is not None and k != "source_path"
+    } | {"start": 94.9}
+
+
 @pytest.mark.parametrize(
     ("module", "name"),
     [

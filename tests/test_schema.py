@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -11,6 +12,7 @@ from llama_index_video.schema import (
     media_fragment_url,
     moment_label,
     parse_label,
+    parse_time,
     parse_timestamp,
 )
 
@@ -63,3 +65,24 @@ def test_a_label_cites_its_own_moment(file_name, start, length):
     checked = check_citations(f"As said {label}.", [moment])
     assert checked.citations == (moment,)
     assert checked.unverified == ()
+
+
+@given(seconds)
+def test_the_time_parser_reads_a_number_and_its_text_alike(time):
+    assert parse_time(time) == time
+    assert parse_time(format_timestamp(time)) == int(time)
+
+
+@pytest.mark.parametrize(
+    "value", ["nan", "inf", "-inf", "1e309", "nan:00", float("nan"), float("inf"), 10**400]
+)
+def test_the_time_parser_refuses_what_is_not_finite(value):
+    with pytest.raises(ValueError, match="is not a time; give seconds") as refused:
+        parse_time(value)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("value", [None, True, [1, 2], {"t": 3}, "soon", "", "1:2:3:4"])
+def test_the_time_parser_refuses_what_is_not_a_time(value):
+    with pytest.raises(ValueError, match="is not a time"):
+        parse_time(value)

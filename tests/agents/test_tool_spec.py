@@ -124,6 +124,53 @@ def test_bad_input_is_one_line_for_the_model(tools, name, arguments, says):
     assert says in error and "\n" not in error
 
 
+INF = float("inf")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        ("search_moments", {"query": None}, "query: give text, not NoneType"),
+        ("search_moments", {"query": 42}, "query: give text, not int 42"),
+        ("search_moments", {"query": "  "}, "query: give text, not blank"),
+        ("search_moments", {"query": "cache", "top_k": None}, "top_k: give a whole number"),
+        ("search_moments", {"query": "cache", "top_k": INF}, "top_k: give a whole number"),
+        ("search_moments", {"query": "cache", "top_k": "many"}, "top_k: give a whole number"),
+        ("search_moments", {"query": "cache", "source": 7}, "source: give text"),
+        ("search_moments", {"query": "cache", "modality": ["ocr"]}, "modality: give text"),
+        ("search_moments", {"query": "cache", "speaker": 2}, "speaker: give text"),
+        ("search_moments", {"query": "cache", "source": "nowhere.mp4"}, "unknown source"),
+        ("ask", {"question": None}, "question: give text"),
+        ("ask", {"question": "cache?", "top_k": [5]}, "top_k: give a whole number"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": None, "end": 5}, "not a time"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": "nan", "end": 5}, "not a time"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": INF}, "not a time"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": "1e309"}, "not a time"),
+        ("read_transcript", {"source": ["team_sync.mp3"], "start": 0, "end": 5}, "source: give"),
+        ("describe_screen", {"source": "ozone_explainer.mp4", "time": "nan"}, "not a time"),
+        ("describe_screen", {"source": "ozone_explainer.mp4", "time": [3]}, "not a time"),
+        ("describe_screen", {"source": None, "time": 3}, "source: give text"),
+    ],
+)
+def test_wrong_json_types_and_times_are_one_line_for_the_model(tools, name, arguments, says):
+    error = call(tools, name, **arguments)["error"]
+    assert says in error and "\n" not in error
+
+
+def test_the_methods_raise_the_package_errors_and_only_agent_tools_report_them(tools):
+    from llama_index_video.errors import MomentRequestError
+
+    with pytest.raises(MomentRequestError, match="is not a time"):
+        tools.read_transcript("team_sync.mp3", 0, "nan")
+    error = call(tools, "read_transcript", source="team_sync.mp3", start=0, end="nan")["error"]
+    assert error == "team_sync.mp3: 'nan' is not a time; give seconds (94.5) or mm:ss (01:34)"
+
+
+def test_a_whole_number_sent_as_text_or_float_is_a_top_k(tools):
+    assert len(call(tools, "search_moments", query="ozone layer", top_k="2")["moments"]) <= 2
+    assert len(call(tools, "search_moments", query="ozone layer", top_k=1.0)["moments"]) == 1
+
+
 def test_a_span_over_the_limit_is_refused(example_index):
     short = VideoToolSpec(example_index, max_span_seconds=10)
     error = call(short, "read_transcript", source="team_sync.mp3", start=0, end=30)["error"]

@@ -19,6 +19,7 @@ from llama_index.llms.openai import OpenAI
 from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from llama_index_video.cli.main import main
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
@@ -91,6 +92,43 @@ def test_stdio_with_the_sdk_client(example_index):
             return await exercise(session)
 
     check(asyncio.run(run()))
+
+
+BAD_CALLS = [
+    ("read_transcript", {"source": "team_sync.mp3", "start": "nan", "end": 5}, "not a time"),
+    ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": "inf"}, "not a time"),
+    ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": 95}, "after the end"),
+    ("describe_screen", {"source": "team_sync.mp3", "time": "1e309"}, "not a time"),
+    ("describe_screen", {"source": "nowhere.mp4", "time": 3}, "unknown source"),
+    ("search_moments", {"query": "cache", "modality": "smell"}, "choose from"),
+    ("search_moments", {"query": "cache", "source": "nowhere.mp4"}, "unknown source"),
+]
+
+
+def test_errors_reach_the_client_in_one_line_and_no_traceback_the_log(example_index, tmp_path):
+    async def run(errlog) -> tuple[list, MCPError]:
+        params = StdioServerParameters(
+            command=sys.executable, args=server_command(example_index), env=ENV
+        )
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            results = [await session.call_tool(name, arguments) for name, arguments, _ in BAD_CALLS]
+            with pytest.raises(MCPError) as refused:
+                await session.read_resource("transcript://nowhere.mp4")
+            return results, refused.value
+
+    log = tmp_path / "server-stderr.txt"
+    with log.open("w") as errlog:
+        results, resource_error = asyncio.run(run(errlog))
+    for result, (name, _, says) in zip(results, BAD_CALLS, strict=True):
+        text = result.content[0].text
+        assert result.is_error and says in text and "\n" not in text, (name, text)
+    assert "nowhere.mp4: unknown source" in resource_error.error.message
+    assert resource_error.error.code == -32602  # invalid params: no such recording
+    assert "Traceback" not in log.read_text()
 
 
 def free_port() -> int:

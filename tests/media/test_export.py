@@ -100,6 +100,22 @@ def test_clip_refuses_bad_input_in_one_line(example_index, tmp_path, capsys, arg
     assert code == 2 and says in err and err.count("\n") == 1 and not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--to", "nan"), ("--to", "inf"), ("--from", "1e309"), ("--max-seconds", "nan")],
+)
+def test_clip_refuses_a_time_that_is_not_finite(example_index, tmp_path, capsys, option, value):
+    argv = {"--from": "0", "--to": "10", "--max-seconds": "600", option: value}
+    out = tmp_path / "out.mp4"
+    with pytest.raises(SystemExit) as stopped:
+        main(["clip", "team_sync.mp3", *(x for pair in argv.items() for x in pair), "-o", str(out)])
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stopped.value.code == 2 and not out.exists()
+    assert said.endswith(
+        f"argument {option}: '{value}' is not a time; give seconds (94.5) or mm:ss (01:34)"
+    )
+
+
 def test_clip_says_how_it_cut(example_index, tmp_path, capsys):
     out = tmp_path / "moment.mp4"
     argv = ["clip", "checkout_deep_dive.mp4", "--from", "00:12.3", "--to", "00:22.3"]

@@ -20,6 +20,13 @@ def test_a_moment_downloads_as_a_file_of_that_span(client):
         )
 
 
+def test_a_moment_can_be_asked_in_mm_ss(client):
+    params = {"source": "team_sync.mp3", "start": "00:05", "end": "0:15"}
+    response = client.get("/api/clip", params=params)
+    assert response.status_code == 200
+    assert "team_sync_0005-0015.mp3" in response.headers["content-disposition"]
+
+
 def test_an_audio_moment_downloads_as_audio(client):
     response = client.get("/api/clip", params={"source": "team_sync.mp3", "start": 5, "end": 15})
     assert response.status_code == 200 and response.headers["content-type"] == "audio/mpeg"
@@ -31,6 +38,10 @@ def test_an_audio_moment_downloads_as_audio(client):
     [
         ({"source": "/etc/passwd", "start": 0, "end": 2}, "unknown source"),
         ({"source": "team_sync.mp3", "start": 30, "end": 50}, "after the end"),
+        ({"source": "team_sync.mp3", "start": 5, "end": "nan"}, "end: 'nan' is not a time"),
+        ({"source": "team_sync.mp3", "start": 5, "end": "inf"}, "end: 'inf' is not a time"),
+        ({"source": "team_sync.mp3", "start": "1e309", "end": 9}, "start: '1e309' is not a time"),
+        ({"source": "team_sync.mp3", "start": "-inf", "end": 9}, "start: '-inf' is not a time"),
     ],
 )
 def test_bad_moments_are_refused_in_one_line(client, params, says):
