@@ -116,7 +116,7 @@ class Recordings:
 
         recording = self.recording(source)
         if start is not None and end is not None:
-            check_span(recording, start, end, max_seconds=max_seconds)
+            check_span(recording, start, end, max_seconds=max_seconds, instant=True)
         self._follow_releases()
         return transcript(self.vector_store, recording.content_hash, start=start, end=end)
 
@@ -131,7 +131,7 @@ class Recordings:
         from llama_index_video.store.media_paths import resolved_path
 
         recording = self.recording(source)
-        check_span(recording, at, at + 1e-3)
+        check_span(recording, at, at, instant=True)
         self._follow_releases()
         nodes = moments_between(
             self.vector_store, recording.content_hash, at, at, ("frame", "ocr", "transcript")

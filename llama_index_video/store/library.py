@@ -211,9 +211,15 @@ def resolve_source(manifest: Manifest, name: str) -> IndexedSource:
 
 
 def check_span(
-    source: IndexedSource, start: float, end: float, *, max_seconds: float | None = None
+    source: IndexedSource,
+    start: float,
+    end: float,
+    *,
+    max_seconds: float | None = None,
+    instant: bool = False,
 ) -> None:
-    """Refuse a span that is not inside ``source``'s recording or is too long.
+    """Refuse a span that is not inside ``source``'s recording or is too long;
+    ``instant``: a span of no length (``start == end``, one moment to read) is one too.
 
     Raises:
         MomentRequestError: a time that is not finite, ``start >= end``, a time before 0
@@ -224,7 +230,7 @@ def check_span(
     length = source.duration
     if not (math.isfinite(start) and math.isfinite(end)):  # NaN passes every comparison
         raise MomentRequestError(f"{name}: the span {start:g}-{end:g} s is not finite; give times")
-    if start < 0 or end <= start:
+    if start < 0 or end < start or (end == start and not instant):
         raise MomentRequestError(
             f"{name}: the span {start:g}-{end:g} s is empty or negative; give start < end"
         )

@@ -12,6 +12,7 @@ import srt
 import webvtt
 
 from llama_index_video.cli.main import main
+from llama_index_video.errors import MomentRequestError
 from llama_index_video.store.library import TranscriptLine
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS, render_transcript
 from tests_support import TEAM_SYNC
@@ -125,7 +126,8 @@ def test_a_span_keeps_the_units_overlapping_it_as_stored(example_index):
         line for line in every if line.end >= middle.start + 0.01
     ]
     assert example_index.transcript(TEAM_SYNC, end=middle.end - 0.01) == every[:2]
-    assert example_index.transcript("/no/such.mp4", start=0, end=5) is None
+    with pytest.raises(MomentRequestError, match="unknown source"):
+        example_index.transcript("/no/such.mp4", start=0, end=5)
 
 
 def test_the_command_prints_or_writes_a_span_by_file_name(example_index, capsys, tmp_path):
