@@ -185,3 +185,35 @@ def test_the_command_prints_a_line_per_file_and_stops_on_sigterm(tmp_path):
     while not lines.empty():
         rest.append(lines.get())
     assert rest[-1] == "stopped\n"
+
+
+def test_a_busy_index_leaves_files_waiting_until_the_other_writer_is_done(index, tmp_path):
+    from llama_index_video.store.lock import WriterLock
+
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    note = folder / "late.md"
+    with WriterLock(index.path) as lock:
+        lock.acquire(wait=0)
+        with watching(index, folder, wait=0.0) as running:
+            note.write_text("# Late\n\nWritten while another process held the index.\n")
+            running.until(lambda: note in running.of("waiting"), "a file waiting for the lock")
+            assert note not in running.of("indexed")
+            lock.release()
+            running.until(lambda: note in running.of("indexed"), "the file once the lock is free")
+    assert running.of("indexed") == [note]
+
+
+def test_a_file_renamed_over_another_replaces_it(index, tmp_path):
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    target = folder / "notes.md"
+    target.write_text("# Notes\n\nThe picnic is at the old mill.\n")
+    with watching(index, folder) as running:
+        running.until(lambda: target in running.of("indexed"), "the first version")
+        partial = folder / "notes.md.part"  # written aside, then renamed over (atomic save)
+        partial.write_text("# Notes\n\nThe picnic moved to the botanical garden.\n")
+        partial.rename(target)
+        running.until(lambda: running.of("indexed").count(target) == 2, "the renamed version")
+    assert [e.path.name for e in running.events] == ["notes.md", "notes.md"]
+    assert "botanical" in index.search("where is the picnic", top_k=1)[0].text
