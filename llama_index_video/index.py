@@ -421,6 +421,29 @@ class VideoIndex(Querying):
             with translated(self.folder.chroma):
                 yield
 
+    def name_speaker(
+        self, source: str | Path, speaker: str, name: str, *, wait: float = DEFAULT_WAIT_SECONDS
+    ) -> int:
+        """Call ``speaker`` (``SPEAKER_2``, or a name given before) of an indexed recording
+        ``name`` in every unit it said; returns how many units carry the name. Takes the
+        writer lock (see :mod:`llama_index_video.store.speaker_names`).
+
+        Raises:
+            ValueError: ``name`` is empty, too long or holds a comma.
+            MomentRequestError: an unknown recording, or no unit of it was said by ``speaker``.
+        """
+        from llama_index_video.store.speaker_names import check_speaker_name, rename_speaker
+
+        name = check_speaker_name(name)
+        with self._writing(wait):
+            recording = self.recording(source)
+            named = rename_speaker(
+                self.vector_store, self.lexical, recording.content_hash, speaker, name,
+                shown=recording.name,
+            )  # fmt: skip
+            self.lexical.refresh()
+            return named
+
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).
 

@@ -133,7 +133,7 @@ class VideoToolSpec(BaseToolSpec):
             query (str): What to look for, in plain words.
             top_k (int): How many moments to return (1-20, default 5).
             source (str): Only this recording (a name as list_recordings shows it).
-            speaker (str): Only what this speaker said, e.g. SPEAKER_1.
+            speaker (str): Only what this speaker said: a label (SPEAKER_1) or a name.
             modality (str): Comma-separated: transcript, ocr (screen text), frame, text.
         """
         query = _text(query, "query")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
+from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
@@ -431,5 +432,6 @@ COMMANDS = {  # subcommand -> its function
         args, _open_index(args.index, must_exist=True, **_store_options(args))
     ),
     "transcript": lambda args: run_transcript(args, _store_options(args)),
+    "speakers": lambda args: run_speakers(args, _store_options(args)),
     "verify": _verify,
 }

@@ -13,6 +13,7 @@ from pathlib import Path
 from llama_index_video._version import __version__
 from llama_index_video.cli.clip_command import add_clip_parser
 from llama_index_video.cli.mcp_command import add_mcp_parser
+from llama_index_video.cli.speakers_command import add_speakers_parser
 from llama_index_video.cli.transcript_command import add_transcript_parser
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.schema import MODALITIES, parse_modalities
@@ -122,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--speaker",
         type=_speakers,
         default=None,
-        help="only what these speakers said, comma-separated (SPEAKER_2 or 2)",
+        help="only what these speakers said, comma-separated (SPEAKER_2, 2, or a name given "
+        "with 'speakers name')",
     )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
     _relevance_option(search)
@@ -192,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_mcp_parser(commands, _index_option)
     add_clip_parser(commands, _index_option)
     add_transcript_parser(commands, _index_option)
+    add_speakers_parser(commands, _index_option, _wait_options)
 
     verify = commands.add_parser(
         "verify",

@@ -5,8 +5,9 @@ implement the same protocol; the reader only sees turns, and gives each recognis
 word the speaker of the turn it falls in. Window-based backends share
 :func:`cut_stretches` and :func:`merge_pieces` to turn window labels into turns.
 Speakers are named ``SPEAKER_1``, ``SPEAKER_2``, ... in the order they first speak, so
-a name is stable within one file (and means nothing across files: diarization does
-not identify people).
+a label is stable within one file (and means nothing across files: diarization does
+not identify people; ``llama-index-video speakers name`` gives a label a person's name,
+:mod:`llama_index_video.store.speaker_names`).
 """
 
 from __future__ import annotations
@@ -72,16 +73,26 @@ def speaker_name(number: int) -> str:
     return f"{SPEAKER_PREFIX}{number}"
 
 
+def speaker_label(text: str) -> str:
+    """``"2"`` and ``"speaker_2"`` -> ``"SPEAKER_2"``; anything else is a name given to a
+    speaker (``llama-index-video speakers name``), kept as written but for its spaces."""
+    tidy = " ".join(text.split())
+    if tidy.isdigit():
+        return speaker_name(int(tidy))
+    if tidy.upper().startswith(SPEAKER_PREFIX) and tidy[len(SPEAKER_PREFIX) :].isdigit():
+        return tidy.upper()
+    return tidy
+
+
 def parse_speakers(text: str) -> list[str]:
-    """``"2, SPEAKER_3"`` -> ``["SPEAKER_2", "SPEAKER_3"]``.
+    """``"2, SPEAKER_3, Diane Lee"`` -> ``["SPEAKER_2", "SPEAKER_3", "Diane Lee"]``.
 
     Raises:
-        ValueError: a name that is neither a number nor ``SPEAKER_n``.
+        ValueError: no speaker is given.
     """
-    chosen = [s.strip().upper() for s in text.split(",") if s.strip()]
-    names = [speaker_name(int(s)) if s.isdigit() else s for s in chosen]
-    if not names or not all(n.startswith(SPEAKER_PREFIX) for n in names):
-        raise ValueError("name speakers as SPEAKER_2 or 2, comma-separated")
+    names = [speaker_label(s) for s in text.split(",") if s.strip()]
+    if not names:
+        raise ValueError("name speakers as SPEAKER_2, 2 or a name given to one, comma-separated")
     return names
 
 
