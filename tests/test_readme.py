@@ -5,11 +5,10 @@ as a user reads them. Every ```python block compiles, its imports resolve, and i
 imports what it uses (a block may go on with an earlier block's variables of the same
 page, as the prose says, never with its imports). The blocks that need no remote API
 run as written, in a folder laid out as the reader has it (``talks/``, ``notes.md``),
-over a copy of the example index; the ``VideoIndex`` and ``FunctionAgent`` blocks talk
-to the fake Anthropic API. Blocks that need Gemini or a downloaded cross-encoder are
-only compiled and resolved. Every ``llama-index-video`` command line, and every flag named, in the
-README, the site's home and the guides goes through the real argument parser (the
-reports also name the benchmark scripts' flags).
+over a copy of the example index; the blocks that answer with Claude talk to the fake
+Anthropic API, the Gemini block to the fake Gemini API. Every ``llama-index-video``
+command line, and every flag named, in the README, the site's home and the guides goes
+through the real argument parser (the reports also name the benchmark scripts' flags).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import importlib
 import re
 import shlex
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -29,9 +29,11 @@ import pytest
 
 from llama_index_video.cli.main import build_parser
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.store.collection import release_chroma
 from llama_index_video.transcription.base import Transcriber, Transcription
 from tests.agents.two_step import claude_parts, play_claude
 from tests.fakes.anthropic_server import text_reply
+from tests.fakes.gemini_server import FakeGeminiServer
 from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT
 
 # The README first, then every page of the documentation site.
@@ -106,13 +108,17 @@ class ExampleScript:
 
 
 @pytest.fixture
-def reader_folder(tmp_path, monkeypatch) -> Path:
+def reader_folder(tmp_path, monkeypatch) -> Iterator[Path]:
     """The working directory of the README's reader: their recordings and notes."""
     for name, example in LAYOUT.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(example, tmp_path / name)
     monkeypatch.chdir(tmp_path)
-    return tmp_path
+    yield tmp_path
+    # Chroma caches one database per process by its path as given ("video_index/chroma"),
+    # so the next test's folder of the same name would get this one's, opened by other
+    # settings (a VideoIndex's against a bare PersistentClient's).
+    release_chroma(Path("video_index") / "chroma")
 
 
 def test_the_readme_and_the_guides_have_python_blocks():
@@ -225,6 +231,30 @@ def test_the_query_engine_block_answers_with_checked_citations(
     assert len(fake_anthropic.messages_requests()) == 3
 
 
+def test_the_llamaindex_recipe_answers_through_claude_with_the_frames(
+    reader_folder, script_transcriber, fake_anthropic, monkeypatch, capsys
+):
+    monkeypatch.setattr(
+        VideoReader, "transcriber", property(lambda _: ExampleScript(script_transcriber))
+    )
+    monkeypatch.setenv("ANTHROPIC_API_KEY", fake_anthropic.api_key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_anthropic.url)
+    fake_anthropic.enqueue(
+        text_reply("1. ozone and ultraviolet light\n2. heat in the stratosphere"),
+        text_reply("Ozone absorbs ultraviolet light [ozone.mp4 00:35-00:45]."),
+    )
+
+    run_block(block_with("QueryFusionRetriever("))
+
+    assert "Ozone absorbs ultraviolet light" in capsys.readouterr().out
+    content = fake_anthropic.messages_requests()[-1].body["messages"][0]["content"]
+    assert any(part["type"] == "image" for part in content)  # the frames on screen
+    context = " ".join(part.get("text", "") for part in content)
+    # the moment that answers, labelled to be cited
+    assert "the temperature rises with altitude because ultraviolet radiation" in context
+    assert re.search(r"\[ozone\.mp4 \d\d:\d\d-\d\d:\d\d\]", context)
+
+
 def test_the_pipeline_block_reads_each_file_once(
     reader_folder, script_transcriber, monkeypatch, tmp_path_factory
 ):
@@ -281,6 +311,31 @@ def test_the_agent_block_gives_the_five_tools_over_the_index(example_index, read
     }
     found = by_name["search_moments"].call(query="ultraviolet radiation").raw_output
     assert OZONE.name in str(found)
+
+
+def test_the_gemini_block_embeds_speech_frames_and_clips_in_one_space(
+    reader_folder, script_transcriber, monkeypatch
+):
+    monkeypatch.setattr(
+        VideoReader, "transcriber", property(lambda _: ExampleScript(script_transcriber))
+    )
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    with FakeGeminiServer() as gemini:
+        monkeypatch.setenv("GEMINI_API_KEY", gemini.api_key)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gemini.base_url)
+
+        index = run_block(block_with("GeminiMultimodalEmbedding("))["index"]
+
+        sent = gemini.embedded_contents()
+    nodes = index.docstore.docs.values()
+    assert {"transcript", "frame", "video"} <= {n.metadata["modality"] for n in nodes}
+    assert len(sent) == len(nodes)  # one content per node, never averaged
+    media = [p.get("inline_data") or p.get("file_data") for c in sent for p in c["parts"]]
+    assert {"image/jpeg", "video/mp4"} <= {m["mime_type"] for m in media if m}
+    vectors = index.vector_store.data.embedding_dict
+    assert len(vectors) == len(nodes)
+    assert {len(vector) for vector in vectors.values()} == {1536}
 
 
 # -- the command lines ----------------------------------------------------------------
