@@ -1,13 +1,29 @@
-"""``llama-index-video mcp``: its options, and the call into :mod:`llama_index_video.mcp`."""
+"""``llama-index-video mcp``: its options, the call into :mod:`llama_index_video.mcp`, and
+``--print-config``, the block an MCP client's configuration needs to start this server.
+
+A desktop client (Claude Desktop, an IDE) starts a stdio server with a command and
+arguments, from its own working directory and with its own ``PATH``, which rarely holds
+a virtualenv's ``bin``: so the block names the executable and the index by absolute
+paths, under the ``mcpServers`` key those clients read. Printing it opens nothing and
+imports no LlamaIndex.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import shutil
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from llama_index_video.mcp.server import DEFAULT_PORT
 from llama_index_video.service.guard import TOKEN_ENV
+
+COMMAND_NAME = "llama-index-video"
+SERVER_NAME = "video-index"  # the key under mcpServers; a client shows it as the server's name
 
 
 def add_mcp_parser(
@@ -30,10 +46,63 @@ def add_mcp_parser(
     parser.add_argument(
         "--token", default=None, help=f"required of HTTP clients (default: ${TOKEN_ENV})"
     )
+    parser.add_argument(
+        "--print-config",
+        action="store_true",
+        help="print the mcpServers block for a client's configuration (absolute paths) and exit",
+    )
     return parser
 
 
+def client_config(
+    index: str | Path,
+    *,
+    http: bool,
+    host: str,
+    port: int,
+    store_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``mcpServers`` block that starts (stdio) or reaches (``http``) this server.
+
+    The stdio block names this installation's ``llama-index-video`` executable (or, where
+    there is none, this Python running the package) and the index by absolute paths;
+    ``store_options`` (``chroma_url``, ``collection``) are passed on as their flags.
+    """
+    if http:
+        return {"mcpServers": {SERVER_NAME: {"url": f"http://{host}:{port}/mcp"}}}
+    args = ["mcp", "--index", os.path.abspath(index)]
+    for name, value in (store_options or {}).items():
+        if value is not None:
+            args += [f"--{name.replace('_', '-')}", str(value)]
+    executable = _executable()
+    if executable is None:
+        executable = os.path.abspath(sys.executable)
+        args = ["-m", "llama_index_video.cli.main", *args]
+    return {"mcpServers": {SERVER_NAME: {"command": executable, "args": args}}}
+
+
+def _executable() -> str | None:
+    """The ``llama-index-video`` script beside this Python (a virtualenv's ``bin``), or on
+    ``PATH``; an absolute path, symlinks kept (resolving the virtualenv's python would
+    leave the virtualenv)."""
+    beside = Path(os.path.abspath(sys.executable)).parent / COMMAND_NAME
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which(COMMAND_NAME)
+    return os.path.abspath(found) if found else None
+
+
 def run_mcp(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
+    if args.print_config:
+        config = client_config(
+            args.index,
+            http=args.http,
+            host=args.host,
+            port=args.port,
+            store_options=index_options,
+        )
+        print(json.dumps(config, indent=2))
+        return 0
     from llama_index_video.mcp.server import serve_mcp
 
     serve_mcp(
