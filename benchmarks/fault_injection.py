@@ -1,0 +1,462 @@
+"""Fault injection: ``kill -9`` at the write points of export, ``remove`` and ``verify
+--repair``, and damaged manifest, vector and lexical files; what each leaves behind.
+
+A *write point* is a call, made by the command's main thread, that changes something
+on disk: PyAV muxing a packet, a write to a Python file, an SQLite statement (the
+manifest and the lexical index; reads count too, as SQLite cannot tell them apart
+here), a rename, an unlink, an fsync, a Chroma ``add``/``upsert``/``update``/``delete``.
+The command runs in a child process under :data:`KILLER`, a profile hook that numbers
+these calls (``FAULT_SITES``: write them to a file) and sends the process ``SIGKILL``
+just before the ``FAULT_KILL_AT``-th: nothing of it is in the package. One run lists
+the points; then the command is killed before the first call of every distinct site
+(file and line) and at evenly spaced points in between, up to ``--points`` runs, each
+on a fresh copy of the same folder. After each kill:
+
+- export (``clip``, copy, re-encode with burned subtitles, audio): the recording is
+  unchanged, and the output's name holds nothing or a complete file;
+- ``remove``: a reader's search works at once (one line if it cannot), and after
+  ``verify --repair`` the index verifies, the other files are found and the removed
+  one is wholly there or wholly gone;
+- ``verify --repair`` of an index whose vectors, lexical index or manifest were lost:
+  the next ``verify --repair`` finishes the job: every file found, as many rows as
+  before.
+
+Damaged files (no kill): each of :data:`DAMAGE` is applied to a fresh copy; ``search``,
+``verify --repair`` and ``verify`` run through the CLI. A case is clean when no command
+ends in a traceback (exit 70) or says more than one line on error, and the last
+``verify`` exits 0 or the damage was named in one line with the way out.
+
+Usage: ``python benchmarks/fault_injection.py [--points 12] [--only export,remove,...]``
+(a few minutes on 2 shared cores). Synthetic material: the example media (espeak-ng
+voices) and three Markdown files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples" / "media"
+KILLED = -9
+
+KILLER = r"""
+import os, signal, sys
+from pathlib import Path
+from llama_index_video.cli.main import main
+
+C_WRITES = {
+    "OutputContainer.mux": "mux", "BufferedWriter.write": "write", "FileIO.write": "write",
+    "TextIOWrapper.write": "write", "replace": "rename", "rename": "rename",
+    "unlink": "unlink", "remove": "unlink", "rmdir": "unlink", "fsync": "fsync",
+    "Connection.execute": "sqlite", "Connection.executemany": "sqlite",
+    "Connection.executescript": "sqlite", "Connection.commit": "sqlite",
+    "Cursor.execute": "sqlite", "Cursor.executemany": "sqlite",
+}
+PY_WRITES = {"Collection.add", "Collection.upsert", "Collection.update", "Collection.delete"}
+STD = {id(s) for s in (sys.stdout, sys.stderr, sys.stdout.buffer, sys.stderr.buffer)}
+kill_at = int(os.environ.get("FAULT_KILL_AT", "0"))
+log = os.environ.get("FAULT_SITES")
+sites = []
+
+
+def place(frame):
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
+
+
+def hook(frame, event, arg):
+    if event == "c_call":
+        kind = C_WRITES.get(getattr(arg, "__qualname__", ""))
+        if kind is None or id(getattr(arg, "__self__", None)) in STD:
+            return
+        site = f"{kind} {place(frame)}"
+    elif event == "call" and frame.f_code.co_qualname in PY_WRITES:
+        if "chromadb" not in frame.f_code.co_filename:
+            return
+        site = f"chroma.{frame.f_code.co_qualname.split('.')[1]} {place(frame.f_back)}"
+    else:
+        return
+    sites.append(site)
+    if len(sites) == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+sys.setprofile(hook)
+try:
+    code = main(sys.argv[1:])
+finally:
+    sys.setprofile(None)
+    if log:
+        Path(log).write_text("\n".join(sites))
+sys.exit(code)
+"""
+
+
+def cli(
+    *argv: str | Path, cwd: Path, kill_at: int = 0, sites: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The CLI in a child process under :data:`KILLER` (``kill_at`` 0: never killed)."""
+    env = {**os.environ, "FAULT_KILL_AT": str(kill_at), "PYTHONPATH": str(ROOT)}
+    if sites is not None:
+        env["FAULT_SITES"] = str(sites)
+    return subprocess.run(
+        [sys.executable, "-c", KILLER, *map(str, argv)],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def write_points(*argv: str | Path, cwd: Path) -> list[str]:
+    """The write points of one uninterrupted run, in order (``kind file:line``)."""
+    log = cwd / "sites.txt"
+    done = cli(*argv, cwd=cwd, sites=log)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"{argv}: exit {done.returncode}: {done.stderr[-600:]}")
+    text = log.read_text()
+    log.unlink()
+    return text.splitlines() if text else []
+
+
+def chosen(sites: list[str], budget: int) -> list[int]:
+    """Which points to kill at (1-based): the first call of every distinct site, then
+    evenly spaced ones, ``budget`` in all (more when there are more distinct sites)."""
+    first: dict[str, int] = {}
+    for number, site in enumerate(sites, 1):
+        first.setdefault(site, number)
+    picked = set(first.values())
+    spare = max(0, budget - len(picked))
+    if spare and sites:
+        step = len(sites) / (spare + 1)
+        picked.update(min(len(sites), max(1, round(step * (i + 1)))) for i in range(spare))
+    return sorted(picked)
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> bool:
+    """No traceback, and an error (exit 2) is a single line."""
+    return done.returncode != 70 and (done.returncode != 2 or done.stderr.count("\n") == 1)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class Tally:
+    """What one scenario's kills came to."""
+
+    name: str
+    points: int = 0  # write points of an uninterrupted run
+    sites: int = 0  # distinct sites among them
+    kills: int = 0
+    held: int = 0  # kills after which every check passed
+    leftovers: int = 0  # temporary files left beside an output (never under its name)
+    failures: list[str] | None = None
+
+    def row(self) -> str:
+        bad = "; ".join((self.failures or [])[:3])
+        return (
+            f"| {self.name} | {self.points} | {self.sites} | {self.kills} | {self.held} | "
+            f"{self.leftovers} | {bad} |"
+        )
+
+
+def kill_everywhere(
+    tally: Tally,
+    argv: list[str | Path],
+    setup: Callable[[Path], None],
+    check: Callable[[Path, int], str | None],
+    *,
+    work: Path,
+    budget: int,
+) -> Tally:
+    """Kill ``argv`` at the chosen points, each on a folder ``setup`` made; ``check``
+    returns what went wrong after a kill (None: it held)."""
+    first = work / "points"
+    setup(first)
+    sites = write_points(*argv, cwd=first)
+    tally.points, tally.sites, tally.failures = len(sites), len(set(sites)), []
+    for at in chosen(sites, budget):
+        folder = work / f"kill-{at}"
+        setup(folder)
+        done = cli(*argv, cwd=folder, kill_at=at)
+        tally.kills += 1
+        problem = "not killed" if done.returncode != KILLED else check(folder, at)
+        if problem is None:
+            tally.held += 1
+        else:
+            tally.failures.append(f"{sites[at - 1]}: {problem}")
+        shutil.rmtree(folder, ignore_errors=True)
+    return tally
+
+
+# --- the scenarios --------------------------------------------------------------------
+
+
+def media_index(work: Path) -> Path:
+    """A folder ``src/`` with the two example recordings and ``idx/`` indexing them."""
+    base = work / "media-base"
+    (base / "src").mkdir(parents=True)
+    for name in ("checkout_deep_dive.mp4", "team_sync.mp3"):
+        shutil.copy(EXAMPLES / name, base / "src" / name)
+    done = cli("ingest", "src", "--index", "idx", "--no-frames", "--quiet", cwd=base)
+    if done.returncode != 0:
+        raise RuntimeError(f"ingest failed: {done.stderr[-600:]}")
+    return base
+
+
+EXPORTS = {
+    "clip, copied (mp4)": (["checkout_deep_dive.mp4", "--from", "10", "--to", "20"], ".mp4"),
+    "clip, burned subtitles (mp4)": (
+        ["checkout_deep_dive.mp4", "--from", "12.3", "--to", "18", "--burn-subtitles"],
+        ".mp4",
+    ),
+    "clip, audio (mp3)": (["team_sync.mp3", "--from", "5", "--to", "15", "--reencode"], ".mp3"),
+}
+
+
+def export_scenarios(work: Path, budget: int) -> Iterator[Tally]:
+    base = media_index(work)
+    sources = {p.name: digest(p) for p in (base / "src").iterdir()}
+    for name, (args, suffix) in EXPORTS.items():
+        output = Path("out") / f"moment{suffix}"
+        tally = Tally(name)
+
+        def setup(folder: Path) -> None:
+            shutil.copytree(base, folder)
+            (folder / "out").mkdir()
+
+        def check(folder: Path, at: int, output: Path = output, tally: Tally = tally) -> str | None:
+            for source, was in sources.items():
+                if digest(folder / "src" / source) != was:
+                    return f"{source} changed"
+            final = folder / output
+            tally.leftovers += sum(1 for p in (folder / "out").iterdir() if p != final)
+            if final.exists() and not _complete(final):
+                return "an incomplete file under the output's name"
+            return None
+
+        argv: list[str | Path] = ["clip", *args, "-o", output, "--index", "idx"]
+        yield kill_everywhere(tally, argv, setup, check, work=work, budget=budget)
+
+
+def _complete(path: Path) -> bool:
+    import av
+
+    try:
+        with av.open(str(path)) as container:
+            return all(stream.duration for stream in container.streams)
+    except (av.FFmpegError, OSError):
+        return False
+
+
+TEXTS = {
+    "boiler.md": "# Boiler\n\nThe boiler in hall seven is serviced every March by Kessler.\n",
+    "roof.md": "# Roof\n\nThe north roof drains were cleared after the October storm.\n",
+    "badges.md": "# Badges\n\nVisitor badges are printed at the east lobby desk.\n",
+}
+FOUND_BY = {
+    "boiler.md": "Kessler boiler service",
+    "roof.md": "roof drains storm",
+    "badges.md": "visitor badges lobby",
+}
+
+
+def text_index(work: Path) -> Path:
+    base = work / "text-base"
+    (base / "src").mkdir(parents=True)
+    for name, text in TEXTS.items():
+        (base / "src" / name).write_text(text)
+    done = cli("ingest", "src", "--index", "idx", "--quiet", cwd=base)
+    if done.returncode != 0:
+        raise RuntimeError(f"ingest failed: {done.stderr[-600:]}")
+    return base
+
+
+def consistent(folder: Path, listed: set[str], rows: int | None = None) -> str | None:
+    """After a writer was killed: ``verify --repair`` in a process of its own, then, in
+    this one, every check (None: all held): the index verifies, lists at least the
+    files ``listed`` (names), finds each file it lists, and holds ``rows`` rows."""
+    from llama_index_video.errors import VideoIndexError
+    from llama_index_video.index import VideoIndex
+
+    repaired = cli("verify", "--repair", "--index", "idx", cwd=folder)
+    if not one_line(repaired) or repaired.returncode != 0:
+        return f"repair exit {repaired.returncode}: {repaired.stderr.strip()[-200:]}"
+    try:
+        index = VideoIndex(folder / "idx")
+    except VideoIndexError as exc:
+        return f"after repair: {exc}"
+    try:
+        check, _ = index.verify()
+        if not check.ok:
+            return "verify after repair found problems"
+        entries = index.library()
+        missing = listed - {Path(entry.path or "").name for entry in entries}
+        if missing:
+            return f"lost {', '.join(sorted(missing))}"
+        for entry in entries:
+            name = Path(entry.path or "").name
+            if not any(hit.source.endswith(name) for hit in index.search(FOUND_BY[name])):
+                return f"{name} listed but not found"
+    except VideoIndexError as exc:
+        return f"after repair: {exc}"
+    finally:
+        index.close()
+    if rows is not None and _rows(folder / "idx") != rows:
+        return f"{_rows(folder / 'idx')} rows, not {rows}"
+    return None
+
+
+def _rows(index: Path) -> int:
+    with sqlite3.connect(index / "chroma" / "chroma.sqlite3") as db:
+        return int(db.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+
+
+def remove_scenario(work: Path, budget: int) -> Tally:
+    base = text_index(work)
+
+    def check(folder: Path, at: int) -> str | None:
+        reader = cli("search", FOUND_BY["roof.md"], "--index", "idx", "--json", cwd=folder)
+        if not one_line(reader) or (reader.returncode == 0 and "roof.md" not in reader.stdout):
+            return f"a reader right after: exit {reader.returncode} {reader.stderr[-200:]}"
+        return consistent(folder, {"roof.md", "badges.md"})
+
+    argv: list[str | Path] = ["remove", "src/boiler.md", "--index", "idx"]
+    return kill_everywhere(
+        Tally("remove"), argv, lambda f: shutil.copytree(base, f), check, work=work, budget=budget
+    )
+
+
+LOSSES: dict[str, Callable[[Path], None]] = {
+    "vectors lost": lambda index: shutil.rmtree(index / "chroma"),
+    "lexical damaged": lambda index: (index / "lexical" / "words.sqlite").write_bytes(b"x" * 4096),
+    "manifest 0 bytes": lambda index: _zero_manifest(index),
+}
+
+
+def _zero_manifest(index: Path) -> None:
+    for extra in ("manifest.sqlite-wal", "manifest.sqlite-shm"):
+        (index / extra).unlink(missing_ok=True)
+    (index / "manifest.sqlite").write_bytes(b"")
+
+
+def repair_scenarios(work: Path, budget: int) -> Iterator[Tally]:
+    base = text_index(work)
+    rows = _rows(base / "idx")
+    for name, lose in LOSSES.items():
+
+        def setup(folder: Path, lose: Callable[[Path], None] = lose) -> None:
+            shutil.copytree(base, folder)
+            lose(folder / "idx")
+
+        argv: list[str | Path] = ["verify", "--repair", "--index", "idx"]
+        tally = Tally(f"verify --repair, {name}")
+        check = lambda folder, at: consistent(folder, set(TEXTS), rows)  # noqa: E731
+        yield kill_everywhere(tally, argv, setup, check, work=work, budget=budget)
+
+
+def _write(relative: str, data: bytes) -> Callable[[Path], None]:
+    return lambda index: (index / relative).write_bytes(data)
+
+
+def _sql(relative: str, script: str) -> Callable[[Path], None]:
+    def run(index: Path) -> None:
+        with sqlite3.connect(index / relative) as db:
+            db.executescript(script)
+
+    return run
+
+
+def _segments(index: Path) -> list[Path]:
+    return [p for p in (index / "chroma").iterdir() if p.is_dir()]
+
+
+GARBAGE = b"not a database " * 300
+DAMAGE: dict[str, Callable[[Path], None]] = {
+    "manifest: 0 bytes": _zero_manifest,
+    "manifest: garbage": _write("manifest.sqlite", GARBAGE),
+    "manifest: tables dropped": _sql("manifest.sqlite", "DROP TABLE files; DROP TABLE paths;"),
+    "manifest: rows deleted": _sql("manifest.sqlite", "DELETE FROM files; DELETE FROM paths;"),
+    "vectors: chroma.sqlite3 0 bytes": _write("chroma/chroma.sqlite3", b""),
+    "vectors: chroma.sqlite3 garbage": _write("chroma/chroma.sqlite3", GARBAGE),
+    "vectors: chroma/ removed": lambda index: shutil.rmtree(index / "chroma"),
+    "vectors: HNSW segment removed": lambda index: [shutil.rmtree(p) for p in _segments(index)],
+    "lexical: words.sqlite 0 bytes": _write("lexical/words.sqlite", b""),
+    "lexical: words.sqlite garbage": _write("lexical/words.sqlite", GARBAGE),
+    "lexical: tables dropped": _sql("lexical/words.sqlite", "DROP TABLE words;"),
+    "lexical: matrices removed": lambda index: [
+        shutil.rmtree(p) for p in (index / "lexical").glob("bm25-*")
+    ],
+    "lexical: current garbage": _write("lexical/current", b"{not json"),
+}
+
+
+def damage_cases(work: Path) -> list[tuple[str, list[int], bool, str]]:
+    """Per damage: the exits of search, verify --repair, verify; clean; the last line."""
+    base = text_index(work)
+    found = []
+    for name, damage in DAMAGE.items():
+        folder = work / "damage"
+        shutil.copytree(base, folder)
+        damage(folder / "idx")
+        runs = [
+            cli("search", FOUND_BY["roof.md"], "--index", "idx", cwd=folder),
+            cli("verify", "--repair", "--index", "idx", cwd=folder),
+            cli("verify", "--index", "idx", cwd=folder),
+        ]
+        last = runs[-1]
+        said = (last.stderr or last.stdout).strip().splitlines()[-1:] or [""]
+        told = last.returncode == 2 and "restore" in last.stderr
+        clean = all(one_line(run) for run in runs) and (last.returncode == 0 or told)
+        found.append((name, [run.returncode for run in runs], clean, said[0][:110]))
+        codes = ", ".join(str(run.returncode) for run in runs)
+        print(f"| {name} | {codes} | {'yes' if clean else 'NO'} | {said[0][:110]} |", flush=True)
+        shutil.rmtree(folder)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--points", type=int, default=12, help="kills per scenario (at least)")
+    parser.add_argument("--only", default="export,remove,repair,damage")
+    args = parser.parse_args()
+    wanted = set(args.only.split(","))
+    started = time.perf_counter()
+    load = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="faults-") as scratch:
+        work = Path(scratch)
+        if wanted & {"export", "remove", "repair"}:
+            print("| command killed | write points | sites | kills | held | leftovers | failed |")
+            print("|---|---:|---:|---:|---:|---:|---|", flush=True)
+        if "remove" in wanted:
+            print(remove_scenario(work / "remove", args.points).row(), flush=True)
+        for tally in repair_scenarios(work / "repair", args.points) if "repair" in wanted else []:
+            print(tally.row(), flush=True)
+        for tally in export_scenarios(work / "export", args.points) if "export" in wanted else []:
+            print(tally.row(), flush=True)
+        if "damage" in wanted:
+            print("\n| damage | search, repair, verify exits | clean | last line |")
+            print("|---|---|---|---|", flush=True)
+            cases = damage_cases(work / "damage")
+            print(f"\n{sum(c[2] for c in cases)} of {len(cases)} damage cases clean")
+    print(
+        f"\n{time.perf_counter() - started:.0f} s; load average {load[0]:.1f} at the start, "
+        f"{os.cpu_count()} cores"
+    )
+
+
+if __name__ == "__main__":
+    main()
