@@ -121,6 +121,7 @@ class FolderWatcher:
         for paths in changes:
             if stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
                 break
+            paths = [p for p in paths if self._own != p and self._own not in p.parents]
             self._look(paths)
             if any(not p.exists() for p in paths):
                 self._remove_gone()
@@ -196,10 +197,10 @@ class FolderWatcher:
                 self._pending.pop(path)
                 self._report(WatchEvent("failed", path, str(exc)))
             return
+        for path in ready:  # done as they were, whatever the report says of each
+            seen = self._pending.pop(path)
+            self._done[path] = (seen.size, seen.mtime_ns)
         for outcome in report.files:
-            seen = self._pending.pop(outcome.path, None)
-            if seen is not None:
-                self._done[outcome.path] = (seen.size, seen.mtime_ns)
             detail = f"{outcome.node_count} moments" if outcome.outcome == "indexed" else ""
             self._report(WatchEvent(outcome.outcome, outcome.path, outcome.reason or detail))
 

@@ -217,3 +217,15 @@ def test_a_file_renamed_over_another_replaces_it(index, tmp_path):
         running.until(lambda: running.of("indexed").count(target) == 2, "the renamed version")
     assert [e.path.name for e in running.events] == ["notes.md", "notes.md"]
     assert "botanical" in index.search("where is the picnic", top_k=1)[0].text
+
+
+def test_an_index_inside_the_watched_folder_is_left_alone(index, tmp_path):
+    assert index.path.parent == tmp_path  # the fixture's index is in the watched folder
+    (index.path / "media" / "downloads").mkdir(parents=True, exist_ok=True)
+    (index.path / "media" / "downloads" / "talk.md").write_text("# Downloaded\n")
+    note = tmp_path / "agenda.md"
+    with watching(index, tmp_path) as running:
+        note.write_text("# Agenda\n\nThe roof repair is first on the list.\n")
+        running.until(lambda: note in running.of("indexed"), "the note")
+        time.sleep(2.0)  # the ingest's own writes in the index folder must not start another
+    assert [(e.action, e.path) for e in running.events] == [("indexed", note)]
