@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video.errors import IndexBusyError, MissingDependencyError, VideoIndexError
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
@@ -114,8 +114,12 @@ class FolderWatcher:
         """
         from llama_index_video.store.ingest import expand_paths
 
+        try:
+            from watchfiles import watch
+        except ImportError as exc:
+            raise MissingDependencyError("watchfiles", "watch", "Watching folders") from exc
         deadline = None if max_seconds is None else time.monotonic() + max_seconds
-        changes = self._changes(stop)
+        changes = self._changes(watch, stop)
         self._look(list(expand_paths(self.folders)))
         self._remove_gone()
         for paths in changes:
@@ -127,12 +131,8 @@ class FolderWatcher:
                 self._remove_gone()
             self._ingest_settled()
 
-    def _changes(self, stop: threading.Event) -> Iterator[list[Path]]:
+    def _changes(self, watch: Any, stop: threading.Event) -> Iterator[list[Path]]:
         """The paths that changed, at least every :data:`TICK_SECONDS` (empty when none)."""
-        try:
-            from watchfiles import watch
-        except ImportError as exc:
-            raise MissingDependencyError("watchfiles", "watch", "Watching folders") from exc
         tick_ms = int(TICK_SECONDS * 1000)
         for found in watch(
             *self.folders,

@@ -229,3 +229,17 @@ def test_an_index_inside_the_watched_folder_is_left_alone(index, tmp_path):
         running.until(lambda: note in running.of("indexed"), "the note")
         time.sleep(2.0)  # the ingest's own writes in the index folder must not start another
     assert [(e.action, e.path) for e in running.events] == [("indexed", note)]
+
+
+def test_without_watchfiles_the_extra_is_named_before_anything_is_written(
+    index, tmp_path, monkeypatch
+):
+    from llama_index_video.errors import MissingDependencyError
+
+    (tmp_path / "drop").mkdir()
+    (tmp_path / "drop" / "note.md").write_text("# Note\n")
+    monkeypatch.setitem(sys.modules, "watchfiles", None)
+    watcher = FolderWatcher(index, [tmp_path / "drop"])
+    with pytest.raises(MissingDependencyError, match=r"llama-index-video\[watch\]"):
+        watcher.run(threading.Event(), max_seconds=5)
+    assert not index.library()
