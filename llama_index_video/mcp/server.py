@@ -1,15 +1,18 @@
 """``llama-index-video mcp``: the index's tools for MCP clients, on the official SDK.
 
 The server offers the five tools of :class:`~llama_index_video.agents.VideoToolSpec`
-(same names, descriptions and parameters) and each indexed recording's transcript as a
-resource, ``transcript://<file name>`` (also readable by any file name through the
-template of the same form), and as a file in each export format through
-``transcript://<file name>/srt`` (``vtt``, ``txt``, ``json``), all through the index's
-facade. A tool's or resource's error from this package reaches the client with its one
-line (an MCP tool error; for a resource, an ``invalid params`` error when the name is
-not a recording's) and the server's log gets that line, never a traceback. Everything
-is marked read-only: no tool writes the index, a source can only be named as the index
-recorded it, and messages pass through :func:`~llama_index_video.api_keys.scrub`.
+(same names, descriptions and parameters, each parameter described from its docstring as
+the agent tools are) and each indexed recording's transcript as a resource,
+``transcript://<file name>`` (also readable by any file name through the template of the
+same form), and as a file in each export format through ``transcript://<file name>/srt``
+(``vtt``, ``txt``, ``json``), all through the index's facade. A tool's or resource's
+error from this package reaches the client with its one line (an MCP tool error; for a
+resource, an ``invalid params`` error when the name is not a recording's) and the
+server's log gets that line, never a traceback. Everything is marked read-only: no tool
+writes the index, a source can only be named as the index recorded it, and messages pass
+through :func:`~llama_index_video.api_keys.scrub`. ``describe_screen`` answers with the
+frame itself as image content after its JSON, so a client's vision model sees the
+screen, not only a path.
 
 Over stdio (the default) a client starts it as a subprocess. With ``http=True`` it
 serves streamable HTTP at ``http://HOST:PORT/mcp``: on loopback by default; any other
@@ -20,11 +23,13 @@ server is built: the CLI reads :data:`DEFAULT_PORT` while it parses arguments.
 
 from __future__ import annotations
 
+import inspect
+import json
 import os
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote, unquote
 
 from llama_index_video import schema
@@ -33,7 +38,8 @@ from llama_index_video.api_keys import scrub
 from llama_index_video.errors import MissingDependencyError, MomentRequestError, VideoIndexError
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver import Image, MCPServer
+    from pydantic import BaseModel
 
     from llama_index_video.index import VideoIndex
     from llama_index_video.store.library import IndexedSource, TranscriptLine
@@ -66,9 +72,13 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
         "llama-index-video", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    schemas = {tool.metadata.name: tool.metadata.fn_schema for tool in spec.to_tool_list()}
     for name in TOOL_NAMES:
+        tool: Callable[..., Any] = _tool_errors(getattr(spec, name))
+        if name == "describe_screen":
+            tool = _with_frame(tool)
         server.add_tool(
-            _tool_errors(getattr(spec, name)),
+            _described(tool, schemas.get(name)),
             name=name,
             annotations=read_only,
             structured_output=False,
@@ -147,6 +157,38 @@ def _tool_errors(tool: Callable[..., str]) -> Callable[..., str]:
             return tool(*args, **kwargs)
         except VideoIndexError as exc:
             raise ToolError(scrub(str(exc))) from None
+
+    return run
+
+
+def _described(tool: Callable[..., Any], fn_schema: type[BaseModel] | None) -> Callable[..., Any]:
+    """``tool`` with each parameter's description (LlamaIndex's reading of its docstring's
+    ``Args:``) in its signature, where the SDK puts it into the tool's input schema."""
+    from pydantic import Field
+
+    properties = fn_schema.model_json_schema().get("properties", {}) if fn_schema else {}
+    signature = inspect.signature(tool, eval_str=True)
+    parameters = [
+        parameter.replace(annotation=Annotated[parameter.annotation, Field(description=described)])
+        if (described := properties.get(parameter.name, {}).get("description"))
+        else parameter
+        for parameter in signature.parameters.values()
+    ]
+    tool.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return tool
+
+
+def _with_frame(tool: Callable[..., str]) -> Callable[..., list[str | Image]]:
+    """``describe_screen`` answering with its JSON and then the frame it names as an image."""
+    from mcp.server.mcpserver import Image
+
+    @wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> list[str | Image]:
+        text = tool(*args, **kwargs)
+        frame = json.loads(text).get("frame_path")
+        if frame and Path(frame).is_file():
+            return [text, Image(path=frame)]
+        return [text]
 
     return run
 

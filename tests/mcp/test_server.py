@@ -4,6 +4,8 @@ and through LlamaIndex's MCP client (llama-index-tools-mcp) into a FunctionAgent
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import json
 import os
 import socket
@@ -20,6 +22,7 @@ from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+from PIL import Image
 
 from llama_index_video.cli.main import main
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
@@ -44,6 +47,9 @@ async def exercise(session: ClientSession) -> dict:
     bad = await session.call_tool(
         "read_transcript", {"source": "/etc/passwd", "start": 0, "end": 3}
     )
+    screen = await session.call_tool(
+        "describe_screen", {"source": "ozone_explainer.mp4", "time": "00:03"}
+    )
     resources = await session.list_resources()
     uri = next(str(r.uri) for r in resources.resources if str(r.uri).endswith("team_sync.mp3"))
     text = await session.read_resource(uri)
@@ -57,6 +63,7 @@ async def exercise(session: ClientSession) -> dict:
         "found_error": found.is_error,
         "bad": (bad.is_error, bad.content[0].text),
         "transcript": text.contents[0].text,
+        "screen": screen.content,
     }
 
 
@@ -70,6 +77,18 @@ def check(seen: dict) -> None:
     }
     assert all(t.annotations.read_only_hint for t in seen["tools"].values())
     assert "read around a moment" in seen["tools"]["read_transcript"].description
+    # each parameter carries its description from the tool's docstring, as for agents
+    for tool in seen["tools"].values():
+        for name, parameter in tool.input_schema["properties"].items():
+            assert parameter.get("description"), f"{tool.name}.{name} has no description"
+    start = seen["tools"]["read_transcript"].input_schema["properties"]["start"]
+    assert "mm:ss" in start["description"]
+    # describe_screen: its JSON, then the frame itself for a vision model
+    said, frame = seen["screen"]
+    assert json.loads(said.text)["frame_time"] <= 3.0
+    assert frame.type == "image" and frame.mime_type == "image/jpeg"
+    image = Image.open(io.BytesIO(base64.b64decode(frame.data)))
+    assert image.format == "JPEG" and image.width >= 320
     assert not seen["found_error"]
     assert seen["found"]["moments"][0]["label"] == "[team_sync.mp3 00:14-00:24]"
     assert 0.5 < seen["found"]["moments"][0]["confidence"] <= 1.0
