@@ -16,8 +16,19 @@ import re
 from collections.abc import Iterable
 from typing import Final, Literal
 
-Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio"]
-MODALITIES: Final[tuple[str, ...]] = ("transcript", "frame", "ocr", "text", "video", "audio")
+Modality = Literal["transcript", "frame", "ocr", "text", "video", "audio", "chapter"]
+MODALITIES: Final[tuple[str, ...]] = (
+    "transcript",
+    "frame",
+    "ocr",
+    "text",
+    "video",
+    "audio",
+    "chapter",
+)
+# A chapter spans minutes of a recording: a search returns its moments, and chapters
+# only when asked for by modality.
+MOMENT_MODALITIES: Final[tuple[str, ...]] = tuple(m for m in MODALITIES if m != "chapter")
 
 
 def parse_modalities(text: str) -> list[str]:
@@ -49,6 +60,8 @@ ORIGIN_URL: Final = "origin_url"  # a downloaded file's page or link (redacted)
 SITE_URL: Final = "site_url"  # the moment on the site: "https://youtu.be/ID?t=94"
 SPEAKER: Final = "speaker"  # on a transcript unit with diarization: "SPEAKER_1", ...
 SENTENCES: Final = "sentences"  # on a transcript unit: where its sentences begin, "0:94.9 57:98.2"
+CHAPTER: Final = "chapter"  # on a transcript unit: its chapter's node id (none if no chapters)
+TITLE: Final = "title"  # on a chapter: its short title
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -72,6 +85,8 @@ EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     ORIGIN_URL,
     SITE_URL,
     SENTENCES,
+    CHAPTER,
+    TITLE,
 )
 # What the generator should see: the label is enough to cite.
 LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -92,6 +107,7 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     ORIGIN_URL,
     SITE_URL,
     SENTENCES,
+    CHAPTER,
 )
 
 

@@ -39,7 +39,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("reader",),  # files in, timed nodes out
     ("embeddings",),
     ("executor",),  # where files are read and embedded during an ingest
-    ("store",),  # the index folder: vectors, manifest, lexical index, ingest
+    ("store", "chapters"),  # the index folder: vectors, manifest, lexical index, ingest; chapters
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them

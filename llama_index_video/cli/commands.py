@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
+from llama_index_video.cli.meeting_commands import run_chapters
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.embeddings.capabilities import usage
@@ -413,6 +414,14 @@ def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> V
     return VideoIndex(path, **options)  # type: ignore[arg-type]
 
 
+def _chapters(args: argparse.Namespace) -> int:
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    try:
+        return run_chapters(args, index)
+    finally:
+        index.close()
+
+
 def _search_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
     relevance = None if args.relevance == "off" else str(args.relevance)
@@ -434,4 +443,5 @@ COMMANDS = {  # subcommand -> its function
     "transcript": lambda args: run_transcript(args, _store_options(args)),
     "speakers": lambda args: run_speakers(args, _store_options(args)),
     "verify": _verify,
+    "chapters": _chapters,
 }

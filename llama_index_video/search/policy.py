@@ -115,6 +115,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "video": 1.0,
     "ocr": 0.9,
     "frame": 0.5,
+    "chapter": 1.0,
     VISUAL_CHANNEL: 0.5,
     LEXICAL_CHANNEL: LEXICAL_WEIGHT,
 }
@@ -210,7 +211,8 @@ class SearchPolicy:
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
     ) -> FusionRetriever:
-        """Fused retrieval over the modalities (all by default), thresholds applied.
+        """Fused retrieval over the modalities (every moment's by default, chapters only
+        when named), thresholds applied.
 
         Each modality is a channel (cosine similarity, the text threshold); frames are
         also ranked by their pixels when there is visual search and ``frame`` is among
@@ -225,7 +227,7 @@ class SearchPolicy:
         ``speakers`` keeps only transcript units spoken by them, ``contents`` only the
         moments of these contents (content hashes; metadata filters).
         """
-        chosen = list(modalities or schema.MODALITIES)
+        chosen = list(modalities or schema.MOMENT_MODALITIES)
         if speakers:
             chosen = [m for m in chosen if m == "transcript"]
         shared = VideoRetriever(  # raises on an unknown modality
@@ -246,7 +248,7 @@ class SearchPolicy:
                 self.lexical,
                 self.index,
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
-                modalities=chosen if modalities or speakers else None,
+                modalities=chosen,
                 speakers=speakers,
                 contents=contents,
                 threshold=self.lexical_threshold,

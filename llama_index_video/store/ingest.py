@@ -45,6 +45,7 @@ from llama_index.core.schema import BaseNode, ImageNode, Node, TextNode
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
+from llama_index_video.chapters.nodes import add_chapters
 from llama_index_video.embeddings.capabilities import node_embedder
 from llama_index_video.errors import (
     IndexStorageError,
@@ -179,6 +180,7 @@ class Ingestor:
         self._manifest = manifest
         self._reader = reader
         self._batch_size = batch_size
+        self._embed_model = embed_model
         self._try_embed = node_embedder(embed_model)
         self._progress = progress or (lambda path, stage, done, total: None)
         self._executor = executor or LocalExecutor()
@@ -366,7 +368,8 @@ class Ingestor:
         try:
             result = produced.unwrap()
             self._write_media(produced.media)
-            pending = self._add_nodes(path, result.nodes)
+            nodes = [*result.nodes, *self._chapters(result.nodes)]
+            pending = self._add_nodes(path, nodes)
         except IndexStorageError:
             raise
         except VideoIndexError as exc:
@@ -380,14 +383,14 @@ class Ingestor:
         if pending:
             why = pending_reason(self._manifest.pending(file_hash))
             notes.append(
-                f"{pending} of {len(result.nodes)} moments not embedded yet ({why}); "
+                f"{pending} of {len(nodes)} moments not embedded yet ({why}); "
                 "the next ingest retries them"
             )
         with self._manifest.transaction():
             self._manifest.set_file(
                 file_hash,
                 "indexed",
-                node_count=len(result.nodes) - pending,
+                node_count=len(nodes) - pending,
                 duration=result.duration,
                 notes="; ".join(result.notes),
             )
@@ -395,8 +398,18 @@ class Ingestor:
         self._finish_removals(unused)
         release_free_memory()  # what embedding and storing freed, before the next file
         return FileOutcome(
-            path, "indexed", "; ".join(notes), len(result.nodes) - pending, file_hash, pending
+            path, "indexed", "; ".join(notes), len(nodes) - pending, file_hash, pending
         )
+
+    def _chapters(self, nodes: list[BaseNode]) -> list[TextNode]:
+        """A long recording's chapter nodes (:mod:`llama_index_video.chapters`).
+
+        Not with a model that keeps failures per node (its units are embedded, and may
+        fail, in :meth:`_add_nodes`), nor without a model.
+        """
+        if self._embed_model is None or self._try_embed is not None:
+            return []
+        return add_chapters(nodes, self._embed_model, batch_size=self._batch_size)
 
     def _retry_pending(self, path: Path, file_hash: str) -> FileOutcome:
         """Embed the nodes an earlier run could not, and store those that now succeed."""

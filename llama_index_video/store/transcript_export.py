@@ -103,7 +103,7 @@ def _vtt(lines: Sequence[TranscriptLine], source: str) -> str:
             text = f"<lang {line.language}>{text}</lang>"
         if line.speaker:
             text = f"<v {_escaped(line.speaker)}>{text}"
-        blocks.append(f"{_vtt_time(line.start)} --> {_vtt_time(line.end)}\n{text}")
+        blocks.append(f"{vtt_time(line.start)} --> {vtt_time(line.end)}\n{text}")
     return "\n\n".join(blocks) + "\n"
 
 
@@ -111,7 +111,8 @@ def _escaped(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _vtt_time(seconds: float) -> str:
+def vtt_time(seconds: float) -> str:
+    """A WebVTT cue time, ``hh:mm:ss.mmm``."""
     millis = round(max(0.0, seconds) * 1000)
     hours, rest = divmod(millis, 3_600_000)
     minutes, rest = divmod(rest, 60_000)

@@ -238,7 +238,7 @@ def embedding_calls() -> Iterator[_EmbeddingCounter]:
 
 def test_each_modality_is_ranked_and_the_query_embedded_once(memory_index):
     retriever = memory_index.as_retriever(top_k=3)
-    assert [c.name for c in retriever.channels] == [*schema.MODALITIES, "lexical"]
+    assert [c.name for c in retriever.channels] == [*schema.MOMENT_MODALITIES, "lexical"]
     with embedding_calls() as counter:
         found = retriever.retrieve(DOBSON)
     assert counter.count == 1

@@ -1,0 +1,162 @@
+"""Chapters as stored nodes: made from a recording's transcript units at ingest, read back.
+
+A chapter node (modality ``chapter``) spans its units; its vector is the mean of their
+vectors (no model call, and a topic question lands near it), its text the title and
+the :data:`CENTRAL_UNITS` units closest to that mean, in time order. Each unit records
+its chapter's id under :data:`~llama_index_video.schema.CHAPTER`, so a hit says which
+chapter it belongs to and a chapter's moments are one metadata filter away. Chapter
+nodes are rows of their file like its units: counted in the manifest, deleted with
+the file, and made again whenever the file is read again (``ingest``, and ``verify
+--repair`` re-marking a damaged file).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from llama_index.core.schema import BaseNode, NodeRelationship, TextNode
+
+from llama_index_video import schema
+from llama_index_video.chapters.segment import TimedVector, chapter_starts, worth_chapters
+from llama_index_video.chapters.titles import chapter_titles
+from llama_index_video.executor.base import embed_in_batches
+from llama_index_video.reader.ids import millis, stable_id
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+CENTRAL_UNITS = 3
+"""How many of a chapter's most central units its node's text holds."""
+# What a chapter shares with its first unit: where the recording is and where it starts.
+_SHARED_KEYS = (
+    schema.SOURCE,
+    schema.FILE_NAME,
+    schema.CONTENT_HASH,
+    schema.ORIGIN_URL,
+    schema.START_S,
+    schema.TIME_LABEL,
+    schema.MEDIA_URL,
+    schema.SITE_URL,
+    schema.LANGUAGE,
+)
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One topical section of a recording, on the source's own timeline."""
+
+    source: str
+    start: float
+    end: float
+    title: str
+    label: str  # "[meeting.mp4 04:10-09:55]"
+    text: str  # the title and the chapter's most central units
+    node_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape ``chapters --json`` prints."""
+        return {
+            "source": self.source,
+            "start": self.start,
+            "end": self.end,
+            "title": self.title,
+            "label": self.label,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_node(cls, node: BaseNode) -> Chapter:
+        metadata = node.metadata
+        return cls(
+            source=str(metadata.get(schema.SOURCE, "")),
+            start=float(metadata[schema.START_S]),
+            end=float(metadata[schema.END_S]),
+            title=str(metadata.get(schema.TITLE, "")),
+            label=str(metadata.get(schema.LABEL, "")),
+            text=node.get_content(),
+            node_id=node.node_id,
+        )
+
+
+def add_chapters(
+    nodes: Sequence[BaseNode], embed_model: BaseEmbedding, *, batch_size: int
+) -> list[TextNode]:
+    """The chapter nodes of one file's ``nodes``; its units learn their chapter.
+
+    Units not embedded yet are embedded here, in batches of ``batch_size``, with the
+    model the index would embed them with (the index then keeps these vectors rather
+    than embedding them again). ``[]`` for a recording too short to chapter.
+    """
+    units = sorted(
+        (n for n in nodes if n.metadata.get(schema.MODALITY) == "transcript"),
+        key=lambda n: float(n.metadata[schema.START_S]),
+    )
+    spans = [_span(unit) for unit in units]
+    if not worth_chapters(spans):
+        return []
+    embed_in_batches([u for u in units if u.embedding is None], embed_model, batch_size)
+    starts = chapter_starts(
+        [TimedVector(*span, unit.embedding or ()) for span, unit in zip(spans, units, strict=True)]
+    )
+    groups = [units[a:b] for a, b in itertools.pairwise([*starts, len(units)])]
+    titles = chapter_titles([" ".join(u.get_content() for u in group) for group in groups])
+    return [_chapter_node(group, title) for group, title in zip(groups, titles, strict=True)]
+
+
+def _span(unit: BaseNode) -> tuple[float, float]:
+    return float(unit.metadata[schema.START_S]), float(unit.metadata[schema.END_S])
+
+
+def _chapter_node(units: Sequence[BaseNode], title: str) -> TextNode:
+    first, last = units[0], units[-1]
+    start, end = float(first.metadata[schema.START_S]), float(last.metadata[schema.END_S])
+    vectors = np.array([u.embedding for u in units], dtype=float)
+    mean = vectors.mean(axis=0)
+    mean /= np.linalg.norm(mean) or 1.0
+    central = sorted(np.argsort(-(vectors @ mean), kind="stable")[:CENTRAL_UNITS])
+    metadata = {k: first.metadata[k] for k in _SHARED_KEYS if k in first.metadata}
+    metadata.update(
+        {
+            schema.MODALITY: "chapter",
+            schema.END_S: round(end, 3),
+            schema.LABEL: schema.moment_label(str(first.metadata[schema.FILE_NAME]), start, end),
+            schema.TITLE: title,
+        }
+    )
+    content_hash = str(first.metadata[schema.CONTENT_HASH])
+    node = TextNode(
+        id_=stable_id(content_hash, "chapter", millis(start), millis(end)),
+        text="\n".join([title, *(units[i].get_content() for i in central)]),
+        metadata=metadata,
+        embedding=[float(x) for x in mean],
+        excluded_embed_metadata_keys=list(schema.EMBED_EXCLUDED_KEYS),
+        excluded_llm_metadata_keys=list(schema.LLM_EXCLUDED_KEYS),
+    )
+    source = first.relationships.get(NodeRelationship.SOURCE)
+    if source is not None:
+        node.relationships[NodeRelationship.SOURCE] = source
+    for unit in units:
+        unit.metadata[schema.CHAPTER] = node.node_id
+    return node
+
+
+def stored_chapters(store: Any, content_hash: str) -> list[Chapter]:
+    """The chapters stored for one content, in time order; [] when it has none (or the
+    store cannot filter its rows)."""
+    from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
+
+    filters = MetadataFilters(
+        filters=[
+            MetadataFilter(key=schema.CONTENT_HASH, value=content_hash),
+            MetadataFilter(key=schema.MODALITY, value="chapter"),
+        ]
+    )
+    try:
+        nodes = store.get_nodes(None, filters=filters)
+    except NotImplementedError:
+        return []
+    return sorted((Chapter.from_node(n) for n in nodes), key=lambda c: c.start)

@@ -1,0 +1,89 @@
+"""A chapter's title without a language model: the key phrases that set it apart.
+
+Each chapter's words (the lexical index's tokens, stop words removed) are weighed by
+TF-IDF against the recording's other chapters, so a word said throughout the meeting
+("remote", "project") ranks below the words of this stretch ("battery", "rubber"). A
+pair of words said one after the other, as a phrase, often enough (``remote
+control``), stands for both of its words. The title is the best
+:data:`TITLE_PHRASES` phrases, joined by commas, first letter capitalised.
+
+Conversation carries words that stop-word lists leave in (``yeah``, ``gonna``,
+``think``): :data:`FILLERS` drops them too.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+from llama_index_video.store.lexical import scored_words, words
+
+TITLE_PHRASES = 3
+MIN_PHRASE_COUNT = 2
+"""A two-word phrase said fewer times than this in a chapter is not a title phrase."""
+_FILLER_TEXT = """
+    yeah yes yep okay ok um uh mm hmm uhm erm ah oh huh gonna wanna gotta like think know
+    mean actually really right well just sort kind thing things stuff lot bit maybe
+    probably guess got get getting go going went say said says see look sure good
+    great fine alright anyway basically mm-hmm let lets want need make made also one two
+    way something anything everything nothing would could should might can will
+    vocalsound disfmarker nonvocalsound gap pause laugh laughs laughter cough
+"""
+FILLERS = frozenset(_FILLER_TEXT.split())
+
+
+def chapter_titles(texts: Sequence[str]) -> list[str]:
+    """One title per chapter, from what was said in each (``texts``, in order); a chapter
+    with no content words gets ``""``."""
+    token_lists = [_content(words(text)) for text in texts]
+    phrase_counts = [_phrases(tokens) for tokens in token_lists]
+    documents = Counter(phrase for counts in phrase_counts for phrase in counts)
+    total = len(texts)
+    titles = []
+    for counts in phrase_counts:
+        scored = {
+            phrase: count * math.log(1 + total / documents[phrase])
+            for phrase, count in counts.items()
+        }
+        best = sorted(scored, key=lambda p: (-scored[p], p))
+        titles.append(_title(_distinct(best)[:TITLE_PHRASES]))
+    return titles
+
+
+def _content(tokens: list[str]) -> list[str | None]:
+    """``tokens`` with stop words and fillers as None (phrases do not cross them)."""
+    kept = set(scored_words(tokens))
+    return [t if t in kept and t not in FILLERS and not t.isdigit() else None for t in tokens]
+
+
+def _phrases(tokens: list[str | None]) -> Counter[str]:
+    """Single content words, and two-word phrases said at least :data:`MIN_PHRASE_COUNT`
+    times; a phrase's words are then not counted on their own."""
+    singles = Counter(t for t in tokens if t is not None)
+    pairs = Counter(f"{a} {b}" for a, b in itertools.pairwise(tokens) if a and b and a != b)
+    counts = Counter({phrase: n for phrase, n in pairs.items() if n >= MIN_PHRASE_COUNT})
+    for phrase, n in counts.items():
+        for word in phrase.split():
+            singles[word] -= n
+    counts.update({word: n for word, n in singles.items() if n > 0})
+    return counts
+
+
+def _distinct(phrases: list[str]) -> list[str]:
+    """``phrases`` without those sharing a word with a better one."""
+    seen: set[str] = set()
+    kept = []
+    for phrase in phrases:
+        parts = set(phrase.split())
+        if parts & seen:
+            continue
+        seen |= parts
+        kept.append(phrase)
+    return kept
+
+
+def _title(phrases: list[str]) -> str:
+    text = ", ".join(phrases)
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,83 @@
+"""Segmentation, titles and chapter formats, each on its own (no index)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
+from llama_index_video.chapters.nodes import Chapter
+from llama_index_video.chapters.segment import (
+    MIN_CHAPTER_SECONDS,
+    TimedVector,
+    chapter_starts,
+    worth_chapters,
+)
+from llama_index_video.chapters.titles import chapter_titles
+
+
+def _topics(*lengths: int, step: float = 10.0, seed: int = 0) -> list[TimedVector]:
+    """Units ``step`` s apart; topic ``i`` lasts ``lengths[i]`` units around its own
+    random direction (noise 0.3)."""
+    rng = np.random.default_rng(seed)
+    units = []
+    for count in lengths:
+        centre = rng.normal(size=32)
+        for _ in range(count):
+            at = len(units) * step
+            units.append(TimedVector(at, at + step - 1, centre + 0.3 * rng.normal(size=32)))
+    return units
+
+
+def test_topic_changes_are_found_where_the_vectors_turn():
+    units = _topics(30, 25, 35)
+    assert chapter_starts(units) == [0, 30, 55]
+
+
+def test_no_change_gives_one_chapter_and_short_input_none():
+    assert chapter_starts(_topics(60)) == [0]
+    assert chapter_starts(_topics(10)) == []  # 100 s: too short to chapter
+    assert not worth_chapters([(0.0, 500.0)] * 3)
+
+
+def test_no_chapter_is_shorter_than_the_minimum_whatever_the_vectors():
+    for seed in range(5):
+        units = _topics(5, 25, 4, 30, 6, step=10.0, seed=seed)
+        starts = chapter_starts(units)
+        times = [units[i].start for i in starts] + [units[-1].end]
+        assert all(b - a >= MIN_CHAPTER_SECONDS for a, b in itertools.pairwise(times))
+
+
+def test_a_cue_phrase_starts_a_chapter_where_the_words_barely_change():
+    units = _topics(60)
+    assert chapter_starts(units) == [0]
+    cued = list(units)
+    cued[30] = TimedVector(cued[30].start, cued[30].end, cued[30].vector, text="Let's move on.")
+    assert chapter_starts(cued) == [0, 30]
+
+
+def test_titles_name_what_sets_a_chapter_apart():
+    titles = chapter_titles(
+        [
+            "Um the remote control budget. The budget is twelve euros, yeah, the budget.",
+            "The remote control battery. A lithium battery, okay, or a battery dock.",
+        ]
+    )
+    assert titles[0].lower().startswith("budget")
+    assert titles[1].lower().startswith("battery")
+    assert "yeah" not in titles[0].lower() and "okay" not in titles[1].lower()
+    assert chapter_titles(["yeah um okay"]) == [""]
+
+
+def test_formats_for_youtube_webvtt_and_reading():
+    chapters = [
+        Chapter("m.mp4", 3.0, 250.5, "Budget", "[m.mp4 00:03-04:10]", "Budget", "a"),
+        Chapter("m.mp4", 250.5, 3725.0, "Battery, dock", "[m.mp4 04:10-1:02:05]", "", "b"),
+    ]
+    assert youtube_lines(chapters) == "00:00 Budget\n04:10 Battery, dock"
+    assert webvtt(chapters) == (
+        "WEBVTT\n\n1\n00:00:03.000 --> 00:04:10.500\nBudget\n\n"
+        "2\n00:04:10.500 --> 01:02:05.000\nBattery, dock\n"
+    )
+    assert text_lines(chapters).splitlines()[1] == "[m.mp4 04:10-1:02:05] Battery, dock"
