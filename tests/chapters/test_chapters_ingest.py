@@ -32,11 +32,7 @@ def meeting(tmp_path_factory, make_wav):
 @pytest.fixture(scope="module")
 def meeting_index(tmp_path_factory, meeting, embed_model):
     folder = tmp_path_factory.mktemp("meeting_index")
-    index = VideoIndex(
-        folder,
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", frames=None),
-    )
+    index = _index(folder, embed_model)
     report = index.ingest([meeting])
     assert report.ok, report
     yield index
@@ -95,11 +91,7 @@ def test_a_short_recording_gets_no_chapters(tmp_path, make_wav, embed_model):
         encoding="utf-8",
     )
     folder = tmp_path / "index"
-    index = VideoIndex(
-        folder,
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", frames=None),
-    )
+    index = _index(folder, embed_model)
     try:
         assert index.ingest([audio]).ok
         assert index.chapters(audio) == []
@@ -110,11 +102,7 @@ def test_a_short_recording_gets_no_chapters(tmp_path, make_wav, embed_model):
 
 def test_verify_repair_makes_lost_chapters_again(tmp_path, meeting, embed_model):
     folder = tmp_path / "index"
-    index = VideoIndex(
-        folder,
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", frames=None),
-    )
+    index = _index(folder, embed_model)
     try:
         assert index.ingest([meeting]).ok
         before = index.chapters(meeting) or []
@@ -154,6 +142,13 @@ def test_the_command_line_says_when_a_source_is_not_indexed(meeting_index, tmp_p
     code = main(["chapters", str(tmp_path / "other.wav"), "--index", str(meeting_index.path)])
     assert code == 2
     assert "unknown source" in capsys.readouterr().err
+
+
+def _index(folder, embed_model) -> VideoIndex:
+    """An index of transcripts only (no frames), with the real local embedding."""
+    return VideoIndex(
+        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", frames=None)
+    )
 
 
 def _content_hash(index: VideoIndex, source) -> str:
