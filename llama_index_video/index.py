@@ -594,7 +594,5 @@ __getattr__ = moved(
     "CANDIDATES_PER_HIT",
     "MIN_CANDIDATES",
     "DEFAULT_THRESHOLDS",
-    "DEFAULT_GATES",
-    "STANDOUT_GATES",
     "DEFAULT_WEIGHTS",
 )

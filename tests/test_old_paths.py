@@ -10,33 +10,30 @@ MOVED = [
     ("llama_index_video.store.retriever", "llama_index_video.search.retriever", "VideoRetriever"),
     ("llama_index_video.store.fusion", "llama_index_video.search.fusion", "FusionRetriever"),
     ("llama_index_video.store.fusion", "llama_index_video.search.fusion", "Channel"),
-    ("llama_index_video.answering.search", "llama_index_video.search.searcher", "VideoSearcher"),
     ("llama_index_video.answering.search", "llama_index_video.search.searcher", "hit_from_node"),
-    (
-        "llama_index_video.answering.relevance",
-        "llama_index_video.search.relevance",
-        "RelevanceGate",
-    ),
     ("llama_index_video.index", "llama_index_video.search.policy", "DEFAULT_WEIGHTS"),
-    ("llama_index_video.index", "llama_index_video.search.policy", "STANDOUT_GATES"),
     ("llama_index_video.store.visual", "llama_index_video.search.policy", "VISUAL_CHANNEL"),
-    ("llama_index_video.store.links", "llama_index_video.store.inputs", "ingest_inputs"),
-    (
-        "llama_index_video.reader.pipeline",
-        "llama_index_video.reader.ingestion_pipeline",
-        "VideoNodeParser",
-    ),
-    (
-        "llama_index_video.transcription.engine",
-        "llama_index_video.transcription.openmp",
-        "import_faster_whisper",
-    ),
     ("llama_index_video.answering.engine", "llama_index_video.answering.answerer", "VideoAnswerer"),
     ("llama_index_video.answering.engine", "llama_index_video.answering.answerer", "AskOptions"),
 ]
-RENAMED = [
-    ("llama_index_video.search.searcher", "Moment", "llama_index_video.search.searcher.Finding"),
-    ("llama_index_video.answering.search", "Moment", "llama_index_video.search.searcher.Finding"),
+# Moved after 0.1.0 and never released from their old place: no shim for them.
+NEVER_RELEASED = [
+    ("llama_index_video.search.searcher", "Moment"),
+    ("llama_index_video.answering.search", "VideoSearcher"),
+    ("llama_index_video.answering.search", "Moment"),
+    ("llama_index_video.answering.engine", "make_reranker"),
+    ("llama_index_video.store.retriever", "cosine_from_chroma"),
+    ("llama_index_video.store.fusion", "RankedRetriever"),
+    ("llama_index_video.index", "STANDOUT_GATES"),
+    ("llama_index_video.index", "DEFAULT_GATES"),
+    ("llama_index_video.embeddings.spec", "embeds_clips"),
+    ("llama_index_video.embeddings.spec", "GEMINI_CLASS_NAME"),
+]
+NEVER_RELEASED_MODULES = [
+    "llama_index_video.store.links",
+    "llama_index_video.answering.relevance",
+    "llama_index_video.reader.pipeline",
+    "llama_index_video.transcription.engine",
 ]
 
 
@@ -53,22 +50,19 @@ def test_a_name_that_never_lived_there_is_still_an_attribute_error(old):
         importlib.import_module(old).NoSuchThing  # noqa: B018
 
 
-@pytest.mark.parametrize(("old", "name", "new"), RENAMED)
-def test_a_renamed_name_warns_naming_the_new_one(old, name, new):
-    home, _, new_name = new.rpartition(".")
-    with pytest.warns(DeprecationWarning, match=new):
-        moved = getattr(importlib.import_module(old), name)
-    assert moved is getattr(importlib.import_module(home), new_name)
+@pytest.mark.parametrize(("old", "name"), NEVER_RELEASED)
+def test_a_name_0_1_0_never_had_there_is_not_forwarded(old, name):
+    with pytest.raises(AttributeError, match=name):
+        getattr(importlib.import_module(old), name)
 
 
-def test_the_searchers_moments_method_is_findings():
-    from llama_index.core.retrievers import BaseRetriever
+@pytest.mark.parametrize("old", NEVER_RELEASED_MODULES)
+def test_a_module_0_1_0_never_had_is_gone(old):
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
+
+def test_the_searcher_has_no_moments_method_0_1_0_never_had():
     from llama_index_video.search.searcher import VideoSearcher
 
-    class Nothing(BaseRetriever):
-        def _retrieve(self, query_bundle):
-            return []
-
-    with pytest.warns(DeprecationWarning, match="findings"):
-        assert VideoSearcher(retriever=Nothing()).moments("q") == []
+    assert not hasattr(VideoSearcher, "moments") and hasattr(VideoSearcher, "findings")

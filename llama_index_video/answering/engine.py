@@ -14,5 +14,4 @@ __getattr__ = moved(
     "VideoAnswerer",
     "AnswerStream",
     "make_llm",
-    "make_reranker",
 )

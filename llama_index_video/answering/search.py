@@ -8,11 +8,6 @@ from llama_index_video._moved import forward
 __getattr__ = forward(
     __name__,
     {
-        "Location": "llama_index_video.search.searcher",
-        "Locate": "llama_index_video.search.searcher",
-        "Recording": "llama_index_video.search.searcher",
-        "Moment": "llama_index_video.search.searcher:Finding",
-        "VideoSearcher": "llama_index_video.search.searcher",
         "hit_from_node": "llama_index_video.search.searcher",
         "SearchHit": "llama_index_video.results",
         "ContextSpan": "llama_index_video.results",

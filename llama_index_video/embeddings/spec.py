@@ -11,7 +11,6 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from llama_index_video._moved import forward
 from llama_index_video.embeddings import capabilities
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
 
@@ -74,12 +73,3 @@ class EmbeddingSpec:
     @classmethod
     def from_json(cls, text: str) -> EmbeddingSpec:
         return cls(**json.loads(text))
-
-
-__getattr__ = forward(
-    __name__,
-    {
-        "embeds_clips": "llama_index_video.embeddings.capabilities",
-        "GEMINI_CLASS_NAME": "llama_index_video.embeddings.gemini",
-    },
-)

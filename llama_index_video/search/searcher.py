@@ -15,7 +15,6 @@ comparable, so ``score`` need not decrease down the list.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,7 +25,6 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import results, schema
-from llama_index_video._moved import forward
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
 from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate
@@ -140,16 +138,6 @@ class VideoSearcher:
             return []
         return found
 
-    def moments(self, query: str) -> list[Finding]:
-        """Deprecated name of :meth:`findings`."""
-        warnings.warn(
-            "VideoSearcher.moments() is now findings(); the old name will be removed in the "
-            "next release",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return self.findings(query)
-
     def accepts(
         self, bundle: QueryBundle, found: Sequence[Finding], *, lenient: bool = False
     ) -> bool:
@@ -251,6 +239,3 @@ def _float(value: object) -> float | None:
 
 def _str(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-__getattr__ = forward(__name__, {"Moment": f"{__name__}:Finding"})

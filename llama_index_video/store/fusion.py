@@ -11,7 +11,6 @@ __getattr__ = moved(
     "RRF_K",
     "FusedHit",
     "Channel",
-    "RankedRetriever",
     "FusionRetriever",
     "blend",
     "fuse",

@@ -5,6 +5,4 @@ Still importable from here, with a ``DeprecationWarning``, until the next releas
 
 from llama_index_video._moved import moved
 
-__getattr__ = moved(
-    __name__, "llama_index_video.search.retriever", "VideoRetriever", "cosine_from_chroma"
-)
+__getattr__ = moved(__name__, "llama_index_video.search.retriever", "VideoRetriever")

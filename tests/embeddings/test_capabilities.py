@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import ClassVar
 
-import pytest
 from llama_index.core.embeddings import MockEmbedding
 
 from llama_index_video.embeddings.capabilities import (
@@ -48,16 +46,3 @@ def test_a_gemini_model_declares_them_all():
     assert output_dimension(model) == 256
     assert node_embedder(model) == model.try_embed_nodes
     assert usage(model) is not None and usage(model).requests == 0
-
-
-@pytest.mark.parametrize(
-    ("name", "home"),
-    [
-        ("embeds_clips", "llama_index_video.embeddings.capabilities"),
-        ("GEMINI_CLASS_NAME", "llama_index_video.embeddings.gemini"),
-    ],
-)
-def test_the_old_spec_names_warn_and_forward(name, home):
-    with pytest.warns(DeprecationWarning, match=f"{home}.{name}"):
-        moved = getattr(importlib.import_module("llama_index_video.embeddings.spec"), name)
-    assert moved is getattr(importlib.import_module(home), name)

@@ -1,8 +1,0 @@
-"""Moved to :mod:`llama_index_video.store.inputs`.
-
-Still importable from here, with a ``DeprecationWarning``, until the next release.
-"""
-
-from llama_index_video._moved import moved
-
-__getattr__ = moved(__name__, "llama_index_video.store.inputs", "ingest_inputs")
