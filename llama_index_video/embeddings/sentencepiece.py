@@ -10,14 +10,17 @@ model once into a ``tokenizers`` file under
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 from pathlib import Path
 from typing import Final
 
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
-from llama_index_video.weights import assemble_model_folder, model_cache_dir
+from llama_index_video.weights import (
+    assemble_model_folder,
+    derived_copy_digest,
+    model_cache_dir,
+)
 
 TOKENIZER_FILE: Final = "tokenizer.json"
 UNK_ID, BOS_ID, EOS_ID = 0, 1, 2
@@ -58,10 +61,7 @@ def fast_tokenizer(sp_model: Path, name: str) -> Path:
     Raises:
         EmbeddingError: the model cannot be read or the cache folder cannot be written.
     """
-    stat = sp_model.stat()
-    key = f"{sp_model.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
-    target = model_cache_dir() / f"{name}-tokenizer-{digest}"
+    target = model_cache_dir() / f"{name}-tokenizer-{derived_copy_digest(sp_model)}"
     if (target / TOKENIZER_FILE).is_file():  # complete: written under a temporary name
         return target / TOKENIZER_FILE
     content = _converted(sp_model)

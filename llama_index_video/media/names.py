@@ -1,4 +1,5 @@
-"""Names of the files an index keeps in its media folder, defined once.
+"""Names of the files an index keeps in its media folder, and of its sub-folders,
+defined once.
 
 Every frame and clip of a source starts with :func:`source_prefix` of its content hash,
 so a source's files are found (and removed) by that prefix alone, and the service can
@@ -10,6 +11,10 @@ from __future__ import annotations
 import re
 from typing import Final
 
+FRAMES_FOLDER: Final = "frames"
+"""Where the reader writes frames, inside the media folder."""
+CLIPS_FOLDER: Final = "clips"
+"""Where the reader writes clips, inside the media folder."""
 PREFIX_LENGTH: Final = 16
 FRAME_NAME: Final = re.compile(rf"([0-9a-f]{{{PREFIX_LENGTH}}})_[0-9]{{9}}\.jpg")
 """A frame file name; group 1 is the source prefix."""

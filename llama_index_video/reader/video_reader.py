@@ -22,7 +22,7 @@ import threading
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
 
@@ -36,7 +36,7 @@ from llama_index_video.errors import (
     one_line_errors,
 )
 from llama_index_video.media.frames import Frame, FrameSamplingOptions, sample_frames
-from llama_index_video.media.names import source_prefix
+from llama_index_video.media.names import CLIPS_FOLDER, FRAMES_FOLDER, source_prefix
 from llama_index_video.media.probe import MediaInfo, probe
 from llama_index_video.ocr import (
     OcrChoice,
@@ -173,21 +173,9 @@ class VideoReader(SpeechReading, BaseReader):
             clips: Cut clips (with ``options.clips``, or the default windows): for an
                 embedding that embeds them natively.
         """
-        return cls(
-            media_dir=media_dir,
-            transcriber=options.transcriber,
-            use_subtitles=options.use_subtitles,
-            frames=options.frames,
-            ocr=options.ocr,
-            ocr_options=options.ocr_options,
-            clips=(options.clips or ClipOptions()) if clips else None,
-            units=options.units,
-            diarizer=options.diarizer,
-            text_chunk_size=options.text_chunk_size,
-            text_chunk_overlap=options.text_chunk_overlap,
-            max_duration=options.max_duration,
-            audio_chunk_seconds=options.audio_chunk_seconds,
-        )
+        settings = {f.name: getattr(options, f.name) for f in fields(options)}  # the same names
+        settings["clips"] = (options.clips or ClipOptions()) if clips else None
+        return cls(media_dir=media_dir, **settings)
 
     def lazy_load_data(  # type: ignore[override]
         self,
@@ -323,7 +311,7 @@ class VideoReader(SpeechReading, BaseReader):
                 moments.link_moments(nodes, shown)
                 nodes.extend(shown)
         if self.clips is not None:
-            nodes.extend(self._clip_nodes(source, info, units, note, progress))
+            nodes.extend(self._clip_nodes(self.clips, source, info, units, note, progress))
         if not nodes:
             raise MediaError(source.path, "; ".join(notes) or "nothing to index")
         for text in notes:
@@ -334,6 +322,7 @@ class VideoReader(SpeechReading, BaseReader):
 
     def _clip_nodes(
         self,
+        options: ClipOptions,
         source: moments.SourceFile,
         info: MediaInfo,
         units: list[TranscriptUnit],
@@ -343,13 +332,12 @@ class VideoReader(SpeechReading, BaseReader):
         """Video clips of a video (audio clips of an audio file) for native embedding."""
         from llama_index_video.media.clips import cut_clips
 
-        options = self.clips or ClipOptions()
         modality: Literal["video", "audio"] = "video" if info.has_video else "audio"
         seconds, overlap = options.window(modality, has_audio=info.has_audio)
         clips = []
         for clip in cut_clips(
             source.path,
-            out_dir=self.media_dir / "clips",
+            out_dir=self.media_dir / CLIPS_FOLDER,
             content_hash=source.content_hash,
             modality=modality,
             max_seconds=seconds,
@@ -370,7 +358,7 @@ class VideoReader(SpeechReading, BaseReader):
         reads: list[tuple[Frame, ScreenText]] = []
         for frame in sample_frames(
             source.path,
-            out_dir=self.media_dir / "frames",
+            out_dir=self.media_dir / FRAMES_FOLDER,
             name_prefix=source_prefix(source.content_hash),
             options=self.frames,
             duration=info.duration,

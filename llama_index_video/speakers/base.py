@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
+
+from llama_index_video.errors import DiarizationError, VideoIndexError
 
 if TYPE_CHECKING:
     from llama_index_video.media.audio import AudioChunk
@@ -66,6 +69,20 @@ def check_speaker_counts(
         raise ValueError(f"max_speakers must be >= 1, got {max_speakers}")
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
+
+
+@contextmanager
+def failures_named(backend: str, source: Path | None) -> Iterator[None]:
+    """A backend failing deep inside (torch, onnxruntime, librosa) as one
+    :class:`~llama_index_video.errors.DiarizationError` naming the file and the backend;
+    the package's own errors pass through unchanged."""
+    try:
+        yield
+    except VideoIndexError:
+        raise
+    except Exception as exc:
+        where = f"{source}: " if source else ""
+        raise DiarizationError(f"{where}{backend} failed ({type(exc).__name__}: {exc})") from exc
 
 
 def speaker_name(number: int) -> str:

@@ -27,18 +27,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
+from llama_index_video.errors import MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.speakers.base import (
     SpeakerTurn,
     Stretch,
     check_speaker_counts,
     cut_stretches,
+    failures_named,
     merge_pieces,
     name_in_order,
 )
@@ -51,6 +52,7 @@ from llama_index_video.speakers.campplus import (
 )
 from llama_index_video.speakers.clustering import cluster_windows
 from llama_index_video.speakers.segmentation import Segmenter, load_segmenter, speaker_floor
+from llama_index_video.transcription.vad import TURNS, VoiceActivity
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +109,7 @@ class CampplusDiarizer:
         max_speakers: int = 8,
         window: float = 1.0,
         hop: float = 0.5,
-        vad_threshold: float = 0.2,
+        vad_threshold: float = TURNS.threshold,
         min_speech: float = 0.25,
         min_speaker_seconds: float = 2.0,
         threads: int = 1,
@@ -147,16 +149,11 @@ class CampplusDiarizer:
 
     def embed(self, chunks: Iterable[AudioChunk], *, source: Path | None = None) -> Embedded:
         """The speech of ``chunks`` found, cut into windows and embedded (no clustering)."""
-        try:
+        with failures_named("CAM++", source):
             encoder = load_encoder()
             segmenter = self._segmenter()
             with torch_threads(self.threads):
                 embeddings, windows, stretches, floor = self._embed(encoder, segmenter, chunks)
-        except VideoIndexError:
-            raise
-        except Exception as exc:  # torch or onnxruntime failing deep inside
-            where = f"{source}: " if source else ""
-            raise DiarizationError(f"{where}CAM++ failed ({type(exc).__name__}: {exc})") from exc
         vectors = np.concatenate(embeddings) if embeddings else np.zeros((0, 192), dtype=np.float32)
         return Embedded(vectors, tuple(w.centre for w in windows), tuple(stretches), floor)
 
@@ -227,19 +224,16 @@ class CampplusDiarizer:
 
     def speech(self, chunk: AudioChunk) -> list[tuple[float, float]]:
         """Stretches of speech in ``chunk`` as ``(start, end)`` on the source timeline."""
+        grain = replace(TURNS, threshold=self.vad_threshold)
         try:
-            from faster_whisper.vad import VadOptions, get_speech_timestamps
+            found = VoiceActivity(chunk.samples).spans(grain)
         except ImportError as exc:
             raise MissingDependencyError(
                 "faster-whisper", "local", "Finding speech for speaker labels"
             ) from exc
-        options = VadOptions(
-            threshold=self.vad_threshold, min_silence_duration_ms=150, speech_pad_ms=30
-        )
-        found = get_speech_timestamps(chunk.samples, options, sampling_rate=SAMPLE_RATE)
         stretches = [
-            (chunk.start + piece["start"] / SAMPLE_RATE, chunk.start + piece["end"] / SAMPLE_RATE)
-            for piece in found
+            (chunk.start + start / SAMPLE_RATE, chunk.start + end / SAMPLE_RATE)
+            for start, end in found
         ]
         return [(s, e) for s, e in stretches if e - s >= self.min_speech]
 

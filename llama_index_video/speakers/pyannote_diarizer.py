@@ -20,7 +20,12 @@ from llama_index_video.api_keys import read_api_key
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.model_cache import ModelCache
-from llama_index_video.speakers.base import SpeakerTurn, check_speaker_counts, name_in_order
+from llama_index_video.speakers.base import (
+    SpeakerTurn,
+    check_speaker_counts,
+    failures_named,
+    name_in_order,
+)
 
 DEFAULT_PYANNOTE_MODEL = "pyannote/speaker-diarization-community-1"
 TOKEN_VARIABLES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
@@ -81,13 +86,8 @@ class PyannoteDiarizer:
             )
             if value is not None
         }
-        try:
+        with failures_named(f"pyannote pipeline {self.model}", source):
             output = pipeline({"waveform": waveform, "sample_rate": SAMPLE_RATE}, **options)
-        except Exception as exc:
-            where = f"{source}: " if source else ""
-            raise DiarizationError(
-                f"{where}pyannote pipeline {self.model} failed ({type(exc).__name__}: {exc})"
-            ) from exc
         return turns_from_annotation(output)
 
     def _pipeline(self) -> Any:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from llama_index_video.errors import DiarizationError, MissingDependencyError, VideoIndexError
+from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.model_cache import ModelCache
 from llama_index_video.speakers.base import (
@@ -32,6 +32,7 @@ from llama_index_video.speakers.base import (
     Stretch,
     check_speaker_counts,
     cut_stretches,
+    failures_named,
     merge_pieces,
     name_in_order,
 )
@@ -100,16 +101,8 @@ class ResemblyzerDiarizer:
     ) -> list[SpeakerTurn]:
         """Who spoke when; see the module docstring for how."""
         encoder = _encoder(self.device)
-        try:
-            with torch_threads(self.threads):
-                embeddings, centres, stretches = self._embed(encoder, chunks)
-        except VideoIndexError:
-            raise
-        except Exception as exc:  # torch or librosa failing deep inside
-            where = f"{source}: " if source else ""
-            raise DiarizationError(
-                f"{where}resemblyzer failed ({type(exc).__name__}: {exc})"
-            ) from exc
+        with failures_named("resemblyzer", source), torch_threads(self.threads):
+            embeddings, centres, stretches = self._embed(encoder, chunks)
         if not embeddings:
             return []
         labels = cluster_speakers(

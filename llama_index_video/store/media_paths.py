@@ -41,11 +41,12 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index.core.schema import BaseNode, TransformComponent
 
+from llama_index_video.media.names import CLIPS_FOLDER, FRAMES_FOLDER
 from llama_index_video.reader.nodes import with_media_paths
 
 MEDIA_FOLDER: Final = "media"
 """The index folder's media folder: frames, clips and downloads."""
-MEDIA_SUBFOLDERS: Final = ("frames", "clips")
+MEDIA_SUBFOLDERS: Final = (FRAMES_FOLDER, CLIPS_FOLDER)
 """Where the reader writes frames and clips, inside the media folder."""
 DOWNLOADS_FOLDER: Final = "downloads"
 """Where files downloaded from links are saved, inside the media folder."""

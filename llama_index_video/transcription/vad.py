@@ -1,21 +1,24 @@
-"""Where the speech is: Silero VAD, heard once per audio for both of its uses.
+"""Where the speech is: Silero VAD, the one place it is heard, at any grain.
 
-Two steps need to know where the speech is, at two grains:
+Three steps need to know where the speech is, each at its own grain:
 
 - the transcription drops what is not speech, as faster-whisper's ``vad_filter`` does
   with its default options (:data:`TRANSCRIPTION`: a pause of 2 s or more ends a
   stretch of speech, kept with 400 ms on each side);
 - the language check (:mod:`.language`) hears utterances, split at short pauses
-  (:data:`UTTERANCES`: 300 ms, 100 ms kept).
+  (:data:`UTTERANCES`: 300 ms, 100 ms kept);
+- speaker labels (:mod:`llama_index_video.speakers.campplus_diarizer`) hear stretches
+  of speech from a lower probability (:data:`TURNS`).
 
-Both grains come from the same speech probabilities, one per 32 ms of audio; only how
+Every grain comes from the same speech probabilities, one per 32 ms of audio; only how
 those are turned into spans differs. Silero costs about 0.14 CPU s per minute of audio
-(2-core AMD EPYC), so :func:`speech_probabilities` runs it once and :func:`speech_spans`
-cuts the spans at either grain. :func:`speech_spans` is faster-whisper's
-``get_speech_timestamps`` with no limit on an utterance's length (neither grain sets
-one), and gives exactly its spans (tested against it on the fixtures): speech starts at
-the first window heard at :data:`THRESHOLD` or more, and ends where it fell under
-``THRESHOLD - 0.15`` for at least the grain's pause.
+(2-core AMD EPYC), so :func:`speech_probabilities` runs it once per audio (a
+transcription's two grains share it) and :func:`speech_spans` cuts the spans at any
+grain. :func:`speech_spans` is faster-whisper's ``get_speech_timestamps`` with no limit
+on an utterance's length (no grain sets one), and gives exactly its spans (tested
+against it on the fixtures): speech starts at the first window heard at the grain's
+threshold or more, and ends where it fell under that threshold less 0.15 for at least
+the grain's pause.
 """
 
 from __future__ import annotations
@@ -30,8 +33,6 @@ from llama_index_video.transcription.base import SAMPLE_RATE
 
 WINDOW: Final = 512
 """Samples per speech probability (Silero at 16 kHz)."""
-THRESHOLD: Final = 0.5
-"""Speech starts at this probability; it ends under this less 0.15 (faster-whisper's)."""
 
 Span = tuple[int, int]
 """``(start, end)`` sample indices."""
@@ -39,16 +40,22 @@ Span = tuple[int, int]
 
 @dataclass(frozen=True)
 class Grain:
-    """How speech probabilities become spans: pauses that end an utterance, and padding."""
+    """How speech probabilities become spans: pauses that end an utterance, padding, and
+    the probability from which audio is speech (it stops being speech under this less
+    0.15, as in faster-whisper)."""
 
     min_pause_ms: int
     pad_ms: int
+    threshold: float = 0.5
 
 
 TRANSCRIPTION: Final = Grain(min_pause_ms=2000, pad_ms=400)
 """faster-whisper's default ``VadOptions``: what its ``vad_filter`` keeps."""
 UTTERANCES: Final = Grain(min_pause_ms=300, pad_ms=100)
 """Utterances split at short pauses, for the language check."""
+TURNS: Final = Grain(min_pause_ms=150, pad_ms=30, threshold=0.2)
+"""Stretches of speech for speaker labels: far-field and phone speech scores low, and
+turns last 0.5-4 s (:mod:`llama_index_video.speakers.campplus_diarizer`)."""
 
 
 class VoiceActivity:
@@ -83,13 +90,13 @@ def speech_spans(probabilities: np.ndarray, length: int, grain: Grain) -> list[S
         grain: Which pauses end an utterance, and the padding kept around each.
     """
     min_pause = SAMPLE_RATE * grain.min_pause_ms / 1000
-    silent = max(THRESHOLD - 0.15, 0.01)
+    silent = max(grain.threshold - 0.15, 0.01)
     found: list[list[int]] = []
     start: int | None = None
     pause_from = 0  # where the current pause began; 0 while there is none
     for index, probability in enumerate(probabilities):
         at = WINDOW * index
-        if probability >= THRESHOLD:
+        if probability >= grain.threshold:
             pause_from = 0
             if start is None:
                 start = at

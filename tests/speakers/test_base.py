@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.reader.units import UnitOptions, build_units
 from llama_index_video.speakers.base import (
     SpeakerTimeline,
     SpeakerTurn,
     cut_stretches,
+    failures_named,
     merge_pieces,
     name_in_order,
 )
@@ -111,3 +115,13 @@ def test_each_word_gets_the_speaker_of_the_nearest_window(plan, data):
             assert said is not None
             assert names.setdefault(labels[nearest], said) == said
     assert len(set(names.values())) == len(names)  # one name per cluster
+
+
+def test_a_backend_failing_inside_is_one_diarization_error_naming_the_file():
+    said = r"^talk\.mp4: CAM\+\+ failed \(RuntimeError: boom\)$"
+    with pytest.raises(DiarizationError, match=said), failures_named("CAM++", Path("talk.mp4")):
+        raise RuntimeError("boom")
+    own = MissingDependencyError("torch", "speakers", "Speaker labels")
+    with pytest.raises(MissingDependencyError) as passed, failures_named("CAM++", None):
+        raise own
+    assert passed.value is own

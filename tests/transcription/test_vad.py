@@ -31,12 +31,14 @@ RECORDINGS = [
     SPEECH.parent / "real_speech" / "ami_tst01.flac",  # real, long silences
     SPEECH.parent / "real_languages" / "es_mls.opus",  # real Spanish
 ]
-GRAINS = (vad.TRANSCRIPTION, vad.UTTERANCES)
+GRAINS = (vad.TRANSCRIPTION, vad.UTTERANCES, vad.TURNS)
 
 
 def _faster_whisper_spans(samples: np.ndarray, grain: vad.Grain) -> list[vad.Span]:
     options = faster_vad.VadOptions(
-        min_silence_duration_ms=grain.min_pause_ms, speech_pad_ms=grain.pad_ms
+        threshold=grain.threshold,
+        min_silence_duration_ms=grain.min_pause_ms,
+        speech_pad_ms=grain.pad_ms,
     )
     return [(r["start"], r["end"]) for r in faster_vad.get_speech_timestamps(samples, options)]
 
@@ -49,8 +51,11 @@ def _silero_heard_as(probabilities: np.ndarray) -> Iterator[None]:
         yield
 
 
-# Values at and around the thresholds (speech from 0.5, silence under 0.35).
-LEVELS = st.sampled_from([0.0, 0.1, 0.34, 0.35, 0.36, 0.49, 0.5, 0.51, 0.9, 1.0])
+# Values at and around the thresholds (speech from 0.5, 0.35 or 0.2, silence under 0.35,
+# 0.2 or 0.05).
+LEVELS = st.sampled_from(
+    [0.0, 0.04, 0.05, 0.06, 0.1, 0.19, 0.2, 0.21, 0.34, 0.35, 0.36, 0.49, 0.5, 0.51, 0.9, 1.0]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -63,6 +68,7 @@ LEVELS = st.sampled_from([0.0, 0.1, 0.34, 0.35, 0.36, 0.49, 0.5, 0.51, 0.9, 1.0]
             vad.Grain,
             min_pause_ms=st.integers(min_value=0, max_value=3000),
             pad_ms=st.integers(min_value=0, max_value=600),
+            threshold=st.sampled_from([0.2, 0.35, 0.5]),
         ),
     ),
 )
@@ -77,7 +83,7 @@ def test_spans_are_faster_whispers_on_any_probabilities(
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
-def test_one_hearing_gives_faster_whispers_spans_at_both_grains(path: Path) -> None:
+def test_one_hearing_gives_faster_whispers_spans_at_every_grain(path: Path) -> None:
     samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
     activity = vad.VoiceActivity(samples)
     for grain in GRAINS:
