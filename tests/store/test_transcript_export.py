@@ -155,3 +155,11 @@ def test_bad_requests_end_in_one_line(example_index, capsys, argv, says):
     assert main(["transcript", *argv, "--index", str(example_index.path)]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e309"])
+def test_the_command_refuses_a_time_that_is_not_finite(example_index, capsys, value):
+    with pytest.raises(SystemExit) as stopped:
+        main(["transcript", "team_sync.mp3", "--to", value, "--index", str(example_index.path)])
+    said = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stopped.value.code == 2 and f"argument --to: '{value}' is not a time" in said
