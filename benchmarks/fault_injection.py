@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import os
 import shutil
 import sqlite3
@@ -43,6 +44,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,17 +133,36 @@ def write_points(*argv: str | Path, cwd: Path) -> list[str]:
 
 
 def chosen(sites: list[str], budget: int) -> list[int]:
-    """Which points to kill at (1-based): the first call of every distinct site, then
-    evenly spaced ones, ``budget`` in all (more when there are more distinct sites)."""
-    first: dict[str, int] = {}
-    for number, site in enumerate(sites, 1):
-        first.setdefault(site, number)
-    picked = set(first.values())
-    spare = max(0, budget - len(picked))
+    """Which points to kill at (1-based), ``budget`` of them: the first call of every
+    distinct site (spread evenly over them when there are more than ``budget``), then
+    points spread evenly over the whole run."""
+    first = list({site: number for number, site in reversed(list(enumerate(sites, 1)))}.values())
+    first.sort()
+    if len(first) > budget:
+        step = len(first) / budget
+        return sorted({first[int(step * i)] for i in range(budget)})
+    picked = set(first)
+    spare = budget - len(picked)
     if spare and sites:
         step = len(sites) / (spare + 1)
         picked.update(min(len(sites), max(1, round(step * (i + 1)))) for i in range(spare))
     return sorted(picked)
+
+
+def here(*argv: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI run in this process from ``cwd`` (cheaper than a child: no imports again);
+    its exit status, what it printed and what it said on stderr."""
+    from llama_index_video.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    previous = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main([str(a) for a in argv])
+    finally:
+        os.chdir(previous)
+    return subprocess.CompletedProcess(list(argv), code, out.getvalue(), err.getvalue())
 
 
 def one_line(done: subprocess.CompletedProcess[str]) -> bool:
@@ -292,7 +313,7 @@ def consistent(folder: Path, listed: set[str], rows: int | None = None) -> str |
     from llama_index_video.errors import VideoIndexError
     from llama_index_video.index import VideoIndex
 
-    repaired = cli("verify", "--repair", "--index", "idx", cwd=folder)
+    repaired = here("verify", "--repair", "--index", "idx", cwd=folder)
     if not one_line(repaired) or repaired.returncode != 0:
         return f"repair exit {repaired.returncode}: {repaired.stderr.strip()[-200:]}"
     try:
@@ -329,7 +350,7 @@ def remove_scenario(work: Path, budget: int) -> Tally:
     base = text_index(work)
 
     def check(folder: Path, at: int) -> str | None:
-        reader = cli("search", FOUND_BY["roof.md"], "--index", "idx", "--json", cwd=folder)
+        reader = here("search", FOUND_BY["roof.md"], "--index", "idx", "--json", cwd=folder)
         if not one_line(reader) or (reader.returncode == 0 and "roof.md" not in reader.stdout):
             return f"a reader right after: exit {reader.returncode} {reader.stderr[-200:]}"
         return consistent(folder, {"roof.md", "badges.md"})
@@ -408,14 +429,14 @@ def damage_cases(work: Path) -> list[tuple[str, list[int], bool, str]]:
     """Per damage: the exits of search, verify --repair, verify; clean; the last line."""
     base = text_index(work)
     found = []
-    for name, damage in DAMAGE.items():
-        folder = work / "damage"
+    for number, (name, damage) in enumerate(DAMAGE.items()):
+        folder = work / f"damage-{number}"  # a new path: no Chroma of this process knows it
         shutil.copytree(base, folder)
         damage(folder / "idx")
         runs = [
-            cli("search", FOUND_BY["roof.md"], "--index", "idx", cwd=folder),
-            cli("verify", "--repair", "--index", "idx", cwd=folder),
-            cli("verify", "--index", "idx", cwd=folder),
+            here("search", FOUND_BY["roof.md"], "--index", "idx", cwd=folder),
+            here("verify", "--repair", "--index", "idx", cwd=folder),
+            here("verify", "--index", "idx", cwd=folder),
         ]
         last = runs[-1]
         said = (last.stderr or last.stdout).strip().splitlines()[-1:] or [""]
@@ -424,7 +445,6 @@ def damage_cases(work: Path) -> list[tuple[str, list[int], bool, str]]:
         found.append((name, [run.returncode for run in runs], clean, said[0][:110]))
         codes = ", ".join(str(run.returncode) for run in runs)
         print(f"| {name} | {codes} | {'yes' if clean else 'NO'} | {said[0][:110]} |", flush=True)
-        shutil.rmtree(folder)
     return found
 
 

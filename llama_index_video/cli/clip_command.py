@@ -99,7 +99,8 @@ def run_clip(args: argparse.Namespace, index: VideoIndex) -> int:
         from llama_index_video.media.export_subtitles import shift_cues
 
         on_file = shift_cues(cues, report.start, length=report.duration)
-        line += f"; {write_sidecar(args.output, on_file, report.subtitles)}"
+        sources = [Path(recording.path)]
+        line += f"; {write_sidecar(args.output, on_file, report.subtitles, sources=sources)}"
     print(line)
     return 0
 

@@ -57,7 +57,10 @@ def export_answer(
     report = index.join(moments, output, cues=cues, burn=burn, max_seconds=max_seconds)
     return (
         f"wrote {printable_path(output)}: {len(moments)} moments, {report.duration:.1f} s, "
-        f"re-encoded at each cut; {write_sidecar(output, cues, report.subtitles)}"
+        f"re-encoded at each cut; "
+        + write_sidecar(
+            output, cues, report.subtitles, sources=[Path(r.path) for r, _, _ in moments]
+        )
     )
 
 
@@ -81,13 +84,16 @@ def spoken_cues(
     return [Cue(first.start, first.end, f"{label}\n{first.text}"), *cues[1:]]
 
 
-def write_sidecar(output: Path, cues: list[Cue], subtitles: str | None) -> str:
-    """Write ``cues`` (on ``output``'s timeline) to ``output``'s ``.srt``; returns the
-    words saying where the subtitles went."""
+def write_sidecar(
+    output: Path, cues: list[Cue], subtitles: str | None, *, sources: list[Path]
+) -> str:
+    """Write ``cues`` (on ``output``'s timeline) to ``output``'s ``.srt``, never onto one
+    of the recordings ``sources``; returns the words saying where the subtitles went."""
     from llama_index_video.media.export_subtitles import srt_text
+    from llama_index_video.media.output import write_text
 
     sidecar = output.with_suffix(".srt")
-    sidecar.write_text(srt_text(cues), encoding="utf-8")
+    write_text(sidecar, srt_text(cues), sources=sources)
     name = printable_path(sidecar)
     if subtitles == "track":
         return f"subtitles in a track of the file and in {name}"

@@ -54,11 +54,8 @@ def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> i
     if args.output is None:
         sys.stdout.write(text)
     else:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise VideoIndexError(
-                f"{printable_path(args.output)}: cannot write the transcript ({exc.strerror})"
-            ) from exc
+        from llama_index_video.media.output import write_text
+
+        write_text(args.output, text, sources=[Path(recording.path)])
         print(f"wrote {printable_path(args.output)}: {len(lines)} units of {recording.name}")
     return 0

@@ -320,8 +320,9 @@ def _open_output(handle: BinaryIO, output: Path) -> Any:
     try:
         return av.open(handle, "w")
     except ValueError as exc:  # PyAV: "Could not determine output format"
+        which = f"by the suffix '{output.suffix}'" if output.suffix else "without a suffix"
         raise MediaError(
-            output, f"no format is known by the suffix '{output.suffix}'; use e.g. .mp4, .mkv, .mp3"
+            output, f"no format is known {which}; name it e.g. .mp4, .mkv, .mp3"
         ) from exc
 
 

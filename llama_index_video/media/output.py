@@ -1,7 +1,8 @@
 """Where an export is written, and how it reaches its name without harming anything.
 
 Every file this package writes for a user (``clip``, ``ask --export``, the page's
-"download this moment", their ``.srt`` beside) goes through :func:`written`:
+"download this moment", their ``.srt`` beside, ``transcript -o``) goes through
+:func:`written`:
 
 - refused, before anything is opened for writing, when the output *is* one of the
   recordings read: the same file by device and inode (``os.stat``), so a symlink or a
@@ -75,6 +76,17 @@ def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
         partial.unlink(missing_ok=True)
 
 
+def write_text(output: Path, text: str, *, sources: Iterable[Path]) -> None:
+    """Write ``text`` (UTF-8) to ``output`` as :func:`written` does: never onto one of
+    ``sources``, complete or not at all.
+
+    Raises:
+        MediaError: naming ``output`` (see :func:`written`).
+    """
+    with written(output, sources=sources) as handle:
+        handle.write(text.encode("utf-8"))
+
+
 def output_error(output: Path, exc: OSError) -> MediaError:
     """``exc``, raised while writing ``output``, as one line naming ``output``."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
@@ -104,8 +116,6 @@ def _checked(output: Path, sources: list[Path]) -> Path:
     target = Path(os.path.realpath(output))
     if not target.parent.is_dir():
         raise MediaError(output, f"its folder {printable_path(target.parent)} does not exist")
-    if not target.suffix:
-        raise MediaError(output, "has no suffix to choose a format by; e.g. .mp4, .mkv, .mp3")
     for source in sources:
         if _same_file(output, target, source):
             raise MediaError(

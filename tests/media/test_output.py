@@ -105,7 +105,7 @@ def tiny_disk(tmpfs):
         (".", "is a folder"),
         ("/dev/full", "is not a regular file"),
         ("missing/moment.mp4", "does not exist"),
-        ("moment", "has no suffix"),
+        ("moment", "no format is known without a suffix"),
     ],
 )
 def test_output_errors_name_the_output_not_the_recording(recordings, tmp_path, output, says):
@@ -141,7 +141,7 @@ def test_a_failure_inside_the_block_keeps_the_old_file(tmp_path):
     assert target.read_text() == "kept" and leftovers(tmp_path) == []
 
 
-def test_clip_onto_its_own_recording_is_refused_in_one_line(
+def test_clip_or_transcript_onto_its_own_recording_is_refused_in_one_line(
     tmp_path, script_transcriber, embed_model, capsys
 ):
     from llama_index_video.index import VideoIndex
@@ -166,4 +166,8 @@ def test_clip_onto_its_own_recording_is_refused_in_one_line(
         err = capsys.readouterr().err
         assert "is the recording being exported" in err and err.count("\n") == 1
         assert err.startswith(f"error: {output}: ")
+    argv = ["transcript", TEAM_SYNC.name, "-o", str(source), "--index", str(tmp_path / "idx")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is the recording being exported" in err and err.count("\n") == 1
     assert digest(source) == before

@@ -148,7 +148,10 @@ def test_the_command_prints_or_writes_a_span_by_file_name(example_index, capsys,
     [
         (["nothing.mp4"], "nothing.mp4: unknown source"),
         (["team_sync.mp3", "--from", "20", "--to", "10"], "--to must come after --from"),
-        (["team_sync.mp3", "-o", "/no/such/folder/t.srt"], "cannot write the transcript"),
+        (
+            ["team_sync.mp3", "-o", "/no/such/folder/t.srt"],
+            "t.srt: its folder /no/such/folder does",
+        ),
     ],
 )
 def test_bad_requests_end_in_one_line(example_index, capsys, argv, says):
