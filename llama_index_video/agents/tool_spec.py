@@ -153,6 +153,11 @@ class VideoToolSpec(BaseToolSpec):
             "moments": [hit.to_dict(compact=True) for hit in hits],
         }
         if not hits:
+            if speakers and not any(entry.speakers for entry in self.index.library()):
+                raise MomentRequestError(
+                    "speaker: this index has no speaker labels (they are made by "
+                    "'llama-index-video ingest --speakers'); search without a speaker"
+                )
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 
@@ -202,7 +207,8 @@ class VideoToolSpec(BaseToolSpec):
         """Read what was said in a recording between two times, line by line.
 
         Use it after search_moments to read around a moment (e.g. 30 s before and
-        after it). Times are seconds (94.5) or mm:ss (01:34).
+        after it); a span running past either end is read up to that end. Times are
+        seconds (94.5) or mm:ss (01:34).
 
         Args:
             source (str): The recording, as search_moments or list_recordings names it.
@@ -210,7 +216,8 @@ class VideoToolSpec(BaseToolSpec):
             end (str): Where to stop reading: seconds or mm:ss.
         """
         recording = self.index.recording(_text(source, "source"))
-        begin, finish = _time(start, recording), _time(end, recording)
+        asked = _time(start, recording), _time(end, recording)
+        begin, finish = _within(recording, *asked)
         lines = self.index.transcript(
             recording, start=begin, end=finish, max_seconds=self.max_span_seconds
         )
@@ -231,8 +238,18 @@ class VideoToolSpec(BaseToolSpec):
                 for line in lines
             ],
         }
+        notes = []
+        if (begin, finish) != asked:
+            length = recording.duration
+            long = f" ({schema.format_timestamp(length)} long)" if length is not None else ""
+            notes.append(
+                f"the span asked for runs past the recording{long}; "
+                f"read {schema.format_timestamp(begin)}-{schema.format_timestamp(finish)}"
+            )
         if not lines:
-            payload["note"] = "nothing was said in this span"
+            notes.append("nothing was said in this span")
+        if notes:
+            payload["note"] = "; ".join(notes)
         return _fit(payload, "lines", self.max_result_bytes)
 
     def describe_screen(self, source: str, time: float | str) -> str:
@@ -336,3 +353,17 @@ def _time(value: Any, recording: IndexedSource) -> float:
         return schema.parse_time(value)
     except ValueError as exc:
         raise MomentRequestError(f"{recording.name}: {exc}") from exc
+
+
+def _within(recording: IndexedSource, start: float, end: float) -> tuple[float, float]:
+    """``start``-``end`` kept inside the recording where the span overlaps it (a model
+    reading 30 s around a moment near either end); a span wholly outside it, reversed
+    or not finite is left as it is, for the facade to refuse in one line."""
+    length = recording.duration
+    if not (math.isfinite(start) and math.isfinite(end)) or end <= 0 or start >= end:
+        return start, end
+    if length is None:
+        return max(0.0, start), end
+    if start >= length:
+        return start, end
+    return max(0.0, start), min(end, length)

@@ -222,15 +222,19 @@ def check_span(
     ``instant``: a span of no length (``start == end``, one moment to read) is one too.
 
     Raises:
-        MomentRequestError: a time that is not finite, ``start >= end``, a time before 0
-            or after the recording's end, or ``end - start > max_seconds``; the message
+        MomentRequestError: a time that is not finite, a time before 0, ``start >= end``
+            or a time after the recording's end, or ``end - start > max_seconds``; the message
             says what is allowed.
     """
     name = printable_path(source.name)
     length = source.duration
     if not (math.isfinite(start) and math.isfinite(end)):  # NaN passes every comparison
         raise MomentRequestError(f"{name}: the span {start:g}-{end:g} s is not finite; give times")
-    if start < 0 or end < start or (end == start and not instant):
+    if start < 0:
+        raise MomentRequestError(
+            f"{name}: {start:g} s is before the start of the recording; give times from 0 s"
+        )
+    if end < start or (end == start and not instant):
         raise MomentRequestError(
             f"{name}: the span {start:g}-{end:g} s is empty or negative; give start < end"
         )

@@ -112,7 +112,10 @@ def test_ask_answers_with_citations(tools):
     ("name", "arguments", "says"),
     [
         ("read_transcript", {"source": "/etc/passwd", "start": 0, "end": 5}, "unknown source"),
-        ("read_transcript", {"source": "team_sync.mp3", "start": 30, "end": 95}, "after the end"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": 50, "end": 95}, "after the end"),
+        ("read_transcript", {"source": "team_sync.mp3", "start": -9, "end": -2}, "from 0 s"),
+        ("search_moments", {"query": "   "}, "query: give text"),
+        ("search_moments", {"query": "cache", "speaker": "SPEAKER_2"}, "no speaker labels"),
         ("read_transcript", {"source": "team_sync.mp3", "start": 9, "end": 3}, "start < end"),
         ("read_transcript", {"source": "team_sync.mp3", "start": "soon", "end": 3}, "not a time"),
         ("describe_screen", {"source": "nowhere.mp4", "time": 3}, "unknown source"),
@@ -169,6 +172,17 @@ def test_the_methods_raise_the_package_errors_and_only_agent_tools_report_them(t
 def test_a_whole_number_sent_as_text_or_float_is_a_top_k(tools):
     assert len(call(tools, "search_moments", query="ozone layer", top_k="2")["moments"]) <= 2
     assert len(call(tools, "search_moments", query="ozone layer", top_k=1.0)["moments"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "read"),
+    [(25, 70, "00:25-00:40"), (-20, 10, "00:00-00:10"), (30, "01:10", "00:30-00:40")],
+)
+def test_a_span_past_either_end_is_read_up_to_that_end_and_says_so(tools, start, end, read):
+    result = call(tools, "read_transcript", source="team_sync.mp3", start=start, end=end)
+    assert result["label"] == f"[team_sync.mp3 {read}]"
+    assert "runs past the recording (00:40 long)" in result["note"] and result["lines"]
+    assert result["lines"][-1]["end"] <= 40.5
 
 
 def test_a_span_over_the_limit_is_refused(example_index):
