@@ -255,6 +255,7 @@ class VideoIndex(Querying):
         self._reader = reader
 
     def close(self) -> None:
+        """Close the folder's manifest (its SQLite connection)."""
         self.manifest.close()
 
     def ingest(

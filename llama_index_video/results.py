@@ -286,6 +286,8 @@ class Answer:
     """Why nothing was found (``found`` false): the gate's or the model's reason."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``ask --json`` object: the answer, whether anything was found (and why
+        not), the citations, the labels cited but not retrieved, and the hits."""
         return {
             "question": self.question,
             "answer": self.text,

@@ -1,5 +1,5 @@
 """The documentation site's map: every page in the navigation, every public name in the
-API reference.
+API reference, with a docstring for it and each of its methods.
 
 ``mkdocs build --strict`` (in ``scripts/test.sh``) fails on a broken link, a missing
 anchor or a page left out of the navigation; these checks say which name or page is
@@ -8,6 +8,7 @@ missing without building the site.
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import llama_index_video
@@ -40,3 +41,29 @@ def test_every_page_is_in_the_navigation():
     in_nav = set(re.findall(r"^ *- (?:[^:\n]+: )?([\w/.-]+\.md)$", MKDOCS, flags=re.MULTILINE))
     assert pages - in_nav == set()
     assert in_nav - pages == set()
+
+
+def undocumented(cls: type) -> list[str]:
+    """The public methods ``cls`` has from this package's classes without a docstring."""
+    found = []
+    for owner in cls.__mro__:
+        if not owner.__module__.startswith("llama_index_video"):
+            continue
+        for name, member in vars(owner).items():
+            function = getattr(member, "__func__", member)
+            public = not name.startswith("_") and inspect.isfunction(function)
+            if public and not (function.__doc__ or "").strip():
+                found.append(f"{owner.__name__}.{name}")
+    return found
+
+
+def test_every_public_name_and_its_methods_have_a_docstring():
+    missing = []
+    for name in sorted(set(llama_index_video.__all__) - {"__version__"}):
+        value = getattr(llama_index_video, name)
+        documentable = inspect.isclass(value) or inspect.isfunction(value)
+        if documentable and not (value.__doc__ or "").strip():
+            missing.append(name)
+        if inspect.isclass(value):
+            missing += undocumented(value)
+    assert missing == []

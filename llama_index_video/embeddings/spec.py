@@ -68,8 +68,10 @@ class EmbeddingSpec:
         )
 
     def to_json(self) -> str:
+        """The spec as an index folder records it."""
         return json.dumps(asdict(self), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> EmbeddingSpec:
+        """The spec an index folder recorded (the text :meth:`to_json` wrote)."""
         return cls(**json.loads(text))

@@ -219,6 +219,7 @@ class TimestampFramePostprocessor(BaseNodePostprocessor):
 
     @classmethod
     def class_name(cls) -> str:
+        """The serialisation id."""
         return "TimestampFramePostprocessor"
 
     def to_dict(self, **kwargs: Any) -> dict[str, Any]:

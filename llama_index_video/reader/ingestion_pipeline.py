@@ -109,6 +109,7 @@ class VideoNodeParser(TransformComponent):
 
     @classmethod
     def class_name(cls) -> str:
+        """The serialisation id."""
         return "VideoNodeParser"
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> list[BaseNode]:

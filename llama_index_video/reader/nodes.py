@@ -53,6 +53,8 @@ class FrameNode(ImageNode):
     """
 
     def get_content(self, metadata_mode: MetadataMode = MetadataMode.NONE) -> str:
+        """The node's text; for the embedding model (``MetadataMode.EMBED``) a text that
+        also carries the frame, so that a multimodal model embeds the picture."""
         content = super().get_content(metadata_mode)
         if metadata_mode is MetadataMode.EMBED and self.image_path:
             return MediaText(
@@ -71,6 +73,8 @@ class ClipNode(Node):
     """
 
     def get_content(self, metadata_mode: MetadataMode = MetadataMode.NONE) -> str:
+        """The node's text; for the embedding model (``MetadataMode.EMBED``) a text that
+        also carries the clip, so that a multimodal model embeds the video or audio."""
         content = super().get_content(metadata_mode)
         resource = self.video_resource or self.audio_resource
         if metadata_mode is MetadataMode.EMBED and resource is not None and resource.path:
