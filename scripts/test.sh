@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything the tests need and run them (lint, types, the test suite).
+# Install everything the tests need and run them (lint, types, the documentation site, the
+# test suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install.sh local,offline,multilingual,sentence-transformers,visual,gemini,anthropic,serve,mcp,ray,qdrant,web,watch,docs,test

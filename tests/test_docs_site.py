@@ -67,3 +67,8 @@ def test_every_public_name_and_its_methods_have_a_docstring():
         if inspect.isclass(value):
             missing += undocumented(value)
     assert missing == []
+
+
+def test_the_readme_stays_a_short_tour():
+    # The manual is the site; the README keeps what a newcomer reads first (issue 39).
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 300
