@@ -87,7 +87,6 @@ if TYPE_CHECKING:
     from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
-    from llama_index_video.chapters.nodes import Chapter
     from llama_index_video.executor.base import Executor
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.video_reader import VideoReader
@@ -445,16 +444,6 @@ class VideoIndex(Querying):
             )  # fmt: skip
             self.lexical.refresh()
             return named
-
-    def chapters(self, source: str | Path) -> list[Chapter] | None:
-        """The chapters of an indexed path or link in time order (``[]`` for a recording
-        too short to chapter, see :mod:`llama_index_video.chapters`); None if unknown."""
-        from llama_index_video.chapters.nodes import stored_chapters
-        from llama_index_video.store.library import find_source
-
-        records = find_source(self.manifest, str(source))
-        self._follow_releases()
-        return stored_chapters(self.vector_store, records[0].content_hash) if records else None
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

@@ -1,13 +1,13 @@
 """One door to a recording's moments: the facade's side that names one recording.
 
-What a front door (the CLI's ``clip`` and ``ask --export``, the service's download,
-the agent tools, the MCP server) needs of one indexed recording is here, once, on
-:class:`~llama_index_video.index.VideoIndex` (which inherits it): the recording a name
-refers to (:meth:`Recordings.recording`: one error for an unknown or ambiguous name),
-what was said in it between two times, what was on screen at a time, and a cut of it
-or of several moments into one file, under one moment limit
-(:data:`MAX_MOMENT_SECONDS`). Every method takes a name or a recording already
-resolved, so a door resolves once and asks several things.
+What a front door (the CLI's ``clip``, ``ask --export``, ``transcript`` and
+``chapters``, the service's download, the agent tools, the MCP server) needs of one
+indexed recording is here, once, on :class:`~llama_index_video.index.VideoIndex`
+(which inherits it): the recording a name refers to (:meth:`Recordings.recording`: one
+error for an unknown or ambiguous name), what was said in it between two times, its
+chapters, what was on screen at a time, and a cut of it or of several moments into one
+file, under one moment limit (:data:`MAX_MOMENT_SECONDS`). Every method takes a name
+or a recording already resolved, so a door resolves once and asks several things.
 
 Only what the manifest recorded can be named
 (:func:`~llama_index_video.store.library.resolve_source`), so no caller reaches a file
@@ -28,6 +28,7 @@ from llama_index_video.errors import MomentRequestError, printable_path
 if TYPE_CHECKING:
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
+    from llama_index_video.chapters.nodes import Chapter
     from llama_index_video.media.export import ExportReport, JoinReport, Mode
     from llama_index_video.media.export_subtitles import Cue
     from llama_index_video.store.library import IndexedSource, LibraryEntry, TranscriptLine
@@ -59,8 +60,8 @@ class Screen:
 
 
 class Recordings:
-    """``recording``, ``transcript``, ``screen``, ``cut``, ``join`` and ``library`` of an
-    index folder (see the module docstring)."""
+    """``recording``, ``transcript``, ``chapters``, ``screen``, ``cut``, ``join`` and
+    ``library`` of an index folder (see the module docstring)."""
 
     path: Path
     manifest: Manifest
@@ -119,6 +120,19 @@ class Recordings:
             check_span(recording, start, end, max_seconds=max_seconds, instant=True)
         self._follow_releases()
         return transcript(self.vector_store, recording.content_hash, start=start, end=end)
+
+    def chapters(self, source: str | Path | IndexedSource) -> list[Chapter]:
+        """The chapters of a recording in time order (``[]`` for one too short to chapter,
+        see :mod:`llama_index_video.chapters`).
+
+        Raises:
+            MomentRequestError: an unknown recording.
+        """
+        from llama_index_video.chapters.nodes import stored_chapters
+
+        recording = self.recording(source)
+        self._follow_releases()
+        return stored_chapters(self.vector_store, recording.content_hash)
 
     def screen(self, source: str | Path | IndexedSource, at: float) -> Screen:
         """What was on screen in a recording at ``at`` seconds (the last frame taken by

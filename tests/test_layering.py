@@ -184,6 +184,7 @@ FRONT_DOORS = (
     "llama_index_video.cli.clip_command",
     "llama_index_video.cli.export_command",
     "llama_index_video.cli.transcript_command",
+    "llama_index_video.cli.meeting_commands",
     "llama_index_video.service.clips",
 )
 FACADE_OFFERS = {

@@ -33,10 +33,8 @@ def add_chapters_parser(
 
 def run_chapters(args: argparse.Namespace, index: Any) -> int:
     from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
-    from llama_index_video.store.library import resolve_source
 
-    recording = resolve_source(index.manifest, args.source)
-    chapters = index.chapters(recording.source) or []
+    chapters = index.chapters(args.source)
     if args.json:
         print(json.dumps([c.to_dict() for c in chapters], indent=2, ensure_ascii=False))
     elif not chapters:

@@ -13,6 +13,7 @@ import pytest
 
 from llama_index_video import schema
 from llama_index_video.cli.main import main
+from llama_index_video.errors import MomentRequestError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
@@ -95,7 +96,8 @@ def test_a_short_recording_gets_no_chapters(tmp_path, make_wav, embed_model):
     try:
         assert index.ingest([audio]).ok
         assert index.chapters(audio) == []
-        assert index.chapters(tmp_path / "never_indexed.wav") is None
+        with pytest.raises(MomentRequestError, match="unknown source"):
+            index.chapters(tmp_path / "never_indexed.wav")
     finally:
         index.close()
 
