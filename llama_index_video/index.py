@@ -514,7 +514,10 @@ class VideoIndex(Querying):
             self.folder.note_loaded()
         self._releases = releases(self.folder.chroma)
         self.vector_store = given or open_chroma(
-            self.folder.chroma, self.collection, url=self.chroma_url
+            self.folder.chroma,
+            self.collection,
+            url=self.chroma_url,
+            load=not WriterLock(self.path).holder(),  # see open_chroma: never mid-write
         )
         self._store_checked = False
         self.frame_store = None

@@ -146,6 +146,11 @@ def _print_report(report: IngestReport, index_dir: Path) -> None:
         print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
     counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
     print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
+    if report.unreachable:
+        print(
+            f"not repaired: {report.unreachable} stored moments search still cannot reach "
+            "(found by their words only); re-ingest into a new index folder to rebuild it"
+        )
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -47,9 +47,19 @@ CHROMA_HEADER_ENV = "LLAMA_INDEX_VIDEO_CHROMA_HEADER"
 
 
 def open_chroma(
-    folder: Path, collection: str = DEFAULT_COLLECTION, *, url: str | None = None
+    folder: Path,
+    collection: str = DEFAULT_COLLECTION,
+    *,
+    url: str | None = None,
+    load: bool = True,
 ) -> ChromaVectorStore:
     """Open (or create) ``collection`` in the Chroma server at ``url``, else in ``folder``.
+
+    With ``load``, a local collection is read at once (its vector index loaded), so a
+    damaged database fails here. Without, nothing is read until the first use: a
+    process that will wait for another writer must not load the folder meanwhile, as
+    Chroma's first read applies its write log and may store its vector index again,
+    racing the writer that holds the lock.
 
     Raises:
         MissingDependencyError: Chroma's LlamaIndex integration is not installed.
@@ -64,7 +74,7 @@ def open_chroma(
         ) from exc
     settings = Settings(anonymized_telemetry=False, allow_reset=False)
     if url is None:
-        return ChromaVectorStore(chroma_collection=_local_collection(folder, collection))
+        return ChromaVectorStore(chroma_collection=_local_collection(folder, collection, load))
     client = _server_client(url, settings)
     try:
         chroma_collection = client.get_or_create_collection(
@@ -85,16 +95,16 @@ def chroma_collection(store: Any) -> Any | None:
     return store.client if isinstance(store, ChromaVectorStore) else None
 
 
-def _local_collection(folder: Path, name: str) -> Any:
+def _local_collection(folder: Path, name: str, load: bool) -> Any:
     database = folder / DATABASE_FILE
     try:
         with translated(database):
-            return _open_local(folder, name)
+            return _open_local(folder, name, load)
     except IndexReadOnlyError:
         if not database.is_file():
             raise
         with translated(database):
-            return _open_local(read_only_copy(folder), name)
+            return _open_local(read_only_copy(folder), name, load)
 
 
 def is_read_only_copy(folder: Path) -> bool:
@@ -116,7 +126,7 @@ def read_only_copy(folder: Path) -> Path:
     return _READ_ONLY_COPIES[key]
 
 
-def _open_local(folder: Path, name: str) -> Any:
+def _open_local(folder: Path, name: str, load: bool) -> Any:
     try:
         import chromadb
         from chromadb.config import Settings
@@ -130,7 +140,8 @@ def _open_local(folder: Path, name: str) -> Any:
             path=str(folder), settings=Settings(anonymized_telemetry=False, allow_reset=False)
         )
         found = client.get_or_create_collection(name, configuration={"hnsw": {"space": "cosine"}})
-        found.count()  # reads the database: a damaged one fails here, not later
+        if load:
+            found.count()  # reads the database: a damaged one fails here, not later
     except Exception:
         _drop_cached_system(folder)  # else every later open in this process fails too
         raise
@@ -198,6 +209,33 @@ def row_metadata(store: Any, *, batch: int = 1000) -> Iterator[dict[str, Any]]:
     total = int(rows.count())
     for offset in range(0, total, batch):  # ends: at the count taken first
         yield from rows.get(include=["metadatas"], limit=batch, offset=offset)["metadatas"] or []
+
+
+DEFAULT_SYNC_THRESHOLD = 1000
+"""Chroma's ``hnsw.sync_threshold`` when a collection does not say."""
+FLUSH_ID = "llama-index-video:flush:{}"
+"""Ids :func:`store_vector_index` deletes: never those of a stored row."""
+
+
+def store_vector_index(store: Any) -> bool:
+    """Make Chroma store ``store``'s vector index whole now; False if it is not Chroma.
+
+    Chroma stores its vector index (HNSW) only once ``sync_threshold`` writes were
+    applied since it last did; every process that loads the collection builds the
+    writes since then again from its write log, anew at each load and with several
+    threads, and on near-duplicate rows such a build can leave a row no link leads to
+    (a different one at each load). Stored whole, every later load reads the very
+    graph this process holds, so a reachability check made here holds for them all.
+    Chroma has no call for it: ``sync_threshold`` deletions of ids never stored are
+    written, each counting towards the threshold and deleting nothing.
+    """
+    rows = chroma_collection(store)
+    if rows is None:
+        return False
+    hnsw = (getattr(rows, "configuration", None) or {}).get("hnsw") or {}
+    threshold = int(hnsw.get("sync_threshold") or DEFAULT_SYNC_THRESHOLD)
+    rows.delete(ids=[FLUSH_ID.format(n) for n in range(threshold)])
+    return True
 
 
 def stray_row_ids(store: Any, keep: Collection[str]) -> list[str] | None:

@@ -65,12 +65,13 @@ from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
-from llama_index_video.store.collection import content_nodes
+from llama_index_video.store.collection import content_nodes, store_vector_index
 from llama_index_video.store.integrity import (
     IndexCheck,
     check_index,
     media_of,
     rebuild_manifest,
+    unreachable_rows,
 )
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
@@ -108,13 +109,19 @@ class IngestReport:
     """Every file's outcome, in input order."""
 
     files: list[FileOutcome] = field(default_factory=list)
+    unreachable: int = 0
+    """Stored rows search still cannot reach after :data:`RELINK_ROUNDS` repairs."""
 
     def of(self, outcome: Outcome) -> list[FileOutcome]:
         return [f for f in self.files if f.outcome == outcome]
 
     @property
     def ok(self) -> bool:
-        return not self.of("failed") and not any(f.pending for f in self.files)
+        return (
+            not self.of("failed")
+            and not any(f.pending for f in self.files)
+            and not self.unreachable
+        )
 
 
 def expand_paths(
@@ -194,6 +201,7 @@ class Ingestor:
         self._producer = Producer(
             reader, embed_model if embeds_remotely else None, batch_size=batch_size
         )
+        self._unreachable: dict[str, list[str]] = {}
 
     def ingest(self, paths: Iterable[str | Path]) -> IngestReport:
         """Ingest files and folders; see the module docstring for the rules."""
@@ -223,7 +231,7 @@ class Ingestor:
         if self._lexical is not None:  # after a failure the next run's recover() does it
             self._lexical.refresh()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
-        return IngestReport(outcomes)
+        return IngestReport(outcomes, sum(len(ids) for ids in self._unreachable.values()))
 
     def recover(self, check: IndexCheck | None = None) -> IndexCheck:
         """Finish or undo what earlier runs left half-done (see the module docstring).
@@ -264,9 +272,11 @@ class Ingestor:
         stores = self._stores()
         for name, ids in check.stray_rows.items():
             stores[name].delete_nodes(ids)
-        for name, ids in check.unreachable.items():
-            stray = set(check.stray_rows.get(name, []))
-            self._restore_vectors(stores[name], [i for i in ids if i not in stray])
+        unreachable = {
+            name: [i for i in ids if i not in set(check.stray_rows.get(name, []))]
+            for name, ids in check.unreachable.items()
+        }
+        self._unreachable = self._relink(stores, unreachable) if any(unreachable.values()) else {}
         if self._lexical is not None:
             # After the contents above were forgotten or re-marked: check again.
             indexed = {r.content_hash: r.node_count for r in self._manifest.files("indexed")}
@@ -520,6 +530,32 @@ class Ingestor:
             self._lexical.delete_content(file_hash)
         self._index.delete_ref_doc(document_id(file_hash), delete_from_docstore=True)
 
+    def _relink(
+        self, stores: dict[str, BasePydanticVectorStore], unreachable: dict[str, list[str]]
+    ) -> dict[str, list[str]]:
+        """Store again the rows search cannot reach, and the vector indexes whole, until
+        search reaches every row, at most :data:`RELINK_ROUNDS` times; returns the rows
+        it still cannot reach (logged).
+
+        Stored whole (:func:`store_vector_index`), the graph checked here is the one
+        every later load reads: a row found here is found by every process.
+        """
+        for _ in range(RELINK_ROUNDS):
+            for name, ids in unreachable.items():
+                self._restore_vectors(stores[name], ids)
+            for store in stores.values():
+                store_vector_index(store)
+            unreachable = unreachable_rows(stores)
+            if not unreachable:
+                return {}
+        logger.warning(
+            "%d stored moment(s) still cannot be found by search after %d repairs (they "
+            "are found by their words only); re-ingest into a new index folder to rebuild it",
+            sum(len(ids) for ids in unreachable.values()),
+            RELINK_ROUNDS,
+        )
+        return unreachable
+
     def _restore_vectors(self, store: BasePydanticVectorStore, ids: list[str]) -> None:
         """Store again, embedded afresh, the rows of ``store`` its vector index lost.
 
@@ -549,6 +585,8 @@ class Ingestor:
         return stores
 
 
+RELINK_ROUNDS = 3
+"""How many times a run stores unreachable rows again before it reports them."""
 INTERRUPTED = "interrupted; re-indexed on the next ingest"
 MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
 SOURCE_GONE = (

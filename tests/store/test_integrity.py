@@ -187,11 +187,47 @@ def test_verify_reports_rows_search_cannot_reach_and_repair_embeds_them_again(
     code, out, err = run("verify", "--repair", "--index", index_copy, "--quiet")
     assert code == 0, (out, err)
     assert "40 (embedded again)" in out
+    assert _unstored_writes(index_copy) == 0  # every later load reads the graph checked
     assert _full_query(index_copy) == (stored, stored)
     code, out, _ = run("search", "Valve 17 opens at 17 bar", "--index", index_copy, "--json")
     assert code == 0 and "Valve 17 opens" in out
     code, out, _ = run("verify", "--index", index_copy)
     assert code == 0, out
+
+
+def _unstored_writes(index_dir) -> int:
+    """Writes in Chroma's log its stored vector index does not hold yet: each process
+    that loads the folder builds them into its vector index anew."""
+    import sqlite3
+
+    release_chroma(index_dir / "chroma")
+    with sqlite3.connect(index_dir / "chroma" / "chroma.sqlite3") as db:
+        return db.execute(
+            "SELECT COUNT(*) FROM embeddings_queue WHERE seq_id > (SELECT COALESCE(MAX("
+            "m.seq_id), 0) FROM max_seq_id m JOIN segments s ON s.id = m.segment_id "
+            "WHERE s.scope = 'VECTOR')"
+        ).fetchone()[0]
+
+
+def test_a_repair_that_cannot_make_a_row_reachable_says_so_and_fails(run, index_copy, monkeypatch):
+    """A row Chroma's graph leaves unlinked however often it is stored again (injected:
+    a reachability check that always misses it) is reported, and the repair fails."""
+    from llama_index_video.store import integrity
+    from llama_index_video.store.collection import chroma_collection
+
+    rows = open_chroma(index_copy / "chroma").client
+    stuck = rows.get(limit=1, include=[])["ids"][0]
+    release_chroma(index_copy / "chroma")
+
+    def misses_one(store):
+        return None if chroma_collection(store) is None else [stuck]
+
+    monkeypatch.setitem(integrity.REACHABILITY_CHECKS, "unlinked", misses_one)
+    code, out, err = run("verify", "--repair", "--index", index_copy, "--quiet")
+    assert code == 1, (out, err)
+    assert "not repaired: 1 stored moments search still cannot reach" in out
+    code, out, _ = run("verify", "--index", index_copy)
+    assert code == 1 and "unreachable rows (stored, but search cannot find them): 1" in out
 
 
 def test_ingest_first_embeds_again_rows_search_cannot_reach(run, index_copy, tmp_path, caplog):

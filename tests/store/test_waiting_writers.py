@@ -258,3 +258,42 @@ def test_an_app_holding_an_index_writes_and_reads_what_another_process_added(
         assert hits and Path(hits[0].source).name == "roadmap.md", [h.label for h in hits]
     finally:
         app.close()
+
+
+def _vector_files_open(pid: int, index_dir: Path) -> list[str]:
+    """The files of Chroma's vector index (``chroma/<segment>/``) process ``pid`` has open."""
+    chroma = str((index_dir / "chroma").resolve())
+    found = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith(chroma + "/") and Path(target).parent != Path(chroma):
+            found.append(target)
+    return found
+
+
+def test_a_writer_waiting_for_the_lock_does_not_load_the_vectors_meanwhile(
+    spawn, run, manual, tmp_path
+):
+    """Chroma's first read of a folder applies its write log and can store its vector
+    index again: done by a process waiting for the lock, it raced the writer holding it
+    (rows written meanwhile were left out of the vector index that was stored last).
+    Chroma writes its vector index files once it holds 1,000 rows: hence the manual."""
+    index_dir = tmp_path / "index"
+    assert run("ingest", manual, "--index", index_dir, "--quiet")[0] == 0
+    assert list((index_dir / "chroma").glob("*/data_level0.bin"))
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "release.md").write_text("# Release\n\nVersion 2.5 retires the reports page.")
+    with WriterLock(index_dir) as lock:  # another writer at work
+        lock.acquire(wait=0)
+        waiting = spawn("ingest", str(extra), "--index", str(index_dir), "--quiet")
+        assert _waiting(waiting)
+        time.sleep(1)
+        assert _vector_files_open(waiting.pid, index_dir) == []
+    out, err = waiting.communicate(timeout=300)
+    assert waiting.returncode == 0, (out, err)
+    stored, found = reachable(index_dir)
+    assert found == stored and stored > 1
