@@ -230,8 +230,20 @@ class Ingestor:
             produced.close()
         if self._lexical is not None:  # after a failure the next run's recover() does it
             self._lexical.refresh()
+        if any(outcome.outcome == "indexed" for outcome in outcomes):
+            self.settle()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         return IngestReport(outcomes, sum(len(ids) for ids in self._unreachable.values()))
+
+    def settle(self) -> None:
+        """End a run that wrote rows: store the vector indexes whole, so that every later
+        load reads the same graph, and store again (:meth:`_relink`) any row search
+        cannot reach in it."""
+        stores = self._stores()
+        for store in stores.values():
+            store_vector_index(store)
+        unreachable = unreachable_rows(stores)
+        self._unreachable = self._relink(stores, unreachable) if unreachable else {}
 
     def recover(self, check: IndexCheck | None = None) -> IndexCheck:
         """Finish or undo what earlier runs left half-done (see the module docstring).
