@@ -65,17 +65,17 @@ from llama_index_video.media.heap import release_free_memory
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
-from llama_index_video.store.collection import content_nodes, store_vector_index
+from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.integrity import (
     IndexCheck,
     check_index,
     media_of,
     rebuild_manifest,
-    unreachable_rows,
 )
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
 from llama_index_video.store.media_paths import resolved_node, stored_node
+from llama_index_video.store.relink import relink, settle
 from llama_index_video.store.storage_errors import storage_error
 
 logger = logging.getLogger(__name__)
@@ -110,7 +110,8 @@ class IngestReport:
 
     files: list[FileOutcome] = field(default_factory=list)
     unreachable: int = 0
-    """Stored rows search still cannot reach after :data:`RELINK_ROUNDS` repairs."""
+    """Stored rows search still cannot reach after the repairs of the run
+    (:mod:`llama_index_video.store.relink`)."""
 
     def of(self, outcome: Outcome) -> list[FileOutcome]:
         return [f for f in self.files if f.outcome == outcome]
@@ -202,6 +203,7 @@ class Ingestor:
             reader, embed_model if embeds_remotely else None, batch_size=batch_size
         )
         self._unreachable: dict[str, list[str]] = {}
+        self._folder = manifest.db_file.parent
 
     def ingest(self, paths: Iterable[str | Path]) -> IngestReport:
         """Ingest files and folders; see the module docstring for the rules."""
@@ -236,14 +238,10 @@ class Ingestor:
         return IngestReport(outcomes, sum(len(ids) for ids in self._unreachable.values()))
 
     def settle(self) -> None:
-        """End a run that wrote rows: store the vector indexes whole, so that every later
-        load reads the same graph, and store again (:meth:`_relink`) any row search
-        cannot reach in it."""
-        stores = self._stores()
-        for store in stores.values():
-            store_vector_index(store)
-        unreachable = unreachable_rows(stores)
-        self._unreachable = self._relink(stores, unreachable) if unreachable else {}
+        """End a run that wrote rows (see :func:`~llama_index_video.store.relink.settle`)."""
+        self._unreachable = settle(
+            self._index, self._stores(), folder=self._folder, batch_size=self._batch_size
+        )
 
     def recover(self, check: IndexCheck | None = None) -> IndexCheck:
         """Finish or undo what earlier runs left half-done (see the module docstring).
@@ -288,7 +286,9 @@ class Ingestor:
             name: [i for i in ids if i not in set(check.stray_rows.get(name, []))]
             for name, ids in check.unreachable.items()
         }
-        self._unreachable = self._relink(stores, unreachable) if any(unreachable.values()) else {}
+        self._unreachable = relink(
+            self._index, stores, unreachable, folder=self._folder, batch_size=self._batch_size
+        )
         if self._lexical is not None:
             # After the contents above were forgotten or re-marked: check again.
             indexed = {r.content_hash: r.node_count for r in self._manifest.files("indexed")}
@@ -542,52 +542,6 @@ class Ingestor:
             self._lexical.delete_content(file_hash)
         self._index.delete_ref_doc(document_id(file_hash), delete_from_docstore=True)
 
-    def _relink(
-        self, stores: dict[str, BasePydanticVectorStore], unreachable: dict[str, list[str]]
-    ) -> dict[str, list[str]]:
-        """Store again the rows search cannot reach, and the vector indexes whole, until
-        search reaches every row, at most :data:`RELINK_ROUNDS` times; returns the rows
-        it still cannot reach (logged).
-
-        Stored whole (:func:`store_vector_index`), the graph checked here is the one
-        every later load reads: a row found here is found by every process.
-        """
-        for _ in range(RELINK_ROUNDS):
-            for name, ids in unreachable.items():
-                self._restore_vectors(stores[name], ids)
-            for store in stores.values():
-                store_vector_index(store)
-            unreachable = unreachable_rows(stores)
-            if not unreachable:
-                return {}
-        logger.warning(
-            "%d stored moment(s) still cannot be found by search after %d repairs (they "
-            "are found by their words only); re-ingest into a new index folder to rebuild it",
-            sum(len(ids) for ids in unreachable.values()),
-            RELINK_ROUNDS,
-        )
-        return unreachable
-
-    def _restore_vectors(self, store: BasePydanticVectorStore, ids: list[str]) -> None:
-        """Store again, embedded afresh, the rows of ``store`` its vector index lost.
-
-        Their vectors are gone with the index entries (Chroma cannot read them back),
-        but their nodes are intact: each batch is read, deleted and inserted again.
-        """
-        if not ids:
-            return
-        logger.warning(
-            "%d stored moment(s) cannot be found by search (missing from the vector "
-            "index); embedding them again",
-            len(ids),
-        )
-        folder = self._manifest.db_file.parent
-        for start in range(0, len(ids), self._batch_size):
-            nodes = store.get_nodes(node_ids=ids[start : start + self._batch_size])
-            if nodes:
-                store.delete_nodes([node.node_id for node in nodes])
-                self._index.insert_nodes([resolved_node(node, folder) for node in nodes])
-
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
         """The vector stores this index writes to: the text store first, then frames'."""
         stores = {"text": self._index.vector_store}
@@ -597,8 +551,6 @@ class Ingestor:
         return stores
 
 
-RELINK_ROUNDS = 3
-"""How many times a run stores unreachable rows again before it reports them."""
 INTERRUPTED = "interrupted; re-indexed on the next ingest"
 MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
 SOURCE_GONE = (
