@@ -147,15 +147,17 @@ def _unreachable_rows(index_dir, document) -> int:
     stale = index_dir.parent / "stale-segment"
     shutil.copytree(segment, stale)
     database = index_dir / "chroma" / "chroma.sqlite3"
+    rows = "SELECT COUNT(*) FROM embeddings"
     with sqlite3.connect(database) as db:
         before = db.execute("SELECT MAX(seq_id) FROM embeddings_queue").fetchone()[0]
+        stored = db.execute(rows).fetchone()[0]
     assert main(["ingest", str(document), "--index", str(index_dir), "--quiet"]) == 0
     release_chroma(index_dir / "chroma")
     shutil.rmtree(segment)
     shutil.move(stale, segment)
     with sqlite3.connect(database) as db:
-        cut = db.execute("DELETE FROM embeddings_queue WHERE seq_id > ?", (before,)).rowcount
-    return cut
+        db.execute("DELETE FROM embeddings_queue WHERE seq_id > ?", (before,))
+        return int(db.execute(rows).fetchone()[0]) - stored
 
 
 def _full_query(index_dir) -> tuple[int, int]:
