@@ -58,7 +58,7 @@ from llama_index_video.errors import (
 )
 from llama_index_video.schema import parse_modalities, parse_time
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
-from llama_index_video.service.live import Answerer, LiveIndex, Reopen
+from llama_index_video.service.live import Answerer, IndexVersions, LiveIndex
 from llama_index_video.service.media import (
     FRAME_ROUTE,
     MEDIA_ROUTE,
@@ -139,7 +139,7 @@ def create_app(
     index: VideoIndex,
     *,
     token: str | None = None,
-    reopen: Reopen | None = None,
+    versions: IndexVersions | None = None,
     answer: Answerer | None = None,
 ) -> FastAPI:
     """The service over an open index (it never ingests).
@@ -150,8 +150,9 @@ def create_app(
             cookie set by ``/?token=``); when None, only requests addressed to a
             loopback host name are answered. :func:`serve` refuses to bind beyond
             loopback without one.
-        reopen: Opens the index afresh; given, content a separate ``ingest`` adds is
-            served without a restart (see :mod:`llama_index_video.service.live`).
+        versions: Where the index's new versions come from; given, content a separate
+            ``ingest`` adds is served without a restart (see
+            :mod:`llama_index_video.service.live`).
         answer: How ``POST /api/ask`` answers: ``answer(index, question, top_k)``, e.g.
             ``ask_with(llm)``; None answers extractively (``VideoIndex.ask`` without
             an LLM).
@@ -163,7 +164,7 @@ def create_app(
         InsecureBindError: the token is too short or has characters URLs or cookies
             would change.
     """
-    live = LiveIndex(index, reopen=reopen, answer=answer)
+    live = LiveIndex(index, versions=versions, answer=answer)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

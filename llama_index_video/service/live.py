@@ -1,17 +1,24 @@
-"""The served index, kept warm, and reopened when a separate ``ingest`` changes it.
+"""The served index, kept warm, and moved to each new version a separate ``ingest`` makes.
 
 The service never ingests: ``llama-index-video ingest`` runs in another process and
-writes to the same folder. SQLite shows a long-lived reader every commit, but Chroma
-does not: a ``PersistentClient`` keeps its vector index in memory and never sees rows
-another process added (its counts change, its query results do not). So before each
-request the service asks SQLite's ``PRAGMA data_version`` on its own read-only
-connection to ``manifest.sqlite`` (a cheap in-memory check that changes whenever
-another connection commits) and, if the manifest changed, reopens the index with the
-same, already loaded, embedding model: about 40 ms, plus loading the vector index on
-the next query.
-Ingest marks a file ``indexed`` only after its nodes are written, so a reopen after
-that mark sees them. Nothing here writes to the folder, so an index on a read-only
-share, or owned by another user, is served (and followed) the same way.
+writes to the same folder, while the service keeps answering. It never reads the
+folder in place while a writer may change it: Chroma's rows would change under its
+loaded vector index (a filtered query then fails with chromadb's ``Error finding id``),
+and a reload in the middle of a run would load a writer's half-done state (a file
+being replaced has its old rows deleted before the lock is released; the vector index
+files are rewritten as they grow). So it serves a *snapshot*
+(:mod:`llama_index_video.store.snapshot`): a private copy of the folder as the last
+finished writer left it. Before each request it reads the folder's write generation
+(one small read of ``write.lock``); when a writer has *finished* a new one, it copies
+that version and opens it with the same, already loaded, embedding model, then serves
+it. While a writer runs, or after one was killed (until the next one finishes), the
+generation is unknown and the previous complete version goes on being served. A new
+version that cannot be opened is logged in one line and tried again later; the
+previous one goes on being served. With vectors on a Chroma server there is no folder
+to copy: the index is reopened in place when a writer has finished.
+
+Nothing here writes to the index folder, so an index on a read-only share, or owned by
+another user, is served (and followed) the same way.
 
 Requests share the index concurrently (the embedding model and Chroma are safe to
 query from several threads); a reopen waits for the requests in flight and holds new
@@ -21,17 +28,19 @@ ones back until it is done, so no query ever runs against a closed store.
 from __future__ import annotations
 
 import logging
-import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.answering.answerer import AskOptions
+from llama_index_video.errors import VideoIndexError
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
-from llama_index_video.store.manifest import connect_read_only
+from llama_index_video.store.lock import read_generation
+from llama_index_video.store.snapshot import Snapshot, take_snapshot
 from llama_index_video.store.storage_errors import translated
 
 if TYPE_CHECKING:
@@ -42,12 +51,15 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+RETRY_SECONDS = 5.0
+"""How long a new version that could not be opened waits before it is tried again."""
+
 Answerer = Callable[["VideoIndex", str, int], Answer]
 """``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers."""
 
-Reopen = Callable[[], "VideoIndex"]
-"""Opens the index afresh: ``VideoIndex.reopen()`` and the same index, or a new one over
-the same folder (the old one is then closed)."""
+Opener = Callable[[Path], "VideoIndex"]
+"""``open_index(folder) -> VideoIndex``: opens the index in ``folder`` (a snapshot, or
+the index folder itself) with the served index's model and settings."""
 
 
 def ask_with(llm: LLM | None = None) -> Answerer:
@@ -63,14 +75,92 @@ def ask_with(llm: LLM | None = None) -> Answerer:
     return answer
 
 
+class IndexVersions:
+    """The versions of the index folder ``index_dir`` the service serves, one per
+    finished writer (see the module docstring).
+
+    Args:
+        index_dir: The index folder.
+        open_index: Opens the index in a folder.
+        snapshots: Serve private copies (a local Chroma folder); False: reopen
+            ``index_dir`` itself (vectors on a Chroma server).
+    """
+
+    def __init__(self, index_dir: Path, open_index: Opener, *, snapshots: bool = True) -> None:
+        self.index_dir = index_dir
+        self._open = open_index
+        self._snapshots = snapshots
+        self._generation: int | None = None
+        self._served: Snapshot | None = None
+        self._retired: list[Snapshot] = []
+        self._not_before = 0.0
+
+    def first(self) -> VideoIndex:
+        """The newest complete version; the folder as it is if a writer is at work
+        (replaced by the first version a writer finishes)."""
+        index = self._next()
+        return self._open(self.index_dir) if index is None else index
+
+    def changed(self) -> bool:
+        """Whether a writer has finished a version newer than the one served."""
+        generation = read_generation(self.index_dir)
+        return (
+            generation is not None
+            and generation != self._generation
+            and time.monotonic() >= self._not_before
+        )
+
+    def next(self) -> VideoIndex | None:
+        """The newest complete version, opened; None: none now (a writer started),
+        keep the one served.
+
+        Raises:
+            Exception: the version could not be copied or opened (tried again after
+                :data:`RETRY_SECONDS`).
+        """
+        self._not_before = time.monotonic() + RETRY_SECONDS
+        return self._next()
+
+    def retire(self) -> None:
+        """Delete the copies no longer served (their index was closed)."""
+        while self._retired:
+            self._retired.pop().discard()
+
+    def close(self) -> None:
+        """Delete every copy (the indexes opened from them were closed)."""
+        if self._served is not None:
+            self._retired.append(self._served)
+            self._served = None
+        self.retire()
+
+    def _next(self) -> VideoIndex | None:
+        if not self._snapshots:
+            generation = read_generation(self.index_dir)
+            index = self._open(self.index_dir)
+            self._generation = generation
+            return index
+        snapshot = take_snapshot(self.index_dir)
+        if snapshot is None:
+            return None
+        try:
+            index = self._open(snapshot.folder)
+        except BaseException:
+            snapshot.discard()
+            raise
+        if self._served is not None:
+            self._retired.append(self._served)
+        self._served, self._generation = snapshot, snapshot.generation
+        return index
+
+
 class LiveIndex:
-    """A ``VideoIndex`` shared by concurrent requests, reopened when the manifest changes.
+    """A ``VideoIndex`` shared by concurrent requests, moved to each new version.
 
     Args:
         index: The open index to serve. :meth:`close` closes whichever index is
-            current (an index ``reopen`` replaces is closed then).
-        reopen: Opens the same index afresh, so what a separate ``ingest`` added is
-            found. None serves ``index`` as it is (restart to see new content).
+            current (an index a new version replaces is closed then).
+        versions: Where new versions come from, so what a separate ``ingest`` added
+            is found. None serves ``index`` as it is (restart to see new content).
         answer: How questions are answered; defaults to the extractive answer.
     """
 
@@ -78,20 +168,20 @@ class LiveIndex:
         self,
         index: VideoIndex,
         *,
-        reopen: Reopen | None = None,
+        versions: IndexVersions | None = None,
         answer: Answerer | None = None,
     ) -> None:
         self._index = index
-        self._reopen = reopen
+        self._versions = versions
         self._answer = answer or ask_with(None)
         self._lease = _ReadWriteLease()
-        self._watcher = _ManifestWatcher(index.folder.manifest_file) if reopen else None
+        self._moving = threading.Lock()
         self._catalog = self._new_catalog(index)
 
     @property
     def live(self) -> bool:
         """Whether content ingested after start-up is picked up without a restart."""
-        return self._watcher is not None
+        return self._versions is not None
 
     def search(
         self, query: str, *, top_k: int, modalities: Sequence[str] | None = None
@@ -113,83 +203,52 @@ class LiveIndex:
             yield self._index, self._catalog
 
     def refresh(self) -> bool:
-        """Reopen the index if another process changed it since; True if reopened."""
-        if self._watcher is None or self._reopen is None or not self._watcher.changed():
+        """Move to the newest version a writer finished, if newer than the one served;
+        True if it moved. A version that cannot be opened leaves the current one
+        served (one warning line; tried again later)."""
+        versions = self._versions
+        if versions is None or not versions.changed():
             return False
-        with self._lease.exclusive():
-            old = self._index
+        with self._moving:  # one request opens the new version; the others go on reading
+            if not versions.changed():
+                return False
             try:
-                self._index = self._reopen()
-            except BaseException:
-                self._watcher.retry()
-                raise
-            if self._index is not old:
+                index = versions.next()
+            except Exception as exc:  # whatever it is, the version served stays good
+                logger.warning(
+                    "%s: its new version cannot be opened (%s); still serving the previous "
+                    "one, trying again in %.0f s",
+                    versions.index_dir,
+                    _one_line(exc),
+                    RETRY_SECONDS,
+                )
+                return False
+            if index is None:
+                return False
+            catalog = self._new_catalog(index)
+            with self._lease.exclusive():
+                old, self._index, self._catalog = self._index, index, catalog
+            if old is not index:
                 old.close()
-            self._catalog = self._new_catalog(self._index)
-        logger.info("%s changed on disk; reopened the index", self._index.path)
+            versions.retire()
+        logger.info("%s changed on disk; serving its new version", versions.index_dir)
         return True
 
     def close(self) -> None:
-        """Close the index and the manifest watcher."""
+        """Close the index and delete the copies it was served from."""
         with self._lease.exclusive():
             self._index.close()
-            if self._watcher is not None:
-                self._watcher.close()
+            if self._versions is not None:
+                self._versions.close()
 
     @staticmethod
     def _new_catalog(index: VideoIndex) -> MediaCatalog:
         return MediaCatalog(index.manifest, index.folder.frames)
 
 
-class _ManifestWatcher:
-    """Notices commits to ``manifest.sqlite`` by other connections, without writing.
-
-    Its connection is read-only, so a folder the service may not write (a read-only
-    share, another user's folder) is watched too. There SQLite may have to read the
-    file as immutable (it cannot create the ``-shm`` file it takes read locks in) and
-    ``PRAGMA data_version`` never changes; or it reads the ``-wal`` through a private
-    copy of the shared index it may not write, where ``data_version`` can move with no
-    commit (seen in the full test suite, though not in isolation). So in a folder it
-    may not write, the watcher compares the size and modification time of the manifest
-    and its ``-wal`` file instead, which a writer that may write the folder (its owner's
-    ``ingest``) changes when it commits.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        with translated(path):
-            self._db, immutable = connect_read_only(path)
-        self._by_file_times = immutable or not os.access(path.parent, os.W_OK)
-        self._lock = threading.Lock()
-        self._version = self._read()
-
-    def changed(self) -> bool:
-        with self._lock:
-            version = self._read()
-            changed, self._version = version != self._version, version
-            return changed
-
-    def retry(self) -> None:
-        """Report a change on the next call again (the reopen it caused failed)."""
-        with self._lock:
-            self._version = None
-
-    def close(self) -> None:
-        self._db.close()
-
-    def _read(self) -> object:
-        if self._by_file_times:
-            return [_stat_or_none(Path(f"{self._path}{suffix}")) for suffix in ("", "-wal")]
-        with translated(self._path):
-            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
-
-
-def _stat_or_none(path: Path) -> tuple[int, int] | None:
-    try:
-        status = path.stat()
-    except FileNotFoundError:
-        return None
-    return status.st_size, status.st_mtime_ns
+def _one_line(exc: Exception) -> str:
+    text = str(exc) if isinstance(exc, VideoIndexError) else f"{type(exc).__name__}: {exc}"
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 class _ReadWriteLease:

@@ -1,8 +1,9 @@
 """``serve``: open an index folder once and answer over HTTP with uvicorn.
 
 The index is opened (and its embedding model loaded) before the socket is bound, so
-the first request is as fast as the thousandth. Reopening after a separate ``ingest``
-reuses that model and only re-reads the Chroma folder.
+the first request is as fast as the thousandth. Each new version a separate ``ingest``
+finishes is opened with that model, from a private copy of the folder
+(:mod:`llama_index_video.service.live`).
 """
 
 from __future__ import annotations
@@ -129,23 +130,31 @@ def app_for_folder(
     """
     from llama_index_video.index import VideoIndex
     from llama_index_video.service.app import create_app
+    from llama_index_video.service.live import IndexVersions
     from llama_index_video.store.folder import IndexFolder
 
     folder = IndexFolder(index_dir)
     folder.require()
-    index = VideoIndex(
-        folder.path,
-        chroma_url=chroma_url,
-        collection=collection,
-        relevance=relevance,
-        lexical=lexical,
-    )
+    model: list[VideoIndex] = []  # the first index opened lends its models to the next
 
-    def reopen() -> VideoIndex:
-        index.reopen()
+    def open_index(path: Path) -> VideoIndex:
+        if model and path == folder.path:  # vectors on a Chroma server: reopened in place
+            model[0].reopen()
+            return model[0]
+        index = VideoIndex(
+            path,
+            embed_model=model[0].embed_model if model else None,
+            visual_model=model[0].visual_model if model else None,
+            chroma_url=chroma_url,
+            collection=collection,
+            relevance=relevance,
+            lexical=lexical,
+        )
+        model[:1] = [index]
         return index
 
-    return create_app(index, token=token, reopen=reopen, answer=answer)
+    versions = IndexVersions(folder.path, open_index, snapshots=chroma_url is None)
+    return create_app(versions.first(), token=token, versions=versions, answer=answer)
 
 
 def _embed_queries_on_one_thread(model: BaseEmbedding) -> None:

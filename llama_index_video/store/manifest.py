@@ -317,8 +317,11 @@ class Manifest:
         self._execute("DELETE FROM removals WHERE content_hash = ?", (content_hash,))
 
 
-def connect_read_only(path: Path) -> tuple[sqlite3.Connection, bool]:
-    """A connection to the manifest ``path`` that never writes to its folder.
+def connect_read_only(
+    path: Path, *, probe: str = "SELECT count(*) FROM files"
+) -> tuple[sqlite3.Connection, bool]:
+    """A connection to the manifest ``path`` (or, with another ``probe`` query that
+    must succeed on it, any SQLite file) that never writes to its folder.
 
     Returns:
         The connection, and whether SQLite reads the file as immutable: it could not
@@ -331,7 +334,7 @@ def connect_read_only(path: Path) -> tuple[sqlite3.Connection, bool]:
     for immutable in (False, True):
         db = _connect(path, "?mode=ro&immutable=1" if immutable else "?mode=ro")
         try:
-            db.execute("SELECT count(*) FROM files").fetchone()
+            db.execute(probe).fetchone()
         except sqlite3.OperationalError as exc:
             db.close()
             if not _cannot_write(exc):

@@ -23,6 +23,10 @@ its old meaning (relative to the working directory); and a frame or clip found a
 neither place is looked for by its name in this folder's ``media/`` (the folder was
 moved, or the old path was relative to another working directory).
 
+A folder whose ``media`` is a symbolic link (a long-lived reader's private copy of the
+index, :mod:`llama_index_video.store.snapshot`) resolves media paths to where the link
+leads: the index folder's own media, never the private copy's name for it.
+
 Sources are the user's files, wherever they keep them: the manifest records them by
 their absolute path. Files downloaded from links are the exception, as they live in
 the folder's ``media/downloads``: :func:`resolved_source` finds them in this folder's
@@ -65,6 +69,12 @@ def stored_path(path: str | Path, folder: Path) -> str:
     return os.path.abspath(path)
 
 
+def _media_home(folder: Path) -> Path:
+    """The folder whose ``media`` a path of ``folder`` names (see the module docstring)."""
+    link = folder / MEDIA_FOLDER
+    return Path(os.readlink(link)).parent if link.is_symlink() else folder
+
+
 def resolved_path(stored: str, folder: Path) -> str:
     """The absolute path of a media file the index folder ``folder`` stored as ``stored``.
 
@@ -76,6 +86,7 @@ def resolved_path(stored: str, folder: Path) -> str:
         if path.exists():
             return stored
     else:
+        folder = _media_home(folder)
         inside = folder / path
         if inside.exists():
             return os.path.abspath(inside)

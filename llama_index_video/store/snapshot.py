@@ -1,0 +1,112 @@
+"""A private copy of the index folder as the last finished writer left it.
+
+A long-lived reader (``serve``) that reads the folder in place shares it with the
+writers: Chroma's SQLite rows change under its loaded vector index (a filtered query
+then asks that index for ids it never loaded: chromadb's ``Error finding id``), a
+reload in the middle of a run loads a writer's half-done state (rows of a file being
+replaced already deleted, vector index files being rewritten), and opening Chroma is
+itself a write (it applies the write log, and may store its vector index again). So
+such a reader reads a *snapshot*: the manifest, ``chroma/`` and ``lexical/`` copied to a
+private temporary folder, with ``media`` a link to the folder's own media. Nobody else
+ever writes there, so what it serves is one complete version, consistent by
+construction, until it moves to the next one.
+
+A snapshot is only taken between writers, and only kept if it is one writer's finished
+state: the write generation (:mod:`llama_index_video.store.lock`) is read before and
+after the copy and must be the same finished generation both times; a writer that took
+the lock meanwhile (its record names it, or its generation is newer) makes the copy
+worthless, and it is deleted. SQLite files are copied with SQLite's backup API (a
+manifest's committed ``-wal`` pages included), the rest byte for byte. A read-only
+folder is copied the same way: the copy is the reader's own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import shutil
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from llama_index_video.store.collection import release_chroma
+from llama_index_video.store.folder import CHROMA_FOLDER, MANIFEST_FILE, IndexFolder
+from llama_index_video.store.lexical import LEXICAL_FOLDER
+from llama_index_video.store.lock import read_generation
+from llama_index_video.store.manifest import connect_read_only
+from llama_index_video.store.media_paths import MEDIA_FOLDER
+
+logger = logging.getLogger(__name__)
+
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3")
+"""Files copied through SQLite's backup API rather than byte for byte."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A private copy of an index folder: ``folder`` opens as that index did at
+    write generation ``generation``."""
+
+    folder: Path
+    generation: int
+
+    def discard(self) -> None:
+        """Delete the copy (close what was opened from it first)."""
+        release_chroma(self.folder / CHROMA_FOLDER)
+        shutil.rmtree(self.folder.parent, ignore_errors=True)
+
+
+def take_snapshot(index_dir: Path) -> Snapshot | None:
+    """A snapshot of the index folder ``index_dir``; None while a writer holds its lock
+    (or one was interrupted, until the next writer finishes) or when one took the lock
+    during the copy: the caller keeps what it has and tries again later.
+
+    Raises:
+        OSError, sqlite3.Error: the folder could not be read (the copy is deleted).
+    """
+    generation = read_generation(index_dir)
+    if generation is None:
+        return None
+    root = Path(tempfile.mkdtemp(prefix="llama-index-video-snapshot-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    target = root / "index"
+    try:
+        target.mkdir()
+        _copy(index_dir / MANIFEST_FILE, target / MANIFEST_FILE)
+        for name in (CHROMA_FOLDER, LEXICAL_FOLDER):
+            if (index_dir / name).is_dir():
+                _copy_tree(index_dir / name, target / name)
+        (target / MEDIA_FOLDER).symlink_to(IndexFolder(index_dir).media.absolute())
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    if read_generation(index_dir) != generation:
+        logger.debug("%s: a writer started while it was copied; copy dropped", index_dir)
+        shutil.rmtree(root, ignore_errors=True)
+        return None
+    return Snapshot(target, generation)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    target.mkdir()
+    for path in sorted(source.iterdir()):
+        if path.is_dir():
+            _copy_tree(path, target / path.name)
+        elif path.suffix in SQLITE_SUFFIXES:
+            _copy(path, target / path.name)
+        elif not path.name.endswith(("-wal", "-shm", "-journal")):
+            shutil.copyfile(path, target / path.name)
+
+
+def _copy(source: Path, target: Path) -> None:
+    """Copy the SQLite database ``source`` as of its last commit."""
+    db, _immutable = connect_read_only(source, probe="SELECT count(*) FROM sqlite_master")
+    try:
+        copy = sqlite3.connect(target)
+        try:
+            db.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        db.close()

@@ -1,0 +1,158 @@
+"""``serve`` answers every search while a writer replaces a file, or is killed and run again.
+
+A real ``serve`` process on loopback, clients searching back to back (bounded loops),
+and real ``ingest`` processes replacing a large Markdown file in the same folder: once
+to completion, once killed with ``-9`` half-way, and once more to completion. Reading
+the folder in place, the service answered 503 (a reload took the writer's half-done
+state for damage: "the vector store holds 1987 of the 2004 moments") and 500 (a
+filtered search asked Chroma's loaded vector index for rows a writer had added since:
+``InternalError: Error finding id``), with tracebacks in its log. It serves private
+copies of finished versions now: every search is answered, always from one complete
+version, and the last version is served once its writer has finished.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.store.test_waiting_writers import _writing
+
+CLI = (sys.executable, "-m", "llama_index_video.cli.main")
+SECTIONS = 500
+"""Moments of the replaced file: enough that its rows are written in many batches."""
+CLIENTS = 3
+MAX_REQUESTS = 4000
+"""Per client: every client loop ends by this count, or when the writers are done."""
+
+
+def _manual(path: Path, version: str) -> None:
+    path.write_text(
+        "\n\n".join(
+            f"## Valve {n}\n\nIn the {version} edition, valve {n} of the cooling loop is "
+            f"checked every {n % 9 + 1} days."
+            for n in range(SECTIONS)
+        )
+        + f"\n\n## Edition\n\nThis is the {version} edition of the cooling manual."
+    )
+
+
+def _ingest(path: Path, index_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*CLI, "ingest", str(path), "--index", str(index_dir), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for(url: str, server: subprocess.Popen[str], log: Path) -> None:
+    deadline = time.monotonic() + 240
+    while True:
+        assert server.poll() is None, log.read_text()
+        try:
+            httpx.get(f"{url}/api/health", timeout=10).raise_for_status()
+            return
+        except httpx.TransportError:
+            assert time.monotonic() < deadline, "serve did not answer"
+            time.sleep(0.5)
+
+
+def _searching(url: str, statuses: Counter[int], empty: list[int], done: threading.Event) -> None:
+    """Search back to back (every second search filtered by modality) until ``done``."""
+    with httpx.Client(base_url=url, timeout=60) as client:
+        for n in range(MAX_REQUESTS):
+            if done.is_set():
+                return
+            params = {"q": "how often is valve 12 of the cooling loop checked", "top_k": "5"}
+            if n % 2:
+                params["modality"] = "text,transcript"
+            try:
+                answer = client.get("/api/search", params=params)
+            except httpx.TransportError:
+                statuses[0] += 1
+                continue
+            statuses[answer.status_code] += 1
+            if answer.status_code == 200 and not answer.json():
+                empty.append(n)
+
+
+@pytest.mark.timeout(900)
+def test_searches_are_answered_while_a_file_is_replaced_killed_and_replaced_again(tmp_path):
+    manual = tmp_path / "docs" / "manual.md"
+    manual.parent.mkdir()
+    index_dir = tmp_path / "index"
+    _manual(manual, "first")
+    assert _ingest(manual, index_dir).returncode == 0
+
+    url = f"http://127.0.0.1:{_free_port()}"
+    log = tmp_path / "serve.log"
+    with log.open("w") as errors:
+        server = subprocess.Popen(
+            [*CLI, "serve", "--index", str(index_dir), "--port", url.rsplit(":", 1)[1]],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            text=True,
+        )
+    statuses: Counter[int] = Counter()
+    empty: list[int] = []
+    done = threading.Event()
+    clients = [
+        threading.Thread(target=_searching, args=(url, statuses, empty, done))
+        for _ in range(CLIENTS)
+    ]
+    try:
+        _wait_for(url, server, log)
+        for client in clients:
+            client.start()
+
+        _manual(manual, "second")  # replaced by a writer that finishes
+        assert _ingest(manual, index_dir).returncode == 0
+
+        _manual(manual, "third")  # a writer killed half-way, then run again
+        killed = subprocess.Popen(
+            [*CLI, "ingest", str(manual), "--index", str(index_dir), "--quiet"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _writing(killed, index_dir)
+        os.kill(killed.pid, signal.SIGKILL)
+        killed.communicate(timeout=60)
+        time.sleep(2)  # searches against the killed writer's leftovers
+        again = _ingest(manual, index_dir)
+        assert again.returncode == 0, again.stderr
+        time.sleep(1)
+    finally:
+        done.set()
+        for client in clients:
+            client.join(timeout=120)
+        served = httpx.get(
+            f"{url}/api/search", params={"q": "which edition is the cooling manual"}, timeout=60
+        )
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+
+    text = log.read_text()
+    assert statuses[200] > 0 and set(statuses) == {200}, (dict(statuses), text[-3000:])
+    assert not empty, f"{len(empty)} searches found nothing"
+    assert "Traceback" not in text, text[-3000:]
+    assert served.status_code == 200 and "third edition" in served.json()[0]["text"], served.text

@@ -1,0 +1,60 @@
+"""A snapshot is one finished writer's version of the folder, private, and never half-written."""
+
+from __future__ import annotations
+
+import shutil
+
+from llama_index_video.index import VideoIndex
+from llama_index_video.store import snapshot as snapshots
+from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.snapshot import take_snapshot
+
+UVC = "how much ultraviolet C radiation is absorbed"
+
+
+def test_a_snapshot_searches_like_its_folder_and_points_at_the_folders_media(
+    example_index, embed_model, tmp_path
+):
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    taken = take_snapshot(folder)
+    assert taken is not None and not taken.folder.is_relative_to(folder)
+    try:
+        copy = VideoIndex(taken.folder, embed_model=embed_model)
+        original = VideoIndex(folder, embed_model=embed_model)
+        hits = copy.search(UVC, top_k=3, modalities=["transcript", "frame", "ocr"])
+        assert [h.label for h in hits] == [
+            h.label
+            for h in original.search(UVC, top_k=3, modalities=["transcript", "frame", "ocr"])
+        ]
+        frames = [h.frame_path for h in copy.search(UVC, top_k=5) if h.frame_path]
+        assert frames and all(path.startswith(str(folder)) for path in frames), frames
+        copy.close()
+        original.close()
+    finally:
+        taken.discard()
+    assert not taken.folder.exists()
+
+
+def test_no_snapshot_while_a_writer_holds_the_lock_or_takes_it_during_the_copy(
+    example_index, tmp_path, monkeypatch
+):
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    with WriterLock(folder) as lock:
+        lock.acquire(wait=0)
+        assert take_snapshot(folder) is None
+    copies = list(tmp_path.glob("*"))
+
+    generations = iter([3, None])  # a writer took the lock while the folder was copied
+    monkeypatch.setattr(snapshots, "read_generation", lambda _: next(generations))
+    made = []
+    real_copy = snapshots._copy_tree
+    monkeypatch.setattr(
+        snapshots,
+        "_copy_tree",
+        lambda source, target: made.append(target) or real_copy(source, target),
+    )
+    assert take_snapshot(folder) is None
+    assert made and not any(path.exists() for path in made)  # the copy was deleted
+    assert list(tmp_path.glob("*")) == copies
