@@ -340,7 +340,7 @@ class VideoIndex(Querying):
                 elif paths:  # known by no path: nothing to restore it from was ever recorded
                     gone.append(source_gone(paths[0], key))
             report = ingestor.ingest(found)
-            return check, IngestReport([*report.files, *gone])
+            return check, IngestReport([*report.files, *gone], report.unreachable)
 
     def check_store(self) -> None:
         """Fail if the vector store holds fewer rows than the manifest lists, or holds

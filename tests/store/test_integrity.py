@@ -136,8 +136,8 @@ def test_leftovers_of_a_killed_run_are_cleaned_by_the_next_ingest(
 def _unreachable_rows(index_dir, document) -> int:
     """Leave the rows of ``document`` in the store but out of its vector index, as a
     writer persisting a stale copy of the index did: the vector segment as it was
-    before they were added, and Chroma's write log without them (it purges the log
-    once applied, so nothing replays them). Returns how many rows were cut off."""
+    before they were added, recorded as holding the whole write log (so nothing replays
+    them). Returns how many rows were cut off."""
     import sqlite3
 
     from llama_index_video.cli.main import main
@@ -149,14 +149,17 @@ def _unreachable_rows(index_dir, document) -> int:
     database = index_dir / "chroma" / "chroma.sqlite3"
     rows = "SELECT COUNT(*) FROM embeddings"
     with sqlite3.connect(database) as db:
-        before = db.execute("SELECT MAX(seq_id) FROM embeddings_queue").fetchone()[0]
         stored = db.execute(rows).fetchone()[0]
     assert main(["ingest", str(document), "--index", str(index_dir), "--quiet"]) == 0
     release_chroma(index_dir / "chroma")
     shutil.rmtree(segment)
     shutil.move(stale, segment)
-    with sqlite3.connect(database) as db:
-        db.execute("DELETE FROM embeddings_queue WHERE seq_id > ?", (before,))
+    with sqlite3.connect(database) as db:  # the segment says it holds the whole log
+        db.execute(
+            "INSERT OR REPLACE INTO max_seq_id (segment_id, seq_id) "
+            "VALUES (?, (SELECT MAX(seq_id) FROM embeddings_queue))",
+            (segment.name,),
+        )
         return int(db.execute(rows).fetchone()[0]) - stored
 
 
