@@ -28,6 +28,7 @@ ones back until it is done, so no query ever runs against a closed store.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -96,9 +97,15 @@ class IndexVersions:
         self._not_before = 0.0
 
     def first(self) -> VideoIndex:
-        """The newest complete version; the folder as it is if a writer is at work
-        (replaced by the first version a writer finishes)."""
-        index = self._next()
+        """The newest complete version; the folder as it is if a writer is at work, or
+        if it cannot be copied (replaced by the first version a writer finishes)."""
+        try:
+            index = self._next()
+        except (OSError, sqlite3.Error) as exc:
+            logger.warning(
+                "%s: cannot copy it (%s); serving the folder as it is", self.index_dir, exc
+            )
+            index = None
         return self._open(self.index_dir) if index is None else index
 
     def changed(self) -> bool:
