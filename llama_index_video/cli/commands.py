@@ -355,12 +355,13 @@ def _ask(args: argparse.Namespace) -> int:
         )
     finally:
         index.close()
+    if not args.json:
+        print(flush=True)  # the answer's line ends before anything else is written
     if exported:
         print(exported, file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_dict(), indent=2, ensure_ascii=False))
         return 0
-    print()
     if llm is not None and answer.citations:
         print("\nCited moments:")
         for citation in answer.citations:

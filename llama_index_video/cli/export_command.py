@@ -56,7 +56,8 @@ def export_answer(
         raise MomentRequestError(f"{printable_path(output)}: the answer cites no timed moment")
     report = index.join(moments, output, cues=cues, burn=burn, max_seconds=max_seconds)
     return (
-        f"wrote {printable_path(output)}: {len(moments)} moments, {report.duration:.1f} s, "
+        f"wrote {printable_path(output)}: {len(moments)} moment{'s' if len(moments) != 1 else ''}, "
+        f"{report.duration:.1f} s, "
         f"re-encoded at each cut; "
         + write_sidecar(
             output, cues, report.subtitles, sources=[Path(r.path) for r, _, _ in moments]

@@ -39,6 +39,9 @@ Mode = Literal["auto", "copy", "reencode"]
 Subtitles = Literal["track", "burned"]
 AAC_FORMATS = frozenset({"mp4", "mov", "ipod", "matroska", "adts"})
 """Output formats (PyAV's names) whose re-encoded audio is AAC."""
+AUDIO_FORMATS = frozenset({"mp3", "ipod", "wav", "flac", "ogg", "opus", "adts"})
+"""Output formats of audio files (.mp3, .m4a, .wav, .flac, .ogg, .opus, .aac): a join
+into one is sound only (MP3 and FLAC would otherwise take video as a cover image)."""
 # libvpx-vp9 at its defaults encodes a 10 s moment in minutes; realtime at the fastest
 # setting takes about as long as H.264 does.
 _ENCODER_OPTIONS = {"libvpx-vp9": {"deadline": "realtime", "cpu-used": "8", "row-mt": "1"}}
@@ -132,7 +135,8 @@ def export_span(
                 if mode == "copy":
                     raise MediaError(source, f"{exc}; re-encode it instead") from exc
         with written(output, sources=[source]) as handle, _open_output(handle, output) as out:
-            joiner = _Joiner(out, source, shift_cues(cues, start, length=end - start), burn)
+            shifted = shift_cues(cues, start, length=end - start)
+            joiner = _Joiner(out, source, shifted, burn, video=_keeps_video(out, [source]))
             joiner.append(source, start, end).close()
         return ExportReport(output, "reencode", start, end, joiner.subtitles)
     except (av.FFmpegError, OSError, ValueError) as exc:
@@ -190,22 +194,23 @@ def join_spans(
 ) -> JoinReport:
     """Re-encode the spans one after another into ``output``, in the order given. Video
     takes the first span's size and rate (others are scaled), audio its sample rate and
-    layout.
+    layout. The output is sound only when ``output`` is an audio file (``.mp3``,
+    ``.m4a``...) or a span's recording has no video (moments of a video and of an
+    audio recording join as sound).
 
     Args:
         cues: Subtitles on the joined file's timeline: a soft track where the container
             holds one, or drawn onto the frames with ``burn``.
 
     Raises:
-        MediaError: a span cannot be read, video and audio-only sources are mixed, or
-            subtitles are to be burned into audio.
+        MediaError: a span cannot be read, or subtitles are to be burned into audio.
     """
     if not spans:
         raise ValueError("nothing to join")
     try:
         sources = [source for source, _, _ in spans]
         with written(output, sources=sources) as handle, _open_output(handle, output) as out:
-            joiner = _Joiner(out, spans[0][0], cues, burn)
+            joiner = _Joiner(out, spans[0][0], cues, burn, video=_keeps_video(out, sources))
             for source, start, end in spans:
                 joiner.append(source, start, end)
             joiner.close()
@@ -214,14 +219,29 @@ def join_spans(
         raise MediaError(output, f"cannot join the moments: {exc}") from exc
 
 
+def _keeps_video(out: Any, sources: Sequence[Path]) -> bool:
+    """Whether a re-encoded export has video: not into an audio file, and only when every
+    recording it joins has video (else the moments join as sound)."""
+    if out.format.name in AUDIO_FORMATS:
+        return False
+    for source in sources:
+        with av.open(str(source)) as probe:
+            if not probe.streams.video:
+                return False
+    return True
+
+
 class _Joiner:
     """Encoders of one output (H.264 + AAC) that moments are appended to, in order, with
-    ``cues`` (on the output's timeline) as a soft track or, with ``burn``, on the frames."""
+    ``cues`` (on the output's timeline) as a soft track or, with ``burn``, on the frames;
+    without ``video``, sound only."""
 
-    def __init__(self, out: Any, first: Path, cues: Sequence[Cue], burn: bool) -> None:
+    def __init__(
+        self, out: Any, first: Path, cues: Sequence[Cue], burn: bool, *, video: bool
+    ) -> None:
         self.out = out
         with av.open(str(first)) as probe:
-            video_in = probe.streams.video[0] if probe.streams.video else None
+            video_in = probe.streams.video[0] if probe.streams.video and video else None
             audio_in = probe.streams.audio[0] if probe.streams.audio else None
             if video_in is None and audio_in is None:
                 raise MediaError(first, "no video or audio stream to export")
@@ -264,11 +284,11 @@ class _Joiner:
 
     def append(self, source: Path, start: float, end: float) -> _Joiner:
         with av.open(str(source)) as inp:
-            video_in = inp.streams.video[0] if inp.streams.video else None
+            video_in = inp.streams.video[0] if inp.streams.video and self.video else None
             audio_in = inp.streams.audio[0] if inp.streams.audio else None
-            if (video_in is None) != (self.video is None):
-                raise MediaError(source, "cannot join video and audio-only recordings")
             main = video_in or audio_in
+            if main is None:
+                raise MediaError(source, "has no sound to join into an audio-only export")
             wanted = [s for s in (video_in, audio_in) if s is not None]
             inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
             for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`

@@ -3,6 +3,9 @@ track in the file (or burned in) and in a sidecar ``.srt``; ``clip --subtitles``
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from itertools import pairwise
 
@@ -14,7 +17,7 @@ from llama_index_video.cli.export_command import export_answer
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.results import Answer, Citation
-from tests_support import CHECKOUT, OZONE, TEAM_SYNC, subtitle_track
+from tests_support import CHECKOUT, OZONE, ROOT, TEAM_SYNC, subtitle_track
 
 
 def seconds(path) -> dict[str, float]:
@@ -125,3 +128,37 @@ def test_clip_cannot_burn_subtitles_into_audio(example_index, tmp_path, capsys):
     assert main([*argv, "--burn-subtitles", "--index", str(example_index.path)]) == 2
     err = capsys.readouterr().err
     assert "no video to burn subtitles into" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("suffix", [".mp3", ".mp4"])
+def test_moments_of_a_video_and_an_audio_recording_join_as_sound(example_index, tmp_path, suffix):
+    cited = [CITED[0], Citation.at(str(TEAM_SYNC), 13.0, 21.0, modality="transcript")]
+    out = tmp_path / f"answer{suffix}"
+    line = export_answer(example_index, Answer(question="q", text="a", citations=cited), out)
+    assert "2 moments" in line
+    got = seconds(out)
+    assert set(got) == {"audio"} and abs(got["audio"] - (9.7 + 8.0)) < 0.15
+
+
+def test_one_moment_is_one_moment_and_an_audio_file_of_a_video_is_sound(example_index, tmp_path):
+    out = tmp_path / "answer.m4a"
+    line = export_answer(example_index, Answer(question="q", text="a", citations=CITED[:1]), out)
+    assert "1 moment," in line
+    assert set(seconds(out)) == {"audio"}
+
+
+def test_the_export_line_is_not_glued_to_the_answer(example_index, tmp_path):
+    out = tmp_path / "answer.mp4"
+    argv = ["ask", "what did they decide about the cache", "--llm", "none", "--top-k", "2"]
+    argv += ["--export", str(out), "--index", str(example_index.path)]
+    done = subprocess.run(
+        [sys.executable, "-m", "llama_index_video.cli.main", *argv],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,  # one stream, in the order a terminal shows them
+        text=True,
+        timeout=300,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    (wrote,) = [line for line in done.stdout.splitlines() if "wrote " in line]
+    assert wrote.startswith(f"wrote {out}: ")
