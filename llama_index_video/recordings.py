@@ -134,6 +134,34 @@ class Recordings:
         self._follow_releases()
         return stored_chapters(self.vector_store, recording.content_hash)
 
+    def transcript_file(
+        self,
+        source: str | Path | IndexedSource,
+        *,
+        fmt: str,
+        start: float | None = None,
+        end: float | None = None,
+    ) -> str:
+        """What was said in a recording as a file in ``fmt`` (``srt``, ``vtt``, ``txt`` or
+        ``json``): the units :meth:`transcript` returns for the span, with the chapters
+        that overlap it where the format has room
+        (:mod:`llama_index_video.store.transcript_export`).
+
+        Raises:
+            MomentRequestError: an unknown recording or a span outside it.
+            ValueError: ``fmt`` is not a transcript format.
+        """
+        from llama_index_video.store.transcript_export import render_transcript
+
+        recording = self.recording(source)
+        lines = self.transcript(recording, start=start, end=end)
+        chapters = [
+            chapter
+            for chapter in self.chapters(recording)
+            if (start is None or chapter.end >= start) and (end is None or chapter.start <= end)
+        ]
+        return render_transcript(lines, fmt=fmt, source=recording.source, chapters=chapters)
+
     def screen(self, source: str | Path | IndexedSource, at: float) -> Screen:
         """What was on screen in a recording at ``at`` seconds (the last frame taken by
         then, the on-screen text), and what was being said.

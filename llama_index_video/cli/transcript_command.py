@@ -39,7 +39,6 @@ def add_transcript_parser(
 def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
     from llama_index_video.index import VideoIndex
     from llama_index_video.store.folder import IndexFolder
-    from llama_index_video.store.transcript_export import render_transcript
 
     if args.start is not None and args.end is not None and args.end <= args.start:
         raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
@@ -47,15 +46,14 @@ def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> i
     index = VideoIndex(args.index, **index_options)
     try:
         recording = index.recording(args.source)
-        lines = index.transcript(recording, start=args.start, end=args.end)
+        text = index.transcript_file(recording, fmt=args.format, start=args.start, end=args.end)
     finally:
         index.close()
-    text = render_transcript(lines, fmt=args.format, source=recording.source)
     if args.output is None:
         sys.stdout.write(text)
     else:
         from llama_index_video.media.output import write_text
 
         write_text(args.output, text, sources=[Path(recording.path)])
-        print(f"wrote {printable_path(args.output)}: {len(lines)} units of {recording.name}")
+        print(f"wrote {printable_path(args.output)}: the transcript of {recording.name}")
     return 0

@@ -128,10 +128,10 @@ def _reader(read: Callable[[str], str], source: str) -> Callable[[], str]:
 
 def _exporter(index: VideoIndex, fmt: str) -> Callable[[str], str]:
     def export(name: str) -> str:
-        from llama_index_video.store.transcript_export import render_transcript
-
-        recording, lines = _transcript(index, name)
-        return render_transcript(lines, fmt=fmt, source=recording.source)
+        try:
+            return index.transcript_file(unquote(name), fmt=fmt)
+        except VideoIndexError as exc:
+            raise _resource_error(exc) from None
 
     return export
 

@@ -66,11 +66,7 @@ from llama_index_video.service.media import (
     OpenedFileResponse,
 )
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
-from llama_index_video.store.transcript_export import (
-    MEDIA_TYPES,
-    TranscriptFormat,
-    render_transcript,
-)
+from llama_index_video.store.transcript_export import MEDIA_TYPES, TranscriptFormat
 
 try:
     from fastapi import FastAPI, HTTPException, Query, Request
@@ -234,14 +230,14 @@ def create_app(
     ) -> JSONResponse | Response:
         with live.reading() as (current, _):
             try:
-                lines = current.transcript(source)
+                if format is None:
+                    return JSONResponse([asdict(line) for line in current.transcript(source)])
+                text = current.transcript_file(source, fmt=format)
             except MomentRequestError as exc:  # the name is not an indexed recording's
                 raise HTTPException(404, str(exc)) from exc
-        if format is None:
-            return JSONResponse([asdict(line) for line in lines])
         name = f"{Path(source).stem or 'transcript'}.{format}"
         return Response(
-            render_transcript(lines, fmt=format, source=source),
+            text,
             media_type=f"{MEDIA_TYPES[format]}; charset=utf-8",
             headers={"Content-Disposition": _attachment(name)},
         )

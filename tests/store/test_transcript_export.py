@@ -139,7 +139,7 @@ def test_the_command_prints_or_writes_a_span_by_file_name(example_index, capsys,
     same(expected, parsed("srt", capsys.readouterr().out))
     out = tmp_path / "team.vtt"
     assert main(["transcript", str(TEAM_SYNC), "--format", "vtt", "-o", str(out), *span[4:]]) == 0
-    assert f"{len(every)} units of team_sync.mp3" in capsys.readouterr().out
+    assert "the transcript of team_sync.mp3" in capsys.readouterr().out
     same(every, parsed("vtt", out.read_text(encoding="utf-8")))
 
 
@@ -166,3 +166,65 @@ def test_the_command_refuses_a_time_that_is_not_finite(example_index, capsys, va
         main(["transcript", "team_sync.mp3", "--to", value, "--index", str(example_index.path)])
     said = capsys.readouterr().err.strip().splitlines()[-1]
     assert stopped.value.code == 2 and f"argument --to: '{value}' is not a time" in said
+
+
+def chapter(start: float, end: float, title: str):
+    from llama_index_video.chapters.nodes import Chapter
+
+    return Chapter("meeting.mp4", start, end, title, f"[meeting.mp4 {start}]", title, "id")
+
+
+CHAPTERS = [chapter(0.0, 4.0, "Welcome & <agenda>"), chapter(4.0, 3663.0, "Planting")]
+
+
+def test_chapters_go_where_each_format_has_room_for_them():
+    txt = render_transcript(LINES, fmt="txt", source="meeting.mp4", chapters=CHAPTERS)
+    assert txt.splitlines()[:3] == [
+        "## 00:00 Welcome & <agenda>",
+        "",
+        "[00:00-00:03] SPEAKER_1: Good morning, <everyone> & welcome.",
+    ]
+    assert txt.splitlines()[3:6] == ["", "## 00:04 Planting", ""]
+    vtt = render_transcript(LINES, fmt="vtt", source="meeting.mp4", chapters=CHAPTERS)
+    assert "NOTE chapter 00:04-1:01:03: Planting\n\n00:00:04.000 --> 00:00:07.500" in vtt
+    assert "NOTE chapter 00:00-00:04: Welcome &amp; &lt;agenda&gt;" in vtt
+    same(LINES, parsed("vtt", vtt))  # notes are no cues
+    data = json.loads(render_transcript(LINES, fmt="json", source="m", chapters=CHAPTERS))
+    assert data["chapters"] == [
+        {"start": 0.0, "end": 4.0, "title": "Welcome & <agenda>"},
+        {"start": 4.0, "end": 3663.0, "title": "Planting"},
+    ]
+    srt_text = render_transcript(LINES, fmt="srt", source="m", chapters=CHAPTERS)
+    assert srt_text == render_transcript(LINES, fmt="srt", source="m")  # no place in SubRip
+    # A span that starts inside a chapter opens with that chapter's heading.
+    later = render_transcript(LINES[2:], fmt="txt", source="m", chapters=CHAPTERS)
+    assert later.startswith("## 00:04 Planting\n\n[1:01:01-1:01:03]")
+
+
+def test_a_recordings_chapters_come_with_its_transcript_file(tmp_path, make_wav, embed_model):
+    import numpy as np
+
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+    from tests.chapters.meeting_script import TOPIC_SECONDS, TOPICS, length, write_srt
+
+    audio = make_wav(tmp_path / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
+    write_srt(tmp_path / "meeting.srt")
+    folder = tmp_path / "index"
+    index = VideoIndex(
+        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", frames=None)
+    )
+    try:
+        assert index.ingest([audio]).ok
+        data = json.loads(index.transcript_file("meeting.wav", fmt="json"))
+        starts = [c["start"] for c in data["chapters"]]
+        assert len(starts) == len(TOPICS)
+        expected = [i * TOPIC_SECONDS for i in range(len(TOPICS))]
+        assert all(abs(a - b) <= 30 for a, b in zip(starts, expected, strict=True))
+        span = json.loads(index.transcript_file("meeting.wav", fmt="json", start=300, end=400))
+        assert len(span["chapters"]) == 1 and span["chapters"][0]["start"] <= 300
+        assert all(u["end"] >= 300 and u["start"] <= 400 for u in span["units"])
+        text = index.transcript_file("meeting.wav", fmt="txt")
+        assert text.count("\n## ") + text.startswith("## ") == len(TOPICS)
+    finally:
+        index.close()
