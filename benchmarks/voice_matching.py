@@ -96,6 +96,31 @@ def voices(path: Path, min_seconds: float) -> dict[str, np.ndarray]:
     return found
 
 
+def match_rates(
+    library: dict[str, dict[str, np.ndarray]], threshold: float
+) -> tuple[int, int, int, int]:
+    """Over every ordered pair of recordings (the first's voices named, the second's
+    looked up among them): (named correctly, voices in both, unknown, voices only in the
+    second). Named correctly: the best match is the same person, at or above
+    ``threshold``; unknown: the best match is below it."""
+    named = right = absent = unknown = 0
+    for named_voices, heard in permutations(library.values(), 2):
+        if not named_voices:
+            continue
+        names = sorted(named_voices)
+        matrix = np.stack([named_voices[n] for n in names])
+        for who, vector in heard.items():
+            scores = matrix @ vector
+            best = int(np.argmax(scores))
+            if who in named_voices:
+                named += 1
+                right += names[best] == who and scores[best] >= threshold
+            else:
+                absent += 1
+                unknown += scores[best] < threshold
+    return right, named, unknown, absent
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--min-seconds", type=float, default=2.0)
@@ -125,21 +150,7 @@ def main() -> int:
     )
     print("threshold  named correctly  unknown (never named)")
     for threshold in THRESHOLDS:
-        named = right = absent = unknown = 0
-        for va, vb in permutations(library.values(), 2):
-            if not va:
-                continue
-            names = sorted(va)
-            matrix = np.stack([va[n] for n in names])
-            for who, vector in vb.items():
-                scores = matrix @ vector
-                best = int(np.argmax(scores))
-                if who in va:
-                    named += 1
-                    right += names[best] == who and scores[best] >= threshold
-                else:
-                    absent += 1
-                    unknown += scores[best] < threshold
+        right, named, unknown, absent = match_rates(library, threshold)
         print(
             f"  {threshold:5.3f}   {right}/{named} = {right / named:.2f}        "
             f"{unknown}/{absent} = {unknown / absent:.3f}"
