@@ -8,7 +8,8 @@ about them (``questions*.json``, format in ``benchmarks/questions.json``'s ``abo
 For each question the search's hits *without the gate* are read once, with what the
 confidence needs (each hit's cosine, fused score, text and context), and cached as
 JSON under ``--cache`` (default ``benchmarks/relevance_signals/``, kept in the
-repository: a re-fit reads them and ingests nothing; ``--refresh`` searches again,
+repository: a re-fit reads them and ingests nothing; ``--refresh`` searches again, as
+does a change of the questions or of the default similarity threshold;
 ``--index-root`` holds the index folders, reused when they exist).
 
 For each set, the confidence model (:class:`~llama_index_video.search.relevance.
@@ -141,7 +142,8 @@ def load_questions(names: Sequence[str]) -> list[Question]:
 
 
 def collect(spec: QuestionSet, folder: Path) -> list[dict]:
-    """Each question's hits without the gate, as cached (see the module docstring)."""
+    """Each question's hits without the gate (the default threshold applied), as cached
+    (see the module docstring)."""
     from llama_index_video.index import VideoIndex
     from llama_index_video.search.relevance import hit_text
     from llama_index_video.search.searcher import VideoSearcher
@@ -188,12 +190,23 @@ def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -
     questions, _ = spec.load()
     stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
     asked = {q.id: q.question for q in questions}
-    if {r["id"]: r["question"] for r in stored.get("rows", [])} != asked:
-        stored = {"set": spec.name, "rows": collect(spec, index_root / key)}
+    same = {r["id"]: r["question"] for r in stored.get("rows", [])} == asked
+    if not same or stored.get("threshold") != default_threshold():
+        rows = collect(spec, index_root / key)
+        stored = {"set": spec.name, "threshold": default_threshold(), "rows": rows}
         cache.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
     by_id = {r["id"]: r for r in stored["rows"]}
     return [Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"])) for q in questions]
+
+
+def default_threshold() -> float | None:
+    """The least cosine of a hit for the default embedding model: the hits a re-fit
+    reads must have passed the threshold search applies now."""
+    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+    from llama_index_video.search.policy import DEFAULT_THRESHOLDS
+
+    return DEFAULT_THRESHOLDS.get(f"sentence-transformers:{DEFAULT_LOCAL_MODEL}")
 
 
 def searched(hits: Sequence[Hit]):

@@ -67,10 +67,14 @@ if TYPE_CHECKING:
 
 CANDIDATES_PER_HIT = 10
 MIN_CANDIDATES = 50
-# Minimum cosine similarity for a hit, per embedding model, calibrated with
-# benchmarks/evaluate.py (see docs/evaluation.md).
+# Minimum cosine similarity for a hit, per embedding model: a floor under which nothing
+# is a candidate, low enough that the confidence (DEFAULT_CALIBRATIONS) decides. At
+# 0.25 (benchmarks/evaluate.py's sweep, 2026-11-30) it emptied 0-9 % of the answerable
+# questions of the sets before any gate ("What does the Y-axis of the whiteboard graph
+# say?" found its moment at 0.245); at 0.15 none (benchmarks/relevance_fit.py,
+# docs/evaluation.md, 2026-12-06).
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.25,
+    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.15,
 }
 # Minimum text-to-image cosine similarity of a visual hit, per model. Not calibrated
 # here (no weights offline): CLIP ViT-B/32 scores matching image-caption pairs around
@@ -83,16 +87,16 @@ DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
 # gate on it that applies unless told otherwise: fitted by `benchmarks/relevance_fit.py`
 # on every question set (the examples, two held-out narrations, real meetings, a phone
 # call and a reader, 20 minutes of synthetic speech: 270 questions; docs/evaluation.md,
-# "Confidence and the gate, leave-one-set-out"). `cut` leaves at most 2 % of the
+# "Leave-one-set-out: the claim"). `cut` leaves at most 2 % of the
 # answerable questions whose moment search found empty, `sure` 1 %.
 DEFAULT_CALIBRATIONS: dict[str, Calibration] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": Calibration(
-        coefficients=(4.7991, 1.1087, 3.1156, -1.9675, -0.8585, 2.0448, 0.6879),
-        intercept=-3.054,
+        coefficients=(5.6997, 2.2692, 3.114, -2.1601, -1.4002, 2.9097, 0.5424),
+        intercept=-3.0722,
     ),
 }
 DEFAULT_GATES: dict[str, ConfidenceGate] = {
-    identity: ConfidenceGate(calibration=calibration, cut=0.125, sure=0.115)
+    identity: ConfidenceGate(calibration=calibration, cut=0.127, sure=0.118)
     for identity, calibration in DEFAULT_CALIBRATIONS.items()
 }
 # STANDOUT_GATES (`relevance="standout"`): how far the best candidate stands out in its

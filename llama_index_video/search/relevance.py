@@ -263,7 +263,8 @@ def hit_features(
     added, :mod:`.fusion`); ``lexical`` is what it adds above the cosine. ``own_coverage``
     is :func:`coverage` of the hit's own text with the words weighted across all hits,
     ``similarity`` and ``coverage`` those of the best :data:`DEPTH` hits (the query's),
-    ``gap`` the hit's cosine minus the best cosine of the other hits, ``asked_for`` +1
+    ``gap`` the hit's cosine minus the best cosine of the other hits (0 for a lone hit:
+    what else fell under the threshold is unknown), ``asked_for`` +1
     when the question asks for a number and the hit holds one, -1 when it holds none, 0
     when the question asks for none.
     """
@@ -275,7 +276,7 @@ def hit_features(
     rows: list[tuple[float, ...]] = []
     for i, (text, cosine) in enumerate(zip(texts, cosines, strict=True)):
         own = _share(weight, vocabularies[i])
-        others = max((c for j, c in enumerate(cosines) if j != i), default=0.0)
+        others = max((c for j, c in enumerate(cosines) if j != i), default=cosine)
         lexical = max(0.0, (fused[i] or cosine) - cosine)
         asked = (1.0 if holds_number(text) else -1.0) if numeric else 0.0
         rows.append(

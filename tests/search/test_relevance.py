@@ -101,11 +101,11 @@ def test_the_gate_combines_cosine_and_coverage():
         RelevanceGate(weight=-1.0, cut=0.5)
 
 
-def test_the_default_gate_answers_a_fact_on_its_words_and_ranks_it_above_a_near_miss():
+def test_the_default_gate_answers_a_fact_found_on_its_words():
     """Hits and cosines as search returned them on 20 minutes of synthetic speech
-    (benchmarks/long_speech.py): a fact said once, found at a cosine just over the
-    threshold, passes on its words; a question the recording cannot answer, found at a
-    higher cosine with none of its words, is less sure."""
+    (benchmarks/long_speech.py): a fact said once, misheard, found alone at a cosine just
+    over the old threshold, passes on its words; the same hit does not answer a question
+    about something else."""
     from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
     from llama_index_video.search.policy import DEFAULT_GATES
 
@@ -117,19 +117,8 @@ def test_the_default_gate_answers_a_fact_on_its_words_and_ranks_it_above_a_near_
             0.263,
         )
     ]
-    spice = "Which spice does the community garden grow?"
-    assert gate.accepts(spice, fact)
-    unrelated = [
-        hit("The height must number 47 runs every half hour until reading the morning.", 0.31),
-        hit(
-            "Our sister city is Reykjavik and an allegation from their visit so every spring.", 0.28
-        ),
-        hit("The new bridge over the river is 400 and 20 meters long.", 0.26),
-    ]
-    lighthouse = "How tall is the lighthouse on the headland?"
-    near = gate.calibration.confidences(lighthouse, unrelated, [None] * 3)
-    (found,) = gate.calibration.confidences(spice, fact, [None])
-    assert max(near) < found
+    assert gate.accepts("Which spice does the community garden grow?", fact)
+    assert not gate.accepts("Who is the captain of the town's cricket team?", fact)
 
 
 def test_a_question_asking_for_a_number_wants_a_hit_that_holds_one():

@@ -11,6 +11,7 @@ from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
 from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.search.policy import DEFAULT_THRESHOLDS
 from llama_index_video.weights import offline_weights
 from tests_support import HANDBOOK, OZONE, SUBTITLES
 
@@ -57,7 +58,7 @@ def test_an_index_built_by_0_1_0_opens_and_finds_the_same_moments(tmp_path) -> N
     new = VideoIndex(folder)  # the model comes from the manifest: today's default
     try:
         assert isinstance(new.embed_model, OnnxSentenceEmbedding)
-        assert new.threshold == old.threshold == 0.25
+        assert new.threshold == old.threshold == DEFAULT_THRESHOLDS[new.identity]
         for question, file_name, start, end in QUESTIONS:
             before, after = old_hits[question], new.search(question)
             assert after, question
