@@ -12,7 +12,8 @@ server's log gets that line, never a traceback. Everything is marked read-only: 
 writes the index, a source can only be named as the index recorded it, and messages pass
 through :func:`~llama_index_video.api_keys.scrub`. ``describe_screen`` answers with the
 frame itself as image content after its JSON, so a client's vision model sees the
-screen, not only a path.
+screen, not only a path. The resource list is refreshed at each listing: a recording
+ingested while the server runs is listed too.
 
 Over stdio (the default) a client starts it as a subprocess. With ``http=True`` it
 serves streamable HTTP at ``http://HOST:PORT/mcp``: on loopback by default; any other
@@ -106,17 +107,39 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
             "unit with its times, speaker and language",
             mime_type=MEDIA_TYPES[fmt],
         )(_exporter(index, fmt))
+    listed: set[str] = set()
+    _list_transcripts(server, index, read, listed)
+    list_resources = server.list_resources
+
+    async def refreshed() -> list[Any]:
+        # A recording ingested since the server started is listed too (the manifest and
+        # the stored rows are read afresh); the templates read any of them anyway.
+        _list_transcripts(server, index, read, listed)
+        return await list_resources()
+
+    server.list_resources = refreshed  # type: ignore[method-assign]
+    return server
+
+
+def _list_transcripts(
+    server: MCPServer, index: VideoIndex, read: Callable[[str], str], listed: set[str]
+) -> None:
+    """Add a ``transcript://<file name>`` resource for each indexed recording with speech
+    that is not ``listed`` yet (``listed`` gets their URIs)."""
     for entry in index.library():
         if entry.status != "indexed" or not entry.moments.get("transcript"):
             continue
         file_name = Path(entry.source).name
+        uri = f"transcript://{quote(file_name)}"
+        if uri in listed:
+            continue
+        listed.add(uri)
         server.resource(
-            f"transcript://{quote(file_name)}",
+            uri,
             name=f"transcript of {file_name}",
             description=f"What was said in {entry.source}",
             mime_type="text/plain",
         )(_reader(read, entry.path or entry.source))
-    return server
 
 
 def _reader(read: Callable[[str], str], source: str) -> Callable[[], str]:

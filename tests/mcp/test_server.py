@@ -8,6 +8,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -226,3 +227,43 @@ def test_non_loopback_without_a_token_is_one_line(example_index, capsys, monkeyp
     err = capsys.readouterr().err
     assert code == 2 and "refusing to listen on 0.0.0.0 without a token" in err
     assert err.count("\n") == 1
+
+
+def test_a_recording_ingested_while_it_runs_is_listed(
+    example_index, tmp_path, script_transcriber, embed_model
+):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+    from tests_support import TEAM_SYNC
+
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    writer = VideoIndex(
+        folder,
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=folder / "media", transcriber=script_transcriber),
+    )
+    try:
+        assert writer.remove(str(TEAM_SYNC)) > 0
+
+        async def run() -> tuple[set[str], set[str], str]:
+            params = StdioServerParameters(
+                command=sys.executable,
+                args=["-m", "llama_index_video.cli.main", "mcp", "--index", str(folder)],
+                env=ENV,
+            )
+            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                before = {str(r.uri) for r in (await s.list_resources()).resources}
+                report = await asyncio.to_thread(writer.ingest, [TEAM_SYNC])
+                assert report.ok, report
+                after = {str(r.uri) for r in (await s.list_resources()).resources}
+                text = await s.read_resource("transcript://team_sync.mp3")
+                return before, after, text.contents[0].text
+
+        before, after, text = asyncio.run(run())
+    finally:
+        writer.close()
+    assert "transcript://team_sync.mp3" not in before
+    assert after - before == {"transcript://team_sync.mp3"}
+    assert text.startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")
