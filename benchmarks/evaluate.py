@@ -15,8 +15,9 @@ changes: the cosine threshold sweep, then the relevance gate
 (:mod:`llama_index_video.search.relevance`) fitted by 5-fold cross-validation over
 ``questions.json`` (each fold's gate chosen on the other four, scored on it), fitted
 on all of it, and checked on held-out media the calibration never saw
-(``questions_heldout.json``: a narration about tomatoes). It prints the
-``RelevanceGate`` to put in ``llama_index_video.search.policy.DEFAULT_GATES``.
+(``questions_heldout.json``: a narration about tomatoes). It prints that
+``RelevanceGate``, to pass as ``VideoIndex(relevance=...)``; the default gate is each
+hit's confidence instead, fitted leave-one-set-out by ``benchmarks/relevance_fit.py``.
 
 ``--lexical`` runs only the search with the lexical channel off and on (its defaults,
 or ``grid``: weights and least lexical matches, the calibration of
@@ -362,7 +363,7 @@ def calibrate(collected: Collected, heldout: Collected) -> None:
         print(f"  questions.json, {name:16}: {decisions(gated(collected, chosen))}")
         print(f"  held-out media, {name:16}: {decisions(gated(heldout, chosen))}")
     print(
-        f"put in llama_index_video.search.policy.DEFAULT_GATES: {RelevanceGate.__name__}"
+        f"to pass as VideoIndex(relevance=...): {RelevanceGate.__name__}"
         f"(weight={gate.weight}, cut={gate.cut})"
     )
 
