@@ -182,6 +182,7 @@ class Tally:
     points: int = 0  # write points of an uninterrupted run
     sites: int = 0  # distinct sites among them
     kills: int = 0
+    finished: int = 0  # runs that ended before the point (fewer calls than the first run)
     held: int = 0  # kills after which every check passed
     leftovers: int = 0  # temporary files left beside an output (never under its name)
     failures: list[str] | None = None
@@ -189,7 +190,8 @@ class Tally:
     def row(self) -> str:
         bad = "; ".join((self.failures or [])[:3])
         return (
-            f"| {self.name} | {self.points} | {self.sites} | {self.kills} | {self.held} | "
+            f"| {self.name} | {self.points} | {self.sites} | {self.kills - self.finished} | "
+            f"{self.held} of {self.kills} | "
             f"{self.leftovers} | {bad} |"
         )
 
@@ -205,6 +207,7 @@ def kill_everywhere(
 ) -> Tally:
     """Kill ``argv`` at the chosen points, each on a folder ``setup`` made; ``check``
     returns what went wrong after a kill (None: it held)."""
+    work = work / "".join(c if c.isalnum() else "-" for c in tally.name)
     first = work / "points"
     setup(first)
     sites = write_points(*argv, cwd=first)
@@ -214,7 +217,8 @@ def kill_everywhere(
         setup(folder)
         done = cli(*argv, cwd=folder, kill_at=at)
         tally.kills += 1
-        problem = "not killed" if done.returncode != KILLED else check(folder, at)
+        tally.finished += done.returncode != KILLED  # this run made fewer calls
+        problem = check(folder, at)
         if problem is None:
             tally.held += 1
         else:
@@ -459,7 +463,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="faults-") as scratch:
         work = Path(scratch)
         if wanted & {"export", "remove", "repair"}:
-            print("| command killed | write points | sites | kills | held | leftovers | failed |")
+            print("| command killed | write points | sites | killed | held | leftovers | failed |")
             print("|---|---:|---:|---:|---:|---:|---|", flush=True)
         if "remove" in wanted:
             print(remove_scenario(work / "remove", args.points).row(), flush=True)

@@ -328,6 +328,7 @@ class VideoIndex(Querying):
             ingestor = self._ingestor(progress)
             ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
+            again += check.to_reindex
             from llama_index_video.store.ingest import IngestReport, source_gone
 
             found: list[Path] = []

@@ -184,6 +184,11 @@ def _verify(args: argparse.Namespace) -> int:
     for what, count in problems.items():
         if count:
             print(f"{what}: {count}" + (" (deleted)" if args.repair else ""))
+    if check.to_reindex:
+        print(
+            f"files taken out to be indexed again, not back yet: {len(check.to_reindex)}"
+            + (" (indexed again)" if args.repair else "")
+        )
     unreachable = sum(len(ids) for ids in check.unreachable.values())
     if unreachable:
         print(

@@ -67,6 +67,8 @@ from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.integrity import (
+    INTERRUPTED,
+    MISSING_ROWS,
     IndexCheck,
     check_index,
     media_of,
@@ -551,8 +553,6 @@ class Ingestor:
         return stores
 
 
-INTERRUPTED = "interrupted; re-indexed on the next ingest"
-MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
 SOURCE_GONE = (
     "its moments could not be restored: the file is gone; ingest it from where it is "
     "now, or remove it"

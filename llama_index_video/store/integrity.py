@@ -9,7 +9,10 @@ folder must back it. :func:`check_index` compares them:
   interrupted run, or by a removal that did not finish);
 - files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
   files (``.part``, ``.partial``) a killed run left behind;
-- contents left ``indexing`` (an interrupted run) and removals not yet done;
+- contents left ``indexing`` (an interrupted run) and removals not yet done, and those
+  a clean-up took out to be indexed again (:data:`TO_REINDEX`) that are not back yet
+  (the repair that took them out was itself interrupted), when a path to read them
+  from was recorded;
 - what search can reach (:data:`REACHABILITY_CHECKS`): every stored row of every
   store must be found through its vector index, not only listed (*unreachable* rows:
   their vectors went missing from the index, e.g. overwritten by a stale copy);
@@ -79,6 +82,7 @@ class IndexCheck:
     lexical: LexicalCheck | None = None  # None: not checked (no lexical index)
     unreachable: dict[str, list[str]] = field(default_factory=dict)  # store -> row ids
     manifest_lost: int = 0  # rows stored while the manifest lists nothing (nothing else checked)
+    to_reindex: list[str] = field(default_factory=list)  # taken out by a clean-up, not yet back
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -89,6 +93,7 @@ class IndexCheck:
     def ok(self) -> bool:
         return not (
             self.manifest_lost
+            or self.to_reindex
             or self.damaged
             or any(self.stray_rows.values())
             or self.orphan_media
@@ -99,6 +104,11 @@ class IndexCheck:
             or any(self.unreachable.values())
         )
 
+
+INTERRUPTED = "interrupted; re-indexed on the next ingest"
+MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
+TO_REINDEX = (INTERRUPTED, MISSING_ROWS)
+"""The errors a clean-up records on the contents it takes out to be indexed again."""
 
 ReachabilityCheck = Callable[[Any], list[str] | None]
 """Ids of a store's rows that one way search reaches them does not find (None: cannot
@@ -165,6 +175,11 @@ def check_index(
         orphan_media=orphans,
         partial_files=partial,
         interrupted=[r.content_hash for r in manifest.files("indexing")],
+        to_reindex=[
+            r.content_hash
+            for r in manifest.files("failed")
+            if r.error in TO_REINDEX and manifest.paths_of(r.content_hash)
+        ],
         removals=manifest.removals(),
         counted=total is not None,
         lexical=None

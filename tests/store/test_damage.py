@@ -133,3 +133,29 @@ def test_ingest_rebuilds_a_damaged_lexical_index(run, index_copy, tmp_path):
     assert run("verify", "--index", index_copy)[0] == 0
     code, out, _ = run("search", '"north garage"', "--index", index_copy, "--json")
     assert code == 0 and "north garage" in out
+
+
+def test_a_repair_interrupted_after_its_clean_up_is_finished_by_the_next(run, tmp_path):
+    """The first repair took the files with lost moments out (marked them to be indexed
+    again) and was killed before it indexed them: the next `verify` said "ok: 0 files"
+    and `verify --repair` left them out for good. Now both see them."""
+    from llama_index_video.index import VideoIndex
+
+    source = tmp_path / "texts"
+    source.mkdir()
+    (source / "kept.md").write_text("# Kept\n\nDeploys happen on Tuesdays after the review.\n")
+    index_dir = tmp_path / "index"
+    assert run("ingest", source, "--index", index_dir, "--quiet")[0] == 0
+    release_chroma(index_dir / "chroma")
+    shutil.rmtree(index_dir / "chroma")
+    index = VideoIndex(index_dir)
+    index._ingestor(None).recover(index._check(per_source=True))  # the repair's clean-up
+    index.close()  # ... and then the process was killed
+
+    code, out, _ = run("verify", "--index", index_dir)
+    assert code == 1 and "files taken out to be indexed again, not back yet: 1" in out
+    code, out, _ = run("verify", "--repair", "--index", index_dir)
+    assert code == 0 and f"indexed  {source / 'kept.md'}" in out
+    assert run("verify", "--index", index_dir)[0] == 0
+    code, out, _ = run("search", "When do deploys happen?", "--index", index_dir, "--json")
+    assert code == 0 and "Tuesdays" in out
