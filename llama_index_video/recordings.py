@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from llama_index_video.media.export_subtitles import Cue
     from llama_index_video.store.library import IndexedSource, LibraryEntry, TranscriptLine
     from llama_index_video.store.manifest import Manifest
+    from llama_index_video.summaries.summary import Summary
 
 MAX_MOMENT_SECONDS: Final = 600.0
 """The longest span a door reads or cuts at once (a clip, an export, a transcript read)."""
@@ -61,7 +62,8 @@ class Screen:
 
 class Recordings:
     """``recording``, ``transcript``, ``chapters``, ``screen``, ``cut``, ``join`` and
-    ``library`` of an index folder (see the module docstring)."""
+    ``library`` of an index folder, and a recording's ``summarize`` (see the module
+    docstring)."""
 
     path: Path
     manifest: Manifest
@@ -133,6 +135,32 @@ class Recordings:
         recording = self.recording(source)
         self._follow_releases()
         return stored_chapters(self.vector_store, recording.content_hash)
+
+    def summarize(
+        self,
+        source: str | Path | IndexedSource,
+        *,
+        start: float | None = None,
+        end: float | None = None,
+    ) -> Summary:
+        """A summary of a recording (of ``start``-``end`` seconds when given): an overview
+        by chapter, decisions, action items and open questions, each line cited to its
+        moment. Written from the recording's own sentences (``extractive``), no model
+        called: see :mod:`llama_index_video.summaries.extractive`.
+
+        Raises:
+            MomentRequestError: an unknown recording or a span outside it.
+        """
+        from llama_index_video.summaries.extractive import extractive_summary
+
+        recording = self.recording(source)
+        lines = self.transcript(recording, start=start, end=end)
+        chapters = [
+            chapter
+            for chapter in self.chapters(recording)
+            if (start is None or chapter.end >= start) and (end is None or chapter.start <= end)
+        ]
+        return extractive_summary(recording.source, lines, chapters)
 
     def transcript_file(
         self,

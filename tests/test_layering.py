@@ -43,6 +43,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them
+    ("summaries",),  # a recording's summary: overview, decisions, action items, cited
     # VideoIndex, the facade (recordings.py: one recording's moments; querying.py: search
     # and ask; watch.py: folders that keep it in step)
     ("recordings", "querying", "index", "watch"),

@@ -8,7 +8,8 @@ control``), stands for both of its words. The title is the best
 :data:`TITLE_PHRASES` phrases, joined by commas, first letter capitalised.
 
 Conversation carries words that stop-word lists leave in (``yeah``, ``gonna``,
-``think``): :data:`FILLERS` drops them too.
+``think``, contractions written without their apostrophe): :data:`FILLERS` drops them
+too, and so does :data:`MIN_LETTERS` spelled-out letters.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from collections.abc import Sequence
 from llama_index_video.store.lexical import scored_words, words
 
 TITLE_PHRASES = 3
+MIN_LETTERS = 3
+"""Shorter tokens ("p", "th", a spelled-out "l c") are no title words."""
 MIN_PHRASE_COUNT = 2
 """A two-word phrase said fewer times than this in a chapter is not a title phrase."""
 _FILLER_TEXT = """
@@ -30,6 +33,8 @@ _FILLER_TEXT = """
     great fine alright anyway basically mm-hmm let lets want need make made also one two
     way something anything everything nothing would could should might can will
     vocalsound disfmarker nonvocalsound gap pause laugh laughs laughter cough
+dont doesnt didnt cant wont isnt arent wasnt werent havent hasnt wouldnt couldnt shouldnt
+theyre youre were weve ive youve theyve thats theres whats hes shes lets youll
 """
 FILLERS = frozenset(_FILLER_TEXT.split())
 
@@ -55,7 +60,10 @@ def chapter_titles(texts: Sequence[str]) -> list[str]:
 def _content(tokens: list[str]) -> list[str | None]:
     """``tokens`` with stop words and fillers as None (phrases do not cross them)."""
     kept = set(scored_words(tokens))
-    return [t if t in kept and t not in FILLERS and not t.isdigit() else None for t in tokens]
+    return [
+        t if t in kept and t not in FILLERS and len(t) >= MIN_LETTERS and not t.isdigit() else None
+        for t in tokens
+    ]
 
 
 def _phrases(tokens: list[str | None]) -> Counter[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
-from llama_index_video.cli.meeting_commands import run_chapters
+from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.embeddings.capabilities import usage
@@ -433,6 +433,14 @@ def _chapters(args: argparse.Namespace) -> int:
         index.close()
 
 
+def _summarize(args: argparse.Namespace) -> int:
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    try:
+        return run_summarize(args, index)
+    finally:
+        index.close()
+
+
 def _search_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
     relevance = None if args.relevance == "off" else str(args.relevance)
@@ -455,4 +463,5 @@ COMMANDS = {  # subcommand -> its function
     "speakers": lambda args: run_speakers(args, _store_options(args)),
     "verify": _verify,
     "chapters": _chapters,
+    "summarize": _summarize,
 }

@@ -27,7 +27,7 @@ from llama_index_video.cli.commands import (
 from llama_index_video.cli.parser import build_parser
 from llama_index_video.errors import VideoIndexError
 
-READ_ONLY_COMMANDS = frozenset({"search", "ask", "list", "chapters"})
+READ_ONLY_COMMANDS = frozenset({"search", "ask", "list", "chapters", "summarize"})
 """Commands that write nothing but their output (the console script ends them faster)."""
 
 

@@ -1,4 +1,5 @@
-"""``llama-index-video chapters``: a recording's chapters, for reading or for a player."""
+"""``llama-index-video chapters`` and ``summarize``: a recording's chapters, for reading or
+for a player, and its summary with decisions and action items, cited."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import argparse
 import json
 from collections.abc import Callable
 from typing import Any
+
+from llama_index_video.cli.clip_command import parse_time
+from llama_index_video.errors import VideoIndexError, printable_path
 
 CHAPTER_FORMATS = ("text", "youtube", "vtt")  # chapters.formats.FORMATS, kept light
 
@@ -42,4 +46,33 @@ def run_chapters(args: argparse.Namespace, index: Any) -> int:
     else:
         write = {"text": text_lines, "youtube": youtube_lines, "vtt": webvtt}[args.format]
         print(write(chapters).rstrip("\n"))
+    return 0
+
+
+def add_summarize_parser(
+    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "summarize",
+        help="a recording's summary: overview, decisions, action items, open questions",
+        description="Summarize SOURCE (or --from/--to of it): an overview by chapter, the "
+        "decisions, the action items (who said them, by when) and open questions, each "
+        "line cited [file mm:ss-mm:ss]. Extractive: the recording's own sentences.",
+    )
+    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    parser.add_argument("--from", dest="start", type=parse_time, default=None, metavar="TIME")
+    parser.add_argument("--to", dest="end", type=parse_time, default=None, metavar="TIME")
+    index_option(parser)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def run_summarize(args: argparse.Namespace, index: Any) -> int:
+    if args.start is not None and args.end is not None and args.end <= args.start:
+        raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
+    summary = index.summarize(args.source, start=args.start, end=args.end)
+    if args.json:
+        print(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(summary.to_text())
     return 0

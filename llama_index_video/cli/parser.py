@@ -13,7 +13,7 @@ from pathlib import Path
 from llama_index_video._version import __version__
 from llama_index_video.cli.clip_command import add_clip_parser
 from llama_index_video.cli.mcp_command import add_mcp_parser
-from llama_index_video.cli.meeting_commands import add_chapters_parser
+from llama_index_video.cli.meeting_commands import add_chapters_parser, add_summarize_parser
 from llama_index_video.cli.speakers_command import add_speakers_parser
 from llama_index_video.cli.transcript_command import add_transcript_parser
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
@@ -197,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_transcript_parser(commands, _index_option)
     add_speakers_parser(commands, _index_option, _wait_options)
     add_chapters_parser(commands, _index_option)
+    add_summarize_parser(commands, _index_option)
 
     verify = commands.add_parser(
         "verify",

@@ -2,7 +2,8 @@
 
 Each sentence is one subtitle cue of 8 s, 20 s apart, so the topics change at 240 s,
 480 s and 720 s; every topic has its own words (the budget, the battery, the colours
-of the case, the marketing campaign). Written for the chapter tests: the transcript
+of the case, the marketing campaign), and a decision, an action item or an open
+question in each (:data:`SAID`). Written for the chapter and summary tests: the transcript
 comes from a sidecar ``.srt``, so no speech recognition is involved.
 """
 
@@ -22,7 +23,7 @@ TOPICS: dict[str, list[str]] = {
         "Accounting wants the final budget numbers by Friday.",
         "Cheaper buttons would save two euros of the budget.",
         "The profit target is fifty million euros on this budget.",
-        "So the budget is fixed at twelve euros fifty per remote.",
+        "We decided to fix the budget at twelve euros fifty per remote.",
         "That settles the budget and the production costs.",
     ],
     "battery": [
@@ -35,7 +36,7 @@ TOPICS: dict[str, list[str]] = {
         "The battery voltage drops when the infrared light flashes.",
         "We need a low battery warning light on the remote.",
         "Rechargeable batteries need a charging dock on the table.",
-        "The charging dock would add three euros to each unit.",
+        "I'll send the charging dock quotes to everyone by Friday.",
         "Users hate changing batteries every few months.",
         "So the battery will be two rechargeable cells with a dock.",
     ],
@@ -50,7 +51,7 @@ TOPICS: dict[str, list[str]] = {
         "The rubber case also protects the remote when it falls.",
         "We could offer the case in three colours: yellow, green and red.",
         "Spongy rubber feels nice but collects dust.",
-        "Let's choose a curved yellow case with a rubber grip.",
+        "Let's go with a curved yellow case with a rubber grip.",
         "That decides the colours and the shape.",
     ],
     "marketing": [
@@ -63,11 +64,19 @@ TOPICS: dict[str, list[str]] = {
         "The campaign should start two weeks before the remote is in shops.",
         "A competition with a free remote would attract customers.",
         "Marketing will measure the campaign by online sales.",
-        "Our customers compare prices on comparison websites.",
+        "We still need to decide the price of the launch bundle.",
         "The launch advertising budget belongs to the marketing department.",
-        "Marketing will prepare the campaign plan for next meeting.",
+        "You need to prepare the campaign plan for next meeting.",
     ],
 }
+# What the summary must find: (kind, the sentence's first words).
+SAID = (
+    ("decisions", "We decided to fix the budget"),
+    ("action_items", "I'll send the charging dock quotes"),
+    ("decisions", "Let's go with a curved yellow case"),
+    ("open_questions", "We still need to decide the price"),
+    ("action_items", "You need to prepare the campaign plan"),
+)
 TOPIC_SECONDS = 240.0
 CUE_STEP = 20.0
 CUE_LENGTH = 8.0

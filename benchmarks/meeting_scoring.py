@@ -1,0 +1,101 @@
+"""Scoring for the meeting benchmark: pure functions, unit-tested in tests/benchmarks.
+
+A meeting here is its turns with the seconds a reader would take to say them
+(:func:`turn_times`, synthetic timing), the annotated topics as time spans, and the
+annotators' questions with the stretches that answer them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+WORDS_PER_SECOND = 2.6
+"""A reading pace (156 words a minute) that turns a transcript's turns into times."""
+TURN_GAP_SECONDS = 0.4
+_MARKUP = re.compile(r"\{[^}]*\}")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Turn:
+    speaker: str
+    text: str
+    start: float
+    end: float
+
+
+def clean(text: str) -> str:
+    """A transcript turn without its annotation marks (``{vocalsound}``) and spaced
+    punctuation (``word .`` -> ``word.``)."""
+    text = _MARKUP.sub(" ", text)
+    text = re.sub(r"\s+([.,?!])", r"\1", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def turn_times(turns: Sequence[tuple[str, str]]) -> list[Turn]:
+    """Each ``(speaker, text)`` turn timed as read at :data:`WORDS_PER_SECOND`, turns
+    :data:`TURN_GAP_SECONDS` apart."""
+    timed = []
+    at = 0.0
+    for speaker, text in turns:
+        seconds = max(0.6, len(text.split()) / WORDS_PER_SECOND)
+        timed.append(Turn(speaker, text, round(at, 3), round(at + seconds, 3)))
+        at += seconds + TURN_GAP_SECONDS
+    return timed
+
+
+def boundary_f1(
+    truth: Sequence[float], found: Sequence[float], *, tolerance: float = 30.0
+) -> tuple[float, float, float]:
+    """Precision, recall and F1 of ``found`` boundaries against ``truth`` (seconds), each
+    true boundary matched at most once, to the nearest found within ``tolerance``."""
+    if not truth and not found:
+        return 1.0, 1.0, 1.0
+    unused = list(found)
+    matched = 0
+    for boundary in truth:
+        near = [f for f in unused if abs(f - boundary) <= tolerance]
+        if near:
+            unused.remove(min(near, key=lambda f: abs(f - boundary)))
+            matched += 1
+    precision = matched / len(found) if found else 0.0
+    recall = matched / len(truth) if truth else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if matched else 0.0
+    return precision, recall, f1
+
+
+def pk(
+    truth: Sequence[float], found: Sequence[float], *, length: float, step: float = 1.0
+) -> float:
+    """Beeferman's Pk over time: probe pairs ``k`` seconds apart (half the mean true
+    segment), the share where truth and ``found`` disagree on being in one segment."""
+    k = length / (len(truth) + 1) / 2
+    if k <= 0 or length <= k:
+        return 0.0
+
+    def segment(bounds: Sequence[float], t: float) -> int:
+        return sum(1 for b in bounds if b <= t)
+
+    probes = [i * step for i in range(int((length - k) / step))]
+    wrong = sum(
+        (segment(truth, t) == segment(truth, t + k)) != (segment(found, t) == segment(found, t + k))
+        for t in probes
+    )
+    return wrong / len(probes) if probes else 0.0
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of ``text`` of four letters or more, a light stem (plural ``s``)."""
+    return {w.removesuffix("s") for w in _WORD.findall(text.lower()) if len(w) >= 4}
+
+
+def title_matches(title: str, topic: str) -> bool:
+    """Whether a chapter title shares a content word with an annotated topic."""
+    return bool(content_words(title) & content_words(topic))
+
+
+def overlaps(start: float, end: float, spans: Sequence[tuple[float, float]]) -> bool:
+    """Whether ``[start, end]`` overlaps any of ``spans``."""
+    return any(start < b and a < end for a, b in spans)

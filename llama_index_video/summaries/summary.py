@@ -1,0 +1,101 @@
+"""What a summary is: an overview, decisions, action items and open questions, each line
+cited to the moment it comes from; and the check that a citation holds.
+
+A citation holds when its label names the summarised file and its stretch overlaps a
+stored transcript unit of that file (:func:`citation_holds`): a summary never points
+at a moment that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from llama_index_video import schema
+from llama_index_video.store.library import TranscriptLine
+
+
+@dataclass(frozen=True)
+class SummaryLine:
+    """One line of a summary and the moment it cites.
+
+    Attributes:
+        text: What the line says.
+        label: Its citation, ``[file mm:ss-mm:ss]``.
+        start: Start of the cited stretch, seconds.
+        end: End of the cited stretch, seconds.
+        speaker: For an action item, who said it (a speaker label or name), if known.
+        by: For an action item, by when, as said (``by Friday``), if said.
+    """
+
+    text: str
+    label: str
+    start: float
+    end: float
+    speaker: str | None = None
+    by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "label": self.label,
+            "start": self.start,
+            "end": self.end,
+            **({"speaker": self.speaker} if self.speaker else {}),
+            **({"by": self.by} if self.by else {}),
+        }
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A recording's summary; ``extractive`` when no language model wrote it."""
+
+    source: str
+    extractive: bool
+    overview: tuple[SummaryLine, ...]
+    decisions: tuple[SummaryLine, ...]
+    action_items: tuple[SummaryLine, ...]
+    open_questions: tuple[SummaryLine, ...]
+
+    def sections(self) -> dict[str, tuple[SummaryLine, ...]]:
+        return {
+            "overview": self.overview,
+            "decisions": self.decisions,
+            "action_items": self.action_items,
+            "open_questions": self.open_questions,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape ``summarize --json`` prints."""
+        return {
+            "source": self.source,
+            "extractive": self.extractive,
+            **{name: [line.to_dict() for line in lines] for name, lines in self.sections().items()},
+        }
+
+    def to_text(self) -> str:
+        """The summary for reading: a heading per section, a line per item with its label."""
+        kind = " (extractive: the recording's own sentences)" if self.extractive else ""
+        out = [f"Summary of {self.source}{kind}"]
+        for name, lines in self.sections().items():
+            out.append(f"\n{name.replace('_', ' ').capitalize()}:")
+            if not lines:
+                out.append("  (none found)")
+            for line in lines:
+                who = (
+                    f" ({line.speaker}{', ' + line.by if line.by else ''})" if line.speaker else ""
+                )
+                out.append(f"  - {line.text}{who} {line.label}")
+        return "\n".join(out)
+
+
+def citation_holds(line: SummaryLine, file_name: str, units: Sequence[TranscriptLine]) -> bool:
+    """Whether ``line``'s label names ``file_name`` and its stretch overlaps a unit."""
+    parsed = schema.parse_label(line.label.strip("[]"))
+    if parsed is None or parsed[0] != file_name or parsed[1] is None:
+        return False
+    start = parsed[1]
+    end = parsed[2] if parsed[2] is not None else start
+    # Labels show whole seconds: a unit overlaps when it meets the stretch within one.
+    return any(u.start < end + 1 and start < u.end + 1 for u in units)

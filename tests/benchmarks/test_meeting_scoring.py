@@ -1,0 +1,39 @@
+"""The meeting benchmark's scoring (the benchmark itself is not run here)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.meeting_scoring import (
+    boundary_f1,
+    clean,
+    overlaps,
+    pk,
+    title_matches,
+    turn_times,
+)
+
+
+def test_boundaries_match_once_within_the_tolerance():
+    assert boundary_f1([100.0, 400.0], [110.0, 120.0, 800.0]) == pytest.approx((1 / 3, 0.5, 0.4))
+    assert boundary_f1([100.0], [131.0]) == (0.0, 0.0, 0.0)
+    assert boundary_f1([], []) == (1.0, 1.0, 1.0)
+    assert boundary_f1([100.0, 400.0], [100.0, 400.0])[2] == 1.0
+
+
+def test_pk_is_zero_for_the_truth_and_high_for_no_boundaries():
+    truth = [300.0, 600.0]
+    assert pk(truth, truth, length=900.0) == 0.0
+    assert pk(truth, [], length=900.0) > 0.3
+
+
+def test_turns_are_timed_in_order_and_cleaned_of_marks():
+    timed = turn_times([("A", "one two three"), ("B", clean("Okay . {vocalsound} Right ."))])
+    assert timed[0].start == 0.0 and timed[1].start > timed[0].end
+    assert timed[1].text == "Okay. Right."
+
+
+def test_titles_match_on_a_shared_content_word_and_spans_overlap():
+    assert title_matches("Battery, solar cells", "Energy sources: batteries and solar power")
+    assert not title_matches("Budget", "Presentation on market inspirations")
+    assert overlaps(10, 20, [(15, 30)]) and not overlaps(10, 20, [(20, 30)])
