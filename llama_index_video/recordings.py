@@ -155,11 +155,7 @@ class Recordings:
 
         recording = self.recording(source)
         lines = self.transcript(recording, start=start, end=end)
-        chapters = [
-            chapter
-            for chapter in self.chapters(recording)
-            if (start is None or chapter.end >= start) and (end is None or chapter.start <= end)
-        ]
+        chapters = self._chapters_between(recording, start, end)
         return extractive_summary(recording.source, lines, chapters)
 
     def transcript_file(
@@ -183,12 +179,18 @@ class Recordings:
 
         recording = self.recording(source)
         lines = self.transcript(recording, start=start, end=end)
-        chapters = [
+        chapters = self._chapters_between(recording, start, end)
+        return render_transcript(lines, fmt=fmt, source=recording.source, chapters=chapters)
+
+    def _chapters_between(
+        self, recording: IndexedSource, start: float | None, end: float | None
+    ) -> list[Chapter]:
+        """The recording's chapters that overlap ``start``-``end`` (open ends: all)."""
+        return [
             chapter
             for chapter in self.chapters(recording)
             if (start is None or chapter.end >= start) and (end is None or chapter.start <= end)
         ]
-        return render_transcript(lines, fmt=fmt, source=recording.source, chapters=chapters)
 
     def screen(self, source: str | Path | IndexedSource, at: float) -> Screen:
         """What was on screen in a recording at ``at`` seconds (the last frame taken by
