@@ -25,6 +25,7 @@ from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
 from llama_index_video.errors import MomentRequestError, VectorStoreError
+from llama_index_video.speakers.base import SPEAKER_PREFIX, speaker_label
 from llama_index_video.store.collection import chroma_collection
 from llama_index_video.store.lexical import LexicalStore
 
@@ -37,13 +38,16 @@ def check_speaker_name(name: str) -> str:
 
     Raises:
         ValueError: it is empty, longer than :data:`MAX_NAME_LENGTH` characters, or holds
-            control characters or a comma (``--speaker`` separates names by commas).
+            control characters or a comma (``--speaker`` separates names by commas), or
+            is a label (``SPEAKER_2``, ``2``).
     """
     tidy = " ".join(name.split())
     if not tidy or len(tidy) > MAX_NAME_LENGTH or not tidy.isprintable() or "," in tidy:
         raise ValueError(
             f"{name!r}: a speaker's name is 1-{MAX_NAME_LENGTH} printable characters, no comma"
         )
+    if speaker_label(tidy) != tidy or tidy.startswith(SPEAKER_PREFIX):
+        raise ValueError(f"{name!r}: a label (SPEAKER_2, 2) cannot be a name; give a person's")
     return tidy
 
 

@@ -121,7 +121,7 @@ def test_unknown_speakers_sources_and_bad_names_are_one_line(index, capsys):
 def test_labels_and_names_parse():
     assert parse_speakers("2, speaker_3, Diane  Lee") == ["SPEAKER_2", "SPEAKER_3", "Diane Lee"]
     assert check_speaker_name("  Diane   Lee ") == "Diane Lee"
-    for bad in ("", "   ", "x" * 101, "Ana\x07B", "Ana, Maria"):
+    for bad in ("", "   ", "x" * 101, "Ana\x07B", "Ana, Maria", "speaker_3", "SPEAKER_X", "7"):
         with pytest.raises(ValueError):
             check_speaker_name(bad)
     with pytest.raises(ValueError):
