@@ -58,6 +58,10 @@ PREVIOUS_GATE = RelevanceGate(weight=1.0, cut=0.39)
 L2 = 0.01
 
 
+Timeline = dict[str, tuple[float, float]]
+"""A long recording's facts and their spans (seconds)."""
+
+
 @dataclass(frozen=True)
 class QuestionSet:
     name: str
@@ -70,21 +74,27 @@ class QuestionSet:
     length, with its own facts and unanswerable questions; the files' questions then
     name their moment by ``fact``."""
 
-    def load(self) -> tuple[list[Question], list[Path]]:
-        """The set's questions and the media to ingest."""
+    def load(self, timeline: Timeline | None = None) -> tuple[list[Question], list[Path], Timeline]:
+        """The set's questions, the media to ingest and the long recording's timeline
+        (its facts' spans); given that timeline (as cached), the recording is not made
+        and there is nothing to ingest."""
         if self.minutes is None:
-            return load_questions(self.questions), [ROOT / m for m in self.media]
-        from benchmarks.long_speech import DEFAULT_CACHE, questions, recording
+            return load_questions(self.questions), [ROOT / m for m in self.media], {}
+        from benchmarks.long_speech import DEFAULT_CACHE, NAME, questions, recording
 
-        path, timeline, _ = recording(self.minutes, DEFAULT_CACHE)
-        own = questions(timeline, path.name)
+        media = []
+        if timeline is None:
+            path, timeline, _ = recording(self.minutes, DEFAULT_CACHE)
+            media = [path]
+        file = NAME.format(minutes=f"{self.minutes:g}")
+        own = questions(timeline, file)
         for name in self.questions:
             for q in json.loads((BENCHMARKS / name).read_text())["questions"]:
                 start, end = timeline[q["fact"]] if "fact" in q else (None, None)
-                file = path.name if "fact" in q else None
+                at = file if "fact" in q else None
                 answer = tuple(q.get("answer", ()))
-                own.append(Question(q["id"], q["kind"], q["question"], file, start, end, answer))
-        return own, [path]
+                own.append(Question(q["id"], q["kind"], q["question"], at, start, end, answer))
+        return own, media, timeline
 
 
 SETS = (
@@ -141,14 +151,14 @@ def load_questions(names: Sequence[str]) -> list[Question]:
     return [q for name in names for q in load(BENCHMARKS / name)]
 
 
-def collect(spec: QuestionSet, folder: Path) -> list[dict]:
+def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline]:
     """Each question's hits without the gate (the default threshold applied), as cached
-    (see the module docstring)."""
+    (see the module docstring), and the long recording's timeline."""
     from llama_index_video.index import VideoIndex
     from llama_index_video.search.relevance import hit_text
     from llama_index_video.search.searcher import VideoSearcher
 
-    asked, media = spec.load()
+    asked, media, timeline = spec.load()
     index = VideoIndex(folder, relevance=None)
     report = index.ingest(media)
     if not report.ok:
@@ -181,19 +191,26 @@ def collect(spec: QuestionSet, folder: Path) -> list[dict]:
             }
         )
     index.close()
-    return rows
+    return rows, timeline
 
 
 def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> list[Row]:
     key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
     path = cache / f"{key}.json"
-    questions, _ = spec.load()
     stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
+    timeline = {k: (v[0], v[1]) for k, v in stored["timeline"].items()} if stored else None
+    questions, _, _ = spec.load(timeline)
     asked = {q.id: q.question for q in questions}
     same = {r["id"]: r["question"] for r in stored.get("rows", [])} == asked
     if not same or stored.get("threshold") != default_threshold():
-        rows = collect(spec, index_root / key)
-        stored = {"set": spec.name, "threshold": default_threshold(), "rows": rows}
+        rows, made = collect(spec, index_root / key)
+        questions, _, _ = spec.load(made)
+        stored = {
+            "set": spec.name,
+            "threshold": default_threshold(),
+            "timeline": made,
+            "rows": rows,
+        }
         cache.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
     by_id = {r["id"]: r for r in stored["rows"]}
