@@ -15,6 +15,10 @@ frame itself as image content after its JSON, so a client's vision model sees th
 screen, not only a path. The resource list is refreshed at each listing: a recording
 ingested while the server runs is listed too.
 
+Like ``serve``, it reads a private copy of each version a writer finishes
+(:class:`~llama_index_video.service.live.LiveIndex`): an ``ingest`` replacing a file
+never shows the tools a half-written state.
+
 Over stdio (the default) a client starts it as a subprocess. With ``http=True`` it
 serves streamable HTTP at ``http://HOST:PORT/mcp``: on loopback by default; any other
 address needs a token (the rule of ``serve``, :mod:`llama_index_video.service.guard`),
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from llama_index_video.index import VideoIndex
+    from llama_index_video.service.live import LiveIndex
     from llama_index_video.store.library import IndexedSource, TranscriptLine
 
 DEFAULT_PORT = 8765
@@ -53,9 +58,9 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(index: VideoIndex, **options: Any) -> MCPServer:
+def build_server(index: VideoIndex | LiveIndex, **options: Any) -> MCPServer:
     """An ``MCPServer`` with the tools of ``VideoToolSpec(index, **options)`` and the
-    transcripts as resources.
+    transcripts as resources. Given a ``LiveIndex``, every call reads its current version.
 
     Raises:
         MissingDependencyError: the ``mcp`` extra is not installed.
@@ -66,16 +71,31 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
     except ImportError as exc:
         raise MissingDependencyError("mcp", "mcp", "The MCP server") from exc
     from llama_index_video.agents.tool_spec import TOOL_NAMES, VideoToolSpec
+    from llama_index_video.service.live import LiveIndex
     from llama_index_video.store.transcript_export import MEDIA_TYPES, TRANSCRIPT_FORMATS
 
-    spec = VideoToolSpec(index, **options)
+    live = index if isinstance(index, LiveIndex) else LiveIndex(index)
+    with live.reading() as (first, _):
+        spec = VideoToolSpec(first, **options)
+    specs = {id(first): spec}
+
+    def current(name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with live.reading() as (now, _):
+                if id(now) not in specs:  # a new version: the tools of it
+                    specs.clear()
+                    specs[id(now)] = VideoToolSpec(now, **options)
+                return getattr(specs[id(now)], name)(*args, **kwargs)
+
+        return wraps(getattr(spec, name))(call)
+
     server: MCPServer = MCPServer(
         "llama-index-video", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
     schemas = {tool.metadata.name: tool.metadata.fn_schema for tool in spec.to_tool_list()}
     for name in TOOL_NAMES:
-        tool: Callable[..., Any] = _tool_errors(getattr(spec, name))
+        tool: Callable[..., Any] = _tool_errors(current(name))
         if name == "describe_screen":
             tool = _with_frame(tool)
         server.add_tool(
@@ -86,7 +106,8 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
         )
 
     def read(name: str) -> str:
-        recording, lines = _transcript(index, name)
+        with live.reading() as (now, _):
+            recording, lines = _transcript(now, name)
         return "\n".join(
             f"{schema.moment_label(recording.name, line.start, line.end)} {line.text}"
             for line in lines
@@ -106,15 +127,17 @@ def build_server(index: VideoIndex, **options: Any) -> MCPServer:
             description=f"The transcript of an indexed recording by file name as {fmt}: every "
             "unit with its times, speaker and language",
             mime_type=MEDIA_TYPES[fmt],
-        )(_exporter(index, fmt))
+        )(_exporter(live, fmt))
     listed: set[str] = set()
-    _list_transcripts(server, index, read, listed)
+    with live.reading() as (now, _):
+        _list_transcripts(server, now, read, listed)
     list_resources = server.list_resources
 
     async def refreshed() -> list[Any]:
         # A recording ingested since the server started is listed too (the manifest and
         # the stored rows are read afresh); the templates read any of them anyway.
-        _list_transcripts(server, index, read, listed)
+        with live.reading() as (now, _):
+            _list_transcripts(server, now, read, listed)
         return await list_resources()
 
     server.list_resources = refreshed  # type: ignore[method-assign]
@@ -149,10 +172,11 @@ def _reader(read: Callable[[str], str], source: str) -> Callable[[], str]:
     return transcript
 
 
-def _exporter(index: VideoIndex, fmt: str) -> Callable[[str], str]:
+def _exporter(live: LiveIndex, fmt: str) -> Callable[[str], str]:
     def export(name: str) -> str:
         try:
-            return index.transcript_file(unquote(name), fmt=fmt)
+            with live.reading() as (index, _):
+                return index.transcript_file(unquote(name), fmt=fmt)
         except VideoIndexError as exc:
             raise _resource_error(exc) from None
 
@@ -246,16 +270,20 @@ def serve_mcp(
     token = (token or os.environ.get(TOKEN_ENV) or None) if http else None
     if http:
         check_bind(host, token)
-    from llama_index_video.index import VideoIndex
+    from llama_index_video.service.live import IndexVersions, LiveIndex
     from llama_index_video.store.folder import IndexFolder
 
     folder = Path(index_dir)
     IndexFolder(folder).require()
 
-    index = VideoIndex(folder, **index_options)
+    # Each version a writer finishes, from a private copy (see service.live), so an
+    # ingest replacing a file never shows the tools a half-written state.
+    versions = IndexVersions.of_folder(folder, **index_options)
+    live = LiveIndex(versions.first(), versions=versions)
     try:
-        server = build_server(index)
-        index.embed_model.get_query_embedding("warm up")  # the first call is as fast as the rest
+        server = build_server(live)
+        with live.reading() as (index, _):  # the first call is as fast as the rest
+            index.embed_model.get_query_embedding("warm up")
         if not http:
             server.run("stdio")
             return
@@ -264,4 +292,4 @@ def serve_mcp(
         app = GuardMiddleware(server.streamable_http_app(host=host), token=token)
         uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
     finally:
-        index.close()
+        live.close()

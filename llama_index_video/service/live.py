@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video.answering.answerer import AskOptions
 from llama_index_video.errors import VideoIndexError
@@ -95,6 +95,29 @@ class IndexVersions:
         self._served: Snapshot | None = None
         self._retired: list[Snapshot] = []
         self._not_before = 0.0
+
+    @classmethod
+    def of_folder(cls, index_dir: Path, **index_options: Any) -> IndexVersions:
+        """The versions of ``index_dir``, each opened as ``VideoIndex(copy,
+        **index_options)`` with the models of the one before (loaded once)."""
+        from llama_index_video.index import VideoIndex
+
+        opened: list[VideoIndex] = []
+
+        def open_index(path: Path) -> VideoIndex:
+            if opened and path == index_dir:  # vectors on a Chroma server: reopened in place
+                opened[0].reopen()
+                return opened[0]
+            models: dict[str, Any] = (
+                {"embed_model": opened[0].embed_model, "visual_model": opened[0].visual_model}
+                if opened
+                else {}
+            )
+            index = VideoIndex(path, **models, **index_options)
+            opened[:1] = [index]
+            return index
+
+        return cls(index_dir, open_index, snapshots=index_options.get("chroma_url") is None)
 
     def first(self) -> VideoIndex:
         """The newest complete version; the folder as it is if a writer is at work, or

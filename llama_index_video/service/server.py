@@ -128,32 +128,19 @@ def app_for_folder(
         VideoIndexError: ``index_dir`` holds no index, or one this version or
             embedding model cannot read.
     """
-    from llama_index_video.index import VideoIndex
     from llama_index_video.service.app import create_app
     from llama_index_video.service.live import IndexVersions
     from llama_index_video.store.folder import IndexFolder
 
     folder = IndexFolder(index_dir)
     folder.require()
-    model: list[VideoIndex] = []  # the first index opened lends its models to the next
-
-    def open_index(path: Path) -> VideoIndex:
-        if model and path == folder.path:  # vectors on a Chroma server: reopened in place
-            model[0].reopen()
-            return model[0]
-        index = VideoIndex(
-            path,
-            embed_model=model[0].embed_model if model else None,
-            visual_model=model[0].visual_model if model else None,
-            chroma_url=chroma_url,
-            collection=collection,
-            relevance=relevance,
-            lexical=lexical,
-        )
-        model[:1] = [index]
-        return index
-
-    versions = IndexVersions(folder.path, open_index, snapshots=chroma_url is None)
+    versions = IndexVersions.of_folder(
+        folder.path,
+        chroma_url=chroma_url,
+        collection=collection,
+        relevance=relevance,
+        lexical=lexical,
+    )
     return create_app(versions.first(), token=token, versions=versions, answer=answer)
 
 

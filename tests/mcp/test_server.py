@@ -33,6 +33,7 @@ from tests_support import ROOT
 
 TOKEN = "a-long-enough-test-token-123"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+INGEST = (sys.executable, "-m", "llama_index_video.cli.main", "ingest")
 
 
 def server_command(index, *extra: str) -> list[str]:
@@ -267,3 +268,52 @@ def test_a_recording_ingested_while_it_runs_is_listed(
     assert "transcript://team_sync.mp3" not in before
     assert after - before == {"transcript://team_sync.mp3"}
     assert text.startswith("[team_sync.mp3 00:01-00:09] Good morning everyone")
+
+
+def test_a_file_replaced_while_the_server_runs_leaves_its_searches_whole(tmp_path):
+    """The server reads a copy of each finished version: a filtered search failed with
+    chromadb's 'Error finding id' once an ingest had replaced a file (the server's loaded
+    vector index did not know the rows the writer added to the shared folder). After the
+    writer, the new edition is searched."""
+    manual = tmp_path / "manual.md"
+
+    def edition(name: str) -> None:
+        manual.write_text(
+            "\n\n".join(
+                f"## Valve {n}\n\nIn the {name} edition, valve {n} is checked every "
+                f"{n % 9 + 1} days."
+                for n in range(300)
+            )
+        )
+
+    index = tmp_path / "index"
+    edition("first")
+    assert main(["ingest", str(manual), "--index", str(index), "--quiet"]) == 0
+    search = {"query": "how often is valve 12 checked", "top_k": 3, "modality": "text,transcript"}
+
+    async def run() -> list:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "llama_index_video.cli.main", "mcp", "--index", str(index)],
+            env=ENV,
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            before = await session.call_tool("search_moments", search)
+            edition("second")
+            ingest = await asyncio.to_thread(
+                subprocess.run,
+                [*INGEST, str(manual), "--index", str(index), "--quiet"],
+                env=ENV,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert ingest.returncode == 0, ingest.stderr
+            after = await session.call_tool("search_moments", search)
+            return [before, after]
+
+    for answer, edition_searched in zip(asyncio.run(run()), ("first", "second"), strict=True):
+        assert not answer.is_error, answer.content[0].text
+        hits = json.loads(answer.content[0].text)["moments"]
+        assert hits and all(f"{edition_searched} edition" in h["text"] for h in hits), hits
