@@ -36,6 +36,15 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 INGEST = (sys.executable, "-m", "llama_index_video.cli.main", "ingest")
 
 
+def stdio(folder) -> StdioServerParameters:
+    """A stdio server over the index folder ``folder``, started by the client."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "llama_index_video.cli.main", "mcp", "--index", str(folder)],
+        env=ENV,
+    )
+
+
 def server_command(index, *extra: str) -> list[str]:
     return ["-m", "llama_index_video.cli.main", "mcp", "--index", str(index.path), *extra]
 
@@ -248,12 +257,10 @@ def test_a_recording_ingested_while_it_runs_is_listed(
         assert writer.remove(str(TEAM_SYNC)) > 0
 
         async def run() -> tuple[set[str], set[str], str]:
-            params = StdioServerParameters(
-                command=sys.executable,
-                args=["-m", "llama_index_video.cli.main", "mcp", "--index", str(folder)],
-                env=ENV,
-            )
-            async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            async with (
+                stdio_client(stdio(folder)) as (read, write),
+                ClientSession(read, write) as s,
+            ):
                 await s.initialize()
                 before = {str(r.uri) for r in (await s.list_resources()).resources}
                 report = await asyncio.to_thread(writer.ingest, [TEAM_SYNC])
@@ -292,12 +299,10 @@ def test_a_file_replaced_while_the_server_runs_leaves_its_searches_whole(tmp_pat
     search = {"query": "how often is valve 12 checked", "top_k": 3, "modality": "text,transcript"}
 
     async def run() -> list:
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "llama_index_video.cli.main", "mcp", "--index", str(index)],
-            env=ENV,
-        )
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(stdio(index)) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             before = await session.call_tool("search_moments", search)
             edition("second")
