@@ -296,7 +296,7 @@ def test_the_reader_options_block_builds_the_index_reader(reader_folder):
         index.close()
 
 
-def test_the_agent_block_gives_the_five_tools_over_the_index(example_index, reader_folder):
+def test_the_agent_block_gives_the_six_tools_over_the_index(example_index, reader_folder):
     shutil.copytree(example_index.path, reader_folder / "video_index")
 
     tools = run_block(block_with("VideoToolSpec(VideoIndex("))["tools"]
@@ -308,6 +308,7 @@ def test_the_agent_block_gives_the_five_tools_over_the_index(example_index, read
         "list_recordings",
         "read_transcript",
         "describe_screen",
+        "summarize_recording",
     }
     found = by_name["search_moments"].call(query="ultraviolet radiation").raw_output
     assert OZONE.name in str(found)

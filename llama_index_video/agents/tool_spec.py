@@ -1,7 +1,8 @@
 """``VideoToolSpec``: a video index as tools for LlamaIndex agents (and MCP clients).
 
-Five tools, each a method whose docstring is what the model reads: ``search_moments``,
-``ask``, ``list_recordings``, ``read_transcript`` and ``describe_screen``. Every tool
+Six tools, each a method whose docstring is what the model reads: ``search_moments``,
+``ask``, ``list_recordings``, ``read_transcript``, ``describe_screen`` and
+``summarize_recording``. Every tool
 returns compact JSON text: hits and citations in their compact wire form
 (:meth:`~llama_index_video.results.SearchHit.to_dict`: labels ``[file mm:ss-mm:ss]``,
 the form answers cite, times in seconds, ``url`` with the ``#t=`` of the moment), and
@@ -51,7 +52,14 @@ if TYPE_CHECKING:
 DEFAULT_MAX_RESULT_BYTES = 4096
 MAX_TOP_K = 20
 SHORT_TEXT_CHARS = 240
-TOOL_NAMES = ("search_moments", "ask", "list_recordings", "read_transcript", "describe_screen")
+TOOL_NAMES = (
+    "search_moments",
+    "ask",
+    "list_recordings",
+    "read_transcript",
+    "describe_screen",
+    "summarize_recording",
+)
 
 
 def reported(tool: Callable[..., str]) -> Callable[..., str]:
@@ -276,6 +284,39 @@ class VideoToolSpec(BaseToolSpec):
         if screen.frame_path is None:
             payload["note"] = "no frame of this recording covers this time (audio, or no frames)"
         return _fit(payload, "on_screen", self.max_result_bytes)
+
+    def summarize_recording(self, source: str) -> str:
+        """List a recording's chapters (its topics, in order) and summarize it: an
+        overview, the decisions, the action items (who said them, by when) and open
+        questions, every line with its label to cite.
+
+        Use it for questions about a whole meeting or lecture ("what was decided?",
+        "what are the action items?"); then read_transcript around a line for more.
+
+        Args:
+            source (str): The recording, as search_moments or list_recordings names it.
+        """
+        recording = self.index.recording(_text(source, "source"))
+        summary = self.index.summarize(recording)
+        items: list[dict[str, Any]] = [
+            {"section": "chapter", "label": c.label, "text": c.title}
+            for c in self.index.chapters(recording)
+        ]
+        for section, lines in summary.sections().items():
+            items.extend(
+                compacted(
+                    {
+                        "section": section,
+                        "label": line.label,
+                        "text": line.text,
+                        "speaker": line.speaker,
+                        "by": line.by,
+                    }
+                )
+                for line in lines
+            )
+        payload = {"source": recording.source, "extractive": summary.extractive, "items": items}
+        return _fit(payload, "items", self.max_result_bytes)
 
 
 def _fit(payload: dict[str, Any], items: str, limit: int) -> str:

@@ -33,7 +33,8 @@ def add_mcp_parser(
         "mcp",
         help="serve the index's tools to MCP clients (stdio, or --http)",
         description="An MCP server with the index's read-only tools (search_moments, ask, "
-        "list_recordings, read_transcript, describe_screen) and transcripts as resources. "
+        "list_recordings, read_transcript, describe_screen, summarize_recording) and "
+        "transcripts as resources. "
         "Over stdio by default; --http serves streamable HTTP at http://HOST:PORT/mcp, on "
         "loopback unless a token is set.",
     )

@@ -1,6 +1,6 @@
 """``llama-index-video mcp``: the index's tools for MCP clients, on the official SDK.
 
-The server offers the five tools of :class:`~llama_index_video.agents.VideoToolSpec`
+The server offers the six tools of :class:`~llama_index_video.agents.VideoToolSpec`
 (same names, descriptions and parameters, each parameter described from its docstring as
 the agent tools are) and each indexed recording's transcript as a resource,
 ``transcript://<file name>`` (also readable by any file name through the template of the

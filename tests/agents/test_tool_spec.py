@@ -50,6 +50,7 @@ def test_the_tools_are_described_for_a_model(tools):
         "list_recordings",
         "read_transcript",
         "describe_screen",
+        "summarize_recording",
     }
     schema = listed["read_transcript"].fn_schema_str
     assert "source" in schema and "mm:ss" in schema  # parameter descriptions reach the model

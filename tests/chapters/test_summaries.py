@@ -101,3 +101,16 @@ def test_the_command_line_prints_the_summary_as_text_and_json(meeting_index, cap
     assert printed["extractive"] is True
     assert {"overview", "decisions", "action_items", "open_questions"} <= set(printed)
     assert all(line["start"] >= TOPIC_SECONDS - 10 for line in printed["decisions"])
+
+
+def test_the_agent_tool_lists_the_chapters_and_the_summary_cited(meeting_index):
+    from llama_index_video.agents.tool_spec import VideoToolSpec
+
+    index, audio = meeting_index
+    found = json.loads(VideoToolSpec(index).summarize_recording(audio.name))
+    assert found["extractive"] is True
+    chapters = [item for item in found["items"] if item["section"] == "chapter"]
+    assert len(chapters) == len(TOPICS)
+    decisions = [item["text"] for item in found["items"] if item["section"] == "decisions"]
+    assert any(text.startswith("We decided to fix the budget") for text in decisions)
+    assert all(item["label"].startswith(f"[{audio.name} ") for item in found["items"])

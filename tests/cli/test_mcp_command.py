@@ -89,4 +89,5 @@ def test_the_printed_block_starts_a_server_from_another_folder(example_index, ca
         "list_recordings",
         "read_transcript",
         "search_moments",
+        "summarize_recording",
     ]

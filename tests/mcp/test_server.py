@@ -85,6 +85,7 @@ def check(seen: dict) -> None:
         "list_recordings",
         "read_transcript",
         "describe_screen",
+        "summarize_recording",
     }
     assert all(t.annotations.read_only_hint for t in seen["tools"].values())
     assert "read around a moment" in seen["tools"]["read_transcript"].description
