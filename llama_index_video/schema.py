@@ -131,43 +131,57 @@ def moment_label(file_name: str, start: float | None, end: float | None) -> str:
 
 
 def parse_timestamp(text: str) -> float:
-    """Seconds of ``ss``, ``mm:ss`` or ``h:mm:ss`` (fractions allowed).
+    """Seconds of ``ss``, ``mm:ss`` or ``h:mm:ss`` (fractions allowed), with a leading
+    ``-`` negating the whole time.
 
     Raises:
         ValueError: ``text`` is not a timestamp, or not a finite one (``nan``, ``inf``,
             ``1e309``: NaN passes every comparison, so a span check would let it by).
     """
-    parts = text.strip().split(":")
-    if not 1 <= len(parts) <= 3 or not all(parts):
+    body = text.strip()
+    # The sign belongs to the whole time: "-00:20" is -20 s, not -0 min + 20 s.
+    sign = -1.0 if body.startswith("-") else 1.0
+    parts = body.removeprefix("-").split(":")
+    if not 1 <= len(parts) <= 3 or not all(p.strip()[:1] not in "+-" for p in parts):
         raise ValueError(f"not a timestamp: {text!r}")
     seconds = 0.0
     for part in parts:
         seconds = seconds * 60 + float(part)
     if not math.isfinite(seconds):
         raise ValueError(f"not a timestamp: {text!r}")
-    return seconds
+    return sign * seconds
 
 
-def parse_time(value: object) -> float:
+def parse_time(value: object, *, negative: bool = False) -> float:
     """Seconds of a time as any front door receives it: a number (94.5), or text in
     seconds or ``mm:ss``/``h:mm:ss`` (``"01:34"``); what the CLI, the service, the agent
     tools and the MCP server all read times with.
 
+    Args:
+        value: the time as received.
+        negative: let a time before 0 through (``"-00:20"`` is -20.0), for a caller
+            that keeps a span inside the recording itself (an agent reading 30 s around
+            a hit near the start); refused otherwise.
+
     Raises:
         ValueError: one line saying ``value`` is not a time and what to give: not a
-            number or text (``None``, a list, ``True``), not a timestamp, or not finite.
+            number or text (``None``, a list, ``True``), not a timestamp, not finite, or
+            negative (unless ``negative``).
     """
+    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+    seconds = None
     try:
         if isinstance(value, str):
-            return parse_timestamp(value)
-        if isinstance(value, int | float) and not isinstance(value, bool):
+            seconds = parse_timestamp(value)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
             seconds = float(value)  # an int past a float's range raises OverflowError
-            if math.isfinite(seconds):
-                return seconds
     except (ValueError, OverflowError):
         pass
-    shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
-    raise ValueError(f"{shown} is not a time; give seconds (94.5) or mm:ss (01:34)")
+    if seconds is None or not math.isfinite(seconds):
+        raise ValueError(f"{shown} is not a time; give seconds (94.5) or mm:ss (01:34)")
+    if seconds < 0 and not negative:
+        raise ValueError(f"{shown} is not a time: a time is never negative; give 0 or more")
+    return seconds
 
 
 _TIME = r"\d{1,2}(?::\d{2}){1,2}(?:\.\d+)?"

@@ -82,7 +82,21 @@ def test_the_time_parser_refuses_what_is_not_finite(value):
     assert "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize("value", [None, True, [1, 2], {"t": 3}, "soon", "", "1:2:3:4"])
+@pytest.mark.parametrize("value", ["-00:20", "-0:01:05", "-20", "-0.5", -20, -0.5])
+def test_the_time_parser_refuses_a_negative_time(value):
+    with pytest.raises(ValueError, match="is not a time: a time is never negative") as refused:
+        parse_time(value)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("value", "seconds"), [("-00:20", -20.0), ("-1:05", -65.0), (-2.5, -2.5)])
+def test_a_caller_that_clamps_may_take_a_negative_time_with_its_sign(value, seconds):
+    assert parse_time(value, negative=True) == seconds
+
+
+@pytest.mark.parametrize(
+    "value", [None, True, [1, 2], {"t": 3}, "soon", "", "1:2:3:4", "1:-20", "--5", "-", ":"]
+)
 def test_the_time_parser_refuses_what_is_not_a_time(value):
     with pytest.raises(ValueError, match="is not a time"):
         parse_time(value)

@@ -391,7 +391,7 @@ def _parsed(parse: Callable[[str], list[str]], text: str) -> list[str] | None:
 
 def _time(value: Any, recording: IndexedSource) -> float:
     try:
-        return schema.parse_time(value)
+        return schema.parse_time(value, negative=True)  # _within keeps it from 0 s
     except ValueError as exc:
         raise MomentRequestError(f"{recording.name}: {exc}") from exc
 
