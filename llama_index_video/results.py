@@ -199,6 +199,7 @@ class SearchHit:
     site_url: str | None = None
     source_path: str | None = None
     confidence: float | None = None
+    chapter: str | None = None  # the title of the chapter a transcript hit belongs to
 
     @property
     def citation(self) -> Citation:

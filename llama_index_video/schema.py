@@ -61,7 +61,7 @@ SITE_URL: Final = "site_url"  # the moment on the site: "https://youtu.be/ID?t=9
 SPEAKER: Final = "speaker"  # on a transcript unit with diarization: "SPEAKER_1", ...
 SENTENCES: Final = "sentences"  # on a transcript unit: where its sentences begin, "0:94.9 57:98.2"
 CHAPTER: Final = "chapter"  # on a transcript unit: its chapter's node id (none if no chapters)
-TITLE: Final = "title"  # on a chapter: its short title
+TITLE: Final = "title"  # on a chapter: its short title; on a unit: its chapter's
 
 # Keys that locate a moment but carry no meaning for an embedding model.
 EMBED_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
@@ -108,6 +108,7 @@ LLM_EXCLUDED_KEYS: Final[tuple[str, ...]] = (
     SITE_URL,
     SENTENCES,
     CHAPTER,
+    TITLE,
 )
 
 

@@ -3,8 +3,9 @@
 A chapter node (modality ``chapter``) spans its units; its vector is the mean of their
 vectors (no model call, and a topic question lands near it), its text the title and
 the :data:`CENTRAL_UNITS` units closest to that mean, in time order. Each unit records
-its chapter's id under :data:`~llama_index_video.schema.CHAPTER`, so a hit says which
-chapter it belongs to and a chapter's moments are one metadata filter away. Chapter
+its chapter's id under :data:`~llama_index_video.schema.CHAPTER` and its title under
+:data:`~llama_index_video.schema.TITLE`, so a hit says which chapter it belongs to and a
+chapter's moments are one metadata filter away. Chapter
 nodes are rows of their file like its units: counted in the manifest, deleted with
 the file, and made again whenever the file is read again (``ingest``, and ``verify
 --repair`` re-marking a damaged file).
@@ -141,6 +142,7 @@ def _chapter_node(units: Sequence[BaseNode], title: str) -> TextNode:
         node.relationships[NodeRelationship.SOURCE] = source
     for unit in units:
         unit.metadata[schema.CHAPTER] = node.node_id
+        unit.metadata[schema.TITLE] = title
     return node
 
 

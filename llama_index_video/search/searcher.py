@@ -230,6 +230,7 @@ def hit_from_node(
         context=context,
         speaker=citation.speaker,
         site_url=citation.site_url,
+        chapter=_str(metadata.get(schema.TITLE)) if modality == "transcript" else None,
     )
 
 

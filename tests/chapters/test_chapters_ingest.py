@@ -84,6 +84,16 @@ def test_a_default_search_returns_moments_not_chapters(meeting_index):
     assert {h.modality for h in hits} == {"transcript"}
 
 
+def test_a_hit_says_which_chapter_it_belongs_to(meeting_index, meeting):
+    chapters = meeting_index.chapters(meeting)
+    hits = meeting_index.search("solar cells on the top charge the battery in daylight")
+    assert hits
+    for hit in hits:
+        (holding,) = [c for c in chapters if c.start <= (hit.start + hit.end) / 2 <= c.end]
+        assert hit.chapter == holding.title
+    assert hits[0].to_dict()["chapter"] == chapters[1].title
+
+
 def test_a_short_recording_gets_no_chapters(tmp_path, make_wav, embed_model):
     audio = make_wav(tmp_path / "short.wav", np.zeros(60 * 16_000, np.float32))
     (tmp_path / "short.srt").write_text(

@@ -29,6 +29,7 @@ HIT_KEYS = {
     "site_url",
     "source_path",
     "confidence",
+    "chapter",
 }
 
 
