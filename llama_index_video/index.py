@@ -97,6 +97,7 @@ if TYPE_CHECKING:
         IngestProgress,
         IngestReport,
     )
+    from llama_index_video.store.voice_library import Relabelled
 
 logger = logging.getLogger(__name__)
 
@@ -292,13 +293,17 @@ class VideoIndex(Querying):
             self._record_identity()
             from llama_index_video.store.inputs import ingest_inputs
 
-            return ingest_inputs(
+            report = ingest_inputs(
                 self._ingestor(progress, executor),
                 paths,
                 media_dir=self.folder.media,
                 options=downloads,
                 progress=progress,
             )
+            new = [(f.content_hash, f.path, f.shown) for f in report.of("indexed")]
+            for shown, reason in self._name_voices(new).failed.items():  # type: ignore[arg-type]
+                logger.warning("%s: its voices are not named: %s", shown, reason)
+            return report
 
     def verify(
         self,
@@ -383,6 +388,7 @@ class VideoIndex(Querying):
             self.reader.media_dir,
             per_source=per_source,
             lexical=self.lexical,
+            folder=self.path,
         )
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
@@ -435,16 +441,46 @@ class VideoIndex(Querying):
             MomentRequestError: an unknown recording, or no unit of it was said by ``speaker``.
         """
         from llama_index_video.store.speaker_names import check_speaker_name, rename_speaker
+        from llama_index_video.store.voice_library import VoiceLibrary, heard_voice
 
         name = check_speaker_name(name)
         with self._writing(wait):
             recording = self.recording(source)
+            key, audio = recording.content_hash, Path(recording.path)
+            voice = heard_voice(self.vector_store, key, audio, speaker)
             named = rename_speaker(
-                self.vector_store, self.lexical, recording.content_hash, speaker, name,
-                shown=recording.name,
-            )  # fmt: skip
+                self.vector_store, self.lexical, key, speaker, name, shown=recording.name
+            )
             self.lexical.refresh()
+            library = VoiceLibrary(self.path)
+            library.rename(speaker, name)
+            if voice is not None:
+                library.add(name, voice.centroid, voice.seconds)
+            library.save()
             return named
+
+    def relabel_speakers(
+        self, sources: Iterable[str | Path] = (), *, wait: float = DEFAULT_WAIT_SECONDS
+    ) -> Relabelled:
+        """Name the labels of ``sources`` (default: every recording) whose voice matches
+        one named before, in the folder's voice library (see
+        :mod:`llama_index_video.store.voice_library`). Takes the writer lock.
+
+        Raises:
+            MomentRequestError: an unknown recording.
+        """
+        with self._writing(wait):
+            records = [self.recording(s) for s in sources] or [
+                self.recording(p.source) for p in self.manifest.all_paths()
+            ]
+            return self._name_voices((r.content_hash, Path(r.path), r.name) for r in records)
+
+    def _name_voices(self, recordings: Iterable[tuple[str, Path, str]]) -> Relabelled:
+        from llama_index_video.store.voice_library import VoiceLibrary, relabel
+
+        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, recordings)
+        self.lexical.refresh()
+        return done
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

@@ -197,6 +197,8 @@ def _verify(args: argparse.Namespace) -> int:
         )
     if check.lexical is not None and not check.lexical.ok:
         print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
+    if check.voices:
+        print(f"not repaired: {check.voices}")
     if not check.counted:
         print("this vector store cannot count its rows; only the media folder was checked")
     if report is not None:

@@ -1,13 +1,18 @@
-"""``llama-index-video speakers name SOURCE SPEAKER NAME``: a person's name for a label."""
+"""``llama-index-video speakers name SOURCE SPEAKER NAME``: a person's name for a label
+(and its voice kept in the index folder's voice library); ``speakers relabel
+[SOURCE...]``: the voices named before, named in recordings; ``speakers list``."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.speakers.base import speaker_label
+
+if TYPE_CHECKING:
+    from llama_index_video.index import VideoIndex
 
 Adder = Callable[[argparse.ArgumentParser], None]
 
@@ -34,16 +39,37 @@ def add_speakers_parser(
     name.add_argument("name", metavar="NAME")
     index_option(name)
     wait_options(name)
+    relabel = actions.add_parser(
+        "relabel",
+        help="name the voices named before in other recordings",
+        description="Give each label of SOURCE (default: every recording) whose voice "
+        "matches a voice named with 'speakers name' that name; other labels stay.",
+    )
+    relabel.add_argument("sources", nargs="*", metavar="SOURCE")
+    index_option(relabel)
+    wait_options(relabel)
+    listed = actions.add_parser("list", help="the named voices of the index folder")
+    index_option(listed)
     return parser
 
 
 def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
     from llama_index_video.index import VideoIndex
     from llama_index_video.store.folder import IndexFolder
+    from llama_index_video.store.voice_library import VoiceLibrary
 
     IndexFolder(args.index).require()
+    if args.action == "list":
+        voices = VoiceLibrary(args.index).voices
+        for voice_name, voice in sorted(voices.items()):
+            print(f"{voice_name}\t{voice.seconds:.1f} s of speech")
+        if not voices:
+            print("no voices named yet: llama-index-video speakers name SOURCE SPEAKER NAME")
+        return 0
     index = VideoIndex(args.index, **index_options)
     try:
+        if args.action == "relabel":
+            return _relabel(index, args.sources, wait=args.wait)
         units = index.name_speaker(args.source, args.speaker, args.name, wait=args.wait)
     except ValueError as exc:
         raise VideoIndexError(str(exc)) from exc
@@ -52,3 +78,13 @@ def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int
     shown = printable_path(args.source)
     print(f"named    {args.speaker} {' '.join(args.name.split())!r} in {shown}: {units} units")
     return 0
+
+
+def _relabel(index: VideoIndex, sources: list[str], *, wait: float) -> int:
+    done = index.relabel_speakers(sources, wait=wait)
+    for shown, named in done.named.items():
+        names = ", ".join(f"{label} {name!r}" for label, name in sorted(named.items()))
+        print(f"named    {names or 'no voice known'} in {printable_path(shown)}")
+    for shown, reason in done.failed.items():
+        print(f"failed   {printable_path(shown)}: {reason}")
+    return 1 if done.failed else 0

