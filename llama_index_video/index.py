@@ -37,6 +37,7 @@ from llama_index_video.embeddings.capabilities import embeds_clips, output_dimen
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCorruptError
+from llama_index_video.naming import Naming
 from llama_index_video.querying import Querying
 from llama_index_video.search.lexical import LEXICAL_THRESHOLD
 from llama_index_video.search.policy import (
@@ -97,7 +98,6 @@ if TYPE_CHECKING:
         IngestProgress,
         IngestReport,
     )
-    from llama_index_video.store.voice_library import Relabelled
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ DEFAULT_INDEX_DIR = Path("video_index")
 _CHECK_ATTEMPTS = 3
 
 
-class VideoIndex(Querying):
+class VideoIndex(Querying, Naming):
     """An index folder of video, audio and text moments.
 
     Args:
@@ -428,59 +428,6 @@ class VideoIndex(Querying):
             self.folder.written_by(lock)
             with translated(self.folder.chroma):
                 yield
-
-    def name_speaker(
-        self, source: str | Path, speaker: str, name: str, *, wait: float = DEFAULT_WAIT_SECONDS
-    ) -> int:
-        """Call ``speaker`` (``SPEAKER_2``, or a name given before) of an indexed recording
-        ``name`` in every unit it said; returns how many units carry the name. Takes the
-        writer lock (see :mod:`llama_index_video.store.speaker_names`).
-
-        Raises:
-            ValueError: ``name`` is empty, too long or holds a comma.
-            MomentRequestError: an unknown recording, or no unit of it was said by ``speaker``.
-        """
-        from llama_index_video.store.speaker_names import check_speaker_name, rename_speaker
-        from llama_index_video.store.voice_library import VoiceLibrary, heard_voice
-
-        name = check_speaker_name(name)
-        with self._writing(wait):
-            recording = self.recording(source)
-            key, audio = recording.content_hash, Path(recording.path)
-            voice = heard_voice(self.vector_store, key, audio, speaker)
-            named = rename_speaker(
-                self.vector_store, self.lexical, key, speaker, name, shown=recording.name
-            )
-            self.lexical.refresh()
-            library = VoiceLibrary(self.path)
-            library.rename(speaker, name)
-            if voice is not None:
-                library.add(name, voice.centroid, voice.seconds)
-            library.save()
-            return named
-
-    def relabel_speakers(
-        self, sources: Iterable[str | Path] = (), *, wait: float = DEFAULT_WAIT_SECONDS
-    ) -> Relabelled:
-        """Name the labels of ``sources`` (default: every recording) whose voice matches
-        one named before, in the folder's voice library (see
-        :mod:`llama_index_video.store.voice_library`). Takes the writer lock.
-
-        Raises:
-            MomentRequestError: an unknown recording.
-        """
-        with self._writing(wait):
-            records = [self.recording(s) for s in sources] or [
-                self.recording(p.source) for p in self.manifest.all_paths()
-            ]
-            return self._name_voices((r.content_hash, Path(r.path), r.name) for r in records)
-
-    def _name_voices(self, recordings: Iterable[tuple[str, Path, str]]) -> Relabelled:
-        from llama_index_video.store.voice_library import VoiceLibrary, relabel
-
-        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, recordings)
-        self.lexical.refresh()
-        return done
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

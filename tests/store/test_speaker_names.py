@@ -128,9 +128,7 @@ def test_labels_and_names_parse():
         parse_speakers(" , ")
 
 
-def test_a_named_voice_is_kept_renamed_with_its_label_and_other_voices_stay_unknown(
-    index, capsys
-):
+def test_a_named_voice_is_kept_renamed_with_its_label_and_other_voices_stay_unknown(index, capsys):
     from llama_index_video.store.voice_library import VoiceLibrary
 
     assert index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben") == len(BEN)

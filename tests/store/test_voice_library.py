@@ -128,8 +128,9 @@ def shares(found: list[tuple[str | None, str | None]]) -> tuple[float, float]:
 
 
 def test_centroids_of_one_person_match_across_recordings_and_others_stay_unknown():
-    first, second = voice_centroids(REAL / "ami_dev00.flac", spans("ami_dev00")), voice_centroids(
-        REAL / "ami_dev01.flac", spans("ami_dev01")
+    first, second = (
+        voice_centroids(REAL / "ami_dev00.flac", spans("ami_dev00")),
+        voice_centroids(REAL / "ami_dev01.flac", spans("ami_dev01")),
     )
     assert {"MEE009", "MEE012"} <= set(first) & set(second)
     assert all(abs(np.linalg.norm(v) - 1) < 1e-5 for v in first.values())
@@ -184,4 +185,3 @@ def test_saving_replaces_the_file_whole(tmp_path):
     assert again.voices["Ann"].seconds == 4.0
     assert np.allclose(again.voices["Ann"].centroid, np.ones(192) / np.sqrt(192), atol=1e-5)
     assert [p.name for p in tmp_path.iterdir()] == [VOICES_FILE]  # no temporary file left
-

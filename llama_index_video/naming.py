@@ -1,0 +1,86 @@
+"""Names for voices: the facade's side that names a recording's speakers and, through the
+folder's voice library, the same voices in other recordings (issue 37).
+
+:meth:`Naming.name_speaker` writes a name into every unit a label said
+(:mod:`llama_index_video.store.speaker_names`) and keeps the label's voice in the
+library; :meth:`Naming.relabel_speakers` names the matching voices of recordings
+ingested before (:mod:`llama_index_video.store.voice_library`), as every ingest does for
+the recordings it adds. Each takes the writer lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from llama_index_video.recordings import Recordings
+from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
+
+if TYPE_CHECKING:
+    from llama_index_video.store.lexical import LexicalStore
+    from llama_index_video.store.voice_library import Relabelled
+
+
+class Naming(Recordings):
+    """``name_speaker`` and ``relabel_speakers`` of an index folder."""
+
+    lexical: LexicalStore
+
+    def _writing(self, wait: float) -> AbstractContextManager[None]:
+        """Hold the folder's writer lock (``VideoIndex`` takes it)."""
+        raise NotImplementedError
+
+    def name_speaker(
+        self, source: str | Path, speaker: str, name: str, *, wait: float = DEFAULT_WAIT_SECONDS
+    ) -> int:
+        """Call ``speaker`` (``SPEAKER_2``, or a name given before) of an indexed recording
+        ``name`` in every unit it said; returns how many units carry the name. Takes the
+        writer lock (see :mod:`llama_index_video.store.speaker_names`).
+
+        Raises:
+            ValueError: ``name`` is empty, too long or holds a comma.
+            MomentRequestError: an unknown recording, or no unit of it was said by ``speaker``.
+        """
+        from llama_index_video.store.speaker_names import check_speaker_name, rename_speaker
+        from llama_index_video.store.voice_library import VoiceLibrary, heard_voice
+
+        name = check_speaker_name(name)
+        with self._writing(wait):
+            recording = self.recording(source)
+            key, audio = recording.content_hash, Path(recording.path)
+            voice = heard_voice(self.vector_store, key, audio, speaker)
+            named = rename_speaker(
+                self.vector_store, self.lexical, key, speaker, name, shown=recording.name
+            )
+            self.lexical.refresh()
+            library = VoiceLibrary(self.path)
+            library.rename(speaker, name)
+            if voice is not None:
+                library.add(name, voice.centroid, voice.seconds)
+            library.save()
+            return named
+
+    def relabel_speakers(
+        self, sources: Iterable[str | Path] = (), *, wait: float = DEFAULT_WAIT_SECONDS
+    ) -> Relabelled:
+        """Name the labels of ``sources`` (default: every recording) whose voice matches
+        one named before, in the folder's voice library (see
+        :mod:`llama_index_video.store.voice_library`). Takes the writer lock.
+
+        Raises:
+            MomentRequestError: an unknown recording.
+        """
+        with self._writing(wait):
+            records = [self.recording(s) for s in sources] or [
+                self.recording(p.source) for p in self.manifest.all_paths()
+            ]
+            return self._name_voices((r.content_hash, Path(r.path), r.name) for r in records)
+
+    def _name_voices(self, recordings: Iterable[tuple[str, Path, str]]) -> Relabelled:
+        from llama_index_video.store.voice_library import VoiceLibrary, relabel
+
+        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, recordings)
+        self.lexical.refresh()
+        return done
