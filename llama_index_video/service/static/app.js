@@ -1,6 +1,7 @@
 // The page: search and ask the service, show moments as cards, play the cited second;
-// the library of recordings, a transcript that follows playback, and the current
-// search's hits marked on a timeline under the player.
+// the library of recordings, a transcript that follows playback, the current search's
+// hits marked on a timeline under the player, and the moment playing as a deep link in
+// the address bar (to copy) and as a clip (to download).
 // Plain script, no build step. Text from the index is only ever set as textContent.
 "use strict";
 
@@ -12,15 +13,28 @@
   const transcriptList = $("transcript");
   const timeline = $("timeline");
 
-  // What is open in the player, the current search's hits, and the open transcript.
-  const state = { open: null, player: null, hits: [], query: "", lines: [], current: -1 };
+  // What is open in the player, the moment playing in it ({source, start, end}: the
+  // source as the library names it, end null when not known), the current search's
+  // hits, and the open transcript.
+  const state = {
+    open: null,
+    player: null,
+    moment: null,
+    hits: [],
+    query: "",
+    lines: [],
+    current: -1,
+  };
 
   // Each player seeks to the latest requested second once its metadata is known, and
   // drives the transcript highlight while it plays.
   for (const player of Object.values(players)) {
     player.addEventListener("loadedmetadata", () => {
       seek(player);
-      if (player === state.player) drawTimeline();
+      if (player === state.player) {
+        drawTimeline();
+        showMoment(); // the clip's end may need the duration just learnt
+      }
     });
     player.addEventListener("timeupdate", () => {
       if (player === state.player) follow(player.currentTime);
@@ -38,8 +52,9 @@
     if (playing) playing.catch(() => {}); // autoplay refused: the controls still work
   }
 
-  // Play a recording ({source, media_url, media_type, duration}) from `start` seconds.
-  function play(recording, start, title) {
+  // Play a recording ({source, media_url, media_type, duration}) from `start` seconds;
+  // `end` is where the moment ends, when known.
+  function play(recording, start, title, end = null) {
     const kind = (recording.media_type || "").startsWith("audio/") ? "audio" : "video";
     const player = players[kind];
     for (const [name, other] of Object.entries(players)) {
@@ -67,6 +82,10 @@
       loadTranscript(recording.source);
     }
     drawTimeline();
+    const listed = state.library && state.library.find((e) => e.media_url === recording.media_url);
+    const source = listed ? listed.source : recording.source_path || recording.source;
+    state.moment = { source, start: player.pendingStart, end };
+    showMoment();
     nowPlaying.textContent = title;
     player.scrollIntoView({ block: "nearest" });
   }
@@ -87,10 +106,14 @@
     return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
   }
 
-  // Jump the open recording to `seconds` and play from there.
-  function seekOpen(seconds) {
+  // Jump the open recording to `seconds` and play from there (to `end`, when known).
+  function seekOpen(seconds, end = null) {
     const player = state.player;
     if (!player) return;
+    if (state.moment) {
+      state.moment = { source: state.moment.source, start: seconds, end };
+      showMoment();
+    }
     if (player.readyState >= HTMLMediaElement.HAVE_METADATA) {
       player.pendingStart = seconds;
       seek(player);
@@ -144,7 +167,7 @@
     button.append(span("time", clock(line.start)));
     if (line.speaker) button.append(span("speaker", line.speaker));
     button.append(span("text", line.text));
-    button.addEventListener("click", () => seekOpen(line.start));
+    button.addEventListener("click", () => seekOpen(line.start, line.end));
     const item = document.createElement("li");
     item.append(button);
     return item;
@@ -247,7 +270,7 @@
         const label = `Hit ${index + 1} at ${clock(hit.start)}${text ? `: ${text}` : ""}`;
         marker.setAttribute("aria-label", label);
         marker.title = label;
-        marker.addEventListener("click", () => seekOpen(hit.start));
+        marker.addEventListener("click", () => seekOpen(hit.start, hit.end));
         return marker;
       }),
     );
@@ -319,7 +342,8 @@
   loadLibrary();
 
   // Deep links, to paste into a chat: /#source=talk.mp4&t=94 opens the player at that
-  // second (a source as the library names it, or its file name); /?q=... runs a search.
+  // second (a source as the library names it, or its file name; t in seconds or m:ss,
+  // and an optional end=, the moment's end for its download); /?q=... runs a search.
   function openLinkedMoment() {
     const link = new URLSearchParams(location.hash.slice(1));
     const wanted = link.get("source");
@@ -327,10 +351,68 @@
     const entry = state.library.find(
       (e) => e.media_url && (e.source === wanted || nameOf(e.source) === wanted),
     );
-    if (entry) play(entry, Number(link.get("t")) || 0, `Playing ${nameOf(entry.source)}`);
-    else status.textContent = `No playable recording is named ${wanted}.`;
+    if (!entry) {
+      status.textContent = `No playable recording is named ${wanted}.`;
+      return;
+    }
+    const end = link.has("end") ? timeOf(link.get("end")) : null;
+    play(entry, timeOf(link.get("t")), `Playing ${nameOf(entry.source)}`, end);
   }
   window.addEventListener("hashchange", openLinkedMoment);
+
+  // Seconds of "94", "94.5", "1:34" or "1:01:34"; 0 for anything else.
+  function timeOf(text) {
+    return (text || "").split(":").reduce((total, part) => total * 60 + Number(part), 0) || 0;
+  }
+
+  // A link's number of seconds: at most two decimals, no trailing zeros.
+  function shown(time) {
+    return String(Math.round(time * 100) / 100);
+  }
+
+  // The deep link of what is playing into the address bar, and its clip into the
+  // download link: the moment's own end, else 30 s on (within the recording).
+  function showMoment() {
+    const moment = state.moment;
+    if (!moment) return;
+    const name = nameOf(moment.source);
+    const named = (state.library || []).filter((e) => e.media_url && nameOf(e.source) === name);
+    const link = new URLSearchParams({
+      source: named.length === 1 ? name : moment.source,
+      t: shown(moment.start),
+    });
+    const ends = moment.end !== null && moment.end > moment.start;
+    if (ends) link.set("end", shown(moment.end));
+    history.replaceState(null, "", `${location.pathname}${location.search}#${link}`);
+    const player = state.player;
+    const duration =
+      player && Number.isFinite(player.duration) && player.duration > 0
+        ? player.duration
+        : state.open && state.open.duration;
+    const end = ends ? moment.end : Math.min(moment.start + 30, duration || Infinity);
+    const clip = { source: moment.source, start: shown(moment.start), end: shown(end) };
+    $("download-moment").href = `/api/clip?${new URLSearchParams(clip)}`;
+    $("copy-status").textContent = "";
+    $("link-fallback").hidden = true;
+    $("moment-tools").hidden = false;
+  }
+
+  // Copy the address bar's deep link; where the clipboard is refused (a page served
+  // over plain http to another machine has none), show it selected in a text field.
+  $("copy-link").addEventListener("click", async () => {
+    const link = location.href;
+    try {
+      await navigator.clipboard.writeText(link);
+      $("copy-status").textContent = "Link copied.";
+    } catch {
+      const field = $("link-field");
+      field.value = link;
+      $("link-fallback").hidden = false;
+      field.focus();
+      field.select();
+      $("copy-status").textContent = "Copy the link below.";
+    }
+  });
 
   // ---- Search and ask ----------------------------------------------------------------
 
@@ -352,7 +434,7 @@
       element.dataset.source = moment.source;
       element.append(span("visually-hidden", "Play "));
       element.addEventListener("click", () => {
-        play(moment, moment.start, `Playing ${moment.label}`);
+        play(moment, moment.start, `Playing ${moment.label}`, moment.end);
         markCurrent(element);
       });
     }
