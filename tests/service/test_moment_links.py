@@ -99,3 +99,9 @@ def test_a_recording_from_the_library_downloads_30_seconds_from_its_start(page):
     href = page.locator("#download-moment").get_attribute("href")
     assert parse_qs(urlsplit(href).query)["start"] == ["0"]
     assert parse_qs(urlsplit(href).query)["end"] == ["30"]
+
+
+def test_a_link_may_give_the_second_as_m_ss(page):
+    page.goto("/#source=ozone_explainer.mp4&t=0:29")
+    assert abs(_playing_from(page, 29) - 29) < 1
+    assert _linked(page.url) == {"source": "ozone_explainer.mp4", "t": "29"}
