@@ -46,7 +46,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("summaries",),  # a recording's summary: overview, decisions, action items, cited
     # VideoIndex, the facade (recordings.py: one recording's moments; querying.py: search
     # and ask; watch.py: folders that keep it in step)
-    ("recordings", "naming", "querying", "index", "watch"),
+    ("recordings", "naming", "querying", "index", "watch", "live"),
     ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )

@@ -72,13 +72,18 @@ def _ingest(args: argparse.Namespace) -> int:
         if args.prune:
             for source in index.prune(wait=args.wait):
                 print(f"{'removed':8} {printable_path(source)} (file gone)")
-        report = index.ingest(
-            args.paths,
-            progress=bars,
-            executor=_executor(args.ray),
-            wait=args.wait,
-            downloads=_download_options(args),
-        )
+        if args.live:
+            from llama_index_video.cli.watch_command import run_live
+
+            report = run_live(args, index)
+        else:
+            report = index.ingest(
+                args.paths,
+                progress=bars,
+                executor=_executor(args.ray),
+                wait=args.wait,
+                downloads=_download_options(args),
+            )
     finally:
         bars.close()
         index.close()

@@ -60,6 +60,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="read and embed on a Ray cluster (needs 'llama-index-video[ray]'); ADDRESS as "
         "for 'ray.init' (default: $RAY_ADDRESS, else the cluster on this machine)",
     )
+    ingest.add_argument(
+        "--live",
+        action="store_true",
+        help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM; not MP4): index its "
+        "speech in chunks as it grows, then the whole file once it stops growing",
+    )
+    ingest.add_argument(
+        "--chunk-seconds",
+        type=float,
+        default=30.0,
+        help="with --live: seconds of audio per chunk (default: 30)",
+    )
+    ingest.add_argument(
+        "--live-settle",
+        type=float,
+        default=10.0,
+        help="with --live: the recording has ended when the file has not grown for this "
+        "many seconds (default: 10)",
+    )
+    ingest.add_argument(
+        "--max-hours",
+        type=float,
+        default=12.0,
+        help="with --live: stop following the file after this many hours (default: 12)",
+    )
     _wait_options(ingest)
 
     watch = commands.add_parser(

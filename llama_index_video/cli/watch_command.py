@@ -1,4 +1,5 @@
-"""``llama-index-video watch`` and ``serve --watch``: folders that index themselves.
+"""``llama-index-video watch`` and ``serve --watch``: folders that index themselves;
+``ingest --live``: a recording indexed while it grows.
 
 ``watch`` runs a :class:`~llama_index_video.watch.FolderWatcher` in this process and
 prints one line per file. Ctrl-C or SIGTERM stops it once the ingest under way is done
@@ -24,6 +25,8 @@ from llama_index_video.errors import VideoIndexError, printable_path
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
+    from llama_index_video.live import LiveChunk
+    from llama_index_video.store.ingest import IngestReport
     from llama_index_video.watch import WatchEvent
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -47,6 +50,36 @@ def run_watch(args: argparse.Namespace, index: VideoIndex) -> int:
         watcher.run(stop)
     print("stopped", flush=True)
     return 0
+
+
+def run_live(args: argparse.Namespace, index: VideoIndex) -> IngestReport:
+    """``ingest --live PATH``: a line per chunk stored; returns the final ingest's report."""
+    from llama_index_video.live import ingest_live
+
+    if len(args.paths) != 1 or "://" in args.paths[0]:
+        raise VideoIndexError("ingest --live takes one file being recorded")
+    path = Path(args.paths[0])
+    stop = threading.Event()
+    print(f"following {printable_path(path)} -> {printable_path(args.index)}", flush=True)
+    with _stopping_on_signals(stop):
+        try:
+            report = ingest_live(
+                index,
+                path,
+                chunk_seconds=args.chunk_seconds,
+                settle=args.live_settle,
+                max_seconds=args.max_hours * 3600,
+                wait=args.wait,
+                stop=stop,
+                report=_print_chunk,
+            )
+        except ValueError as exc:
+            raise VideoIndexError(f"bad --live option: {exc}") from exc
+    return report
+
+
+def _print_chunk(chunk: LiveChunk) -> None:
+    print(f"{'live':8} {chunk.start:.0f}-{chunk.end:.0f} s: {chunk.units} units", flush=True)
 
 
 def _print(event: WatchEvent) -> None:

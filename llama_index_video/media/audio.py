@@ -82,6 +82,48 @@ def iter_audio_chunks(
         yield AudioChunk(chunk_start / SAMPLE_RATE, np.concatenate(buffer))
 
 
+def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioChunk:
+    """The audio from ``start`` for at most ``seconds``, of a file that may still grow.
+
+    Seeks to ``start`` and decodes what is there: fewer samples than asked for when the
+    file ends (or has not been written further yet). A packet cut off at the end of a
+    file still being written ends the span instead of failing it.
+
+    Raises:
+        UnsupportedMediaError: no audio stream.
+    """
+    path = Path(path)
+    wanted = int(seconds * SAMPLE_RATE)
+    parts: list[np.ndarray] = []
+    got = 0
+    with open_container(path) as container:
+        if not container.streams.audio:
+            raise UnsupportedMediaError(path, "no audio stream")
+        stream = container.streams.audio[0]
+        origin = container_start(container)
+        if start > 0:
+            container.seek(int((start + origin) * av.time_base), backward=True)
+        resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+        position: float | None = None  # source time of the next resampled sample
+        try:
+            for frame in container.decode(stream):
+                if position is None and frame.pts is not None and frame.time_base is not None:
+                    position = float(frame.pts * frame.time_base) - origin
+                for out in resampler.resample(frame):
+                    block = out.to_ndarray().reshape(-1).astype(np.float32, copy=False)
+                    skip = max(0, round((start - (position or 0.0)) * SAMPLE_RATE))
+                    position = (position or 0.0) + len(block) / SAMPLE_RATE
+                    block = block[skip : skip + wanted - got]
+                    parts.append(block)
+                    got += len(block)
+                if got >= wanted:
+                    break
+        except av.error.FFmpegError:
+            logger.debug("%s: decoding stopped at a cut-off packet", path)
+    samples = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    return AudioChunk(start, samples)
+
+
 def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
     """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration."""
     with open_container(path) as container:

@@ -28,6 +28,7 @@ from llama_index_video.errors import MomentRequestError, printable_path
 from llama_index_video.sources.origin import read_origin
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.ingest import Ingestor
+from llama_index_video.store.live import LIVE_NOTE
 from llama_index_video.store.manifest import Manifest, PathRecord
 
 
@@ -38,7 +39,7 @@ class LibraryEntry:
     source: str  # the path as ingested, or the link it was downloaded from
     path: str | None  # the local file, absolute (None for a failure with no path)
     content_hash: str
-    status: str  # "indexed", "failed", "indexing", or "missing" (file gone)
+    status: str  # "indexed", "live", "failed", "indexing", or "missing" (file gone)
     duration: float | None = None
     moments: dict[str, int] = field(default_factory=dict)
     language: str | None = None  # "de"; "en+de" when it changes, in the order first heard
@@ -57,7 +58,9 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
         metadata = _rows(store, record.content_hash)
         path = manifest.located(record)
         origin = read_origin(Path(path))
-        status = content.status if Path(path).exists() else "missing"
+        status: str = content.status if Path(path).exists() else "missing"
+        if status == "indexed" and content.notes == LIVE_NOTE:
+            status = "live"  # still being recorded (store.live)
         entries.append(
             LibraryEntry(
                 source=origin.url if origin else record.source,

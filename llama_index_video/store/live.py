@@ -1,0 +1,95 @@
+"""The rows of a recording indexed while it is still being written (``ingest --live``).
+
+A growing file has no content hash yet, so its chunks are stored under a *live key*:
+a hash of its resolved path and its first bytes (a new recording written to the same
+path gets another key). The key is recorded in the manifest like a content: status
+``indexed`` with the rows stored so far and, as duration, where the last stored chunk
+ends, so each chunk is searchable as soon as it is committed and a killed run resumes
+from there. Its path record has no size (``-1``), so the ingest of the finished file
+always reads it again, and replaces the live rows the way a changed file's rows are
+replaced: the new content is indexed, the path moved to it, then the key forgotten.
+
+A chunk is written in three steps: its node ids are noted in the manifest, its rows
+added, then the count, the end and the cleared note committed together. A run killed
+between them leaves the note, and the next run deletes those rows before going on, so
+nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from llama_index.core import VectorStoreIndex
+from llama_index.core.schema import BaseNode
+
+from llama_index_video.store.collection import content_nodes
+from llama_index_video.store.lexical import LexicalStore
+from llama_index_video.store.manifest import Manifest, PathRecord
+
+LIVE_NOTE = "live"
+"""The ``notes`` of a recording whose chunks are still being added."""
+HEAD_BYTES = 64 * 1024
+"""How many first bytes of a growing file go into its live key."""
+
+
+def live_key(path: Path, head: bytes) -> str:
+    """The key a growing file's rows are stored under, from its path and first bytes."""
+    return hashlib.sha256(b"live\0" + str(path.resolve()).encode() + b"\0" + head).hexdigest()
+
+
+class LiveRows:
+    """Chunks of one growing file, added to an index (the caller holds its writer lock)."""
+
+    def __init__(
+        self,
+        index: VectorStoreIndex,
+        manifest: Manifest,
+        lexical: LexicalStore | None,
+        *,
+        path: Path,
+        key: str,
+    ) -> None:
+        self._index = index
+        self._manifest = manifest
+        self._lexical = lexical
+        self.path = path
+        self.key = key
+        self._unfinished = f"live-chunk:{key}"
+
+    def stored_until(self) -> float:
+        """Where the last stored chunk ends (0.0: none), after undoing a chunk left half
+        written by a killed run."""
+        noted = self._manifest.get_meta(self._unfinished)
+        if noted:
+            self._index.vector_store.delete_nodes(json.loads(noted))
+            if self._lexical is not None:
+                self._lexical.delete_content(self.key)
+                self._lexical.add(content_nodes(self._index.vector_store, self.key))
+            self._manifest.set_meta(self._unfinished, "")
+        record = self._manifest.file(self.key)
+        if record is None or record.status != "indexed" or record.notes != LIVE_NOTE:
+            return 0.0
+        return record.duration or 0.0
+
+    def add(self, nodes: list[BaseNode], *, until: float) -> None:
+        """Store one chunk's nodes (those of the media up to ``until`` seconds)."""
+        record = self._manifest.file(self.key)
+        count = record.node_count if record is not None else 0
+        if record is None:
+            with self._manifest.transaction():
+                self._manifest.set_file(self.key, "indexed", duration=0.0, notes=LIVE_NOTE)
+                self._manifest.set_path(
+                    PathRecord(str(self.path.resolve()), str(self.path), self.key, -1, -1)
+                )
+        self._manifest.set_meta(self._unfinished, json.dumps([n.node_id for n in nodes]))
+        if nodes:
+            self._index.insert_nodes(nodes)
+            if self._lexical is not None:
+                self._lexical.add(nodes)
+        with self._manifest.transaction():
+            self._manifest.set_file(
+                self.key, "indexed", node_count=count + len(nodes), duration=until, notes=LIVE_NOTE
+            )
+            self._manifest.set_meta(self._unfinished, "")

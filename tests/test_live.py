@@ -1,0 +1,220 @@
+"""``ingest --live``: a recording written in real time by a thread is searchable while it
+grows, resumes after a kill without duplicates, and ends as a normal ingest of the file.
+
+The recording is Matroska audio written with PyAV, one second of tone per second of wall
+time. Its "speech" is heard by :class:`ToneTranscriber`, which names each second by the
+tone in it, so the times of every fact are known and no test depends on what speech
+recognition hears on this CPU.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+
+from llama_index_video.live import LiveChunk, ingest_live
+from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
+from tests_support import LIBRIVOX, ROOT
+
+RATE = 16_000
+FACTS = {440: "the launch code is orange", 660: "lunch moves to the roof garden"}
+"""Tone (Hz) -> what a second of it says; other seconds are silent."""
+SCRIPT = [0, 440, 440, 0, 0, 0, 0, 660, 660, 0, 0, 0]
+"""The tone of each second of the recording."""
+WAIT_SECONDS = 120.0
+
+
+class ToneTranscriber:
+    """Hears FACTS: each second of a known tone is one segment saying its fact."""
+
+    name = "tones"
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        segments = []
+        for second in range(len(audio) // RATE):
+            block = audio[second * RATE : (second + 1) * RATE]
+            if np.abs(block).max(initial=0.0) < 0.05:
+                continue
+            tone = int(np.argmax(np.abs(np.fft.rfft(block))))  # 1 Hz per bin over a second
+            fact = next((text for hz, text in FACTS.items() if abs(hz - tone) < 20), None)
+            if fact:
+                segments.append(Segment(float(second), second + 1.0, f" {fact}."))
+        info = TranscriptionInfo(
+            backend=self.name, model="tones", language="en", duration=len(audio) / RATE
+        )
+        return Transcription(info=info, segments=iter(segments))
+
+
+def write_recording(path: Path, seconds: list[int], pace: float) -> None:
+    """Matroska audio of ``seconds`` (a tone per second), one second every ``pace`` s."""
+    t = np.arange(len(seconds) * RATE) / RATE
+    hz = np.repeat(seconds, RATE)
+    write_samples(path, (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32), pace)
+
+
+def open_index(folder: Path, embed_model):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    return VideoIndex(
+        folder,
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=folder / "media", frames=None, transcriber=ToneTranscriber()),
+    )
+
+
+def rows(index) -> list[tuple[str, float, float, str]]:
+    got = index.vector_store.client.get(include=["metadatas", "documents"])
+    return sorted(
+        (m["content_hash"], m["start_s"], m["end_s"], d)
+        for m, d in zip(got["metadatas"], got["documents"], strict=True)
+    )
+
+
+def test_a_growing_recording_is_searchable_while_written_and_ends_as_a_normal_ingest(
+    tmp_path, embed_model
+):
+    recording = tmp_path / "meeting.mkv"
+    index = open_index(tmp_path / "index", embed_model)
+    writer = threading.Thread(target=write_recording, args=(recording, SCRIPT, 1.0))
+    found_early: list[tuple[float, str]] = []
+
+    def search_while_growing(chunk: LiveChunk) -> None:
+        if found_early or chunk.end > 8:
+            return
+        hits = index.search("what is the launch code", top_k=1)
+        statuses = {e.status for e in index.library()}
+        found_early.extend((h.start, s) for h in hits for s in statuses)
+
+    writer.start()
+    report = ingest_live(
+        index, recording, chunk_seconds=4.0, settle=2.0, max_seconds=WAIT_SECONDS,
+        report=search_while_growing,
+    )  # fmt: skip
+    writer.join()
+    assert report.ok, report
+    assert found_early, "no search result while the recording grew"
+    start, status = found_early[0]
+    assert abs(start - 1.0) <= 0.5 and status == "live"
+    assert {e.status for e in index.library()} == {"indexed"}
+    live_rows = rows(index)
+    index.close()
+
+    normal = open_index(tmp_path / "normal", embed_model)
+    assert normal.ingest([recording]).ok
+    assert [r[1:] for r in live_rows] == [r[1:] for r in rows(normal)]
+    assert {r[0] for r in live_rows} == {r[0] for r in rows(normal)}
+    normal.close()
+
+
+def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
+    tmp_path, embed_model, monkeypatch
+):
+    from llama_index_video.store.live import LiveRows
+
+    recording = tmp_path / "meeting.mkv"
+    write_recording(recording, SCRIPT, 0.0)
+    index = open_index(tmp_path / "index", embed_model)
+    added = LiveRows.add
+
+    def killed_after_rows(self, nodes, *, until):  # the rows are in, the count is not
+        if until > 8:
+            self._index.insert_nodes(nodes)
+            raise KeyboardInterrupt
+        added(self, nodes, until=until)
+
+    monkeypatch.setattr(LiveRows, "add", killed_after_rows)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_live(index, recording, chunk_seconds=4.0, settle=30.0, max_seconds=WAIT_SECONDS)
+    assert [e.status for e in index.library()] == ["live"]
+    monkeypatch.setattr(LiveRows, "add", added)
+    seen: list[tuple[LiveChunk, list, int]] = []
+    report = ingest_live(
+        index, recording, chunk_seconds=4.0, settle=0.5, max_seconds=WAIT_SECONDS,
+        report=lambda chunk: seen.append((chunk, rows(index), index.manifest.indexed_node_total())),
+    )  # fmt: skip
+    assert report.ok, report
+    chunk, live_rows, listed = seen[0]
+    assert chunk.start == pytest.approx(8.0, abs=0.01)  # chunks 0-4 and 4-8 were kept
+    # each second once; the fact at 7-9 s is cut by the seam at 8 s until the final ingest
+    assert [r[1:3] for r in live_rows] == [(1.0, 3.0), (7.0, 8.0), (8.0, 9.0)]
+    assert listed == len(live_rows)
+    assert index.manifest.indexed_node_total() == len(rows(index)) > 0
+    index.close()
+
+
+def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
+    tmp_path, embed_model
+):
+    """Human speech (the LibriVox clip) written at twice real time; ``ingest --live`` is
+    killed with SIGKILL once a chunk is searchable, started again, and finishes alone."""
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.media.audio import decode_audio
+
+    facts = json.loads(LIBRIVOX.with_suffix(".json").read_text())["sentences"]
+    samples = decode_audio(LIBRIVOX)
+    recording = tmp_path / "reading.mkv"
+    folder = tmp_path / "index"
+    writer = threading.Thread(target=write_samples, args=(recording, samples, 0.5))
+    command = [sys.executable, "-m", "llama_index_video.cli.main", "ingest", "--live"]
+    command += [str(recording), "--index", str(folder), "--chunk-seconds", "6", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    writer.start()
+    first = subprocess.Popen(
+        [*command, "--live-settle", "60"], stdout=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        lines = iter(first.stdout)  # type: ignore[arg-type]
+        assert next(lines).startswith("following ")
+        assert next(lines).startswith("live     0-6 s")
+        index = VideoIndex(folder, embed_model=embed_model)
+        hits = index.search("mister john dashwood had leisure to consider", top_k=1)
+        statuses = [e.status for e in index.library()]
+        index.close()
+        first.send_signal(signal.SIGKILL)  # wherever it is in the next chunk
+        first.wait(timeout=WAIT_SECONDS)
+    finally:
+        first.kill()
+    assert statuses == ["live"]
+    assert hits and abs(hits[0].start - facts[0]["start"]) <= 2.0
+    writer.join()
+    second = subprocess.run(
+        [*command, "--live-settle", "1"], capture_output=True, text=True, env=env,
+        timeout=WAIT_SECONDS * 3,
+    )  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    live_lines = [line for line in second.stdout.splitlines() if line.startswith("live ")]
+    assert live_lines and not live_lines[0].startswith("live     0-")  # resumed, not redone
+    index = VideoIndex(folder, embed_model=embed_model)
+    final = rows(index)
+    entries = index.library()
+    hits = index.search("he might even have been made amiable himself", top_k=1)
+    index.close()
+    assert [e.status for e in entries] == ["indexed"]
+    assert {r[0] for r in final} == {entries[0].content_hash}
+    assert len({r[1:3] for r in final}) == len(final)  # no moment twice
+    assert hits and abs(hits[0].start - facts[-1]["start"]) <= 6.0
+
+
+def write_samples(path: Path, samples: np.ndarray, pace: float) -> None:
+    """Matroska audio of ``samples`` (16 kHz), one second every ``pace`` s."""
+    options = {"flush_packets": "1", "cluster_time_limit": "1000", "live": "1"}
+    with av.open(str(path), "w", format="matroska", container_options=options) as container:
+        stream = container.add_stream("pcm_s16le", rate=RATE, layout="mono")
+        for number, start in enumerate(range(0, len(samples), RATE)):
+            block = (samples[start : start + RATE] * 32767).astype(np.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(block, format="s16", layout="mono")
+            frame.rate, frame.pts = RATE, number * RATE
+            for packet in stream.encode(frame):
+                container.mux(packet)
+            time.sleep(pace)
