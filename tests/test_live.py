@@ -35,9 +35,13 @@ WAIT_SECONDS = 120.0
 
 
 class ToneTranscriber:
-    """Hears FACTS: each second of a known tone is one segment saying its fact."""
+    """Hears FACTS: each second of a known tone is one segment saying its fact, of
+    ``length`` seconds (another length stands for a run that hears times differently)."""
 
     name = "tones"
+
+    def __init__(self, length: float = 1.0) -> None:
+        self.length = length
 
     def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
         segments = []
@@ -48,7 +52,7 @@ class ToneTranscriber:
             tone = int(np.argmax(np.abs(np.fft.rfft(block))))  # 1 Hz per bin over a second
             fact = next((text for hz, text in FACTS.items() if abs(hz - tone) < 20), None)
             if fact:
-                segments.append(Segment(float(second), second + 1.0, f" {fact}."))
+                segments.append(Segment(float(second), second + self.length, f" {fact}."))
         info = TranscriptionInfo(
             backend=self.name, model="tones", language="en", duration=len(audio) / RATE
         )
@@ -62,14 +66,16 @@ def write_recording(path: Path, seconds: list[int], pace: float) -> None:
     write_samples(path, (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32), pace)
 
 
-def open_index(folder: Path, embed_model):
+def open_index(folder: Path, embed_model, transcriber: ToneTranscriber | None = None):
     from llama_index_video.index import VideoIndex
     from llama_index_video.reader.video_reader import VideoReader
 
     return VideoIndex(
         folder,
         embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", frames=None, transcriber=ToneTranscriber()),
+        reader=VideoReader(
+            media_dir=folder / "media", frames=None, transcriber=transcriber or ToneTranscriber()
+        ),
     )
 
 
@@ -120,24 +126,26 @@ def test_a_growing_recording_is_searchable_while_written_and_ends_as_a_normal_in
 def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
     tmp_path, embed_model, monkeypatch
 ):
-    from llama_index_video.store.live import LiveRows
-
     recording = tmp_path / "meeting.mkv"
     write_recording(recording, SCRIPT, 0.0)
-    index = open_index(tmp_path / "index", embed_model)
-    added = LiveRows.add
+    folder = tmp_path / "index"
+    # The killed run hears each fact 0.9 s long, so the rows it leaves are not the ones
+    # the next run writes: only deleting them keeps every moment once.
+    index = open_index(folder, embed_model, ToneTranscriber(length=0.9))
+    words_added = index.lexical.add
 
-    def killed_after_rows(self, nodes, *, until):  # the rows are in, the count is not
-        if until > 8:
-            self._index.insert_nodes(nodes)
+    def killed_after_rows(nodes):  # the chunk 8-12 s is in the vector store, not counted
+        if any(node.metadata["start_s"] >= 8 for node in nodes):
             raise KeyboardInterrupt
-        added(self, nodes, until=until)
+        words_added(nodes)
 
-    monkeypatch.setattr(LiveRows, "add", killed_after_rows)
+    monkeypatch.setattr(index.lexical, "add", killed_after_rows)
     with pytest.raises(KeyboardInterrupt):
         ingest_live(index, recording, chunk_seconds=4.0, settle=30.0, max_seconds=WAIT_SECONDS)
     assert [e.status for e in index.library()] == ["live"]
-    monkeypatch.setattr(LiveRows, "add", added)
+    assert (8.0, 8.9) in [r[1:3] for r in rows(index)]
+    index.close()
+    index = open_index(folder, embed_model)
     seen: list[tuple[LiveChunk, list, int]] = []
     report = ingest_live(
         index, recording, chunk_seconds=4.0, settle=0.5, max_seconds=WAIT_SECONDS,
@@ -146,8 +154,9 @@ def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
     assert report.ok, report
     chunk, live_rows, listed = seen[0]
     assert chunk.start == pytest.approx(8.0, abs=0.01)  # chunks 0-4 and 4-8 were kept
-    # each second once; the fact at 7-9 s is cut by the seam at 8 s until the final ingest
-    assert [r[1:3] for r in live_rows] == [(1.0, 3.0), (7.0, 8.0), (8.0, 9.0)]
+    # each second once (the first two chunks as the killed run heard them); the fact at
+    # 7-9 s is cut by the seam at 8 s until the final ingest
+    assert [r[1:3] for r in live_rows] == [(1.0, 2.9), (7.0, 7.9), (8.0, 9.0)]
     assert listed == len(live_rows)
     assert index.manifest.indexed_node_total() == len(rows(index)) > 0
     index.close()
