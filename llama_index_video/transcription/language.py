@@ -85,6 +85,18 @@ instruction set. Confirming costs about 0.3-0.6 CPU s per block written down (th
 writings in one batch, :func:`whisper_confirmer`), and nothing for a block surely
 English.
 
+A change of language needs the head's word too: a run of blocks in one language next to
+a run in another keeps its language only when the head heard it there at
+:data:`CHANGE_OVER_NEIGHBOUR` of the neighbour's language or more (averaged over the
+run's probed blocks); otherwise the neighbour's language holds. Only writing down can
+break this (the head's own choices always pass): the tail of a real Portuguese reading
+(``pt_fleurs``), heard Portuguese at 0.63 and English at 0.07, was written best in
+English on an AVX-512 Xeon, because told Portuguese ``base`` looped ("a sua vida, a sua
+vida, a sua vida,"), and became a stretch of English; under ``CT2_FORCE_CPU_ISA=GENERIC``
+the same writing did not loop and Portuguese won by 0.04 (log probability per token). A
+recording that writing down finds English throughout (the AMI excerpt whose first 11 s
+the head hears as German at 0.95) has no change to refuse, and keeps its English.
+
 Between two neighbouring blocks that disagree, the change is placed at the pause that
 puts the most seconds of speech on the side each utterance sounds like.
 """
@@ -130,6 +142,9 @@ CONFIRM_OTHERS: Final = 3
 """A block is written down in English and in this many of its likeliest other languages."""
 CONFIRM_TOKENS: Final = 24
 """Tokens written per language to confirm a block's language (see the module docstring)."""
+CHANGE_OVER_NEIGHBOUR: Final = 0.5
+"""A run of blocks differing from its neighbour keeps its language only when the head
+heard it at this fraction of the neighbour's language or more (see the module docstring)."""
 UNLIKELY: Final = frozenset({"la"})
 """Languages chosen only when asked for (see the module docstring)."""
 
@@ -380,7 +395,7 @@ def detect_stretches(
                 # English when written best in English; otherwise the head's language
                 # stands (writing is a poorer judge among other languages than the head)
                 decided[block] = best if "en" in (best, code) else code
-    spoken = _fill(len(blocks), decided)
+    spoken = _fill(len(blocks), _held(decided, probed))
     stretches: list[LanguageStretch] = []
     first = 0
     for block in range(1, len(blocks) + 1):
@@ -423,6 +438,32 @@ def _candidates(
         if probability >= DECISIVE:
             found.add(code)
     return found
+
+
+def _held(decided: dict[int, str], probed: dict[int, Probabilities]) -> dict[int, str]:
+    """``decided``, but a run of probed blocks in one language that the head heard, on
+    average over the run, at under :data:`CHANGE_OVER_NEIGHBOUR` of a neighbouring run's
+    language takes that language; the weakest such run first, one at a time, until every
+    change of language left has the head's word."""
+    order = sorted(decided)
+    spoken = [decided[block] for block in order]
+    for _ in range(len(order)):  # each pass joins a run to its neighbour: fewer runs
+        runs = [list(run) for _, run in itertools.groupby(range(len(order)), spoken.__getitem__)]
+        weak: list[tuple[float, int, str]] = []  # (own / neighbour's, run, neighbour's)
+        for index, run in enumerate(runs):
+            heard = _mean([probed[order[i]] for i in run], [1] * len(run))
+            own = heard.get(spoken[run[0]], 0.0)
+            for neighbour in (index - 1, index + 1):
+                if 0 <= neighbour < len(runs):
+                    theirs = heard.get(spoken[runs[neighbour][0]], 0.0)
+                    if own < CHANGE_OVER_NEIGHBOUR * theirs:
+                        weak.append((own / theirs, index, spoken[runs[neighbour][0]]))
+        if not weak:
+            break
+        _, index, language = min(weak)
+        for i in runs[index]:
+            spoken[i] = language
+    return dict(zip(order, spoken, strict=True))
 
 
 def _allowed(code: str, languages: Collection[str] | None) -> bool:

@@ -186,6 +186,45 @@ def test_a_block_heard_as_english_unsurely_is_written_down_too() -> None:
     assert [s.language for s in stretches] == ["en"] and asked
 
 
+def _head(heard: dict[str, lang.Probabilities]) -> lang.Identify:
+    """A fake language head: the probabilities ``heard`` for speech as loud as the
+    language of :data:`LOUDNESS` they are keyed by."""
+
+    def identify(speech: np.ndarray) -> lang.Probabilities:
+        loudness = float(np.max(np.abs(speech)))
+        return heard[min(heard, key=lambda code: abs(LOUDNESS[code] - loudness))]
+
+    return identify
+
+
+def test_a_change_of_language_the_head_barely_heard_does_not_split_off_a_stretch() -> None:
+    # pt_fleurs on an AVX-512 Xeon: French (for Portuguese) throughout, its second half
+    # heard French at 0.63 and English at 0.07, written best in English because told its
+    # own language the model looped. The writing alone is no change of language.
+    samples, spans = _recording([("fr", 3.0)] * 10 + [("en", 3.0)] * 10)
+    head = _head({"fr": {"fr": 0.99, "en": 0.01}, "en": {"fr": 0.63, "la": 0.13, "en": 0.07}})
+    asked: list[list[str]] = []
+    stretches = lang.detect_stretches(
+        samples, head, confirm=_writes_best({"fr"}, asked), utterances=spans
+    )
+    assert asked  # the second half was written down, and written best in English
+    assert [(s.language, s.start, s.end) for s in stretches] == [
+        ("fr", 0.0, len(samples) / SAMPLE_RATE)
+    ]
+
+
+@pytest.mark.parametrize("german", [0.95, 0.6])
+def test_english_written_down_where_the_head_heard_german_stays_english(german: float) -> None:
+    # ami_tst00: real English whose first block the head hears German at 0.95, the rest
+    # English; written down it is English, and no change of language is left to refuse.
+    samples, spans = _recording([("de", 3.0)] * 2 + [("en", 3.0)] * 18)
+    head = _head({"de": {"de": german, "en": 0.02}, "en": {"en": 0.9, "de": 0.01}})
+    stretches = lang.detect_stretches(
+        samples, head, confirm=_writes_best(set(), []), utterances=spans
+    )
+    assert [s.language for s in stretches] == ["en"]
+
+
 def test_nothing_is_written_down_when_english_is_not_a_candidate() -> None:
     samples, spans = _recording([("fr", 3.0)] * 20)
     asked: list[list[str]] = []
