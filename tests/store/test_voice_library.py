@@ -5,7 +5,7 @@ tests/fixtures/real_speech (one meeting session; MEE009 and MEE012 talk in both;
 and licence in their ``.json``). Their reference turns (``.rttm``) become ``.srt``
 sidecars (one cue per turn), so the units' times are known without speech recognition;
 CAM++ labels the voices for real, and a unit belongs to a person when its middle falls in
-that person's turn and nobody else's.
+that person's turn and nobody else's (as in benchmarks/voice_library.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from llama_index_video import schema
+from benchmarks.speaker_scoring import read_rttm
+from benchmarks.voice_library import copy_with_subtitles, units
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
@@ -33,52 +34,11 @@ NAME = "Mee Nine"  # AMI's MEE009
 MEE009_LABELLED = 0.75
 
 
-def turns(stem: str) -> list[tuple[float, float, str]]:
-    found = []
-    for line in (REAL / f"{stem}.rttm").read_text().splitlines():
-        part = line.split()
-        if part and part[0] == "SPEAKER":
-            start = float(part[3])
-            found.append((start, start + float(part[4]), part[7]))
-    return found
-
-
 def spans(stem: str) -> dict[str, list[tuple[float, float]]]:
     found: dict[str, list[tuple[float, float]]] = {}
-    for start, end, who in turns(stem):
+    for start, end, who in read_rttm(REAL / f"{stem}.rttm"):
         found.setdefault(who, []).append((start, end))
     return found
-
-
-def srt_time(seconds: float) -> str:
-    ms = round(seconds * 1000)
-    return f"{ms // 3_600_000:02}:{ms // 60_000 % 60:02}:{ms // 1000 % 60:02},{ms % 1000:03}"
-
-
-def copy_with_subtitles(stem: str, folder: Path) -> Path:
-    shutil.copy(REAL / f"{stem}.flac", folder / f"{stem}.flac")
-    cues = [
-        f"{i}\n{srt_time(start)} --> {srt_time(end)}\nturn {i} of the meeting\n"
-        for i, (start, end, _) in enumerate(turns(stem), 1)
-    ]
-    (folder / f"{stem}.srt").write_text("\n".join(cues))
-    return folder / f"{stem}.flac"
-
-
-def person_of(stem: str, start: float, end: float) -> str | None:
-    middle = (start + end) / 2
-    talking = {who for a, b, who in turns(stem) if a <= middle < b}
-    return talking.pop() if len(talking) == 1 else None
-
-
-def units(index: VideoIndex, stem: str) -> list[tuple[str | None, str | None]]:
-    """(reference person, stored speaker) of each transcript unit of ``stem``."""
-    rows = index.vector_store._collection.get(include=["metadatas"])
-    return [
-        (person_of(stem, m[schema.START_S], m[schema.END_S]), m.get(schema.SPEAKER))
-        for m in rows["metadatas"]
-        if m[schema.MODALITY] == "transcript" and m[schema.SOURCE].endswith(f"{stem}.flac")
-    ]
 
 
 def opened(path: Path, embed_model) -> VideoIndex:
