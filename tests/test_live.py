@@ -15,13 +15,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-import av
 import numpy as np
 import pytest
 
+from benchmarks.live_latency import write_samples
 from llama_index_video.live import LiveChunk, ingest_live
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests_support import LIBRIVOX, ROOT
@@ -213,17 +212,3 @@ def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
     assert {r[0] for r in final} == {entries[0].content_hash}
     assert len({r[1:3] for r in final}) == len(final)  # no moment twice
     assert hits and abs(hits[0].start - facts[-1]["start"]) <= 6.0
-
-
-def write_samples(path: Path, samples: np.ndarray, pace: float) -> None:
-    """Matroska audio of ``samples`` (16 kHz), one second every ``pace`` s."""
-    options = {"flush_packets": "1", "cluster_time_limit": "1000", "live": "1"}
-    with av.open(str(path), "w", format="matroska", container_options=options) as container:
-        stream = container.add_stream("pcm_s16le", rate=RATE, layout="mono")
-        for number, start in enumerate(range(0, len(samples), RATE)):
-            block = (samples[start : start + RATE] * 32767).astype(np.int16).reshape(1, -1)
-            frame = av.AudioFrame.from_ndarray(block, format="s16", layout="mono")
-            frame.rate, frame.pts = RATE, number * RATE
-            for packet in stream.encode(frame):
-                container.mux(packet)
-            time.sleep(pace)

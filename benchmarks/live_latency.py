@@ -1,0 +1,116 @@
+"""How soon ``ingest --live`` makes what is said searchable, against ingesting the file
+once it is finished (issue 37).
+
+A thread writes real human speech (the LibriVox reading in tests/fixtures/speech, 24.7 s,
+its sentence times beside it), ``--repeat`` times over, into a Matroska file at real time
+(one second of audio per second). :func:`~llama_index_video.live.ingest_live` follows it
+over a fresh index (default reader: faster-whisper tiny.en, the local embedding). After
+each stored chunk every sentence not found yet is searched; it is found when a hit of
+the top 3 starts within 2 s of it. Its latency is found - the moment its end was written.
+The baseline in the same run: the ingest of the finished file ends (``--settle`` after
+the last write, plus the whole ingest), minus the same moment.
+
+    python benchmarks/live_latency.py [--repeat 3] [--chunk-seconds 10] [--settle 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import av
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.baseline import load_average  # noqa: E402
+from llama_index_video.index import VideoIndex  # noqa: E402
+from llama_index_video.live import LiveChunk, ingest_live  # noqa: E402
+from llama_index_video.media.audio import SAMPLE_RATE, decode_audio  # noqa: E402
+from llama_index_video.reader.video_reader import VideoReader  # noqa: E402
+
+SPEECH = ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac"
+MATCH_SECONDS = 2.0
+
+
+def write_samples(path: Path, samples: np.ndarray, pace: float) -> None:
+    """Matroska PCM of ``samples`` (16 kHz mono), one second every ``pace`` s, flushed as
+    it goes (clusters of 1 s) so a reader sees it grow."""
+    options = {"flush_packets": "1", "cluster_time_limit": "1000", "live": "1"}
+    with av.open(str(path), "w", format="matroska", container_options=options) as container:
+        stream = container.add_stream("pcm_s16le", rate=SAMPLE_RATE, layout="mono")
+        for number, start in enumerate(range(0, len(samples), SAMPLE_RATE)):
+            block = samples[start : start + SAMPLE_RATE]
+            pcm = (np.clip(block, -1, 1) * 32767).astype(np.int16).reshape(1, -1)
+            frame = av.AudioFrame.from_ndarray(pcm, format="s16", layout="mono")
+            frame.rate, frame.pts = SAMPLE_RATE, number * SAMPLE_RATE
+            for packet in stream.encode(frame):
+                container.mux(packet)
+            time.sleep(pace)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--chunk-seconds", type=float, default=10.0)
+    parser.add_argument("--settle", type=float, default=3.0)
+    args = parser.parse_args()
+    once = json.loads(SPEECH.with_suffix(".json").read_text())
+    samples = decode_audio(SPEECH)
+    length = len(samples) / SAMPLE_RATE
+    sentences = [
+        (s["start"] + n * length, s["end"] + n * length, s["text"])
+        for n in range(args.repeat)
+        for s in once["sentences"]
+    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        recording = folder / "reading.mkv"
+        index = VideoIndex(folder / "index", reader=VideoReader(media_dir=folder / "media"))
+        found: dict[int, float] = {}
+
+        def search(chunk: LiveChunk) -> None:
+            now = time.monotonic() - began
+            for number, (start, end, text) in enumerate(sentences):
+                if number in found or end > chunk.end:
+                    continue
+                hits = index.search(text, top_k=3)
+                if any(abs(h.start - start) <= MATCH_SECONDS for h in hits):
+                    found[number] = now
+
+        writer = threading.Thread(
+            target=write_samples, args=(recording, np.tile(samples, args.repeat), 1.0)
+        )
+        began = time.monotonic()
+        writer.start()
+        report = ingest_live(
+            index, recording, chunk_seconds=args.chunk_seconds, settle=args.settle, report=search
+        )
+        finished = time.monotonic() - began
+        writer.join()
+        index.close()
+    live = [found[n] - sentences[n][1] for n in sorted(found)]
+    whole = [finished - end for _, end, _ in sentences]
+    print(f"load {load_average()}; {len(sentences)} sentences of real speech over "
+          f"{length * args.repeat:.0f} s; chunks of {args.chunk_seconds:g} s; final ingest ok: "
+          f"{report.ok}")  # fmt: skip
+    print(f"found while live: {len(found)} of {len(sentences)}")
+    for name, values in (("ingest --live", live), ("ingest once finished", whole)):
+        if values:
+            p95 = sorted(values)[max(0, round(0.95 * len(values)) - 1)]
+            print(
+                f"{name:22} said -> searchable: median {statistics.median(values):5.1f} s, "
+                f"p95 {p95:5.1f} s, max {max(values):5.1f} s"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
