@@ -212,3 +212,19 @@ def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
     assert {r[0] for r in final} == {entries[0].content_hash}
     assert len({r[1:3] for r in final}) == len(final)  # no moment twice
     assert hits and abs(hits[0].start - facts[-1]["start"]) <= 6.0
+
+
+def test_the_command_refuses_several_files_and_a_missing_one_in_one_line(tmp_path):
+    command = [sys.executable, "-m", "llama_index_video.cli.main", "ingest", "--live"]
+    options = ["--index", str(tmp_path / "index"), "--live-settle", "0.5", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for paths, reason in (
+        (["a.mkv", "b.mkv"], "ingest --live takes one file being recorded"),
+        ([str(tmp_path / "nowhere.mkv")], "nowhere.mkv: file not found"),
+    ):
+        done = subprocess.run(
+            [*command, *paths, *options], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode != 0
+        assert reason in done.stderr and "Traceback" not in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
