@@ -445,7 +445,9 @@ class VideoIndex(Querying, Naming):
             record = source_to_remove(self.manifest, str(source))
             if record is None:
                 return 0
-            remove_source(self._ingestor(None), self.manifest, record)
+            ingestor = self._ingestor(None)
+            if remove_source(ingestor, self.manifest, record):
+                ingestor.settle()
             self.lexical.refresh()
             return 1
 
@@ -458,8 +460,9 @@ class VideoIndex(Querying, Naming):
             gone = [
                 r for r in self.manifest.all_paths() if not Path(self.manifest.located(r)).exists()
             ]
-            for record in gone:
-                remove_source(ingestor, self.manifest, record)
+            dropped = [remove_source(ingestor, self.manifest, record) for record in gone]
+            if any(dropped):
+                ingestor.settle()
             self.lexical.refresh()
             return [record.source for record in gone]
 

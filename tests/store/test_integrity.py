@@ -245,3 +245,26 @@ def test_ingest_first_embeds_again_rows_search_cannot_reach(run, index_copy, tmp
     assert "30 stored moment(s) cannot be found by search" in caplog.text
     stored, found = _full_query(index_copy)
     assert found == stored
+
+
+@pytest.mark.parametrize("command", ["remove", "prune"])
+def test_remove_and_prune_end_as_ingest_does(run, index_copy, embed_model, tmp_path, command):
+    """Deleting rows is a write like any other: the vector index is stored whole after
+    it, and rows search cannot reach are embedded again."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Notes\n\nThe night shift checks the boiler at two.\n")
+    assert run("ingest", notes, "--index", index_copy, "--quiet")[0] == 0
+    manual = tmp_path / "manual.md"
+    manual.write_text("\n\n".join(f"## {n}\n\nGate {n} shuts at {n} psi." for n in range(30)))
+    assert _unreachable_rows(index_copy, manual) == 30
+    if command == "remove":
+        code, out, err = run("remove", notes, "--index", index_copy)
+        assert code == 0, (out, err)
+    else:  # ``ingest --prune`` ingests after it, which relinks anyway: the prune alone
+        notes.unlink()
+        index = VideoIndex(index_copy, embed_model=embed_model)
+        assert index.prune() == [str(notes)]
+        index.close()
+    assert _unstored_writes(index_copy) == 0
+    stored, found = _full_query(index_copy)
+    assert found == stored
