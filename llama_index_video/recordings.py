@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Literal
 
 from llama_index_video import schema
 from llama_index_video.errors import MomentRequestError, printable_path
 
 if TYPE_CHECKING:
+    from llama_index.core.llms.llm import LLM
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
     from llama_index_video.chapters.nodes import Chapter
@@ -142,21 +143,39 @@ class Recordings:
         *,
         start: float | None = None,
         end: float | None = None,
+        llm: LLM | Literal["claude", "gemini"] | None = None,
     ) -> Summary:
         """A summary of a recording (of ``start``-``end`` seconds when given): an overview
         by chapter, decisions, action items and open questions, each line cited to its
-        moment. Written from the recording's own sentences (``extractive``), no model
-        called: see :mod:`llama_index_video.summaries.extractive`.
+        moment. Without ``llm``, written from the recording's own sentences
+        (``extractive``), no model called: see
+        :mod:`llama_index_video.summaries.extractive`. With ``llm`` (an LLM, or
+        ``"claude"``/``"gemini"`` configured from the environment), the model writes it
+        from the chapters and their units; citations that point at no stored moment are
+        dropped and counted; cached in the index folder per recording content, span and
+        model (:mod:`llama_index_video.summaries.written`).
 
         Raises:
             MomentRequestError: an unknown recording or a span outside it.
         """
+        from llama_index_video.answering.answerer import make_llm
         from llama_index_video.summaries.extractive import extractive_summary
+        from llama_index_video.summaries.written import written_summary
 
         recording = self.recording(source)
         lines = self.transcript(recording, start=start, end=end)
         chapters = self._chapters_between(recording, start, end)
-        return extractive_summary(recording.source, lines, chapters)
+        model = make_llm(llm) if isinstance(llm, str) else llm
+        if model is None:
+            return extractive_summary(recording.source, lines, chapters)
+        return written_summary(
+            recording.source,
+            lines,
+            chapters,
+            llm=model,
+            cache_key=f"{recording.content_hash}|{start}|{end}",
+            cache_dir=self.path,
+        )
 
     def transcript_file(
         self,

@@ -57,20 +57,32 @@ def add_summarize_parser(
         help="a recording's summary: overview, decisions, action items, open questions",
         description="Summarize SOURCE (or --from/--to of it): an overview by chapter, the "
         "decisions, the action items (who said them, by when) and open questions, each "
-        "line cited [file mm:ss-mm:ss]. Extractive: the recording's own sentences.",
+        "line cited [file mm:ss-mm:ss]. Extractive (the recording's own sentences) unless "
+        "--llm names a model to write it; a written summary is cached in the index folder.",
     )
     parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
     parser.add_argument("--from", dest="start", type=parse_time, default=None, metavar="TIME")
     parser.add_argument("--to", dest="end", type=parse_time, default=None, metavar="TIME")
     index_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "--llm",
+        choices=["claude", "gemini", "none"],
+        default="none",
+        help="who writes the summary: claude (ANTHROPIC_API_KEY), gemini (GEMINI_API_KEY) "
+        "or none (extractive, the default); a model's citations are checked, bad ones dropped",
+    )
+    parser.add_argument("--llm-model", default=None, help="model name for --llm")
     return parser
 
 
 def run_summarize(args: argparse.Namespace, index: Any) -> int:
     if args.start is not None and args.end is not None and args.end <= args.start:
         raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
-    summary = index.summarize(args.source, start=args.start, end=args.end)
+    from llama_index_video.answering.answerer import make_llm
+
+    llm = make_llm(args.llm, model=args.llm_model)
+    summary = index.summarize(args.source, start=args.start, end=args.end, llm=llm)
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -15,6 +15,9 @@ from typing import Any
 from llama_index_video import schema
 from llama_index_video.store.library import TranscriptLine
 
+SECTIONS = ("overview", "decisions", "action_items", "open_questions")
+"""A summary's sections, in the order it shows them."""
+
 
 @dataclass(frozen=True)
 class SummaryLine:
@@ -46,10 +49,24 @@ class SummaryLine:
             **({"by": self.by} if self.by else {}),
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SummaryLine:
+        """The line :meth:`to_dict` gave."""
+        return cls(
+            text=data["text"],
+            label=data["label"],
+            start=float(data["start"]),
+            end=float(data["end"]),
+            speaker=data.get("speaker"),
+            by=data.get("by"),
+        )
+
 
 @dataclass(frozen=True)
 class Summary:
-    """A recording's summary; ``extractive`` when no language model wrote it."""
+    """A recording's summary; ``extractive`` when no language model wrote it, else
+    ``model`` names the model and ``dropped_citations`` counts the items it wrote whose
+    citation pointed at no stored moment (left out)."""
 
     source: str
     extractive: bool
@@ -57,6 +74,8 @@ class Summary:
     decisions: tuple[SummaryLine, ...]
     action_items: tuple[SummaryLine, ...]
     open_questions: tuple[SummaryLine, ...]
+    model: str | None = None
+    dropped_citations: int = 0
 
     def sections(self) -> dict[str, tuple[SummaryLine, ...]]:
         return {
@@ -71,13 +90,40 @@ class Summary:
         return {
             "source": self.source,
             "extractive": self.extractive,
+            **(
+                {"model": self.model, "dropped_citations": self.dropped_citations}
+                if self.model
+                else {}
+            ),
             **{name: [line.to_dict() for line in lines] for name, lines in self.sections().items()},
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Summary:
+        """The summary :meth:`to_dict` gave (a cached written summary)."""
+        lines = {
+            name: tuple(SummaryLine.from_dict(line) for line in data.get(name, []))
+            for name in SECTIONS
+        }
+        return cls(
+            source=data["source"],
+            extractive=bool(data["extractive"]),
+            model=data.get("model"),
+            dropped_citations=int(data.get("dropped_citations", 0)),
+            **lines,
+        )
 
     def to_text(self) -> str:
         """The summary for reading: a heading per section, a line per item with its label."""
         kind = " (extractive: the recording's own sentences)" if self.extractive else ""
+        if self.model:
+            kind = f" (written by {self.model})"
         out = [f"Summary of {self.source}{kind}"]
+        if self.dropped_citations:
+            out.append(
+                f"({self.dropped_citations} item(s) the model wrote cited no stored moment "
+                "and were left out)"
+            )
         for name, lines in self.sections().items():
             out.append(f"\n{name.replace('_', ' ').capitalize()}:")
             if not lines:
