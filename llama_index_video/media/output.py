@@ -13,7 +13,9 @@ Every file this package writes for a user (``clip``, ``ask --export``, the page'
   the same file system, and the suffix that picks the container) and renamed onto the
   output with :func:`os.replace` only when complete and flushed to disk. A process
   killed meanwhile leaves the old file (or none) under the output's name, never a
-  truncated one; a failure deletes the temporary file.
+  truncated one; a failure deletes the temporary file. What a killed export left is
+  deleted by the next export to that folder (:func:`remove_stale_partials`): hidden
+  files of exactly that naming pattern, untouched for :data:`STALE_AFTER_SECONDS`.
 
 The bytes go through a Python file object, not a file name handed to FFmpeg: FFmpeg's
 own writer records a failed write (a full disk) and carries on, leaving a truncated
@@ -25,9 +27,12 @@ output, not the recording.
 from __future__ import annotations
 
 import errno
+import logging
 import os
+import re
 import secrets
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,8 +42,17 @@ import av
 
 from llama_index_video.errors import MediaError, printable_path
 
+logger = logging.getLogger(__name__)
+
 PARTIAL_MARK = ".partial"
 """In the temporary name of an export being written (``.talk.1f2e3d4c.partial.mp4``)."""
+
+PARTIAL_NAME = re.compile(rf"\..+\.[0-9a-f]{{8}}{re.escape(PARTIAL_MARK)}(\.[^.]+)?")
+"""The whole name of an export's temporary file (``secrets.token_hex(4)``: 8 hex digits)."""
+
+STALE_AFTER_SECONDS = 60.0
+"""A temporary export file unchanged this long was left by a killed export: an export
+writes to its file all the while it runs."""
 
 
 @contextmanager
@@ -55,6 +69,7 @@ def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
             An ``OSError`` raised inside the block (a failed write) becomes one too.
     """
     target = _checked(output, list(sources))
+    remove_stale_partials(target.parent)
     partial = target.with_name(
         f".{target.stem}.{secrets.token_hex(4)}{PARTIAL_MARK}{target.suffix}"
     )
@@ -74,6 +89,28 @@ def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
         raise output_error(output, exc) from exc
     finally:
         partial.unlink(missing_ok=True)
+
+
+def remove_stale_partials(folder: Path) -> list[Path]:
+    """Delete the temporary files killed exports left in ``folder``: regular files named
+    as :func:`written` names them and unchanged for :data:`STALE_AFTER_SECONDS`. An
+    export still running keeps writing to its file, so it is never one of them; a file
+    that cannot be deleted is left (logged). Returns the files deleted."""
+    removed: list[Path] = []
+    try:
+        names = [entry for entry in os.scandir(folder) if PARTIAL_NAME.fullmatch(entry.name)]
+    except OSError:
+        return removed
+    deadline = time.time() - STALE_AFTER_SECONDS
+    for entry in names:
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_mtime < deadline:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError as exc:
+            logger.debug("%s: a stale export file left as it is: %s", entry.path, exc)
+    return removed
 
 
 def write_text(output: Path, text: str, *, sources: Iterable[Path]) -> None:

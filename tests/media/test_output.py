@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -171,3 +172,29 @@ def test_clip_or_transcript_onto_its_own_recording_is_refused_in_one_line(
     err = capsys.readouterr().err
     assert "is the recording being exported" in err and err.count("\n") == 1
     assert digest(source) == before
+
+
+def test_the_next_export_deletes_what_a_killed_export_left_and_nothing_else(tmp_path):
+    """A ``kill -9`` leaves the hidden temporary file: the next export to that folder
+    deletes it once it is over a minute old; a running export's file (fresh) and files
+    of any other name stay."""
+    old = time.time() - 120
+    stale = [
+        tmp_path / f".talk.1f2e3d4c{PARTIAL_MARK}.mp4",
+        tmp_path / f".notes.0a0b0c0d{PARTIAL_MARK}",
+    ]
+    kept = [
+        tmp_path / f".talk.99aa88bb{PARTIAL_MARK}.mp4",  # fresh: an export still writing
+        tmp_path / f"talk.1f2e3d4c{PARTIAL_MARK}.mp4",  # not hidden: a user's file
+        tmp_path / f".talk.1f2e{PARTIAL_MARK}.mp4",  # not 8 hex digits
+        tmp_path / "talk.mp4",
+    ]
+    for path in [*stale, *kept]:
+        path.write_bytes(b"x")
+    for path in [*stale, *kept[1:]]:
+        os.utime(path, (old, old))
+    with written(tmp_path / "moment.srt", sources=[]) as handle:
+        handle.write(b"1\n")
+    assert not any(path.exists() for path in stale)
+    assert all(path.exists() for path in kept)
+    assert (tmp_path / "moment.srt").read_bytes() == b"1\n"
