@@ -69,8 +69,9 @@ def run_clip(args: argparse.Namespace, index: VideoIndex) -> int:
         label = moment_label(recording.name, args.start, args.end)
         cues = []
         if args.subtitles:
-            from llama_index_video.cli.export_command import spoken_cues
+            from llama_index_video.cli.export_command import check_sidecar, spoken_cues
 
+            check_sidecar(index, args.output)
             cues = spoken_cues(index, recording, args.start, args.end, label)
         report = index.cut(
             recording,

@@ -10,10 +10,11 @@ subtitles of an audio-only export.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.errors import MomentRequestError, printable_path
+from llama_index_video.errors import MediaError, MomentRequestError, printable_path
 from llama_index_video.recordings import MAX_MOMENT_SECONDS
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def export_answer(
         at += length
     if not moments:
         raise MomentRequestError(f"{printable_path(output)}: the answer cites no timed moment")
+    check_sidecar(index, output)
     report = index.join(moments, output, cues=cues, burn=burn, max_seconds=max_seconds)
     return (
         f"wrote {printable_path(output)}: {len(moments)} moment{'s' if len(moments) != 1 else ''}, "
@@ -83,6 +85,28 @@ def spoken_cues(
         return [Cue(start, end, label)]
     first = cues[0]
     return [Cue(first.start, first.end, f"{label}\n{first.text}"), *cues[1:]]
+
+
+def check_sidecar(index: VideoIndex, output: Path) -> None:
+    """Refuse, before anything is written, when ``output``'s ``.srt`` is a file ``index``
+    read: an indexed source, or the subtitles ingest reads for one (``talk.srt`` beside
+    ``talk.mp4``): writing it would replace that recording's transcript at its next ingest.
+
+    Raises:
+        MediaError: naming the ``.srt`` and the recording.
+    """
+    from llama_index_video.transcription.subtitles import sidecar_tag
+
+    sidecar = output.with_suffix(".srt")
+    target = Path(os.path.realpath(sidecar))
+    for record in index.manifest.all_paths():
+        source = Path(os.path.realpath(index.manifest.located(record)))
+        if source == target or sidecar_tag(target, source) is not None:
+            raise MediaError(
+                sidecar,
+                f"is the subtitle file of the indexed {printable_path(source)} (ingest reads "
+                "it); writing it would replace what that recording says: choose another output",
+            )
 
 
 def write_sidecar(

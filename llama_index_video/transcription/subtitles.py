@@ -313,20 +313,26 @@ def _sidecar_source(path: Path) -> SubtitleSource:
     return SubtitleSource(path=path, format=suffix.lstrip("."), language=language)
 
 
+def sidecar_tag(candidate: Path, media: Path) -> str | None:
+    """The language tag of ``candidate`` as a sidecar of ``media`` ("" untagged), None
+    when its name is not one: ``talk.srt``, ``talk.en.vtt`` and ``talk.mp4.srt`` (as some
+    players write it) are sidecars of ``talk.mp4`` in the same folder."""
+    suffix = candidate.suffix.lower()
+    if suffix not in SIDECAR_SUFFIXES or candidate.parent != media.parent:
+        return None
+    prefix = next((p for p in (media.name, media.stem) if candidate.name.startswith(p + ".")), None)
+    if prefix is None:
+        return None
+    tag = candidate.name[len(prefix) + 1 : -len(suffix)]
+    return tag if not tag or _LANGUAGE_TAG.match(tag) else None
+
+
 def _find_sidecar(media: Path, languages: Sequence[str] | None) -> SubtitleSource | None:
     ranked: list[tuple[tuple[int, bool, str, int], SubtitleSource]] = []
     for candidate in media.parent.iterdir():
         suffix = candidate.suffix.lower()
-        if suffix not in SIDECAR_SUFFIXES or not candidate.is_file():
-            continue
-        # "talk.en.vtt" for "talk.mp4", and also "talk.mp4.srt" as some players write it.
-        prefix = next(
-            (p for p in (media.name, media.stem) if candidate.name.startswith(p + ".")), None
-        )
-        if prefix is None:
-            continue
-        tag = candidate.name[len(prefix) + 1 : -len(suffix)]
-        if tag and not _LANGUAGE_TAG.match(tag):
+        tag = sidecar_tag(candidate, media)
+        if tag is None or not candidate.is_file():
             continue
         language = _normalise_language(tag) if tag else None
         rank = _language_rank(language, languages)

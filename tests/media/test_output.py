@@ -198,3 +198,38 @@ def test_the_next_export_deletes_what_a_killed_export_left_and_nothing_else(tmp_
     assert not any(path.exists() for path in stale)
     assert all(path.exists() for path in kept)
     assert (tmp_path / "moment.srt").read_bytes() == b"1\n"
+
+
+def test_clip_subtitles_never_overwrite_the_subtitle_file_ingest_read(
+    tmp_path, script_transcriber, embed_model, capsys
+):
+    """``clip --subtitles -o src/NAME.m4a`` would write ``src/NAME.srt``: the sidecar
+    ingest read for ``src/NAME.mp3``. Refused in one line before anything is written."""
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    source = tmp_path / "src" / TEAM_SYNC.name
+    source.parent.mkdir()
+    shutil.copy(TEAM_SYNC, source)
+    sidecar = source.with_suffix(".srt")
+    sidecar.write_text("1\n00:00:00,000 --> 00:00:05,000\nThe weekly sync starts now.\n")
+    before = digest(sidecar)
+    index = VideoIndex(
+        tmp_path / "idx",
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=tmp_path / "idx" / "media", transcriber=script_transcriber),
+    )
+    assert index.ingest([source]).ok
+    index.close()
+    output = source.with_suffix(".m4a")
+    argv = ["clip", TEAM_SYNC.name, "--from", "1", "--to", "4", "--subtitles", "-o", str(output)]
+    assert main([*argv, "--index", str(tmp_path / "idx")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {sidecar}: is the subtitle file of the indexed {source}")
+    assert err.count("\n") == 1
+    assert digest(sidecar) == before and not output.exists()
+    elsewhere = tmp_path / "out" / "moment.m4a"
+    elsewhere.parent.mkdir()
+    argv[-1] = str(elsewhere)
+    assert main([*argv, "--index", str(tmp_path / "idx")]) == 0, capsys.readouterr().err
+    assert elsewhere.with_suffix(".srt").is_file() and digest(sidecar) == before
