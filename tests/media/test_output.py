@@ -142,23 +142,28 @@ def test_a_failure_inside_the_block_keeps_the_old_file(tmp_path):
     assert target.read_text() == "kept" and leftovers(tmp_path) == []
 
 
-def test_clip_or_transcript_onto_its_own_recording_is_refused_in_one_line(
-    tmp_path, script_transcriber, embed_model, capsys
-):
+def _ingest(source: Path, index_dir: Path, transcriber, embed_model) -> None:
+    """Index ``source`` into ``index_dir`` with the scripted transcriber."""
     from llama_index_video.index import VideoIndex
     from llama_index_video.reader.video_reader import VideoReader
 
+    index = VideoIndex(
+        index_dir,
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=index_dir / "media", transcriber=transcriber),
+    )
+    assert index.ingest([source]).ok
+    index.close()
+
+
+def test_clip_or_transcript_onto_its_own_recording_is_refused_in_one_line(
+    tmp_path, script_transcriber, embed_model, capsys
+):
     source = tmp_path / "src" / TEAM_SYNC.name
     source.parent.mkdir()
     shutil.copy(TEAM_SYNC, source)
     before = digest(source)
-    index = VideoIndex(
-        tmp_path / "idx",
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=tmp_path / "idx" / "media", transcriber=script_transcriber),
-    )
-    assert index.ingest([source]).ok
-    index.close()
+    _ingest(source, tmp_path / "idx", script_transcriber, embed_model)
     link = tmp_path / "link.mp3"
     link.symlink_to(source)
     for output in (source, link):
@@ -205,22 +210,13 @@ def test_clip_subtitles_never_overwrite_the_subtitle_file_ingest_read(
 ):
     """``clip --subtitles -o src/NAME.m4a`` would write ``src/NAME.srt``: the sidecar
     ingest read for ``src/NAME.mp3``. Refused in one line before anything is written."""
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.reader.video_reader import VideoReader
-
     source = tmp_path / "src" / TEAM_SYNC.name
     source.parent.mkdir()
     shutil.copy(TEAM_SYNC, source)
     sidecar = source.with_suffix(".srt")
     sidecar.write_text("1\n00:00:00,000 --> 00:00:05,000\nThe weekly sync starts now.\n")
     before = digest(sidecar)
-    index = VideoIndex(
-        tmp_path / "idx",
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=tmp_path / "idx" / "media", transcriber=script_transcriber),
-    )
-    assert index.ingest([source]).ok
-    index.close()
+    _ingest(source, tmp_path / "idx", script_transcriber, embed_model)
     output = source.with_suffix(".m4a")
     argv = ["clip", TEAM_SYNC.name, "--from", "1", "--to", "4", "--subtitles", "-o", str(output)]
     assert main([*argv, "--index", str(tmp_path / "idx")]) == 2
