@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
@@ -21,6 +24,9 @@ from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.schema import format_timestamp
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
@@ -321,8 +327,11 @@ def _search(args: argparse.Namespace) -> int:
         args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     try:
-        hits = index.search(
-            args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
+        hits = _read_between_writers(
+            index,
+            lambda: index.search(
+                args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
+            ),
         )
     finally:
         index.close()
@@ -340,6 +349,46 @@ def _search(args: argparse.Namespace) -> int:
         if hit.frame_path:
             print(f"   frame: {hit.frame_path}")
     return 0
+
+
+READ_ATTEMPTS = 5
+"""How often a one-shot reader reads again when a writer changed the folder under it."""
+READ_PAUSE_SECONDS = 1.0
+
+
+def _read_between_writers(index: VideoIndex, read: Callable[[], T]) -> T:
+    """``read()`` from ``index``'s folder, again (reloaded) when a writer changed it
+    meanwhile: Chroma's rows changed under its loaded vector index (chromadb's ``Error
+    finding id``), a half-done state taken for damage, or a writer finished during the
+    read. At most :data:`READ_ATTEMPTS` reads; a failure while no writer touched the
+    folder is raised at once.
+
+    Raises:
+        VideoIndexError: writers kept changing the folder through every attempt.
+    """
+    from chromadb.errors import InternalError
+
+    from llama_index_video.errors import IndexCorruptError
+    from llama_index_video.store.lock import read_generation
+
+    for attempt in range(READ_ATTEMPTS):
+        before = read_generation(index.path)
+        try:
+            result = read()
+        except (InternalError, IndexCorruptError):
+            if before is not None and read_generation(index.path) == before:
+                raise
+        else:
+            if before is None or read_generation(index.path) == before:
+                return result
+        logger.info("%s: a writer changed the folder during the read; reading again", index.path)
+        if attempt + 1 < READ_ATTEMPTS:
+            time.sleep(READ_PAUSE_SECONDS)
+            index.reopen()
+    raise VideoIndexError(
+        f"{index.path}: another process kept writing to the folder through {READ_ATTEMPTS} "
+        "reads; try again when it is done"
+    )
 
 
 def _ask(args: argparse.Namespace) -> int:
