@@ -12,26 +12,16 @@ import subprocess
 
 import pytest
 
-from tests.service.test_versions import CLI, _ingest, _manual
+from tests.service.test_versions import CLI, _first_edition, _manual, _start_ingest
 
 MAX_SEARCHES = 40
 
 
 @pytest.mark.timeout(900)
 def test_searches_exit_0_while_a_file_is_replaced(tmp_path):
-    manual = tmp_path / "docs" / "manual.md"
-    manual.parent.mkdir()
-    index_dir = tmp_path / "index"
-    _manual(manual, "first")
-    assert _ingest(manual, index_dir).returncode == 0
+    manual, index_dir = _first_edition(tmp_path)
     _manual(manual, "second")
-    writer = subprocess.Popen(
-        [*CLI, "ingest", str(manual), "--index", str(index_dir), "--quiet"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    writer = _start_ingest(manual, index_dir)
     failures, searches = [], 0
     try:
         for n in range(MAX_SEARCHES):

@@ -56,6 +56,27 @@ def _ingest(path: Path, index_dir: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _first_edition(tmp_path: Path) -> tuple[Path, Path]:
+    """The manual, ingested in its first edition: (its path, the index folder)."""
+    manual = tmp_path / "docs" / "manual.md"
+    manual.parent.mkdir()
+    index_dir = tmp_path / "index"
+    _manual(manual, "first")
+    assert _ingest(manual, index_dir).returncode == 0
+    return manual, index_dir
+
+
+def _start_ingest(path: Path, index_dir: Path) -> subprocess.Popen[str]:
+    """An ``ingest`` of ``path`` running in the background (its stderr piped)."""
+    return subprocess.Popen(
+        [*CLI, "ingest", str(path), "--index", str(index_dir), "--quiet"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -95,11 +116,7 @@ def _searching(url: str, statuses: Counter[int], empty: list[int], done: threadi
 
 @pytest.mark.timeout(900)
 def test_searches_are_answered_while_a_file_is_replaced_killed_and_replaced_again(tmp_path):
-    manual = tmp_path / "docs" / "manual.md"
-    manual.parent.mkdir()
-    index_dir = tmp_path / "index"
-    _manual(manual, "first")
-    assert _ingest(manual, index_dir).returncode == 0
+    manual, index_dir = _first_edition(tmp_path)
 
     url = f"http://127.0.0.1:{_free_port()}"
     log = tmp_path / "serve.log"
@@ -127,13 +144,7 @@ def test_searches_are_answered_while_a_file_is_replaced_killed_and_replaced_agai
         assert _ingest(manual, index_dir).returncode == 0
 
         _manual(manual, "third")  # a writer killed half-way, then run again
-        killed = subprocess.Popen(
-            [*CLI, "ingest", str(manual), "--index", str(index_dir), "--quiet"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        killed = _start_ingest(manual, index_dir)
         _writing(killed, index_dir)
         os.kill(killed.pid, signal.SIGKILL)
         killed.communicate(timeout=60)
