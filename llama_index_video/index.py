@@ -67,15 +67,15 @@ from llama_index_video.store.folder import (
     check_compatible,
     record_settings,
 )
-from llama_index_video.store.integrity import IndexCheck, check_index, lost_manifest
-from llama_index_video.store.lexical import LexicalStore
-from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
-from llama_index_video.store.manifest import Manifest
-from llama_index_video.store.media_paths import (
+from llama_index_video.store.folder_index import (
     FolderMultiModalVectorStoreIndex,
     FolderVectorStoreIndex,
     embedding_only,
 )
+from llama_index_video.store.integrity import IndexCheck, check_index, lost_manifest
+from llama_index_video.store.lexical import LexicalStore
+from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
+from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.storage_errors import read_only, translated
 from llama_index_video.store.visual import (
     FRAMES_COLLECTION,
@@ -439,7 +439,8 @@ class VideoIndex(Querying, Naming):
             MomentRequestError: ``source`` names several files (one relative path
                 ingested from two folders): nothing is removed; give a path.
         """
-        from llama_index_video.store.library import remove_source, source_to_remove
+        from llama_index_video.store.library import remove_source
+        from llama_index_video.store.recording_names import source_to_remove
 
         with self._writing(wait):
             record = source_to_remove(self.manifest, str(source))

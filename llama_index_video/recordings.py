@@ -3,16 +3,18 @@
 What a front door (the CLI's ``clip``, ``ask --export``, ``transcript`` and
 ``chapters``, the service's download, the agent tools, the MCP server) needs of one
 indexed recording is here, once, on :class:`~llama_index_video.index.VideoIndex`
-(which inherits it): the recording a name refers to (:meth:`Recordings.recording`: one
-error for an unknown or ambiguous name), what was said in it between two times, its
+(which inherits it): the recording a name refers to (:meth:`ManifestRecordings.recording`:
+one error for an unknown or ambiguous name), what was said in it between two times, its
 chapters, what was on screen at a time, and a cut of it or of several moments into one
 file, under one moment limit (:data:`MAX_MOMENT_SECONDS`). Every method takes a name
 or a recording already resolved, so a door resolves once and asks several things.
 
 Only what the manifest recorded can be named
-(:func:`~llama_index_video.store.library.resolve_source`), so no caller reaches a file
+(:func:`~llama_index_video.store.recording_names.resolve_source`), so no caller reaches a file
 the index does not list. The store is imported when a method runs: the CLI reads
-:data:`MAX_MOMENT_SECONDS` while it parses arguments.
+:data:`MAX_MOMENT_SECONDS` while it parses arguments. Naming a recording and cutting it
+need the manifest alone (:class:`ManifestRecordings`), so :class:`FolderView` does them
+without opening the vectors (``clip`` without subtitles).
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ if TYPE_CHECKING:
     from llama_index_video.chapters.nodes import Chapter
     from llama_index_video.media.export import ExportReport, JoinReport, Mode
     from llama_index_video.media.export_subtitles import Cue
-    from llama_index_video.store.library import IndexedSource, LibraryEntry, TranscriptLine
+    from llama_index_video.store.library import LibraryEntry, TranscriptLine
     from llama_index_video.store.manifest import Manifest
+    from llama_index_video.store.recording_names import IndexedSource
     from llama_index_video.summaries.summary import Summary
 
 MAX_MOMENT_SECONDS: Final = 600.0
@@ -61,7 +64,125 @@ class Screen:
     said: str | None = None
 
 
-class Recordings:
+class ManifestRecordings:
+    """``recording``, ``cut`` and ``join``: what the manifest alone answers (no vectors,
+    no LlamaIndex), for :class:`Recordings` and :class:`FolderView`."""
+
+    path: Path
+    manifest: Manifest
+
+    def recording(self, source: str | Path | IndexedSource) -> IndexedSource:
+        """The indexed recording ``source`` names: a path or link as ingested, or a file
+        name only one recording has (as labels show it).
+
+        Raises:
+            MomentRequestError: no indexed recording has this name, several do, or it
+                is not (or no longer) indexed; one line saying what to do.
+        """
+        from llama_index_video.store.recording_names import IndexedSource, resolve_source
+
+        if isinstance(source, IndexedSource):
+            return source
+        return resolve_source(self.manifest, str(source))
+
+    def cut(
+        self,
+        source: str | Path | IndexedSource,
+        start: float,
+        end: float,
+        output: Path,
+        *,
+        mode: Mode = "auto",
+        cues: Sequence[Cue] = (),
+        burn: bool = False,
+        max_seconds: float = MAX_MOMENT_SECONDS,
+    ) -> ExportReport:
+        """Write ``[start, end)`` of a recording to ``output`` (its suffix picks the
+        format): packets copied from a keyframe close before ``start``, else re-encoded
+        (:func:`~llama_index_video.media.export.export_span`).
+
+        Args:
+            cues: Subtitles on the recording's timeline, as a soft track (or drawn onto
+                the frames with ``burn``).
+            max_seconds: The longest span cut.
+
+        Raises:
+            MomentRequestError: an unknown recording, a span outside it or over
+                ``max_seconds``.
+            MediaError: the recording cannot be cut, or the output cannot be written.
+        """
+        from llama_index_video.media.export import export_span
+        from llama_index_video.store.recording_names import check_span
+
+        recording = self.recording(source)
+        check_span(recording, start, end, max_seconds=max_seconds)
+        return export_span(
+            Path(recording.path), start, end, output, mode=mode, cues=cues, burn=burn
+        )
+
+    def join(
+        self,
+        moments: Sequence[tuple[str | Path | IndexedSource, float, float]],
+        output: Path,
+        *,
+        cues: Sequence[Cue] = (),
+        burn: bool = False,
+        max_seconds: float = MAX_MOMENT_SECONDS,
+    ) -> JoinReport:
+        """Write the moments ``(recording, start, end)`` one after another into
+        ``output``, re-encoded (:func:`~llama_index_video.media.export.join_spans`).
+
+        Args:
+            cues: Subtitles on the joined file's timeline.
+            max_seconds: The longest the moments may last together.
+
+        Raises:
+            MomentRequestError: no moment, an unknown recording, a span outside its
+                recording, or moments lasting over ``max_seconds`` together.
+            MediaError: a moment cannot be read, or the output cannot be written.
+        """
+        from llama_index_video.media.export import join_spans
+        from llama_index_video.store.recording_names import check_span
+
+        spans = []
+        for source, start, end in moments:
+            recording = self.recording(source)
+            check_span(recording, start, end)
+            spans.append((Path(recording.path), start, end))
+        if not spans:
+            raise MomentRequestError(f"{printable_path(output)}: no moment to write")
+        length = sum(end - start for _, start, end in spans)
+        if length > max_seconds:
+            raise MomentRequestError(
+                f"{printable_path(output)}: the moments last {length:.0f} s, over the limit "
+                f"of {max_seconds:g} s; ask for fewer or shorter ones"
+            )
+        return join_spans(spans, output, cues=cues, burn=burn)
+
+
+class FolderView(ManifestRecordings):
+    """An index folder read through its manifest alone: a recording by name and cuts
+    of it, with no vector store, model or LlamaIndex loaded (``clip`` starts in a
+    fraction of the time a :class:`~llama_index_video.index.VideoIndex` takes to open).
+
+    Raises:
+        VideoIndexError: no index was created at ``path``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        from llama_index_video.store.folder import IndexFolder
+        from llama_index_video.store.manifest import Manifest
+
+        self.path = Path(path)
+        folder = IndexFolder(self.path)
+        folder.require()
+        self.manifest = Manifest(folder.manifest_file)
+
+    def close(self) -> None:
+        self.manifest.close()
+
+
+class Recordings(ManifestRecordings):
     """``recording``, ``transcript``, ``chapters``, ``screen``, ``cut``, ``join`` and
     ``library`` of an index folder, and a recording's ``summarize`` (see the module
     docstring)."""
@@ -84,20 +205,6 @@ class Recordings:
         self.check_store()
         return library(self.manifest, self.vector_store)
 
-    def recording(self, source: str | Path | IndexedSource) -> IndexedSource:
-        """The indexed recording ``source`` names: a path or link as ingested, or a file
-        name only one recording has (as labels show it).
-
-        Raises:
-            MomentRequestError: no indexed recording has this name, several do, or it
-                is not (or no longer) indexed; one line saying what to do.
-        """
-        from llama_index_video.store.library import IndexedSource, resolve_source
-
-        if isinstance(source, IndexedSource):
-            return source
-        return resolve_source(self.manifest, str(source))
-
     def transcript(
         self,
         source: str | Path | IndexedSource,
@@ -116,7 +223,8 @@ class Recordings:
             MomentRequestError: an unknown recording, a span outside it, or one over
                 ``max_seconds``.
         """
-        from llama_index_video.store.library import check_span, transcript
+        from llama_index_video.store.library import transcript
+        from llama_index_video.store.recording_names import check_span
 
         recording = self.recording(source)
         if start is not None and end is not None:
@@ -218,8 +326,9 @@ class Recordings:
         Raises:
             MomentRequestError: an unknown recording, or a time outside it.
         """
-        from llama_index_video.store.library import check_span, moments_between
+        from llama_index_video.store.library import moments_between
         from llama_index_video.store.media_paths import resolved_path
+        from llama_index_video.store.recording_names import check_span
 
         recording = self.recording(source)
         check_span(recording, at, at, instant=True)
@@ -243,80 +352,6 @@ class Recordings:
             on_screen=[n.get_content() for n in by_kind["ocr"]],
             said=" ".join(n.get_content() for n in by_kind["transcript"]) or None,
         )
-
-    def cut(
-        self,
-        source: str | Path | IndexedSource,
-        start: float,
-        end: float,
-        output: Path,
-        *,
-        mode: Mode = "auto",
-        cues: Sequence[Cue] = (),
-        burn: bool = False,
-        max_seconds: float = MAX_MOMENT_SECONDS,
-    ) -> ExportReport:
-        """Write ``[start, end)`` of a recording to ``output`` (its suffix picks the
-        format): packets copied from a keyframe close before ``start``, else re-encoded
-        (:func:`~llama_index_video.media.export.export_span`).
-
-        Args:
-            cues: Subtitles on the recording's timeline, as a soft track (or drawn onto
-                the frames with ``burn``).
-            max_seconds: The longest span cut.
-
-        Raises:
-            MomentRequestError: an unknown recording, a span outside it or over
-                ``max_seconds``.
-            MediaError: the recording cannot be cut, or the output cannot be written.
-        """
-        from llama_index_video.media.export import export_span
-        from llama_index_video.store.library import check_span
-
-        recording = self.recording(source)
-        check_span(recording, start, end, max_seconds=max_seconds)
-        return export_span(
-            Path(recording.path), start, end, output, mode=mode, cues=cues, burn=burn
-        )
-
-    def join(
-        self,
-        moments: Sequence[tuple[str | Path | IndexedSource, float, float]],
-        output: Path,
-        *,
-        cues: Sequence[Cue] = (),
-        burn: bool = False,
-        max_seconds: float = MAX_MOMENT_SECONDS,
-    ) -> JoinReport:
-        """Write the moments ``(recording, start, end)`` one after another into
-        ``output``, re-encoded (:func:`~llama_index_video.media.export.join_spans`).
-
-        Args:
-            cues: Subtitles on the joined file's timeline.
-            max_seconds: The longest the moments may last together.
-
-        Raises:
-            MomentRequestError: no moment, an unknown recording, a span outside its
-                recording, or moments lasting over ``max_seconds`` together.
-            MediaError: a moment cannot be read, or the output cannot be written.
-        """
-        from llama_index_video.media.export import join_spans
-        from llama_index_video.store.library import check_span
-
-        spans = []
-        for source, start, end in moments:
-            recording = self.recording(source)
-            check_span(recording, start, end)
-            spans.append((Path(recording.path), start, end))
-        if not spans:
-            raise MomentRequestError(f"{printable_path(output)}: no moment to write")
-        length = sum(end - start for _, start, end in spans)
-        if length > max_seconds:
-            raise MomentRequestError(
-                f"{printable_path(output)}: the moments last {length:.0f} s, over the limit "
-                f"of {max_seconds:g} s; ask for fewer or shorter ones"
-            )
-        return join_spans(spans, output, cues=cues, burn=burn)
 
 
 def _seconds(value: object) -> float | None:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from llama_index.core.llms import LLM
 
     from llama_index_video.index import VideoIndex
-    from llama_index_video.store.library import IndexedSource
+    from llama_index_video.store.recording_names import IndexedSource
 
 DEFAULT_MAX_RESULT_BYTES = 4096
 MAX_TOP_K = 20

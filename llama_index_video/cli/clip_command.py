@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index_video.errors import printable_path
-from llama_index_video.recordings import MAX_MOMENT_SECONDS
+from llama_index_video.recordings import MAX_MOMENT_SECONDS, FolderView
 from llama_index_video.schema import format_timestamp, moment_label, parse_time
 
 if TYPE_CHECKING:
@@ -62,13 +62,18 @@ def add_clip_parser(
     return parser
 
 
-def run_clip(args: argparse.Namespace, index: VideoIndex) -> int:
-    """Cut the moment ``args`` name from ``index`` (closed afterwards) and say how."""
+def run_clip(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
+    """Cut the moment ``args`` name from the index ``--index`` and say how.
+
+    Without subtitles only the manifest is read (:class:`FolderView`): no vector store,
+    model or LlamaIndex is loaded for a cut.
+    """
+    index = _open(args, index_options)
     try:
         recording = index.recording(args.source)
         label = moment_label(recording.name, args.start, args.end)
         cues = []
-        if args.subtitles:
+        if args.subtitles and not isinstance(index, FolderView):
             from llama_index_video.cli.export_command import check_sidecar, spoken_cues
 
             check_sidecar(index, args.output)
@@ -104,6 +109,17 @@ def run_clip(args: argparse.Namespace, index: VideoIndex) -> int:
         line += f"; {write_sidecar(args.output, on_file, report.subtitles, sources=sources)}"
     print(line)
     return 0
+
+
+def _open(args: argparse.Namespace, index_options: dict[str, Any]) -> VideoIndex | FolderView:
+    """The index folder, opened as far as the clip needs: the transcript for subtitles."""
+    if not args.subtitles:
+        return FolderView(args.index)
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.store.folder import IndexFolder
+
+    IndexFolder(args.index).require()
+    return VideoIndex(args.index, **index_options)
 
 
 def time_option(text: str) -> float:

@@ -512,9 +512,7 @@ COMMANDS = {  # subcommand -> its function
     "ask": _ask,
     "serve": _serve,
     "mcp": lambda args: run_mcp(args, _store_options(args)),
-    "clip": lambda args: run_clip(
-        args, _open_index(args.index, must_exist=True, **_store_options(args))
-    ),
+    "clip": lambda args: run_clip(args, _store_options(args)),
     "transcript": lambda args: run_transcript(args, _store_options(args)),
     "speakers": lambda args: run_speakers(args, _store_options(args)),
     "verify": _verify,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
     from llama_index_video.media.export_subtitles import Cue
     from llama_index_video.results import Answer
-    from llama_index_video.store.library import IndexedSource
+    from llama_index_video.store.recording_names import IndexedSource
 
 
 def export_answer(

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
     from llama_index_video.index import VideoIndex
     from llama_index_video.service.live import LiveIndex
-    from llama_index_video.store.library import IndexedSource, TranscriptLine
+    from llama_index_video.store.library import TranscriptLine
+    from llama_index_video.store.recording_names import IndexedSource
 
 DEFAULT_PORT = 8765
 INSTRUCTIONS = (

@@ -56,7 +56,7 @@ from llama_index_video.search.relevance import (
 )
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Locate, Recording
-from llama_index_video.store.media_paths import embedding_only
+from llama_index_video.store.folder_index import embedding_only
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding

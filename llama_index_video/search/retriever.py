@@ -39,7 +39,7 @@ from llama_index.core.vector_stores.types import (
 
 from llama_index_video import schema
 from llama_index_video.store.collection import chroma_collection
-from llama_index_video.store.media_paths import resolved_node
+from llama_index_video.store.folder_index import resolved_node
 
 
 class VideoRetriever(BaseRetriever):

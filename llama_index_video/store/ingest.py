@@ -66,6 +66,7 @@ from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
+from llama_index_video.store.folder_index import resolved_node, stored_node
 from llama_index_video.store.integrity import (
     INTERRUPTED,
     MISSING_ROWS,
@@ -76,7 +77,6 @@ from llama_index_video.store.integrity import (
 )
 from llama_index_video.store.lexical import LexicalStore, check_lexical, repair_lexical
 from llama_index_video.store.manifest import Manifest, PathRecord, PendingNode
-from llama_index_video.store.media_paths import resolved_node, stored_node
 from llama_index_video.store.relink import relink, settle
 from llama_index_video.store.storage_errors import storage_error
 

@@ -9,7 +9,8 @@ the folder is moved or copied. So the vector store keeps paths inside the index
 folder relative to it (``media/frames/<hash16>_<ms>.jpg``), and paths outside it (a
 reader writing media elsewhere) absolute.
 
-Written in one place: :class:`FolderVectorStoreIndex` (and its multimodal twin) turns
+Written in one place: :class:`~llama_index_video.store.folder_index.FolderVectorStoreIndex`
+(and its multimodal twin) turns
 the embedded copies of the nodes into their stored form just before they reach the
 vector store, so the embedding models still read the files by the paths the reader
 made. Read in two: :class:`~llama_index_video.search.retriever.VideoRetriever` resolves
@@ -31,22 +32,18 @@ Sources are the user's files, wherever they keep them: the manifest records them
 their absolute path. Files downloaded from links are the exception, as they live in
 the folder's ``media/downloads``: :func:`resolved_source` finds them in this folder's
 downloads once the folder has moved (or been copied), whatever the manifest recorded.
+
+Only paths here, no LlamaIndex: the manifest reads its sources through this module, and
+a command that reads only the manifest (``list``, ``clip``) starts without LlamaIndex.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
-
-from llama_index.core import VectorStoreIndex
-from llama_index.core.base.embeddings.base import BaseEmbedding
-from llama_index.core.indices import MultiModalVectorStoreIndex
-from llama_index.core.schema import BaseNode, TransformComponent
+from typing import Final
 
 from llama_index_video.media.names import CLIPS_FOLDER, FRAMES_FOLDER
-from llama_index_video.reader.nodes import with_media_paths
 
 MEDIA_FOLDER: Final = "media"
 """The index folder's media folder: frames, clips and downloads."""
@@ -113,63 +110,3 @@ def resolved_source(recorded: str, folder: Path) -> str:
         if here.is_file():
             return str(here.resolve())
     return recorded
-
-
-def stored_node(node: BaseNode, folder: Path) -> BaseNode:
-    """A copy of ``node`` with its media paths as ``folder`` stores them."""
-    return with_media_paths(node, lambda path: stored_path(path, folder))
-
-
-def resolved_node(node: BaseNode, folder: Path) -> BaseNode:
-    """A copy of a stored ``node`` with its media paths resolved against ``folder``."""
-    return with_media_paths(node, lambda path: resolved_path(path, folder))
-
-
-class _StoresRelativePaths:
-    """Turns embedded nodes into their stored form on their way to the vector store.
-
-    LlamaIndex embeds in ``_get_node_with_embedding`` and hands the copies it returns
-    to the vector store: the one point where every node has been embedded (by the
-    text and, for frames, the visual model) and is not stored yet.
-    """
-
-    folder: Path
-
-    def _get_node_with_embedding(
-        self, nodes: Sequence[BaseNode], *args: Any, **kwargs: Any
-    ) -> list[BaseNode]:
-        embedded = super()._get_node_with_embedding(nodes, *args, **kwargs)  # type: ignore[misc]
-        return [stored_node(node, self.folder) for node in embedded]
-
-    async def _aget_node_with_embedding(
-        self, nodes: Sequence[BaseNode], *args: Any, **kwargs: Any
-    ) -> list[BaseNode]:
-        embedded = await super()._aget_node_with_embedding(nodes, *args, **kwargs)  # type: ignore[misc]
-        return [stored_node(node, self.folder) for node in embedded]
-
-
-class FolderVectorStoreIndex(_StoresRelativePaths, VectorStoreIndex):
-    """A ``VectorStoreIndex`` storing media paths relative to the index ``folder``."""
-
-    def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
-        self.folder = folder
-        super().__init__(*args, **kwargs)
-
-
-class FolderMultiModalVectorStoreIndex(_StoresRelativePaths, MultiModalVectorStoreIndex):
-    """A ``MultiModalVectorStoreIndex`` storing media paths relative to the index ``folder``."""
-
-    def __init__(self, *args: Any, folder: Path, **kwargs: Any) -> None:
-        self.folder = folder
-        super().__init__(*args, **kwargs)
-
-
-def embedding_only(embed_model: BaseEmbedding) -> list[TransformComponent]:
-    """What a LlamaIndex index of ours does to a document inserted into it: embed it.
-
-    Moments reach the index as the nodes the reader made (``insert_nodes``), never as
-    documents to split. Left unset (or empty, which LlamaIndex treats the same), an
-    index takes ``Settings.transformations``, whose default ``SentenceSplitter`` loads
-    tiktoken's GPT-2 encoding: 0.15 s and 44 MB on every open, for nothing.
-    """
-    return [embed_model]

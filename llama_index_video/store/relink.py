@@ -23,8 +23,8 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video.store.collection import store_vector_index
+from llama_index_video.store.folder_index import resolved_node
 from llama_index_video.store.integrity import unreachable_rows
-from llama_index_video.store.media_paths import resolved_node
 
 logger = logging.getLogger(__name__)
 

@@ -164,6 +164,6 @@ def _index(folder, embed_model) -> VideoIndex:
 
 
 def _content_hash(index: VideoIndex, source) -> str:
-    from llama_index_video.store.library import find_source
+    from llama_index_video.store.recording_names import find_source
 
     return find_source(index.manifest, str(source))[0].content_hash

@@ -28,15 +28,10 @@ from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.service.app import create_app
 from llama_index_video.sources.origin import Origin, write_origin
 from llama_index_video.store.collection import chroma_collection, open_chroma
-from llama_index_video.store.library import find_source
+from llama_index_video.store.folder_index import resolved_node, stored_node
 from llama_index_video.store.manifest import Manifest, PathRecord
-from llama_index_video.store.media_paths import (
-    resolved_node,
-    resolved_path,
-    resolved_source,
-    stored_node,
-    stored_path,
-)
+from llama_index_video.store.media_paths import resolved_path, resolved_source, stored_path
+from llama_index_video.store.recording_names import find_source
 from tests_support import OZONE, OZONE_SRT
 
 QUESTION = "Why does the temperature rise with altitude in the stratosphere?"
