@@ -75,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _commands(index: Path, scratch: Path) -> dict[str, list[str]]:
     where = ["--index", str(index)]
+    moment = ["team_sync.mp3", "--from", "5", "--to", "15", "-o", str(scratch / "m.mp3")]
     return {
-        "clip": ["clip", "team_sync.mp3", "--from", "5", "--to", "15", "-o", str(scratch / "m.mp3")]
-        + where,
+        "clip": ["clip", *moment, *where],
         "list": ["list", *where],
         "remove --help": ["remove", "--help"],
         "mcp --print-config": ["mcp", "--print-config", *where],
