@@ -39,7 +39,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.baseline import CACHE, ProcessRun, Version, release, run, today  # noqa: E402
+from benchmarks.baseline import (  # noqa: E402
+    CACHE,
+    ProcessRun,
+    Version,
+    compiled_env,
+    release,
+    run,
+    today,
+)
 from benchmarks.latency_support import summarise  # noqa: E402
 from llama_index_video.weights import CACHE_ENV  # noqa: E402
 
@@ -103,7 +111,7 @@ def _search(
     version: Version, index: Path, query: str, env: dict[str, str] | None = None
 ) -> ProcessRun:
     command = version.cli("search", query, "--index", str(index), "--json")
-    done = run(command, env or _env(version))
+    done = run(command, env or compiled_env(version))
     if done.returncode != 0:
         raise SystemExit(f"{version.name} search failed:\n{done.stderr}")
     return done
@@ -112,21 +120,7 @@ def _search(
 def _first_search(version: Version, index: Path) -> ProcessRun:
     """One search with an empty model cache: the first after installing."""
     with tempfile.TemporaryDirectory(prefix="cli-search-cache-") as cache:
-        return _search(version, index, QUERIES[0], {**_env(version), CACHE_ENV: cache})
-
-
-def _env(version: Version) -> dict[str, str]:
-    """``version``'s environment, with bytecode cached under the benchmark's cache.
-
-    A pip install compiles the modules it installs; a virtualenv made with
-    ``--no-compile`` under ``PYTHONDONTWRITEBYTECODE`` would have every process compile
-    all it imports (3.7 CPU s of a search here). The bytecode goes to a folder of the
-    benchmark's (``PYTHONPYCACHEPREFIX``), never into the virtualenv.
-    """
-    env = version.env()
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-    return env
+        return _search(version, index, QUERIES[0], {**compiled_env(version), CACHE_ENV: cache})
 
 
 def _figures(runs: list[ProcessRun]) -> dict[str, object]:
@@ -169,7 +163,7 @@ def _heaviest_imports(version: Version, index: Path, top: int = 12) -> list[tupl
     command = version.cli("search", QUERIES[0], "--index", str(index), "--json")
     done = subprocess.run(
         [command[0], "-X", "importtime", *command[1:]],
-        env=_env(version),
+        env=compiled_env(version),
         capture_output=True,
         text=True,
         timeout=600,

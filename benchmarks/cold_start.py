@@ -29,7 +29,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.baseline import CACHE, Version, load_average, release, run, today  # noqa: E402
+from benchmarks.baseline import (  # noqa: E402
+    CACHE,
+    Version,
+    compiled_env,
+    load_average,
+    release,
+    run,
+    today,
+)
 
 EXAMPLES = ROOT / "examples" / "media"
 BASELINE_REF = "6233948"
@@ -86,19 +94,10 @@ def _commands(index: Path, scratch: Path) -> dict[str, list[str]]:
 
 
 def _timed(version: Version, command: list[str]) -> float:
-    done = run(version.cli(*command), _env(version))
+    done = run(version.cli(*command), compiled_env(version))
     if done.returncode != 0:
         raise SystemExit(f"{version.name} {' '.join(command[:2])} failed:\n{done.stderr}")
     return done.wall_s
-
-
-def _env(version: Version) -> dict[str, str]:
-    """``version``'s environment with bytecode cached beside the benchmark, as an
-    installed package has it compiled (see ``benchmarks/cli_search.py``)."""
-    env = version.env()
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-    return env
 
 
 def _index(builder: Version) -> Path:
@@ -106,7 +105,9 @@ def _index(builder: Version) -> Path:
     if not (folder / "manifest.sqlite").is_file():
         print(f"building the index with {builder.name} in {folder} ...", file=sys.stderr)
         files = [str(EXAMPLES / "team_sync.mp3"), str(EXAMPLES / "handbook.md")]
-        done = run(builder.cli("ingest", *files, "--index", str(folder), "--quiet"), _env(builder))
+        done = run(
+            builder.cli("ingest", *files, "--index", str(folder), "--quiet"), compiled_env(builder)
+        )
         if done.returncode != 0:
             raise SystemExit(f"building the index failed:\n{done.stderr}")
     return folder
