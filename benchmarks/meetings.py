@@ -66,6 +66,7 @@ class Meeting:
     turns: list[Turn]
     topics: list[tuple[str, float, float]]  # (topic, start, end) of each annotated span
     decided: list[list[tuple[float, float]]]  # the answer spans of each question on a decision
+    asked: list[tuple[str, list[tuple[float, float]]]]  # every specific question, its spans
 
     @property
     def length(self) -> float:
@@ -102,7 +103,43 @@ def load(name: str) -> Meeting:
         for q in data["specific_query_list"]
         if DECIDED.search(q["query"])
     ]
-    return Meeting(name, turns, topics, decided)
+    asked = [
+        (
+            q["query"],
+            [
+                (turns[int(a)].start, turns[min(int(b), last)].end)
+                for a, b in q["relevant_text_span"]
+            ],
+        )
+        for q in data["specific_query_list"]
+    ]
+    return Meeting(name, turns, topics, decided, asked)
+
+
+def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> dict:
+    """For every annotated question, whether the first / one of the first three turns
+    found overlaps an answer stretch: plain (turns by cosine) and by chapter (chapters,
+    each the mean of its turns' vectors as at ingest, by cosine; then
+    :func:`~llama_index_video.search.by_chapter.chapter_first`). Dense only, both arms."""
+    from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, chapter_first
+
+    units = np.array(vectors, dtype=float)
+    units /= np.linalg.norm(units, axis=1, keepdims=True)
+    bounds = list(zip(starts, [*starts[1:], len(units)], strict=True))
+    means = np.array([units[a:b].mean(axis=0) for a, b in bounds])
+    means /= np.linalg.norm(means, axis=1, keepdims=True)
+    chapter_of = {i: c for c, (a, b) in enumerate(bounds) for i in range(a, b)}
+    plain, chaptered = [0, 0], [0, 0]
+    for question, spans in meeting.asked:
+        query = np.array(embed_model.get_query_embedding(question), dtype=float)
+        ranked = [int(i) for i in np.argsort(-(units @ query), kind="stable")]
+        chapters = [int(c) for c in np.argsort(-(means @ query), kind="stable")[:CHAPTERS]]
+        reordered = chapter_first(ranked[: CANDIDATES * 3], chapters, chapter_of.__getitem__)
+        for counts, order in ((plain, ranked), (chaptered, reordered)):
+            hit = [overlaps(meeting.turns[i].start, meeting.turns[i].end, spans) for i in order]
+            counts[0] += hit[0]
+            counts[1] += any(hit[:3])
+    return {"asked": len(meeting.asked), "plain": plain, "by_chapter": chaptered}
 
 
 def chapters_of(meeting: Meeting, embed_model) -> dict:
@@ -126,6 +163,7 @@ def chapters_of(meeting: Meeting, embed_model) -> dict:
     groups = [meeting.turns[a:b] for a, b in zip(starts, [*starts[1:], len(units)], strict=True)]
     titles = chapter_titles([" ".join(t.text for t in group) for group in groups])
     chapter_cpu = time.process_time() - began
+    searched = topic_search(meeting, vectors, starts, embed_model)
     began = time.perf_counter()
     summary = extractive_summary(
         f"{meeting.name}.wav",
@@ -164,6 +202,7 @@ def chapters_of(meeting: Meeting, embed_model) -> dict:
         "summary_seconds": summary_seconds,
         "citations": (holding, len(cited)),
         "decisions": (sum(found_decisions), len(found_decisions), len(summary.decisions)),
+        "search": searched,
     }
 
 
@@ -194,6 +233,21 @@ def report(rows: list[dict], name: str) -> None:
             f"  {r['meeting']:13} {held}/{cited} citations hold; decisions {found}/{asked} "
             f"({listed} listed); {r['summary_seconds']:.3f} s for {r['minutes']:.0f} min"
         )
+    print("  questions: a turn of the answer stretch first / in the top 3 (dense, both arms)")
+    totals = {"asked": 0, "plain": [0, 0], "by_chapter": [0, 0]}
+    for r in rows:
+        found = r["search"]
+        totals["asked"] += found["asked"]
+        for arm in ("plain", "by_chapter"):
+            totals[arm] = [t + f for t, f in zip(totals[arm], found[arm], strict=True)]
+        print(
+            f"  {r['meeting']:13} {found['asked']:2d} asked: plain {found['plain'][0]} / "
+            f"{found['plain'][1]}, by chapter {found['by_chapter'][0]} / {found['by_chapter'][1]}"
+        )
+    print(
+        f"  {'all':13} {totals['asked']:2d} asked: plain {totals['plain'][0]} / "
+        f"{totals['plain'][1]}, by chapter {totals['by_chapter'][0]} / {totals['by_chapter'][1]}"
+    )
     print(
         f"{'mean':13} {'':5} {'':6} {'':5}  F1 {mean('ours', 2):.2f}, Pk {mean('ours', 3):.2f}"
         f"         F1 {mean('equal_parts', 2):.2f}, Pk {mean('equal_parts', 3):.2f}"

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
@@ -21,7 +22,6 @@ from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.recordings import Recordings
 from llama_index_video.results import Answer, SearchHit
-from llama_index_video.search.fusion import FusionRetriever
 from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.searcher import Location, VideoSearcher
@@ -65,18 +65,25 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
-    ) -> FusionRetriever:
+        by_chapter: bool = False,
+    ) -> BaseRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied
         (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
 
         ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
-        moments of these recordings (named as :meth:`recording` takes them).
+        moments of these recordings (named as :meth:`recording` takes them);
+        ``by_chapter`` ranks the chapters first and returns each one's best moments
+        (:mod:`llama_index_video.search.by_chapter`).
 
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
         """
         return self.search_policy().retriever(
-            top_k=top_k, modalities=modalities, speakers=speakers, contents=self._contents(sources)
+            top_k=top_k,
+            modalities=modalities,
+            speakers=speakers,
+            contents=self._contents(sources),
+            by_chapter=by_chapter,
         )
 
     def recording_scores(
@@ -121,12 +128,14 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
+        by_chapter: bool = False,
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant.
 
         ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said, ``sources``
         (e.g. ``["team_sync.mp3"]``, named as :meth:`recording` takes them) only the
-        moments of these recordings.
+        moments of these recordings; ``by_chapter``: the question's chapters first, then
+        each one's best moments (each hit's ``chapter`` names it).
 
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
@@ -136,7 +145,11 @@ class Querying(Recordings):
         policy = self.search_policy()
         return VideoSearcher(
             retriever=policy.retriever(
-                top_k=top_k, modalities=modalities, speakers=speakers, contents=contents
+                top_k=top_k,
+                modalities=modalities,
+                speakers=speakers,
+                contents=contents,
+                by_chapter=by_chapter,
             ),
             postprocessors=[self.postprocessor()],
             **policy.wiring(),
@@ -150,6 +163,7 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
+        by_chapter: bool = False,
     ) -> list[SearchHit]:
         """Async :meth:`search`: the same hits, found in a worker thread (the vector store
         and the files are local, so the event loop is never blocked)."""
@@ -160,6 +174,7 @@ class Querying(Recordings):
             modalities=modalities,
             speakers=speakers,
             sources=sources,
+            by_chapter=by_chapter,
         )
 
     def answerer(

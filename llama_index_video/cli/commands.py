@@ -330,7 +330,11 @@ def _search(args: argparse.Namespace) -> int:
         hits = _read_between_writers(
             index,
             lambda: index.search(
-                args.query, top_k=args.top_k, modalities=args.modality, speakers=args.speaker
+                args.query,
+                top_k=args.top_k,
+                modalities=args.modality,
+                speakers=args.speaker,
+                by_chapter=args.by_chapter,
             ),
         )
     finally:
@@ -342,7 +346,8 @@ def _search(args: argparse.Namespace) -> int:
         print("No relevant moments.")
     for rank, hit in enumerate(hits, start=1):
         speaker = f" {hit.speaker}" if hit.speaker else ""
-        print(f"{rank}. {hit.label} {hit.modality}{speaker} score={hit.score}")
+        chapter = f" [{hit.chapter}]" if hit.chapter and args.by_chapter else ""
+        print(f"{rank}. {hit.label} {hit.modality}{speaker} score={hit.score}{chapter}")
         print(f"   {hit.text}")
         if hit.url:
             print(f"   play: {hit.url}")

@@ -152,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="only what these speakers said, comma-separated (SPEAKER_2, 2, or a name given "
         "with 'speakers name')",
     )
+    search.add_argument(
+        "--by-chapter",
+        action="store_true",
+        help="rank the chapters first, then each one's best moments (topic questions)",
+    )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
     _relevance_option(search)
 

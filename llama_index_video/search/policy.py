@@ -41,6 +41,7 @@ from llama_index_video import schema
 from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL
 from llama_index_video.embeddings.identity import TRANSFORMERS_CLIP
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, ChapterRetriever
 from llama_index_video.search.fusion import Channel, FusionRetriever
 from llama_index_video.search.lexical import (
     LEXICAL_CHANNEL,
@@ -214,9 +215,11 @@ class SearchPolicy:
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
-    ) -> FusionRetriever:
+        by_chapter: bool = False,
+    ) -> FusionRetriever | ChapterRetriever:
         """Fused retrieval over the modalities (every moment's by default, chapters only
-        when named), thresholds applied.
+        when named), thresholds applied; ``by_chapter``: the question's chapters ranked
+        first, then each one's best moments (:mod:`.by_chapter`).
 
         Each modality is a channel (cosine similarity, the text threshold); frames are
         also ranked by their pixels when there is visual search and ``frame`` is among
@@ -231,6 +234,17 @@ class SearchPolicy:
         ``speakers`` keeps only transcript units spoken by them, ``contents`` only the
         moments of these contents (content hashes; metadata filters).
         """
+        if by_chapter:
+            return ChapterRetriever(
+                moments=self.retriever(
+                    top_k=CANDIDATES * top_k,
+                    modalities=modalities,
+                    speakers=speakers,
+                    contents=contents,
+                ),
+                chapters=self.retriever(top_k=CHAPTERS, modalities=["chapter"], contents=contents),
+                top_k=top_k,
+            )
         chosen = list(modalities or schema.MOMENT_MODALITIES)
         if speakers:
             chosen = [m for m in chosen if m == "transcript"]

@@ -1,0 +1,58 @@
+"""Topic-level retrieval on the constructed meeting: a question about a topic finds its
+chapter first, then the best moments inside it, each hit naming its chapter; through
+``search``, ``as_retriever`` and ``search --by-chapter``; the relevance gate still
+judges the hits it returns."""
+
+from __future__ import annotations
+
+from llama_index_video.cli.main import main
+from llama_index_video.schema import CHAPTER
+from llama_index_video.search.by_chapter import chapter_first
+from llama_index_video.search.relevance import RelevanceGate
+from tests.chapters.meeting_script import TOPIC_SECONDS
+from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
+
+COLOURS = "What did they say about the case, its shape and its colours?"
+
+
+def _in_colours(start: float | None) -> bool:
+    return start is not None and 2 * TOPIC_SECONDS - 1 <= start < 3 * TOPIC_SECONDS
+
+
+def test_chapter_first_puts_each_ranked_chapters_best_moments_first():
+    moments = [("a1", "A"), ("b1", "B"), ("x", None), ("a2", "A"), ("a3", "A"), ("b2", "B")]
+    ordered = chapter_first(moments, ["A", "B"], lambda m: m[1], per_chapter=2)
+    assert [m[0] for m in ordered] == ["a1", "a2", "b1", "b2", "x", "a3"]
+    assert chapter_first(moments, [], lambda m: m[1]) == moments
+
+
+def test_a_topic_question_finds_its_chapter_then_the_moments_inside(meeting_index):  # noqa: F811
+    index, audio = meeting_index
+    colours = index.chapters(audio)[2]
+    hits = index.search(COLOURS, top_k=4, by_chapter=True)
+    assert len(hits) >= 2
+    assert all(_in_colours(hit.start) for hit in hits[:2])
+    assert hits[0].chapter == hits[1].chapter == colours.title
+    nodes = index.as_retriever(top_k=4, by_chapter=True).retrieve(COLOURS)
+    assert [n.node.metadata[CHAPTER] for n in nodes[:2]] == [colours.node_id] * 2
+
+
+def test_the_relevance_gate_judges_the_chapter_first_hits(meeting_index):  # noqa: F811
+    index, _ = meeting_index
+    before = index.relevance
+    try:
+        index.relevance = RelevanceGate(weight=0.0, cut=1.01)  # no cosine reaches it
+        assert index.search(COLOURS, by_chapter=True) == []
+        index.relevance = RelevanceGate(weight=0.0, cut=0.0)
+        assert index.search(COLOURS, by_chapter=True)
+    finally:
+        index.relevance = before
+
+
+def test_search_by_chapter_on_the_command_line(meeting_index, capsys):  # noqa: F811
+    index, audio = meeting_index
+    colours = index.chapters(audio)[2]
+    code = main(["search", COLOURS, "--index", str(index.path), "--by-chapter", "--top-k", "3"])
+    assert code == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("1. ") and f"[{colours.title}]" in first
