@@ -120,7 +120,10 @@ class FolderWatcher:
             raise MissingDependencyError("watchfiles", "watch", "Watching folders") from exc
         deadline = None if max_seconds is None else time.monotonic() + max_seconds
         changes = self._changes(watch, stop)
-        self._look(list(expand_paths(self.folders)))
+        # The first batch starts the watcher; only then are the folders scanned, so a file
+        # written meanwhile is seen by one or the other (both: one pending entry).
+        first = next(changes, [])
+        self._look([*first, *expand_paths(self.folders)])
         self._remove_gone()
         for paths in changes:
             if stop.is_set() or (deadline is not None and time.monotonic() >= deadline):
