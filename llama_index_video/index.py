@@ -92,12 +92,8 @@ if TYPE_CHECKING:
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.sources.download import DownloadOptions
-    from llama_index_video.store.ingest import (
-        FileOutcome,
-        Ingestor,
-        IngestProgress,
-        IngestReport,
-    )
+    from llama_index_video.store.ingest import Ingestor
+    from llama_index_video.store.ingest_report import FileOutcome, IngestProgress, IngestReport
 
 logger = logging.getLogger(__name__)
 
@@ -334,7 +330,7 @@ class VideoIndex(Querying, Naming):
             ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
             again += check.to_reindex
-            from llama_index_video.store.ingest import IngestReport, source_gone
+            from llama_index_video.store.ingest_report import IngestReport, source_gone
 
             found: list[Path] = []
             gone: list[FileOutcome] = []

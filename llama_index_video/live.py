@@ -33,7 +33,7 @@ from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
-    from llama_index_video.store.ingest import IngestReport
+    from llama_index_video.store.ingest_report import IngestReport
 
 logger = logging.getLogger(__name__)
 

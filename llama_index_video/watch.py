@@ -112,7 +112,7 @@ class FolderWatcher:
         Raises:
             MissingDependencyError: ``watchfiles`` is not installed.
         """
-        from llama_index_video.store.ingest import expand_paths
+        from llama_index_video.store.file_walk import expand_paths
 
         try:
             from watchfiles import watch
@@ -164,7 +164,7 @@ class FolderWatcher:
         now = time.monotonic()
         for path in paths:
             if path.is_dir():
-                from llama_index_video.store.ingest import expand_paths
+                from llama_index_video.store.file_walk import expand_paths
 
                 self._look(expand_paths([path]))
                 continue

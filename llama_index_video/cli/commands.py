@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
-    from llama_index_video.store.ingest import IngestReport
+    from llama_index_video.store.ingest_report import IngestReport
 
 
 # Exit statuses of the command line.

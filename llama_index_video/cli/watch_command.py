@@ -26,7 +26,7 @@ from llama_index_video.errors import VideoIndexError, printable_path
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
     from llama_index_video.live import LiveChunk
-    from llama_index_video.store.ingest import IngestReport
+    from llama_index_video.store.ingest_report import IngestReport
     from llama_index_video.watch import WatchEvent
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)

@@ -16,7 +16,8 @@ from pathlib import Path
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.sources import DownloadOptions, fetch_link, is_link, redact
 from llama_index_video.sources.download import file_name_for
-from llama_index_video.store.ingest import FileOutcome, Ingestor, IngestProgress, IngestReport
+from llama_index_video.store.ingest import Ingestor
+from llama_index_video.store.ingest_report import FileOutcome, IngestProgress, IngestReport
 from llama_index_video.store.media_paths import DOWNLOADS_FOLDER
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from llama_index_video.index import VideoIndex
 from llama_index_video.media.frames import FrameSamplingOptions
 from llama_index_video.ocr import OCR_CHOICES, TesseractEngine
 from llama_index_video.reader.clips import ClipOptions
-from llama_index_video.store.ingest import IngestReport
+from llama_index_video.store.ingest_report import IngestReport
 from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from tests_support import HANDBOOK
 

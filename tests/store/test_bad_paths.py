@@ -13,7 +13,7 @@ import pytest
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
-from llama_index_video.store.ingest import expand_paths
+from llama_index_video.store.file_walk import expand_paths
 from tests_support import HANDBOOK
 
 

@@ -1,0 +1,64 @@
+"""What an ingest reports: each input file's outcome, in input order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from llama_index_video.executor.base import FileProgress
+
+Outcome = Literal["indexed", "skipped", "failed"]
+IngestProgress = FileProgress
+"""Called as ``progress(path, stage, done, total)``; stages: ``hash``, ``transcribe``,
+``frames`` (media seconds), ``embed`` (nodes)."""
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    """What happened to one input file."""
+
+    path: Path
+    outcome: Outcome
+    reason: str = ""
+    node_count: int = 0
+    content_hash: str | None = None
+    pending: int = 0  # nodes that could not be embedded yet; retried by the next ingest
+    link: str = ""  # the link the file was downloaded from (redacted), if any
+
+    @property
+    def shown(self) -> str:
+        """How to name this input to the user: the link, else the path."""
+        return self.link or str(self.path)
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """Every file's outcome, in input order."""
+
+    files: list[FileOutcome] = field(default_factory=list)
+    unreachable: int = 0
+    """Stored rows search still cannot reach after the repairs of the run
+    (:mod:`llama_index_video.store.relink`)."""
+
+    def of(self, outcome: Outcome) -> list[FileOutcome]:
+        return [f for f in self.files if f.outcome == outcome]
+
+    @property
+    def ok(self) -> bool:
+        return (
+            not self.of("failed")
+            and not any(f.pending for f in self.files)
+            and not self.unreachable
+        )
+
+
+SOURCE_GONE = (
+    "its moments could not be restored: the file is gone; ingest it from where it is "
+    "now, or remove it"
+)
+
+
+def source_gone(path: Path, content_hash: str) -> FileOutcome:
+    """A file a repair could not re-index because no path the manifest recorded holds it."""
+    return FileOutcome(path, "failed", SOURCE_GONE, content_hash=content_hash)
