@@ -143,9 +143,9 @@ def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> d
 
 
 def chapters_of(meeting: Meeting, embed_model) -> dict:
-    from llama_index_video.chapters.nodes import Chapter
     from llama_index_video.chapters.segment import TimedVector, chapter_starts
     from llama_index_video.chapters.titles import chapter_titles
+    from llama_index_video.results import Chapter
     from llama_index_video.store.library import TranscriptLine
     from llama_index_video.summaries.extractive import extractive_summary
     from llama_index_video.summaries.summary import citation_holds

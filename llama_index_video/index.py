@@ -396,6 +396,7 @@ class VideoIndex(Querying, Naming):
     def _ingestor(
         self, progress: IngestProgress | None, executor: Executor | None = None
     ) -> Ingestor:
+        from llama_index_video.chapters.nodes import add_chapters
         from llama_index_video.store.ingest import Ingestor
 
         return Ingestor(
@@ -406,6 +407,7 @@ class VideoIndex(Querying, Naming):
             progress=progress,
             executor=executor,
             lexical=self.lexical,
+            chapters=add_chapters,
         )
 
     @contextmanager

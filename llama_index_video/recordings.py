@@ -31,9 +31,9 @@ if TYPE_CHECKING:
     from llama_index.core.llms.llm import LLM
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
-    from llama_index_video.chapters.nodes import Chapter
     from llama_index_video.media.export import ExportReport, JoinReport, Mode
     from llama_index_video.media.export_subtitles import Cue
+    from llama_index_video.results import Chapter
     from llama_index_video.store.library import LibraryEntry, TranscriptLine
     from llama_index_video.store.manifest import Manifest
     from llama_index_video.store.recording_names import IndexedSource

@@ -1,4 +1,5 @@
-"""What searching and answering return: hits, their context, citations and answers.
+"""What searching and answering return: hits, their context, citations, answers; and a
+recording's chapters.
 
 Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
 ``ask --json`` contracts). One search hit, best first in a list::
@@ -166,6 +167,43 @@ class Citation:
             "source_path": self.source_path,
         }
         return compacted(data) if compact else data
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """One topical section of a recording, on the source's own timeline."""
+
+    source: str
+    start: float
+    end: float
+    title: str
+    label: str  # "[meeting.mp4 04:10-09:55]"
+    text: str  # the title and the chapter's most central units
+    node_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape ``chapters --json`` prints."""
+        return {
+            "source": self.source,
+            "start": self.start,
+            "end": self.end,
+            "title": self.title,
+            "label": self.label,
+            "text": self.text,
+        }
+
+    @classmethod
+    def from_node(cls, node: BaseNode) -> Chapter:
+        metadata = node.metadata
+        return cls(
+            source=str(metadata.get(schema.SOURCE, "")),
+            start=float(metadata[schema.START_S]),
+            end=float(metadata[schema.END_S]),
+            title=str(metadata.get(schema.TITLE, "")),
+            label=str(metadata.get(schema.LABEL, "")),
+            text=node.get_content(),
+            node_id=node.node_id,
+        )
 
 
 @dataclass(frozen=True)

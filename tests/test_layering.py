@@ -39,7 +39,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("reader",),  # files in, timed nodes out
     ("embeddings",),
     ("executor",),  # where files are read and embedded during an ingest
-    ("store", "chapters"),  # the index folder: vectors, manifest, lexical index, ingest; chapters
+    ("store",),  # the index folder: vectors, manifest, lexical index, ingest
+    ("chapters",),  # a recording's topical sections, made at ingest (handed to the store)
     ("postprocessing",),  # context and frames around a hit
     ("search",),  # retrieval, fusion, the gate, hits; the search policy
     ("answering",),  # answers and the LLMs that write them

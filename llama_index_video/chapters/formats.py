@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from llama_index_video import schema
-from llama_index_video.chapters.nodes import Chapter
+from llama_index_video.results import Chapter
 from llama_index_video.store.transcript_export import vtt_time
 
 FORMATS = ("text", "youtube", "vtt")

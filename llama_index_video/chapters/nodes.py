@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +25,7 @@ from llama_index_video.chapters.segment import TimedVector, chapter_starts, wort
 from llama_index_video.chapters.titles import chapter_titles
 from llama_index_video.executor.base import embed_in_batches
 from llama_index_video.reader.ids import millis, stable_id
+from llama_index_video.results import Chapter
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -44,43 +44,6 @@ _SHARED_KEYS = (
     schema.SITE_URL,
     schema.LANGUAGE,
 )
-
-
-@dataclass(frozen=True)
-class Chapter:
-    """One topical section of a recording, on the source's own timeline."""
-
-    source: str
-    start: float
-    end: float
-    title: str
-    label: str  # "[meeting.mp4 04:10-09:55]"
-    text: str  # the title and the chapter's most central units
-    node_id: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON shape ``chapters --json`` prints."""
-        return {
-            "source": self.source,
-            "start": self.start,
-            "end": self.end,
-            "title": self.title,
-            "label": self.label,
-            "text": self.text,
-        }
-
-    @classmethod
-    def from_node(cls, node: BaseNode) -> Chapter:
-        metadata = node.metadata
-        return cls(
-            source=str(metadata.get(schema.SOURCE, "")),
-            start=float(metadata[schema.START_S]),
-            end=float(metadata[schema.END_S]),
-            title=str(metadata.get(schema.TITLE, "")),
-            label=str(metadata.get(schema.LABEL, "")),
-            text=node.get_content(),
-            node_id=node.node_id,
-        )
 
 
 def add_chapters(

@@ -20,16 +20,16 @@ A full disk stops the run with :class:`DiskFullError`; what was complete stays i
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.indices import MultiModalVectorStoreIndex
 from llama_index.core.schema import BaseNode, TextNode
 
-from llama_index_video.chapters.nodes import add_chapters
 from llama_index_video.embeddings.capabilities import node_embedder
 from llama_index_video.errors import (
     IndexStorageError,
@@ -59,6 +59,15 @@ from llama_index_video.store.storage_errors import storage_error
 logger = logging.getLogger(__name__)
 
 
+class ChapterMaker(Protocol):
+    """Makes a file's chapter nodes from its nodes, embedding units not embedded yet
+    (:func:`llama_index_video.chapters.nodes.add_chapters`, handed in by ``VideoIndex``)."""
+
+    def __call__(
+        self, nodes: Sequence[BaseNode], embed_model: BaseEmbedding, *, batch_size: int
+    ) -> list[TextNode]: ...
+
+
 @dataclass(frozen=True)
 class _Read:
     """A file whose content must be read and indexed, replacing ``previous``."""
@@ -86,11 +95,13 @@ class Ingestor(IndexWriter):
         progress: IngestProgress | None = None,
         executor: Executor | None = None,
         lexical: LexicalStore | None = None,
+        chapters: ChapterMaker | None = None,
     ) -> None:
         super().__init__(
             index, manifest, media_dir=reader.media_dir, batch_size=batch_size, lexical=lexical
         )
         self._embed_model = embed_model
+        self._make_chapters = chapters
         self._try_embed = node_embedder(embed_model)
         self._progress = progress or (lambda path, stage, done, total: None)
         self._executor = executor or LocalExecutor()
@@ -233,14 +244,15 @@ class Ingestor(IndexWriter):
         )
 
     def _chapters(self, nodes: list[BaseNode]) -> list[TextNode]:
-        """A long recording's chapter nodes (:mod:`llama_index_video.chapters`).
+        """A long recording's chapter nodes, when a ``chapters`` maker was given.
 
         Not with a model that keeps failures per node (its units are embedded, and may
         fail, in :meth:`_add_nodes`), nor without a model.
         """
-        if self._embed_model is None or self._try_embed is not None:
+        maker, model = self._make_chapters, self._embed_model
+        if maker is None or model is None or self._try_embed is not None:
             return []
-        return add_chapters(nodes, self._embed_model, batch_size=self._batch_size)
+        return maker(nodes, model, batch_size=self._batch_size)
 
     def _retry_pending(self, path: Path, file_hash: str) -> FileOutcome:
         """Embed the nodes an earlier run could not, and store those that now succeed."""

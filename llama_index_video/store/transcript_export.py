@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Final, Literal, get_args
 from llama_index_video import schema
 
 if TYPE_CHECKING:
-    from llama_index_video.chapters.nodes import Chapter
+    from llama_index_video.results import Chapter
     from llama_index_video.store.library import TranscriptLine
 
 TranscriptFormat = Literal["srt", "vtt", "txt", "json"]

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from llama_index_video import schema
-from llama_index_video.chapters.nodes import Chapter
+from llama_index_video.results import Chapter
 from llama_index_video.store.lexical import words
 from llama_index_video.store.library import TranscriptLine
 from llama_index_video.summaries.summary import Summary, SummaryLine

@@ -28,9 +28,9 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.llms.llm import LLM
 
 from llama_index_video import schema
-from llama_index_video.chapters.nodes import Chapter
 from llama_index_video.errors import AnswerError
 from llama_index_video.media.output import write_text
+from llama_index_video.results import Chapter
 from llama_index_video.store.library import TranscriptLine
 from llama_index_video.summaries.summary import (
     SECTIONS,

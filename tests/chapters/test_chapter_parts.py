@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 
 from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
-from llama_index_video.chapters.nodes import Chapter
 from llama_index_video.chapters.segment import (
     MIN_CHAPTER_SECONDS,
     TimedVector,
@@ -15,6 +14,7 @@ from llama_index_video.chapters.segment import (
     worth_chapters,
 )
 from llama_index_video.chapters.titles import chapter_titles
+from llama_index_video.results import Chapter
 
 
 def _topics(*lengths: int, step: float = 10.0, seed: int = 0) -> list[TimedVector]:

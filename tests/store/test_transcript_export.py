@@ -169,7 +169,7 @@ def test_the_command_refuses_a_time_that_is_not_finite(example_index, capsys, va
 
 
 def chapter(start: float, end: float, title: str):
-    from llama_index_video.chapters.nodes import Chapter
+    from llama_index_video.results import Chapter
 
     return Chapter("meeting.mp4", start, end, title, f"[meeting.mp4 {start}]", title, "id")
 
