@@ -30,6 +30,13 @@ Henry Klassen, has played with them for 30 years.": 11 s, the fact said in its l
 6), and the pause before the fact is then hidden in the previous word's time, so
 neither a full stop nor a pause marks where the fact begins. Clause starts are places
 to seek to, not cuts: the unit is built as before.
+
+A pause never ends a sentence on a word no clause ends on (an article, a conjunction
+such as "because", most prepositions: :data:`_UNFINISHED`): speech recognition writes a
+full stop wherever the speaker paused ("And the reason the stratosphere begins to warm
+up is because." | "Ultraviolet radiation ..."), and the question then finds the half
+without the answer. Such a full stop does not end the sentence, and a cut at pauses
+prefers any other pause; a question or exclamation mark still ends it ("What is it for?").
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
@@ -43,6 +50,19 @@ from llama_index_video.transcription.base import Segment
 
 _SENTENCE_END = re.compile(r"[.!?…]['\")\]]*$")
 _CLAUSE_END = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
+_TRAILING = re.compile(r"[.…,;:\u2013\u2014'\")\]]+$")
+_UNFINISHED = frozenset(
+    (
+        *("a", "an", "the", "my", "your", "our", "their", "its"),  # articles, possessives
+        *("and", "but", "or", "nor", "because", "although", "though", "whereas", "unless"),
+        *("whether", "than"),  # conjunctions
+        *("of", "to", "for", "at", "from", "with", "into", "onto", "between", "during"),
+        *("among", "toward", "towards", "via", "per"),  # prepositions rarely left at an end
+    )
+)
+"""Words a clause cannot end on: a pause after one is the speaker thinking, not a
+sentence end, whatever full stop speech recognition wrote there ("... is because." |
+"ultraviolet radiation ...")."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +218,7 @@ def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
         chars += len(token.text) + (1 if sentence and not token.glued else 0)
         sentence.append(token)
         previous = token
-        if _SENTENCE_END.search(token.text):
+        if _SENTENCE_END.search(token.text) and not _unfinished(token):
             yield from _cut(sentence, options)
             sentence, chars = [], 0
         elif len(sentence) > 1 and (
@@ -236,18 +256,28 @@ def _cut_point(tokens: list[_Token], options: UnitOptions) -> tuple[int, bool]:
     """
     shortest = options.target_chars // 4
     longest = options.max_seconds * 2 / 3
-    best: tuple[bool, float, int] = (False, -1.0, 1)  # (long enough, gap, position)
+    # (long enough, ends a clause, gap, position)
+    best: tuple[bool, bool, float, int] = (False, False, -1.0, 1)
     length = len(tokens[0].text)  # of the head, tokens[:at]
     for at in range(1, len(tokens)):
         too_long = length > options.target_chars
         if at > 1 and (too_long or tokens[at - 1].end - tokens[0].start > longest):
             break
         gap = tokens[at].start - tokens[at - 1].end
-        if length >= shortest and gap >= options.pause:
+        finished = not _unfinished(tokens[at - 1])
+        if length >= shortest and finished and gap >= options.pause:
             return at, True
-        best = max(best, (length >= shortest, gap, at))
+        best = max(best, (length >= shortest, finished, gap, at))
         length += len(tokens[at].text) + (0 if tokens[at].glued else 1)
-    return best[2], best[1] >= options.pause
+    return best[3], best[2] >= options.pause
+
+
+def _unfinished(token: _Token) -> bool:
+    """Whether ``token`` is a word no clause ends on (:data:`_UNFINISHED`), so speech
+    after it completes it; a question or exclamation mark says otherwise."""
+    if token.text.endswith(("?", "!")):
+        return False
+    return _TRAILING.sub("", token.text).casefold() in _UNFINISHED
 
 
 def _clause_starts(tokens: list[_Token], longer_than: float) -> Iterator[int]:

@@ -146,3 +146,61 @@ def test_unit_text_reads_like_the_segments_text(raw):
     spoken = " ".join(s.text for s in segments)
     assert units
     assert all(u.text in spoken for u in units), (units, spoken)
+
+
+def _said(start: float, text: str, *, word: float = 0.3) -> Segment:
+    """A segment of ``text`` with one word every ``word`` seconds from ``start``."""
+    words = [
+        Word(start + i * word, start + (i + 1) * word - 0.02, text)
+        for i, text in enumerate(text.split())
+    ]
+    return Segment(start, words[-1].end, text, tuple(words))
+
+
+def test_a_full_stop_after_an_unfinished_clause_does_not_cut_the_sentence():
+    # Speech recognition writes a full stop where the speaker paused after "because";
+    # the reason, said after the pause, belongs to the same unit (issue 36).
+    segments = [
+        _said(12.0, "Above twelve kilometres the cooling stops and the air grows warmer."),
+        _said(18.5, "And the reason the stratosphere begins to warm up is because."),
+        _said(23.5, "Ultraviolet radiation from the sun is absorbed by the ozone layer."),
+        _said(29.5, "Higher still, in the mesosphere, the temperature falls again."),
+    ]
+    units = list(build_units(segments))
+
+    holding = [u for u in units if "because" in u.text]
+    assert len(holding) == 1
+    assert "Ultraviolet radiation" in holding[0].text
+    assert holding[0].end == segments[2].end
+    assert all(len(u.text) <= UnitOptions().max_chars for u in units)
+
+
+@pytest.mark.parametrize("last", ["the", "of", "and", "because", "between"])
+def test_a_run_on_sentence_is_not_cut_at_a_pause_after_an_unfinished_word(last):
+    # No full stop at all: the sentence is too long for a window, so it is cut at a
+    # pause, but not at the one after a word no clause ends on.
+    head = f"so what we measured in the second week of the trial was {last}"
+    tail = "the rate of growth in every tray that stood by the window all day"
+    rest = "and after that we moved all of the trays into the shade for another two weeks"
+    words, clock = [], 0.0
+    for part, pause in ((head, 1.0), (tail, 0.6), (rest, 0.0)):
+        for text in part.split():
+            words.append(Word(clock, clock + 0.3, text))
+            clock += 0.32
+        clock += pause
+    segment = Segment(0.0, clock, " ".join((head, tail, rest)), tuple(words))
+
+    units = list(build_units([segment]))
+
+    assert not any(u.text.endswith(f" {last}") for u in units)
+    assert any(f"{last} the rate of growth" in u.text for u in units)
+
+
+def test_a_question_ending_on_a_preposition_is_a_sentence_end():
+    # "What is it for?" ends its sentence: a question mark is not an unfinished clause.
+    segments = [
+        _said(0.0, "We bought a new pump for the garden pond last spring. What is it for?"),
+        _said(6.5, "It keeps the water moving so that the fish get enough oxygen all summer."),
+    ]
+    units = list(build_units(segments, UnitOptions(target_chars=60)))
+    assert any(u.text.endswith("What is it for?") for u in units)
