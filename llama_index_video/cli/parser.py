@@ -112,6 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="scan the folders every SECONDS instead of waiting for file events (network mounts)",
     )
+    watch.add_argument("--parent-pid", type=int, default=None, help=argparse.SUPPRESS)
     _wait_options(watch)
 
     listing = commands.add_parser(

@@ -6,11 +6,17 @@ prints one line per file. Ctrl-C or SIGTERM stops it once the ingest under way i
 (a second one stops at once; the next run resumes, like an interrupted ``ingest``).
 ``serve --watch DIR`` runs ``watch`` as a child process beside the service, so writing
 never shares a process with serving, and stops it with SIGTERM when the service ends.
+A service killed outright (``kill -9``) cannot do that, so the child is told its
+parent's pid (``--parent-pid``, not shown in the help) and stops the same way, once
+the ingest under way is done, when its parent is gone: it looks every
+:data:`PARENT_POLL_SECONDS` (``os.getppid()`` changes when a parent dies, on every
+POSIX system, where ``PR_SET_PDEATHSIG`` is Linux only).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -32,6 +38,8 @@ if TYPE_CHECKING:
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 CHILD_STOP_SECONDS = 60.0
 """How long ``serve`` waits for its watcher to finish an ingest after SIGTERM."""
+PARENT_POLL_SECONDS = 1.0
+"""How often a watcher started by ``serve`` checks that the service is still there."""
 
 
 def run_watch(args: argparse.Namespace, index: VideoIndex) -> int:
@@ -46,10 +54,25 @@ def run_watch(args: argparse.Namespace, index: VideoIndex) -> int:
     stop = threading.Event()
     shown = ", ".join(printable_path(folder) for folder in watcher.folders)
     print(f"watching {shown} -> {printable_path(args.index)}; Ctrl-C stops", flush=True)
-    with _stopping_on_signals(stop):
-        watcher.run(stop)
+    if args.parent_pid is not None:
+        threading.Thread(
+            target=_stop_when_orphaned, args=(args.parent_pid, stop), daemon=True
+        ).start()
+    try:
+        with _stopping_on_signals(stop):
+            watcher.run(stop)
+    finally:
+        stop.set()  # ends the parent check too
     print("stopped", flush=True)
     return 0
+
+
+def _stop_when_orphaned(parent: int, stop: threading.Event) -> None:
+    """Set ``stop`` once ``parent`` is no longer this process's parent; ends with ``stop``."""
+    while not stop.wait(PARENT_POLL_SECONDS):
+        if os.getppid() != parent:
+            print("the service is gone; stopping after the ingest under way", flush=True)
+            stop.set()
 
 
 def run_live(args: argparse.Namespace, index: VideoIndex) -> IngestReport:
@@ -112,7 +135,7 @@ def watching(folders: Sequence[Path], index_dir: Path, store: dict[str, Any]) ->
         yield
         return
     command = [sys.executable, "-m", "llama_index_video.cli.main", "watch", *map(str, folders)]
-    command += ["--index", str(index_dir)]
+    command += ["--index", str(index_dir), f"--parent-pid={os.getpid()}"]
     command += [f"--{k.replace('_', '-')}={v}" for k, v in store.items() if v]
     child = subprocess.Popen(command)  # its lines go to this terminal
     # uvicorn handles SIGTERM itself, then raises it again once the service has stopped,
