@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from llama_index_video.cli.main import main
 from tests.real_servers import free_port
@@ -22,7 +21,8 @@ from tests_support import ROOT
 WAIT_SECONDS = 240.0
 
 
-def test_serve_watches_a_folder_beside_the_service_and_stops_it(tmp_path):
+def _serve_watching(tmp_path: Path) -> tuple[Path, subprocess.Popen, str]:
+    """``serve --watch`` over an index of one file: the folder, the process, its URL."""
     folder, index = tmp_path / "drop", tmp_path / "index"
     folder.mkdir()
     (folder / "first.md").write_text("# First\n\nThe kickoff meeting is on Monday.\n")
@@ -32,7 +32,11 @@ def test_serve_watches_a_folder_beside_the_service_and_stops_it(tmp_path):
     command += ["--port", str(port), "--llm", "none", "--watch", str(folder)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    url = f"http://127.0.0.1:{port}"
+    return folder, server, f"http://127.0.0.1:{port}"
+
+
+def test_serve_watches_a_folder_beside_the_service_and_stops_it(tmp_path):
+    folder, server, url = _serve_watching(tmp_path)
     deadline = time.monotonic() + WAIT_SECONDS
     try:
         (folder / "second.md").write_text("# Second\n\nThe offsite moves to the lighthouse.\n")
@@ -77,18 +81,9 @@ def _running(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_the_watcher_stops_when_the_service_is_killed_outright(tmp_path):
-    folder, index = tmp_path / "drop", tmp_path / "index"
-    folder.mkdir()
-    (folder / "first.md").write_text("# First\n\nThe kickoff meeting is on Monday.\n")
-    assert main(["ingest", str(folder), "--index", str(index), "--quiet"]) == 0
-    port = free_port()
-    command = [sys.executable, "-m", "llama_index_video.cli.main", "serve", "--index", str(index)]
-    command += ["--port", str(port), "--llm", "none", "--watch", str(folder)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    lines: queue.Queue[str] = queue.Queue()
+    _, server, _ = _serve_watching(tmp_path)
+    lines: queue.Queue[bytes] = queue.Queue()
     threading.Thread(target=lambda: [lines.put(x) for x in server.stdout], daemon=True).start()
     watcher = None
     try:
