@@ -3,21 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llama_index_video.cli.options import index_option, source_argument, span_options, time_option
 from llama_index_video.errors import printable_path
 from llama_index_video.recordings import MAX_MOMENT_SECONDS, FolderView
-from llama_index_video.schema import format_timestamp, moment_label, parse_time
+from llama_index_video.schema import format_timestamp, moment_label
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
 
 
-def add_clip_parser(
-    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_clip_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "clip",
         help="cut a moment of an indexed recording into a file",
@@ -28,9 +26,8 @@ def add_clip_parser(
         "--subtitles adds what was said as a subtitle track (and OUTPUT.srt); "
         "--burn-subtitles draws it onto the frames, which re-encodes.",
     )
-    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
-    parser.add_argument("--from", dest="start", type=time_option, required=True, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=time_option, required=True, metavar="TIME")
+    source_argument(parser)
+    span_options(parser, required=True)
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="OUTPUT")
     parser.add_argument(
         "--max-seconds",
@@ -120,11 +117,3 @@ def _open(args: argparse.Namespace, index_options: dict[str, Any]) -> VideoIndex
 
     IndexFolder(args.index).require()
     return VideoIndex(args.index, **index_options)
-
-
-def time_option(text: str) -> float:
-    """A time option (``--from``, ``--to``, ``--max-seconds``): seconds or mm:ss, finite."""
-    try:
-        return parse_time(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc

@@ -15,10 +15,10 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from llama_index_video.cli.options import index_option
 from llama_index_video.mcp.server import DEFAULT_PORT
 from llama_index_video.service.guard import TOKEN_ENV
 
@@ -26,9 +26,7 @@ COMMAND_NAME = "llama-index-video"
 SERVER_NAME = "video-index"  # the key under mcpServers; a client shows it as the server's name
 
 
-def add_mcp_parser(
-    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_mcp_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "mcp",
         help="serve the index's tools to MCP clients (stdio, or --http)",

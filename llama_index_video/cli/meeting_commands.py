@@ -5,25 +5,22 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from typing import Any
 
-from llama_index_video.cli.clip_command import parse_time
+from llama_index_video.cli.options import index_option, source_argument, span_options
 from llama_index_video.errors import VideoIndexError, printable_path
 
 CHAPTER_FORMATS = ("text", "youtube", "vtt")  # chapters.formats.FORMATS, kept light
 
 
-def add_chapters_parser(
-    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_chapters_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "chapters",
         help="a recording's chapters: its topics with their times",
         description="The topical sections found in a recording at ingest (recordings of a "
         "few minutes or more), each with a short title and its span.",
     )
-    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    source_argument(parser)
     index_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(
@@ -49,9 +46,7 @@ def run_chapters(args: argparse.Namespace, index: Any) -> int:
     return 0
 
 
-def add_summarize_parser(
-    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_summarize_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "summarize",
         help="a recording's summary: overview, decisions, action items, open questions",
@@ -60,9 +55,8 @@ def add_summarize_parser(
         "line cited [file mm:ss-mm:ss]. Extractive (the recording's own sentences) unless "
         "--llm names a model to write it; a written summary is cached in the index folder.",
     )
-    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
-    parser.add_argument("--from", dest="start", type=parse_time, default=None, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=parse_time, default=None, metavar="TIME")
+    source_argument(parser)
+    span_options(parser, required=False)
     index_option(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument(

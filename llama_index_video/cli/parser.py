@@ -7,19 +7,18 @@ themselves are :mod:`llama_index_video.cli.commands`.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from llama_index_video._version import __version__
 from llama_index_video.cli.clip_command import add_clip_parser
 from llama_index_video.cli.mcp_command import add_mcp_parser
 from llama_index_video.cli.meeting_commands import add_chapters_parser, add_summarize_parser
+from llama_index_video.cli.options import index_option, seconds, wait_options
 from llama_index_video.cli.speakers_command import add_speakers_parser
 from llama_index_video.cli.transcript_command import add_transcript_parser
 from llama_index_video.media.limits import DEFAULT_WINDOWS, MAX_SECONDS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.schema import MODALITIES, parse_modalities
 from llama_index_video.speakers.base import parse_speakers
-from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 from llama_index_video.watch import DEFAULT_SETTLE_SECONDS
 
 
@@ -45,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=4096,
         help="refuse links to media larger than this many MB (default: 4096)",
     )
-    _index_option(ingest)
+    index_option(ingest)
     _reading_options(ingest)
     ingest.add_argument(
         "--prune", action="store_true", help="first remove sources whose files are gone"
@@ -85,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=12.0,
         help="with --live: stop following the file after this many hours (default: 12)",
     )
-    _wait_options(ingest)
+    wait_options(ingest)
 
     watch = commands.add_parser(
         "watch",
@@ -95,11 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
         "finish the ingest under way). One line per file.",
     )
     watch.add_argument("folders", nargs="+", type=Path, metavar="DIR")
-    _index_option(watch)
+    index_option(watch)
     _reading_options(watch)
     watch.add_argument(
         "--settle",
-        type=_seconds,
+        type=seconds,
         default=DEFAULT_SETTLE_SECONDS,
         metavar="SECONDS",
         help="ingest a file once its size and time have not changed for this long "
@@ -113,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="scan the folders every SECONDS instead of waiting for file events (network mounts)",
     )
     watch.add_argument("--parent-pid", type=int, default=None, help=argparse.SUPPRESS)
-    _wait_options(watch)
+    wait_options(watch)
 
     listing = commands.add_parser(
         "list",
@@ -121,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Each source: path or link, duration, moments by modality, language, "
         "speakers, when indexed, and failures with their reason.",
     )
-    _index_option(listing)
+    index_option(listing)
     listing.add_argument("--json", action="store_true", help="print JSON")
 
     remove = commands.add_parser(
@@ -131,14 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         "(the file itself is left alone).",
     )
     remove.add_argument("sources", nargs="+", metavar="PATH|URL")
-    _index_option(remove)
-    _wait_options(remove)
+    index_option(remove)
+    wait_options(remove)
 
     search = commands.add_parser(
         "search", help="ranked moments for a query", description="Print the best moments."
     )
     search.add_argument("query")
-    _index_option(search)
+    index_option(search)
     search.add_argument("--top-k", type=_positive_int, default=5, help="hits to return")
     search.add_argument(
         "--modality",
@@ -167,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Answer with cited moments. Without a language model: the best moments.",
     )
     ask.add_argument("question")
-    _index_option(ask)
+    index_option(ask)
     ask.add_argument("--top-k", type=_positive_int, default=5, help="moments to consider")
     ask.add_argument("--json", action="store_true", help="print answer, citations and hits")
     _llm_options(ask)
@@ -205,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the index over HTTP with a web page; it never ingests, and picks "
         "up what 'ingest' adds without a restart. Binding beyond loopback needs a token.",
     )
-    _index_option(serve)
+    index_option(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     serve.add_argument("--port", type=int, default=8000, help="TCP port (default: 8000)")
     serve.add_argument(
@@ -223,12 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     _llm_options(serve)
     _relevance_option(serve)
 
-    add_mcp_parser(commands, _index_option)
-    add_clip_parser(commands, _index_option)
-    add_transcript_parser(commands, _index_option)
-    add_speakers_parser(commands, _index_option, _wait_options)
-    add_chapters_parser(commands, _index_option)
-    add_summarize_parser(commands, _index_option)
+    add_mcp_parser(commands)
+    add_clip_parser(commands)
+    add_transcript_parser(commands)
+    add_speakers_parser(commands)
+    add_chapters_parser(commands)
+    add_summarize_parser(commands)
 
     verify = commands.add_parser(
         "verify",
@@ -238,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         "stray rows, orphan frames and clips, and partial files. Exit status 0 if all "
         "is well, 1 if problems were found (and not repaired).",
     )
-    _index_option(verify)
+    index_option(verify)
     verify.add_argument(
         "--repair",
         action="store_true",
@@ -246,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         "moments from their recorded paths; embed again moments search cannot find",
     )
     verify.add_argument("--quiet", action="store_true", help="no progress bars")
-    _wait_options(verify)
+    wait_options(verify)
     return parser
 
 
@@ -373,61 +372,11 @@ def _relevance_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _wait_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument(
-        "--wait",
-        type=_seconds,
-        default=DEFAULT_WAIT_SECONDS,
-        metavar="SECONDS",
-        help="if another process is writing to the index, wait this long for it "
-        f"(default: {DEFAULT_WAIT_SECONDS:.0f})",
-    )
-    group.add_argument(
-        "--no-wait",
-        dest="wait",
-        action="store_const",
-        const=0.0,
-        help="fail at once if another process is writing to the index",
-    )
-
-
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 7 * 24 * 3600:
-        raise argparse.ArgumentTypeError("must be between 0 and 604800 seconds")
-    return value
-
-
 def _positive_seconds(text: str) -> float:
-    value = _seconds(text)
+    value = seconds(text)
     if value <= 0:
         raise argparse.ArgumentTypeError("must be more than 0 seconds")
     return value
-
-
-def _index_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--index",
-        type=Path,
-        default=Path(os.environ.get("LLAMA_INDEX_VIDEO_INDEX", "video_index")),
-        help="index folder (default: ./video_index, or $LLAMA_INDEX_VIDEO_INDEX)",
-    )
-    parser.add_argument(
-        "--chroma-url",
-        default=os.environ.get("LLAMA_INDEX_VIDEO_CHROMA_URL") or None,
-        metavar="URL",
-        help="a Chroma server (http://host:8000) holding the vectors; the index folder keeps "
-        "the manifest and frames, and remembers the URL (default: $LLAMA_INDEX_VIDEO_CHROMA_URL; "
-        "token from $LLAMA_INDEX_VIDEO_CHROMA_TOKEN)",
-    )
-    parser.add_argument(
-        "--collection",
-        default=None,
-        metavar="NAME",
-        help="Chroma collection of the index, one per index on a shared server "
-        "(default: the one the folder recorded, else video_moments)",
-    )
 
 
 def _dimension(text: str) -> int:

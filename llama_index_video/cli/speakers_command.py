@@ -5,21 +5,17 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from llama_index_video.cli.options import index_option, source_argument, wait_options
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.speakers.base import speaker_label
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
 
-Adder = Callable[[argparse.ArgumentParser], None]
 
-
-def add_speakers_parser(
-    commands: Any, index_option: Adder, wait_options: Adder
-) -> argparse.ArgumentParser:
+def add_speakers_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "speakers",
         help="name the speakers of a recording",
@@ -34,7 +30,7 @@ def add_speakers_parser(
         "--speaker NAME, hits, answers, transcripts, the library and the tools show it. "
         "SPEAKER is a label (SPEAKER_2 or 2) or a name given before (to rename).",
     )
-    name.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    source_argument(name)
     name.add_argument("speaker", type=speaker_label, metavar="SPEAKER")
     name.add_argument("name", metavar="NAME")
     index_option(name)

@@ -5,30 +5,26 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from llama_index_video.cli.clip_command import time_option
+from llama_index_video.cli.options import index_option, source_argument, span_options
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 
 
-def add_transcript_parser(
-    commands: Any, index_option: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
+def add_transcript_parser(commands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = commands.add_parser(
         "transcript",
         help="a recording's transcript as SRT, WebVTT, text or JSON",
         description="Print what was said in SOURCE, one cue per stored unit with its times, "
         "speaker and language; --from/--to keep the units overlapping that span.",
     )
-    parser.add_argument("source", metavar="SOURCE", help="an indexed path, link or file name")
+    source_argument(parser)
     parser.add_argument(
         "--format", choices=TRANSCRIPT_FORMATS, default="txt", help="(default: txt)"
     )
-    parser.add_argument("--from", dest="start", type=time_option, default=None, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=time_option, default=None, metavar="TIME")
+    span_options(parser, required=False)
     parser.add_argument(
         "-o", "--output", type=Path, default=None, metavar="FILE", help="write FILE, not stdout"
     )
