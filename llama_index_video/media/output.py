@@ -13,9 +13,11 @@ Every file this package writes for a user (``clip``, ``ask --export``, the page'
   the same file system, and the suffix that picks the container) and renamed onto the
   output with :func:`os.replace` only when complete and flushed to disk. A process
   killed meanwhile leaves the old file (or none) under the output's name, never a
-  truncated one; a failure deletes the temporary file. What a killed export left is
-  deleted by the next export to that folder (:func:`remove_stale_partials`): hidden
-  files of exactly that naming pattern, untouched for :data:`STALE_AFTER_SECONDS`.
+  truncated one; a failure deletes the temporary file. A file replaced keeps its
+  permission bits (an export kept private, or shared with a group, stays so). What a
+  killed export left is deleted by the next export to that folder
+  (:func:`remove_stale_partials`): hidden files of exactly that naming pattern,
+  untouched for :data:`STALE_AFTER_SECONDS`.
 
 The bytes go through a Python file object, not a file name handed to FFmpeg: FFmpeg's
 own writer records a failed write (a full disk) and carries on, leaving a truncated
@@ -70,6 +72,10 @@ def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
     """
     target = _checked(output, list(sources))
     remove_stale_partials(target.parent)
+    try:
+        replaced: int | None = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        replaced = None
     partial = target.with_name(
         f".{target.stem}.{secrets.token_hex(4)}{PARTIAL_MARK}{target.suffix}"
     )
@@ -79,6 +85,8 @@ def written(output: Path, *, sources: Iterable[Path]) -> Iterator[BinaryIO]:
         raise output_error(output, exc) from exc
     try:
         with handle:
+            if replaced is not None:
+                os.fchmod(handle.fileno(), replaced)
             yield handle
             handle.flush()
             os.fsync(handle.fileno())

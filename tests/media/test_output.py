@@ -21,7 +21,7 @@ import pytest
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MediaError
 from llama_index_video.media.export import export_span, join_spans
-from llama_index_video.media.output import PARTIAL_MARK, written
+from llama_index_video.media.output import PARTIAL_MARK, write_text, written
 from tests_support import CHECKOUT, TEAM_SYNC
 
 
@@ -87,6 +87,30 @@ def test_an_export_replaces_an_older_file_and_follows_a_symlink(recordings, tmp_
     report = export_span(recordings["video"], 10.0, 13.0, link)
     assert report.path == link and link.is_symlink()
     assert target.stat().st_size > 10_000 and leftovers(target.parent) == []
+
+
+@pytest.mark.parametrize("bits", [0o600, 0o640, 0o664, 0o444])
+def test_a_replaced_export_keeps_its_permission_bits_through_a_symlink(recordings, tmp_path, bits):
+    target = tmp_path / "moment.mp4"
+    target.write_bytes(b"an older export")
+    target.chmod(bits)
+    link = tmp_path / "latest.mp4"
+    link.symlink_to(target.name)
+    export_span(recordings["video"], 10.0, 13.0, link)
+    assert target.stat().st_size > 10_000
+    assert oct(target.stat().st_mode & 0o7777) == oct(bits)  # the old code: 0o644 (umask)
+
+
+def test_a_new_export_and_a_replaced_text_file_get_the_usual_and_the_kept_bits(tmp_path):
+    fresh, kept = tmp_path / "new.srt", tmp_path / "kept.srt"
+    kept.write_text("old")
+    kept.chmod(0o600)
+    write_text(fresh, "1", sources=[])
+    write_text(kept, "2", sources=[])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert kept.stat().st_mode & 0o777 == 0o600 and kept.read_text() == "2"
 
 
 @pytest.fixture
