@@ -326,6 +326,8 @@ class VideoIndex(Querying, Naming):
             check = self._check(per_source=True)
             if not repair:
                 return check, None
+            if not check.manifest_lost:  # else the rebuilt manifest takes them from the store
+                self._record_identity()
             ingestor = self._ingestor(progress)
             ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
@@ -555,6 +557,8 @@ class VideoIndex(Querying, Naming):
         check_compatible(self.manifest, self.path, self.identity)
 
     def _record_identity(self) -> None:
+        collection = chroma_collection(self.vector_store)
+        check_compatible(self.manifest, self.path, self.identity, collection=collection)
         record_settings(
             self.manifest,
             {
@@ -564,6 +568,7 @@ class VideoIndex(Querying, Naming):
                 COLLECTION_META: self.collection,
                 CHROMA_URL_META: self.chroma_url,
             },
+            collection=collection,
         )
 
 

@@ -166,8 +166,13 @@ def _print_report(report: IngestReport, index_dir: Path) -> None:
 
 def _verify(args: argparse.Namespace) -> int:
     from llama_index_video.cli.progress import ProgressBars
+    from llama_index_video.store.folder import IndexFolder
+    from llama_index_video.store.integrity import set_aside_damaged
 
-    index = _open_index(args.index, must_exist=True)
+    IndexFolder(args.index).require()
+    for damaged, kept in set_aside_damaged(args.index, wait=args.wait) if args.repair else []:
+        print(f"damaged: {damaged}: not a database; moved aside to {kept}, rebuilt below")
+    index = _open_index(args.index)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         check, report = index.verify(repair=args.repair, progress=bars, wait=args.wait)

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from llama_index_video import schema
 from llama_index_video.api_keys import read_api_key
 from llama_index_video.errors import IndexReadOnlyError, MissingDependencyError, VectorStoreError
-from llama_index_video.store.storage_errors import translated
+from llama_index_video.store.storage_errors import repaired_by_verify, translated
 
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode
@@ -97,8 +97,9 @@ def chroma_collection(store: Any) -> Any | None:
 
 def _local_collection(folder: Path, name: str, load: bool) -> Any:
     database = folder / DATABASE_FILE
+    advice = repaired_by_verify(folder.parent, "index the files again from their sources")
     try:
-        with translated(database):
+        with translated(database, advice=advice):
             return _open_local(folder, name, load)
     except IndexReadOnlyError:
         if not database.is_file():

@@ -11,8 +11,14 @@ An index folder holds::
 This module is the one place that knows those names (the media folder's, with the
 rules for paths inside it, are :mod:`llama_index_video.store.media_paths`'s), what the
 manifest records about how the index was built (format, embedding, collection,
-server) and whether this version and model may open it, and what to say when a folder
-holds no index.
+server) and whether this version and model may open it, what to say when a folder
+holds no index, and where a damaged file is moved aside (:meth:`IndexFolder.set_aside`).
+
+How the index was built is kept twice: in the manifest, and as one JSON value in the
+Chroma collection's metadata (:data:`SETTINGS_KEY`). A manifest lost and rebuilt from
+the rows (:func:`~llama_index_video.store.integrity.rebuild_manifest`) takes the
+settings back from there, so the index still refuses another embedding model; so does
+an ``ingest`` into a folder whose manifest lists nothing yet.
 
 Vectors loaded before another writer: Chroma keeps one open database per folder and
 process, and its in-memory vector index (HNSW) never sees rows another process added.
@@ -27,8 +33,12 @@ between (:mod:`llama_index_video.store.lock` keeps the generation).
 
 from __future__ import annotations
 
+import json
+import logging
+import os
+import time
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from llama_index_video._version import __version__
 from llama_index_video.embeddings.identity import canonical_identity
@@ -49,6 +59,12 @@ SPEC_META: Final = "embedding_spec"
 CHROMA_URL_META: Final = "chroma_url"
 COLLECTION_META: Final = "collection"
 CREATED_BY_META: Final = "created_by"
+SETTINGS_KEY: Final = "llama_index_video_settings"
+"""The collection metadata key holding the settings :func:`record_settings` recorded."""
+DAMAGED_MARK: Final = ".damaged-"
+"""In the name a damaged file or folder is moved aside to (``manifest.sqlite.damaged-…``)."""
+
+logger = logging.getLogger(__name__)
 
 _LOADED: dict[Path, int | None] = {}
 """Per index folder: the write generation this process's local Chroma reflects."""
@@ -83,6 +99,23 @@ class IndexFolder:
     @property
     def lock_file(self) -> Path:
         return self.path / LOCK_NAME
+
+    def set_aside(self, path: Path) -> Path:
+        """Move the damaged file or folder ``path`` of this index aside, with a database's
+        ``-wal`` and ``-shm`` files, to ``NAME.damaged-YYYYMMDD-HHMMSS`` beside it (UTC);
+        returns where it went. Nothing is deleted. Call holding the writer lock."""
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        target = path.with_name(f"{path.name}{DAMAGED_MARK}{stamp}")
+        for number in range(2, 1000):  # ends: a free name among a thousand
+            if not target.exists():
+                break
+            target = path.with_name(f"{path.name}{DAMAGED_MARK}{stamp}-{number}")
+        os.replace(path, target)
+        for suffix in ("-wal", "-shm"):
+            beside = path.with_name(path.name + suffix)
+            if beside.exists():
+                os.replace(beside, target.with_name(target.name + suffix))
+        return target
 
     def exists(self) -> bool:
         """Whether an index was created here (its manifest exists)."""
@@ -128,19 +161,24 @@ class IndexFolder:
         return loaded is None or read_generation(self.path) != loaded
 
 
-def check_compatible(manifest: Manifest, folder: Path, identity: str) -> None:
-    """Refuse an index of another format, or built with another embedding model.
+def check_compatible(
+    manifest: Manifest, folder: Path, identity: str, *, collection: Any | None = None
+) -> None:
+    """Refuse an index of another format, or built with another embedding model: as the
+    manifest records, or, where it records nothing (lost), as the Chroma ``collection``
+    keeps (:func:`kept_settings`).
 
     Raises:
         IndexCompatibilityError: naming the folder, both sides and the way out.
     """
-    version = manifest.get_meta(FORMAT_META)
+    kept = kept_settings(collection)
+    version = manifest.get_meta(FORMAT_META) or kept.get(FORMAT_META)
     if version is not None and version != INDEX_FORMAT:
         raise IndexCompatibilityError(
             f"{folder}: index format {version} is not readable by llama-index-video "
             f"{__version__} (format {INDEX_FORMAT}); re-ingest into a new folder"
         )
-    built_with = manifest.get_meta(EMBEDDING_META)
+    built_with = manifest.get_meta(EMBEDDING_META) or kept.get(EMBEDDING_META)
     if built_with is not None and canonical_identity(built_with) != identity:
         raise IndexCompatibilityError(
             f"{folder}: built with embedding model {built_with}, opened with "
@@ -148,12 +186,38 @@ def check_compatible(manifest: Manifest, folder: Path, identity: str) -> None:
         )
 
 
-def record_settings(manifest: Manifest, settings: dict[str, str | None]) -> None:
+def record_settings(
+    manifest: Manifest, settings: dict[str, str | None], *, collection: Any | None = None
+) -> None:
     """Record how the index is built (keys above; None values are left as they are),
-    with this format and version, in one transaction."""
+    with this format and version, in one transaction; and keep the same in the Chroma
+    ``collection``'s metadata (when it differs), for a manifest rebuilt from the rows."""
     with manifest.transaction():
         manifest.set_meta(FORMAT_META, INDEX_FORMAT)
         for key, value in settings.items():
             if value is not None:
                 manifest.set_meta(key, value)
         manifest.set_meta(CREATED_BY_META, f"llama-index-video {__version__}")
+    if collection is None:
+        return
+    recorded = {key: manifest.get_meta(key) for key in (FORMAT_META, CREATED_BY_META, *settings)}
+    keep = {key: value for key, value in recorded.items() if value is not None}
+    if keep == kept_settings(collection):
+        return
+    try:
+        collection.modify(metadata={**(collection.metadata or {}), SETTINGS_KEY: json.dumps(keep)})
+    except Exception as exc:  # chromadb's own errors: the manifest still records them
+        logger.warning("%s: settings not kept in the vector store: %s", manifest.db_file, exc)
+
+
+def kept_settings(collection: Any | None) -> dict[str, str]:
+    """The settings :func:`record_settings` kept in a Chroma ``collection``'s metadata
+    ({} when it kept none, or for no collection)."""
+    metadata = getattr(collection, "metadata", None) or {}
+    try:
+        kept = json.loads(str(metadata.get(SETTINGS_KEY) or "{}"))
+    except ValueError:
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {str(key): str(value) for key, value in kept.items()}

@@ -24,7 +24,16 @@ A manifest that lists nothing beside a vector store holding rows was emptied or 
 (SQLite reads a 0-byte file as an empty database): the check says so
 (``manifest_lost``) and looks no further, since every row and frame would otherwise
 count as a stray; :func:`rebuild_manifest` records the contents again from the rows,
-which carry each one's content hash and the path it was ingested as.
+which carry each one's content hash and the path it was ingested as, and the settings
+the index was built with from the collection
+(:func:`~llama_index_video.store.folder.kept_settings`).
+
+A manifest or a Chroma database that is not a database at all (SQLite cannot read
+it) stops every command in one line; ``verify --repair`` first moves it aside
+(:func:`set_aside_damaged`, kept beside it as ``NAME.damaged-…``), then rebuilds: a
+new, empty manifest beside the rows is a lost one (above); a new, empty vector store
+beside the manifest is missing every file's moments, re-indexed from the files the
+manifest lists (those that are gone are failed, named).
 
 Counting per content asks the store once per content, so ``ingest`` only does it when
 the store's total row count differs from the manifest's (one cheap count each);
@@ -34,6 +43,7 @@ LlamaIndex vector store the row checks are skipped and said to be.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +53,19 @@ from llama_index_video import schema
 from llama_index_video.errors import IndexCorruptError
 from llama_index_video.media.names import source_prefix
 from llama_index_video.store.collection import (
+    DATABASE_FILE,
+    chroma_collection,
+    release_chroma,
     row_counts,
     row_metadata,
     row_total,
     stray_row_ids,
     unreachable_ids,
 )
+from llama_index_video.store.folder import IndexFolder, kept_settings
 from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
-from llama_index_video.store.manifest import Manifest, PathRecord
+from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.manifest import Manifest, PathRecord, connect_read_only
 from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
 
 
@@ -209,7 +224,10 @@ def rebuild_manifest(manifest: Manifest, store: Any) -> int:
     """Record again the contents whose rows ``store`` holds; returns how many.
 
     Each content becomes ``indexed`` with as many moments as it has rows and the end of
-    its last moment as its duration; its path is the file its stored source names (from
+    its last moment as its duration; the settings the index was built with come back
+    from the collection's metadata, where the manifest lost them (an index built before
+    they were kept there has its embedding model recorded again at the next ingest,
+    unchecked); its path is the file its stored source names (from
     the working directory, else from the index folder's parent), recorded with no size
     so that the next ingest hashes it again: a file changed since is replaced, one that
     is gone is listed as missing. Call holding the writer lock.
@@ -228,12 +246,48 @@ def rebuild_manifest(manifest: Manifest, store: Any) -> int:
         )
     home = manifest.db_file.parent.absolute().parent
     with manifest.transaction():
+        for key, value in kept_settings(chroma_collection(store)).items():
+            if manifest.get_meta(key) is None:
+                manifest.set_meta(key, value)
         for key, (rows, end, source) in found.items():
             manifest.set_file(key, "indexed", node_count=rows, duration=end or None)
             if source:
                 path = next((p for p in (Path(source), home / source) if p.is_file()), Path(source))
                 manifest.set_path(PathRecord(str(path.resolve()), source, key, -1, 0))
     return len(found)
+
+
+def set_aside_damaged(folder: Path, *, wait: float) -> list[tuple[Path, Path]]:
+    """Move aside the manifest and the local Chroma database if SQLite cannot read them
+    (not a database, or its own check fails), holding the writer lock; returns each
+    damaged path with where it went. ``verify --repair`` then rebuilds them (see the
+    module docstring)."""
+    index = IndexFolder(folder)
+    moved: list[tuple[Path, Path]] = []
+    with WriterLock(folder) as lock:
+        lock.acquire(wait=wait)
+        if _unreadable(index.manifest_file):
+            moved.append((index.manifest_file, index.set_aside(index.manifest_file)))
+        if _unreadable(index.chroma / DATABASE_FILE):
+            release_chroma(index.chroma)
+            moved.append((index.chroma / DATABASE_FILE, index.set_aside(index.chroma)))
+    return moved
+
+
+def _unreadable(database: Path) -> bool:
+    """Whether the SQLite file ``database`` exists and is not a sound database."""
+    if not database.is_file():
+        return False
+    try:
+        db, _ = connect_read_only(database, probe="SELECT count(*) FROM sqlite_master")
+    except sqlite3.DatabaseError:
+        return True
+    try:
+        return [row[0] for row in db.execute("PRAGMA quick_check").fetchall()] != ["ok"]
+    except sqlite3.DatabaseError:
+        return True
+    finally:
+        db.close()
 
 
 def unreachable_rows(stores: dict[str, Any]) -> dict[str, list[str]]:

@@ -20,7 +20,8 @@ An index this process may not write (a read-only share, another user's folder) i
 opened read-only: no schema set-up, no WAL switch; if SQLite cannot even take its
 read locks there (no ``-shm`` file may be created), the file is read as immutable.
 Every SQLite failure leaves as the package's one-line error naming the file
-(:mod:`llama_index_video.store.storage_errors`).
+(:mod:`llama_index_video.store.storage_errors`); a file that is not a database is
+rebuilt by ``verify --repair`` from the stored moments, and the error says so.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any, Literal
 from llama_index_video.api_keys import scrub
 from llama_index_video.errors import IndexReadOnlyError
 from llama_index_video.store.media_paths import resolved_source
-from llama_index_video.store.storage_errors import read_only, translated
+from llama_index_video.store.storage_errors import read_only, repaired_by_verify, translated
 
 Status = Literal["indexing", "indexed", "failed"]
 
@@ -70,6 +71,9 @@ CREATE TABLE IF NOT EXISTS pending (
 CREATE TABLE IF NOT EXISTS removals (content_hash TEXT PRIMARY KEY);
 """
 BUSY_TIMEOUT_S = 30.0
+REBUILT = "record the files again from the stored moments"
+"""How ``verify --repair`` rebuilds a damaged manifest (see
+:func:`~llama_index_video.store.integrity.rebuild_manifest`)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,7 @@ class Manifest:
     def __init__(self, path: Path) -> None:
         self.db_file = path
         self.read_only = False
-        with translated(path):
+        with translated(path, advice=repaired_by_verify(path.parent, REBUILT)):
             db: sqlite3.Connection | None = None
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,10 @@ that names the file, says what is wrong and what to do:
   segment``. That failure is taken as a full disk when the disk holding the file has
   less than :data:`LOW_SPACE` bytes free, and left as it is otherwise;
 - a read-only file system, or files this user may not write: :class:`IndexReadOnlyError`;
-- a file that is not (or no longer) a database: :class:`IndexCorruptError`.
+- a file that is not (or no longer) a database: :class:`IndexCorruptError`, with the
+  way out: restore a backup, or for the files ``verify --repair`` rebuilds (the manifest,
+  from the stored moments; the vector store, from the files the manifest lists) that
+  command (:func:`repaired_by_verify`).
 
 Anything else is left as it is, for the caller's own handling.
 """
@@ -52,8 +55,19 @@ LOW_SPACE = 64 * 1024 * 1024
 _UNAPPLIED_TEXT = ("failed to apply logs", "error in compaction")
 
 
-def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
-    """The package error for ``exc`` raised while using ``file``; None if it is none of these."""
+def repaired_by_verify(index_folder: Path, rebuilt: str) -> str:
+    """The way out for a damaged file ``verify --repair`` moves aside and rebuilds."""
+    return (
+        f"run 'llama-index-video verify --repair --index {index_folder}' to move it aside "
+        f"and {rebuilt}"
+    )
+
+
+def storage_error(
+    exc: BaseException, file: Path, *, advice: str = REBUILD
+) -> IndexStorageError | None:
+    """The package error for ``exc`` raised while using ``file``; None if it is none of these.
+    ``advice`` is the way out said for a damaged file."""
     if isinstance(exc, IndexStorageError):
         return exc
     code = exc.errno if isinstance(exc, OSError) else None
@@ -66,7 +80,7 @@ def storage_error(exc: BaseException, file: Path) -> IndexStorageError | None:
         return read_only(file)
     corrupt = next((words for words in _CORRUPT_TEXT if words in text), None)
     if corrupt is not None:
-        return IndexCorruptError(f"{file}: damaged ({corrupt}); {REBUILD}")
+        return IndexCorruptError(f"{file}: damaged ({corrupt}); {advice}")
     return None
 
 
@@ -95,12 +109,13 @@ def read_only(file: Path) -> IndexReadOnlyError:
 
 
 @contextmanager
-def translated(file: Path) -> Iterator[None]:
-    """Re-raise storage failures inside the block as the package's errors, naming ``file``."""
+def translated(file: Path, *, advice: str = REBUILD) -> Iterator[None]:
+    """Re-raise storage failures inside the block as the package's errors, naming ``file``
+    (``advice``: the way out for a damaged one)."""
     try:
         yield
     except Exception as exc:
-        error = storage_error(exc, file)
+        error = storage_error(exc, file, advice=advice)
         if error is None or error is exc:
             raise
         raise error from exc

@@ -1,4 +1,5 @@
-"""Damaged index files end every command with one line naming the file and what to do."""
+"""Damaged index files end every command with one line naming the file and what to do:
+``verify --repair``, which moves the file aside and rebuilds it."""
 
 from __future__ import annotations
 
@@ -31,4 +32,8 @@ def test_damaged_file_is_one_line_naming_it(run, index_copy, text_folder, name, 
         assert code == 2, (command, out, err)
         assert err.count("\n") == 1 and "Traceback" not in err, err
         assert err.startswith(f"error: {damaged}: damaged (")
-        assert "restore the index folder from a backup" in err
+        assert f"run 'llama-index-video verify --repair --index {index_copy}'" in err, err
+    code, out, err = run("verify", "--repair", "--index", index_copy)
+    assert code == 0 and "moved aside to" in out, (out, err)
+    code, out, err = run("verify", "--index", index_copy)
+    assert code == 0 and out.startswith("ok"), (out, err)
