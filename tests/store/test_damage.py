@@ -79,7 +79,16 @@ def test_ingest_on_a_lost_manifest_keeps_the_rows(run, index_copy, text_folder, 
     assert code == 0 and "Tuesdays" in out
 
 
-def test_repair_says_which_files_it_could_not_restore_and_exits_non_zero(run, tmp_path):
+def vectors_removed(index_dir) -> None:
+    shutil.rmtree(index_dir / "chroma")
+
+
+def vectors_garbage(index_dir) -> None:
+    (index_dir / "chroma" / "chroma.sqlite3").write_bytes(b"this is not a database " * 400)
+
+
+@pytest.mark.parametrize("lose", [vectors_removed, vectors_garbage], ids=["removed", "garbage"])
+def test_repair_says_which_files_it_could_not_restore_and_exits_non_zero(run, tmp_path, lose):
     source = tmp_path / "texts"
     source.mkdir()
     (source / "kept.md").write_text("# Kept\n\nDeploys happen on Tuesdays after the review.\n")
@@ -87,7 +96,7 @@ def test_repair_says_which_files_it_could_not_restore_and_exits_non_zero(run, tm
     index_dir = tmp_path / "index"
     assert run("ingest", source, "--index", index_dir, "--quiet")[0] == 0
     release_chroma(index_dir / "chroma")
-    shutil.rmtree(index_dir / "chroma")  # every moment lost ...
+    lose(index_dir)  # every moment lost ...
     (source / "gone.md").unlink()  # ... and one file's source with them
 
     code, out, err = run("verify", "--repair", "--index", index_dir)

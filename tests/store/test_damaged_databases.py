@@ -4,7 +4,8 @@ Before, each stopped every command with "restore the index folder from a backup"
 although both can be made again: the manifest from the stored moments (each carries
 its content hash and path), the vectors from the files the manifest lists. Now every
 other command says in one line that ``verify --repair`` rebuilds it; the repair moves
-the damaged file aside (kept, and said where) and rebuilds. A rebuilt manifest keeps
+the damaged file aside (kept, and said where) and rebuilds (a file whose source is gone:
+tests/store/test_damage.py). A rebuilt manifest keeps
 the embedding model the index was built with, so another model is still refused.
 """
 
@@ -15,18 +16,11 @@ import shutil
 
 import pytest
 
-from llama_index_video.store.collection import open_chroma, release_chroma, row_total
+from llama_index_video.store.collection import release_chroma
+from tests.store.test_damage import rows, zero_bytes
 
 QUESTION = "When do production deploys happen?"
 GARBAGE = b"this is not a database " * 400
-
-
-def rows(index_dir) -> int:
-    release_chroma(index_dir / "chroma")
-    count = row_total(open_chroma(index_dir / "chroma", "video_moments"))
-    release_chroma(index_dir / "chroma")
-    assert count is not None
-    return count
 
 
 def garbage_manifest(index_dir) -> None:
@@ -97,38 +91,12 @@ def test_a_garbage_vector_store_is_moved_aside_and_indexed_again_from_the_source
     assert code == 0 and "Tuesdays" in out
 
 
-def test_a_garbage_vector_store_whose_source_is_gone_fails_that_file_by_name(run, tmp_path):
-    source = tmp_path / "texts"
-    source.mkdir()
-    (source / "kept.md").write_text("# Kept\n\nDeploys happen on Tuesdays after the review.\n")
-    (source / "gone.md").write_text("# Gone\n\nThe badge office opens at nine on Mondays.\n")
-    index_dir = tmp_path / "index"
-    assert run("ingest", source, "--index", index_dir, "--quiet")[0] == 0
-    release_chroma(index_dir / "chroma")
-    garbage_vectors(index_dir)
-    (source / "gone.md").unlink()
-
-    code, out, err = run("verify", "--repair", "--index", index_dir)
-    assert code == 1, (out, err)
-    assert f"indexed  {source / 'kept.md'}" in out
-    (gone,) = [line for line in out.splitlines() if line.startswith("failed")]
-    assert gone.startswith(f"failed   {source / 'gone.md'}") and "the file is gone" in gone
-    code, out, _ = run("search", "When do deploys happen?", "--index", index_dir, "--json")
-    assert code == 0 and "Tuesdays" in out
-
-
-def zero_manifest(index_dir) -> None:
-    for extra in ("manifest.sqlite-wal", "manifest.sqlite-shm"):
-        (index_dir / extra).unlink(missing_ok=True)
-    (index_dir / "manifest.sqlite").write_bytes(b"")
-
-
 @pytest.mark.parametrize(
     ("damage", "before"),
     [
         (garbage_manifest, "damaged (file is not a database)"),
         # an empty manifest records no model, but the vector store still knows it
-        (zero_manifest, "built with embedding model"),
+        (zero_bytes, "built with embedding model"),
     ],
     ids=["garbage", "0-byte"],
 )
@@ -174,7 +142,7 @@ def test_an_index_copied_before_the_settings_were_kept_gets_them_at_its_next_rep
     release_chroma(index_copy / "chroma")
     assert run("verify", "--repair", "--index", index_copy)[0] == 0
     shutil.rmtree(index_copy / "lexical")  # unrelated to the settings; rebuilt below
-    zero_manifest(index_copy)
+    zero_bytes(index_copy)
     assert run("verify", "--repair", "--index", index_copy)[0] == 0
     code, out, err = run("ingest", text_folder, "--index", index_copy, "--embed", "multilingual")
     assert code == 2 and "built with embedding model" in err, (out, err)
