@@ -101,3 +101,7 @@ def check_reading_limits(
         raise ValueError(f"audio_chunk_seconds must be >= 30, got {audio_chunk_seconds}")
     if not 0 <= text_chunk_overlap < text_chunk_size:
         raise ValueError("need 0 <= text_chunk_overlap < text_chunk_size")
+
+
+DEFAULT_OPTIONS = ReaderOptions()
+"""The defaults, which ``VideoReader``'s keywords take too (one source for both)."""

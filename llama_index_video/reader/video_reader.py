@@ -52,6 +52,7 @@ from llama_index_video.reader.clips import ClipOptions, clip_nodes
 from llama_index_video.reader.documents import read_text_document
 from llama_index_video.reader.ids import content_hash
 from llama_index_video.reader.options import (
+    DEFAULT_OPTIONS,
     SUPPORTED_SUFFIXES,
     TEXT_SUFFIXES,
     VIDEO_SUFFIXES,
@@ -92,6 +93,10 @@ class ReadResult:
 class VideoReader(SpeechReading, BaseReader):
     """Read video, audio and text files into timestamped nodes.
 
+    Its settings are those of :class:`~llama_index_video.reader.options.ReaderOptions`,
+    by the same names and with its defaults (``DEFAULT_OPTIONS``), but for ``clips``
+    (``None`` here cuts none) and ``media_dir`` and ``raise_on_error``, the reader's own.
+
     Args:
         media_dir: Where frame JPEGs are written (the index's media folder).
         transcriber: Speech-to-text backend; defaults to faster-whisper, created on
@@ -126,18 +131,18 @@ class VideoReader(SpeechReading, BaseReader):
         self,
         *,
         media_dir: str | Path = "video_index/media",
-        transcriber: Transcriber | None = None,
-        use_subtitles: bool = True,
-        frames: FrameSamplingOptions | None = FrameSamplingOptions(),  # noqa: B008 (frozen)
-        ocr: OcrEngine | OcrChoice = "auto",
-        ocr_options: OcrOptions = OcrOptions(),  # noqa: B008 (frozen)
+        transcriber: Transcriber | None = DEFAULT_OPTIONS.transcriber,
+        use_subtitles: bool = DEFAULT_OPTIONS.use_subtitles,
+        frames: FrameSamplingOptions | None = DEFAULT_OPTIONS.frames,
+        ocr: OcrEngine | OcrChoice = DEFAULT_OPTIONS.ocr,
+        ocr_options: OcrOptions = DEFAULT_OPTIONS.ocr_options,
         clips: ClipOptions | None = None,
-        units: UnitOptions = UnitOptions(),  # noqa: B008 (frozen)
-        diarizer: Diarizer | None = None,
-        text_chunk_size: int = 512,
-        text_chunk_overlap: int = 64,
-        max_duration: float | None = None,
-        audio_chunk_seconds: float = 600.0,
+        units: UnitOptions = DEFAULT_OPTIONS.units,
+        diarizer: Diarizer | None = DEFAULT_OPTIONS.diarizer,
+        text_chunk_size: int = DEFAULT_OPTIONS.text_chunk_size,
+        text_chunk_overlap: int = DEFAULT_OPTIONS.text_chunk_overlap,
+        max_duration: float | None = DEFAULT_OPTIONS.max_duration,
+        audio_chunk_seconds: float = DEFAULT_OPTIONS.audio_chunk_seconds,
         raise_on_error: bool = False,
     ) -> None:
         check_reading_limits(
