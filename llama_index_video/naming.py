@@ -5,7 +5,8 @@ folder's voice library, the same voices in other recordings (issue 37).
 (:mod:`llama_index_video.store.speaker_names`) and keeps the label's voice in the
 library; :meth:`Naming.relabel_speakers` names the matching voices of recordings
 ingested before (:mod:`llama_index_video.store.voice_library`), as every ingest does for
-the recordings it adds. Each takes the writer lock.
+the recordings it adds. Each takes the writer lock, and counts the summaries ``list``
+shows of the recordings it looked at again (:func:`~llama_index_video.store.library.summarize`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class Naming(Recordings):
             ValueError: ``name`` is empty, too long or holds a comma.
             MomentRequestError: an unknown recording, or no unit of it was said by ``speaker``.
         """
+        from llama_index_video.store.library import summarize
         from llama_index_video.store.speaker_names import check_speaker_name, rename_speaker
         from llama_index_video.store.voice_library import VoiceLibrary, heard_voice
 
@@ -55,6 +57,7 @@ class Naming(Recordings):
                 self.vector_store, self.lexical, key, speaker, name, shown=recording.name
             )
             self.lexical.refresh()
+            summarize(self.manifest, self.vector_store, key)
             library = VoiceLibrary(self.path)
             library.rename(speaker, name)
             if voice is not None:
@@ -79,8 +82,12 @@ class Naming(Recordings):
             return self._name_voices((r.content_hash, Path(r.path), r.name) for r in records)
 
     def _name_voices(self, recordings: Iterable[tuple[str, Path, str]]) -> Relabelled:
+        from llama_index_video.store.library import summarize
         from llama_index_video.store.voice_library import VoiceLibrary, relabel
 
-        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, recordings)
+        looked_at = list(recordings)
+        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, looked_at)
         self.lexical.refresh()
+        for content_hash, _, _ in looked_at:
+            summarize(self.manifest, self.vector_store, content_hash)
         return done

@@ -174,9 +174,17 @@ class FolderView(ManifestRecordings):
         from llama_index_video.store.manifest import Manifest
 
         self.path = Path(path)
-        folder = IndexFolder(self.path)
-        folder.require()
-        self.manifest = Manifest(folder.manifest_file)
+        self.folder = IndexFolder(self.path)
+        self.folder.require()
+        self.manifest = Manifest(self.folder.manifest_file)
+
+    def listed(self) -> list[LibraryEntry] | None:
+        """What :meth:`VideoIndex.library` lists, from the manifest's summaries alone;
+        None when only the vector store can tell: a content not summarised yet, an
+        empty manifest, or no local ``chroma/`` folder (a Chroma server, or lost)."""
+        from llama_index_video.store.library import listed
+
+        return listed(self.manifest) if self.folder.chroma.is_dir() else None
 
     def close(self) -> None:
         self.manifest.close()

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
     from llama_index_video.store.ingest_report import IngestReport
+    from llama_index_video.store.library import LibraryEntry
 
 
 # Exit statuses of the command line.
@@ -242,11 +243,7 @@ def _list(args: argparse.Namespace) -> int:
     from dataclasses import asdict
     from datetime import datetime, timezone
 
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
-    try:
-        entries = index.library()
-    finally:
-        index.close()
+    entries = _library(args)
     if args.json:
         print(json.dumps([asdict(e) for e in entries], indent=2, ensure_ascii=False))
         return 0
@@ -266,6 +263,26 @@ def _list(args: argparse.Namespace) -> int:
         if entry.status != "indexed" and entry.reason:
             print(f"         {entry.reason}")
     return 0
+
+
+def _library(args: argparse.Namespace) -> list[LibraryEntry]:
+    """The index's library, from its manifest alone when that can tell (a cold ``list``
+    loads no vector store or LlamaIndex), else from the whole index."""
+    from llama_index_video.recordings import FolderView
+
+    if args.chroma_url is None:
+        view = FolderView(args.index)
+        try:
+            entries = view.listed()
+        finally:
+            view.close()
+        if entries is not None:
+            return entries
+    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    try:
+        return index.library()
+    finally:
+        index.close()
 
 
 def _remove(args: argparse.Namespace) -> int:

@@ -3,31 +3,40 @@
 One :class:`LibraryEntry` per indexed path (a file moved or copied keeps one content
 and several paths), plus one per failed content. Moments are counted by modality from
 the vector store's own rows; language and speakers come from the transcript's
-metadata. Removing a source forgets its path; when no other path holds the same
-content, the content's rows, frames, clips and manifest entry go too, and nothing
-else (the media file itself is never touched).
+metadata. Those counts are kept in the manifest as each content's summary
+(:func:`summarize`), so :func:`listed` lists an index from the manifest alone, with no
+vector store or LlamaIndex loaded (a cold ``list``); :func:`library` counts what has
+no summary yet (an index from before summaries, a live recording that grew) and keeps
+it. Removing a source forgets its path; when no other path holds the same content,
+the content's rows, frames, clips and manifest entry go too, and nothing else (the
+media file itself is never touched).
 """
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from llama_index.core.schema import BaseNode
-from llama_index.core.vector_stores.types import (
-    BasePydanticVectorStore,
-    FilterOperator,
-    MetadataFilter,
-    MetadataFilters,
-)
+from typing import TYPE_CHECKING
 
 from llama_index_video import schema
+from llama_index_video.errors import VideoIndexError
 from llama_index_video.sources.origin import read_origin
 from llama_index_video.store.collection import content_nodes
-from llama_index_video.store.ingest import Ingestor
 from llama_index_video.store.live import LIVE_NOTE
-from llama_index_video.store.manifest import Manifest, PathRecord
+from llama_index_video.store.manifest import ContentSummary, FileRecord, Manifest, PathRecord
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+    from llama_index_video.store.ingest import Ingestor
+
+logger = logging.getLogger(__name__)
+_NOTHING = ContentSummary(moments={}, language=None, speakers=[])
+"""What a content not (or not yet) completely indexed shows: readers see none of it."""
 
 
 @dataclass(frozen=True)
@@ -47,13 +56,57 @@ class LibraryEntry:
 
 
 def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryEntry]:
-    """Every indexed path, then every failed content, with what it holds."""
+    """Every indexed path, then every failed content, with what it holds; contents
+    with no summary yet are counted from their rows and their summary kept."""
+    summaries = manifest.summaries()
+
+    def summary_of(content: FileRecord) -> ContentSummary:
+        if content.content_hash not in summaries:
+            summaries[content.content_hash] = summarize(manifest, store, content.content_hash)
+        return summaries[content.content_hash]
+
+    return _entries(manifest, summary_of)
+
+
+def listed(manifest: Manifest) -> list[LibraryEntry] | None:
+    """:func:`library` from the manifest alone, or None when a content has no summary
+    yet, or the manifest lists nothing (it may have been lost: only the vector store
+    can tell)."""
+    summaries = manifest.summaries()
+    if manifest.lists_nothing() or any(
+        content.content_hash not in summaries for content in manifest.files("indexed")
+    ):
+        return None
+    return _entries(manifest, lambda content: summaries[content.content_hash])
+
+
+def summarize(
+    manifest: Manifest, store: BasePydanticVectorStore, content_hash: str
+) -> ContentSummary:
+    """Count what the rows of ``content_hash`` hold and keep it in the manifest (not
+    when the manifest is read-only or busy: the next :func:`library` counts again)."""
+    metadata = _rows(store, content_hash)
+    summary = ContentSummary(
+        moments=dict(Counter(str(m.get(schema.MODALITY)) for m in metadata)),
+        language=_languages(metadata),
+        speakers=sorted({str(m[schema.SPEAKER]) for m in metadata if m.get(schema.SPEAKER)}),
+    )
+    try:
+        manifest.set_summary(content_hash, summary)
+    except VideoIndexError as exc:  # another process holds the manifest: count next time
+        logger.debug("%s: summary not kept: %s", manifest.db_file, exc)
+    return summary
+
+
+def _entries(
+    manifest: Manifest, summary_of: Callable[[FileRecord], ContentSummary]
+) -> list[LibraryEntry]:
     entries = []
     for record in manifest.all_paths():
         content = manifest.file(record.content_hash)
         if content is None:
             continue
-        metadata = _rows(store, record.content_hash)
+        summary = summary_of(content) if content.status == "indexed" else _NOTHING
         path = manifest.located(record)
         origin = read_origin(Path(path))
         status: str = content.status if Path(path).exists() else "missing"
@@ -66,11 +119,9 @@ def library(manifest: Manifest, store: BasePydanticVectorStore) -> list[LibraryE
                 content_hash=record.content_hash,
                 status=status,
                 duration=content.duration,
-                moments=dict(Counter(str(m.get(schema.MODALITY)) for m in metadata)),
-                language=_languages(metadata),
-                speakers=sorted(
-                    {str(m[schema.SPEAKER]) for m in metadata if m.get(schema.SPEAKER)}
-                ),
+                moments=summary.moments,
+                language=summary.language,
+                speakers=summary.speakers,
                 indexed_at=manifest.updated_at(record.content_hash),
                 reason=content.error or content.notes,
             )
@@ -152,6 +203,12 @@ def moments_between(
 
     Media paths come back as stored (relative to the index folder).
     """
+    from llama_index.core.vector_stores.types import (
+        FilterOperator,
+        MetadataFilter,
+        MetadataFilters,
+    )
+
     filters = MetadataFilters(
         filters=[
             MetadataFilter(key=schema.CONTENT_HASH, value=content_hash),

@@ -20,13 +20,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-
-from llama_index.core import VectorStoreIndex
-from llama_index.core.schema import BaseNode
+from typing import TYPE_CHECKING
 
 from llama_index_video.store.collection import content_nodes
-from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.manifest import Manifest, PathRecord
+
+if TYPE_CHECKING:
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.schema import BaseNode
+
+    from llama_index_video.store.lexical import LexicalStore
 
 LIVE_NOTE = "live"
 """The ``notes`` of a recording whose chunks are still being added."""

@@ -26,6 +26,7 @@ rebuilt by ``verify --repair`` from the stored moments, and the error says so.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator
@@ -70,6 +71,18 @@ CREATE TABLE IF NOT EXISTS pending (
 );
 CREATE TABLE IF NOT EXISTS removals (content_hash TEXT PRIMARY KEY);
 """
+_SUMMARY_SCHEMA = """
+CREATE TABLE IF NOT EXISTS summaries (
+    content_hash TEXT PRIMARY KEY,
+    files_updated_at REAL NOT NULL,
+    moments TEXT NOT NULL,
+    language TEXT,
+    speakers TEXT NOT NULL
+);
+"""
+"""What ``list`` shows of each content beyond its ``files`` record, so it needs no vector
+store (:meth:`Manifest.summaries`). Added to older manifests when they are next opened
+for writing; a summary holds while its content's ``files`` record is unchanged."""
 BUSY_TIMEOUT_S = 30.0
 REBUILT = "record the files again from the stored moments"
 """How ``verify --repair`` rebuilds a damaged manifest (see
@@ -86,6 +99,16 @@ class FileRecord:
     duration: float | None
     notes: str
     error: str
+
+
+@dataclass(frozen=True)
+class ContentSummary:
+    """What an indexed content's rows hold, counted when it was written: moments per
+    modality, the languages heard (``en+de``) and the speakers."""
+
+    moments: dict[str, int]
+    language: str | None
+    speakers: list[str]
 
 
 @dataclass(frozen=True)
@@ -128,6 +151,7 @@ class Manifest:
                 db = _connect(path)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
+                db.executescript(_SUMMARY_SCHEMA)
             except (sqlite3.OperationalError, OSError) as exc:
                 if db is not None:
                     db.close()
@@ -319,6 +343,41 @@ class Manifest:
 
     def forget_removal(self, content_hash: str) -> None:
         self._execute("DELETE FROM removals WHERE content_hash = ?", (content_hash,))
+
+    def summaries(self) -> dict[str, ContentSummary]:
+        """The summary of every content whose record has not changed since it was
+        summarised (none in a read-only manifest from before summaries)."""
+        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'summaries'"):
+            return {}
+        rows = self._rows(
+            "SELECT s.content_hash, s.moments, s.language, s.speakers "
+            "FROM summaries s JOIN files f ON f.content_hash = s.content_hash "
+            "WHERE f.updated_at = s.files_updated_at"
+        )
+        return {
+            str(key): ContentSummary(json.loads(moments), language, json.loads(speakers))
+            for key, moments, language, speakers in rows
+        }
+
+    def set_summary(self, content_hash: str, summary: ContentSummary) -> None:
+        """Keep ``summary`` for the content's present record (nothing when it has none,
+        or the manifest may not be written); summaries of forgotten contents go."""
+        if self.read_only:
+            return
+        self._execute(
+            "DELETE FROM summaries WHERE content_hash NOT IN (SELECT content_hash FROM files)"
+        )
+        self._execute(
+            "INSERT OR REPLACE INTO summaries "
+            "(content_hash, files_updated_at, moments, language, speakers) "
+            "SELECT content_hash, updated_at, ?, ?, ? FROM files WHERE content_hash = ?",
+            (
+                json.dumps(summary.moments, sort_keys=True),
+                summary.language,
+                json.dumps(summary.speakers),
+                content_hash,
+            ),
+        )
 
 
 def connect_read_only(

@@ -71,3 +71,40 @@ def test_clip_with_subtitles_reads_the_transcript(example_index, tmp_path):
 def test_remove_help_loads_nothing_heavy():
     code, loaded, said = run_cli(["remove", "--help"])
     assert code == 0 and "--index" in said and loaded == []
+
+
+def _listing(index_path: Path) -> tuple[list[dict], list[str]]:
+    """``list --json`` in a new process: the entries, and which of ``HEAVY`` it loaded."""
+    code, loaded, said = run_cli(["list", "--json", "--index", str(index_path)])
+    assert code == 0, said
+    entries, _ = json.JSONDecoder().raw_decode(said)  # stdout comes first
+    return entries, loaded
+
+
+def test_list_reads_the_manifest_alone_and_says_what_the_whole_index_says(example_index):
+    listing, loaded = _listing(example_index.path)
+    assert loaded == []
+    full = sorted(example_index.library(), key=lambda e: e.source)
+    assert [e["source"] for e in listing] == [e.source for e in full]
+    for shown, counted in zip(listing, full, strict=True):
+        assert shown["moments"] == counted.moments and sum(counted.moments.values()) > 0
+        assert (shown["language"], shown["speakers"]) == (counted.language, counted.speakers)
+        assert shown["duration"] == counted.duration
+
+
+def test_an_index_from_before_summaries_is_listed_then_summarised(example_index, tmp_path):
+    import shutil
+    import sqlite3
+
+    from llama_index_video.store.collection import release_chroma
+
+    release_chroma(example_index.path / "chroma")
+    old = tmp_path / "old"
+    shutil.copytree(example_index.path, old)
+    with sqlite3.connect(old / "manifest.sqlite") as db:
+        db.execute("DROP TABLE summaries")
+    first, loaded = _listing(old)
+    assert "llama_index.core" in loaded  # counted from the rows, once
+    again, loaded = _listing(old)
+    assert loaded == [] and again == first
+    assert any(entry["moments"].get("transcript") for entry in again)
