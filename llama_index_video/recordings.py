@@ -43,6 +43,18 @@ MAX_MOMENT_SECONDS: Final = 600.0
 """The longest span a door reads or cuts at once (a clip, an export, a transcript read)."""
 
 
+def moment_file_name(recording: IndexedSource, start: float, end: float) -> str:
+    """The name a door gives a cut of ``recording`` from ``start`` to ``end`` (the page's
+    download, an agent's clip): ``team_sync_0005-0015.mp3``; audio keeps its format,
+    video becomes MP4."""
+    from llama_index_video.reader.options import AUDIO_SUFFIXES
+
+    suffix = Path(recording.path).suffix.lower()
+    suffix = suffix if suffix in AUDIO_SUFFIXES else ".mp4"
+    span = f"{schema.format_timestamp(start)}-{schema.format_timestamp(end)}".replace(":", "")
+    return f"{Path(recording.name).stem}_{span}{suffix}"
+
+
 @dataclass(frozen=True)
 class Screen:
     """What was on screen in a recording at a time, and what was being said.

@@ -2,7 +2,9 @@
 
 Six tools, each a method whose docstring is what the model reads: ``search_moments``,
 ``ask``, ``list_recordings``, ``read_transcript``, ``describe_screen`` and
-``summarize_recording``. Every tool
+``summarize_recording``; with an ``export_dir``, a seventh, ``export_clip``, cuts a
+moment into a file there (named by :func:`~llama_index_video.recordings.moment_file_name`,
+written by the facade's ``cut``: never onto a recording, never half-written). Every tool
 returns compact JSON text: hits and citations in their compact wire form
 (:meth:`~llama_index_video.results.SearchHit.to_dict`: labels ``[file mm:ss-mm:ss]``,
 the form answers cite, times in seconds, ``url`` with the ``#t=`` of the moment), and
@@ -19,8 +21,9 @@ tools :meth:`VideoToolSpec.to_tool_list` hands an agent return the package's err
 ``{"error": "<one line>"}`` instead, so the model can correct itself; the MCP server
 (:mod:`llama_index_video.mcp`) calls the methods and turns the errors into MCP errors.
 
-The tools only read: a source is named by what the index recorded (a path, a link or
-a unique file name), so no argument reaches a file the index does not list, and
+The tools only read, but for ``export_clip``, which writes only into ``export_dir`` under
+a name of its own making: a source is named by what the index recorded (a path, a link
+or a unique file name), so no argument reaches a file the index does not list, and
 messages pass through :func:`~llama_index_video.api_keys.scrub`.
 """
 
@@ -30,6 +33,7 @@ import json
 import math
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.tools.function_tool import FunctionTool
@@ -39,7 +43,7 @@ from llama_index.core.tools.types import ToolMetadata
 from llama_index_video import schema
 from llama_index_video.api_keys import scrub
 from llama_index_video.errors import MomentRequestError, VideoIndexError
-from llama_index_video.recordings import MAX_MOMENT_SECONDS
+from llama_index_video.recordings import MAX_MOMENT_SECONDS, moment_file_name
 from llama_index_video.results import compacted
 from llama_index_video.speakers.base import parse_speakers
 
@@ -60,6 +64,8 @@ TOOL_NAMES = (
     "describe_screen",
     "summarize_recording",
 )
+EXPORT_TOOL = "export_clip"
+"""The tool that writes a file, offered only with an ``export_dir``."""
 
 
 def reported(tool: Callable[..., str]) -> Callable[..., str]:
@@ -88,7 +94,10 @@ class VideoToolSpec(BaseToolSpec):
         llm: Writes the ``ask`` tool's answers; None answers extractively (the best
             moments), which is often what an agent wants: it writes the answer itself.
         max_result_bytes: The longest tool result, in UTF-8 bytes.
-        max_span_seconds: The longest span ``read_transcript`` reads at once.
+        max_span_seconds: The longest span ``read_transcript`` reads (and
+            ``export_clip`` cuts) at once.
+        export_dir: Where ``export_clip`` writes clips (made when the first is written);
+            None leaves the tool out.
     """
 
     spec_functions = list(TOOL_NAMES)  # noqa: RUF012 - BaseToolSpec declares it so
@@ -100,6 +109,7 @@ class VideoToolSpec(BaseToolSpec):
         llm: LLM | None = None,
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         max_span_seconds: float = MAX_MOMENT_SECONDS,
+        export_dir: str | Path | None = None,
     ) -> None:
         if max_result_bytes < 512:
             raise ValueError("max_result_bytes must be at least 512")
@@ -109,6 +119,9 @@ class VideoToolSpec(BaseToolSpec):
         self.llm = llm
         self.max_result_bytes = max_result_bytes
         self.max_span_seconds = max_span_seconds
+        self.export_dir = None if export_dir is None else Path(export_dir)
+        if self.export_dir is not None:
+            self.spec_functions = [*TOOL_NAMES, EXPORT_TOOL]
 
     def to_tool_list(
         self,
@@ -317,6 +330,37 @@ class VideoToolSpec(BaseToolSpec):
             )
         payload = {"source": recording.source, "extractive": summary.extractive, "items": items}
         return _fit(payload, "items", self.max_result_bytes)
+
+    def export_clip(self, source: str, start: float | str, end: float | str) -> str:
+        """Cut a moment of a recording into a file to play or share, and give its path.
+
+        Use it when the user wants the moment itself (a clip to send or watch), after
+        search_moments found it. Audio stays audio; video becomes MP4. A clip copied
+        without re-encoding may start up to a second early, at a keyframe.
+
+        Args:
+            source (str): The recording, as search_moments or list_recordings names it.
+            start (str): Where the clip starts: seconds or mm:ss.
+            end (str): Where the clip ends: seconds or mm:ss.
+        """
+        if self.export_dir is None:
+            raise MomentRequestError(
+                "export_clip writes nowhere: give VideoToolSpec an export_dir to turn it on"
+            )
+        recording = self.index.recording(_text(source, "source"))
+        begin, finish = _time(start, recording), _time(end, recording)
+        self.export_dir.mkdir(parents=True, exist_ok=True)
+        output = self.export_dir / moment_file_name(recording, begin, finish)
+        cut = self.index.cut(recording, begin, finish, output, max_seconds=self.max_span_seconds)
+        payload = {
+            "source": recording.source,
+            "label": schema.moment_label(recording.name, cut.start, cut.end),
+            "path": str(cut.path.resolve()),
+            "start": cut.start,
+            "end": cut.end,
+            "method": cut.method,
+        }
+        return _compact(compacted(payload))
 
 
 def _fit(payload: dict[str, Any], items: str, limit: int) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from llama_index_video.cli.options import index_option
-from llama_index_video.mcp.server import DEFAULT_PORT
+from llama_index_video.mcp.server import DEFAULT_PORT, EXPORTS_FOLDER
 from llama_index_video.service.guard import TOKEN_ENV
 
 COMMAND_NAME = "llama-index-video"
@@ -31,8 +31,8 @@ def add_mcp_parser(commands: Any) -> argparse.ArgumentParser:
         "mcp",
         help="serve the index's tools to MCP clients (stdio, or --http)",
         description="An MCP server with the index's read-only tools (search_moments, ask, "
-        "list_recordings, read_transcript, describe_screen, summarize_recording) and "
-        "transcripts as resources. "
+        "list_recordings, read_transcript, describe_screen, summarize_recording), "
+        "export_clip (cuts a moment into --export-dir) and transcripts as resources. "
         "Over stdio by default; --http serves streamable HTTP at http://HOST:PORT/mcp, on "
         "loopback unless a token is set.",
     )
@@ -44,6 +44,13 @@ def add_mcp_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port for --http")
     parser.add_argument(
         "--token", default=None, help=f"required of HTTP clients (default: ${TOKEN_ENV})"
+    )
+    parser.add_argument(
+        "--export-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"where export_clip writes clips (default: {EXPORTS_FOLDER}/ in the index folder)",
     )
     parser.add_argument(
         "--print-config",
@@ -98,7 +105,10 @@ def run_mcp(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
             http=args.http,
             host=args.host,
             port=args.port,
-            store_options=index_options,
+            store_options={
+                **index_options,
+                "export_dir": os.path.abspath(args.export_dir) if args.export_dir else None,
+            },
         )
         print(json.dumps(config, indent=2))
         return 0
@@ -110,6 +120,7 @@ def run_mcp(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
         host=args.host,
         port=args.port,
         token=args.token,
+        export_dir=args.export_dir,
         **index_options,
     )
     return 0

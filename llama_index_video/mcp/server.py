@@ -12,8 +12,11 @@ server's log gets that line, never a traceback. Everything is marked read-only: 
 writes the index, a source can only be named as the index recorded it, and messages pass
 through :func:`~llama_index_video.api_keys.scrub`. ``describe_screen`` answers with the
 frame itself as image content after its JSON, so a client's vision model sees the
-screen, not only a path. The resource list is refreshed at each listing: a recording
-ingested while the server runs is listed too.
+screen, not only a path. The one tool that writes, ``export_clip``, cuts a moment into
+the export folder (``exports/`` in the index folder unless ``export_dir`` says where)
+and answers with its JSON and a link to the file (resource link content). The resource
+list is refreshed at each listing: a recording ingested while the server runs is listed
+too.
 
 Like ``serve``, it reads a private copy of each version a writer finishes
 (:class:`~llama_index_video.service.live.LiveIndex`): an ``ingest`` replacing a file
@@ -44,6 +47,7 @@ from llama_index_video.errors import MissingDependencyError, MomentRequestError,
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Image, MCPServer
+    from mcp.types import ResourceLink
     from pydantic import BaseModel
 
     from llama_index_video.index import VideoIndex
@@ -52,6 +56,8 @@ if TYPE_CHECKING:
     from llama_index_video.store.recording_names import IndexedSource
 
 DEFAULT_PORT = 8765
+EXPORTS_FOLDER = "exports"
+"""Where ``export_clip`` writes in the index folder, unless told otherwise."""
 INSTRUCTIONS = (
     "Search and read indexed video and audio recordings. Start with search_moments; "
     "read_transcript reads around a moment; cite moments by their labels "
@@ -71,7 +77,7 @@ def build_server(index: VideoIndex | LiveIndex, **options: Any) -> MCPServer:
         from mcp.types import ToolAnnotations
     except ImportError as exc:
         raise MissingDependencyError("mcp", "mcp", "The MCP server") from exc
-    from llama_index_video.agents.tool_spec import TOOL_NAMES, VideoToolSpec
+    from llama_index_video.agents.tool_spec import EXPORT_TOOL, TOOL_NAMES, VideoToolSpec
     from llama_index_video.service.live import LiveIndex
     from llama_index_video.store.transcript_export import MEDIA_TYPES, TRANSCRIPT_FORMATS
 
@@ -103,6 +109,18 @@ def build_server(index: VideoIndex | LiveIndex, **options: Any) -> MCPServer:
             _described(tool, schemas.get(name)),
             name=name,
             annotations=read_only,
+            structured_output=False,
+        )
+    if spec.export_dir is not None:
+        server.add_tool(
+            _described(_with_link(_tool_errors(current(EXPORT_TOOL))), schemas.get(EXPORT_TOOL)),
+            name=EXPORT_TOOL,
+            annotations=ToolAnnotations(
+                read_only_hint=False,
+                destructive_hint=False,
+                idempotent_hint=True,
+                open_world_hint=False,
+            ),
             structured_output=False,
         )
 
@@ -241,6 +259,28 @@ def _with_frame(tool: Callable[..., str]) -> Callable[..., list[str | Image]]:
     return run
 
 
+def _with_link(tool: Callable[..., str]) -> Callable[..., list[str | ResourceLink]]:
+    """``export_clip`` answering with its JSON and then a link to the file it wrote."""
+    import mimetypes
+
+    from mcp.types import ResourceLink
+
+    @wraps(tool)
+    def run(*args: Any, **kwargs: Any) -> list[str | ResourceLink]:
+        text = tool(*args, **kwargs)
+        path = Path(json.loads(text)["path"])
+        link = ResourceLink(
+            type="resource_link",
+            name=path.name,
+            uri=path.as_uri(),
+            mime_type=mimetypes.guess_type(path.name)[0],
+            size=path.stat().st_size,
+        )
+        return [text, link]
+
+    return run
+
+
 def _resource_error(exc: VideoIndexError) -> Exception:
     """The MCP error a resource read answers for ``exc``: invalid params when the name
     is not an indexed recording's, else an internal error; both with the one line."""
@@ -257,9 +297,11 @@ def serve_mcp(
     host: str = "127.0.0.1",
     port: int = DEFAULT_PORT,
     token: str | None = None,
+    export_dir: str | Path | None = None,
     **index_options: Any,
 ) -> None:
-    """Serve the index in ``index_dir`` over stdio, or streamable HTTP, until stopped.
+    """Serve the index in ``index_dir`` over stdio, or streamable HTTP, until stopped;
+    ``export_clip`` writes into ``export_dir`` (default: ``exports/`` in ``index_dir``).
 
     Raises:
         InsecureBindError: HTTP beyond loopback without a token, or a weak token.
@@ -282,7 +324,7 @@ def serve_mcp(
     versions = IndexVersions.of_folder(folder, **index_options)
     live = LiveIndex(versions.first(), versions=versions)
     try:
-        server = build_server(live)
+        server = build_server(live, export_dir=export_dir or folder / EXPORTS_FOLDER)
         with live.reading() as (index, _):  # the first call is as fast as the rest
             index.embed_model.get_query_embedding("warm up")
         if not http:

@@ -7,12 +7,10 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.schema import format_timestamp
+from llama_index_video.recordings import moment_file_name
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
-
-AUDIO_SUFFIXES = (".mp3", ".m4a", ".wav", ".flac", ".ogg", ".opus")
 
 
 def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tuple[Path, str]:
@@ -25,9 +23,8 @@ def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tupl
         MediaError: the recording cannot be cut.
     """
     recording = index.recording(source)
-    suffix = Path(recording.path).suffix.lower()
-    suffix = suffix if suffix in AUDIO_SUFFIXES else ".mp4"
-    handle, name = tempfile.mkstemp(suffix=suffix, prefix="moment-")
+    shared = moment_file_name(recording, start, end)
+    handle, name = tempfile.mkstemp(suffix=Path(shared).suffix, prefix="moment-")
     os.close(handle)
     Path(name).unlink()  # PyAV writes it; only the unique name was wanted
     output = Path(name)
@@ -36,6 +33,4 @@ def cut_moment(index: VideoIndex, source: str, start: float, end: float) -> tupl
     except BaseException:
         output.unlink(missing_ok=True)
         raise
-    stem = Path(recording.name).stem
-    span = f"{format_timestamp(start)}-{format_timestamp(end)}".replace(":", "")
-    return output, f"{stem}_{span}{suffix}"
+    return output, shared

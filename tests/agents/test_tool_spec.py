@@ -11,13 +11,16 @@ searches, reads the transcript around the moment found, and cites it.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import av
 import pytest
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.llms.openai import OpenAI
 
 from llama_index_video.agents import VideoToolSpec
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
+from llama_index_video.errors import MomentRequestError
 from tests.agents.two_step import (
     check_two_step_answer,
     claude_parts,
@@ -258,3 +261,34 @@ def test_a_failing_llm_does_not_echo_its_key(example_index, fake_anthropic):
     result = call(spec, "ask", question="When is version two point four released?")
     assert "error" in result and "fake 400" in result["error"]
     assert fake_anthropic.api_key not in json.dumps(result)
+
+
+def test_export_clip_is_offered_only_with_an_export_folder(example_index, tools, tmp_path):
+    assert "export_clip" not in {t.metadata.name for t in tools.to_tool_list()}
+    with pytest.raises(MomentRequestError, match="give VideoToolSpec an export_dir"):
+        tools.export_clip("team_sync.mp3", 5, 15)
+    spec = VideoToolSpec(example_index, export_dir=tmp_path / "clips")
+    assert "export_clip" in {t.metadata.name for t in spec.to_tool_list()}
+
+
+def test_export_clip_cuts_the_moment_into_the_export_folder(example_index, tmp_path):
+    spec = VideoToolSpec(example_index, export_dir=tmp_path / "clips", max_span_seconds=60)
+    clip = call(spec, "export_clip", source="checkout_deep_dive.mp4", start="00:46", end=55)
+    path = Path(clip["path"])
+    assert path.parent == (tmp_path / "clips").resolve()
+    assert path.name == "checkout_deep_dive_0046-0055.mp4"
+    assert clip["label"].startswith("[checkout_deep_dive.mp4 00:4")
+    assert 45.0 <= clip["start"] <= 46.0 and clip["end"] == pytest.approx(55.0, abs=0.1)
+    with av.open(str(path)) as media:
+        assert media.streams.video and media.duration / av.time_base == pytest.approx(
+            55.0 - clip["start"], abs=0.3
+        )
+    # what the model sends that cannot be cut is one line back, and nothing is written
+    for arguments, says in (
+        ({"source": "/etc/passwd", "start": 0, "end": 3}, "unknown source"),
+        ({"source": "team_sync.mp3", "start": 5, "end": 500}, ""),
+        ({"source": "team_sync.mp3", "start": 10, "end": 5}, ""),
+    ):
+        error = call(spec, "export_clip", **arguments)["error"]
+        assert says in error and "\n" not in error
+    assert [p.name for p in (tmp_path / "clips").iterdir()] == [path.name]

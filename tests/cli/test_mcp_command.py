@@ -86,6 +86,7 @@ def test_the_printed_block_starts_a_server_from_another_folder(example_index, ca
     assert asyncio.run(run()) == [
         "ask",
         "describe_screen",
+        "export_clip",
         "list_recordings",
         "read_transcript",
         "search_moments",

@@ -13,7 +13,9 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
+import av
 import httpx2
 import pytest
 import webvtt
@@ -66,7 +68,11 @@ async def exercise(session: ClientSession) -> dict:
     text = await session.read_resource(uri)
     templates = await session.list_resource_templates()
     vtt = await session.read_resource("transcript://team_sync.mp3/vtt")
+    clip = await session.call_tool(
+        "export_clip", {"source": "team_sync.mp3", "start": "00:05", "end": 15}
+    )
     return {
+        "clip": clip,
         "templates": {str(t.uri_template): t.mime_type for t in templates.resource_templates},
         "vtt": vtt.contents[0],
         "tools": {t.name: t for t in tools.tools},
@@ -86,8 +92,10 @@ def check(seen: dict) -> None:
         "read_transcript",
         "describe_screen",
         "summarize_recording",
+        "export_clip",
     }
-    assert all(t.annotations.read_only_hint for t in seen["tools"].values())
+    writes = {name for name, t in seen["tools"].items() if not t.annotations.read_only_hint}
+    assert writes == {"export_clip"}
     assert "read around a moment" in seen["tools"]["read_transcript"].description
     # each parameter carries its description from the tool's docstring, as for agents
     for tool in seen["tools"].values():
@@ -112,12 +120,29 @@ def check(seen: dict) -> None:
     assert seen["vtt"].mime_type == "text/vtt"
     cues = webvtt.from_string(seen["vtt"].text).captions
     assert cues[0].text.startswith("Good morning everyone") and 0.5 < cues[0].start_in_seconds < 2
+    check_clip(seen["clip"])
 
 
-def test_stdio_with_the_sdk_client(example_index):
+def check_clip(result) -> None:
+    """export_clip's JSON names a clip of the moment asked; a resource link points at it."""
+    assert not result.is_error, result.content
+    said, link = result.content
+    clip = json.loads(said.text)
+    path = Path(clip["path"])
+    assert path.parent.name == "exports" and path.name == "team_sync_0005-0015.mp3"
+    assert link.type == "resource_link" and link.uri == path.as_uri()
+    assert link.mime_type == "audio/mpeg" and link.size == path.stat().st_size > 0
+    assert 4.0 <= clip["start"] <= 5.0 and clip["end"] == pytest.approx(15.0, abs=0.1)
+    with av.open(str(path)) as media:
+        assert float(media.duration / av.time_base) == pytest.approx(15.0 - clip["start"], abs=0.3)
+
+
+def test_stdio_with_the_sdk_client(example_index, tmp_path):
+    exports = ["--export-dir", str(tmp_path / "exports")]
+
     async def run() -> dict:
         params = StdioServerParameters(
-            command=sys.executable, args=server_command(example_index), env=ENV
+            command=sys.executable, args=server_command(example_index, *exports), env=ENV
         )
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             return await exercise(session)
@@ -169,10 +194,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def http_server(example_index):
+def http_server(example_index, tmp_path_factory):
     port = free_port()
+    exports = ["--export-dir", str(tmp_path_factory.mktemp("http") / "exports")]
     process = subprocess.Popen(
-        [sys.executable, *server_command(example_index, "--http", "--port", str(port))],
+        [sys.executable, *server_command(example_index, "--http", "--port", str(port), *exports)],
         env={**ENV, "LLAMA_INDEX_VIDEO_TOKEN": TOKEN},
         stderr=subprocess.PIPE,
         text=True,
