@@ -30,6 +30,7 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.embeddings import MultiModalEmbedding
 from llama_index.core.schema import ImageType
 
+from llama_index_video.embeddings.threaded import ThreadedEmbedding
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
 from llama_index_video.reader.nodes import MediaText
 
@@ -38,7 +39,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_CLIP_MODEL = "openai/clip-vit-base-patch32"
 
 
-class ClipEmbedding(MultiModalEmbedding):
+class ClipEmbedding(ThreadedEmbedding, MultiModalEmbedding):
     """A CLIP-family model: frames (``MediaText`` or image files) as images, the rest as text.
 
     Raises:
@@ -75,14 +76,8 @@ class ClipEmbedding(MultiModalEmbedding):
     def _get_query_embedding(self, query: str) -> Embedding:
         return self._embed_texts([query])[0]
 
-    async def _aget_query_embedding(self, query: str) -> Embedding:
-        return await asyncio.to_thread(self._get_query_embedding, query)
-
     def _get_text_embedding(self, text: str) -> Embedding:
         return self._get_text_embeddings([text])[0]
-
-    async def _aget_text_embedding(self, text: str) -> Embedding:
-        return await asyncio.to_thread(self._get_text_embedding, text)
 
     def _get_text_embeddings(self, texts: list[str]) -> list[Embedding]:
         images = {i: t.media_path for i, t in enumerate(texts) if _is_image(t)}
@@ -94,9 +89,6 @@ class ClipEmbedding(MultiModalEmbedding):
             found = self._embed_texts([str(texts[i]) for i in plain])
             vectors.update(zip(plain, found, strict=True))
         return [vectors[i] for i in range(len(texts))]
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[Embedding]:
-        return await asyncio.to_thread(self._get_text_embeddings, texts)
 
     def _get_image_embedding(self, img_file_path: ImageType) -> Embedding:
         return self._embed_images([img_file_path])[0]

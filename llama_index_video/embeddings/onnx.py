@@ -19,7 +19,6 @@ model cache (:func:`optimized_copy`), and later processes load that copy: a cold
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -31,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseComponent
 
+from llama_index_video.embeddings.threaded import ThreadedEmbedding
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
 from llama_index_video.weights import (
     CACHE_ENV,
@@ -59,7 +58,7 @@ _PROVIDERS = {"cpu": "CPUExecutionProvider", "cuda": "CUDAExecutionProvider"}
 SPINNING = "session.intra_op.allow_spinning"
 
 
-class OnnxSentenceEmbedding(BaseEmbedding):
+class OnnxSentenceEmbedding(ThreadedEmbedding):
     """Mean-pooled, normalised sentence vectors from an ONNX export, batched.
 
     The session and tokenizer load on first use and are shared by the threads that
@@ -136,15 +135,6 @@ class OnnxSentenceEmbedding(BaseEmbedding):
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         return self._embed(texts)
-
-    async def _aget_query_embedding(self, query: str) -> list[float]:
-        return await asyncio.to_thread(self._get_query_embedding, query)
-
-    async def _aget_text_embedding(self, text: str) -> list[float]:
-        return await asyncio.to_thread(self._get_text_embedding, text)
-
-    async def _aget_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return await asyncio.to_thread(self._get_text_embeddings, texts)
 
     def _embed(self, texts: list[str]) -> list[list[float]]:
         session, tokenizer = self._loaded()
