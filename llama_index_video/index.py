@@ -56,6 +56,7 @@ from llama_index_video.store.collection import (
     open_chroma,
     releases,
     row_total,
+    stores_by_name,
 )
 from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.folder import (
@@ -390,10 +391,7 @@ class VideoIndex(Querying, Naming):
         )
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
-        stores = {"text": self.vector_store}
-        if self.frame_store is not None:
-            stores["frames"] = self.frame_store
-        return stores
+        return stores_by_name(self.vector_store, self.frame_store)
 
     def _ingestor(
         self, progress: IngestProgress | None, executor: Executor | None = None

@@ -149,6 +149,12 @@ def _open_local(folder: Path, name: str, load: bool) -> Any:
     return found
 
 
+def stores_by_name(text: Any, frames: Any | None) -> dict[str, Any]:
+    """An index's vector stores by the names ``verify`` reports them under: the text
+    store first, then the frames' (by their pixels), if the index has one."""
+    return {"text": text} if frames is None else {"text": text, "frames": frames}
+
+
 def row_counts(store: Any, content_hashes: Collection[str]) -> dict[str, int] | None:
     """How many rows ``store`` holds for each content hash; None if it cannot count."""
     rows = chroma_collection(store)

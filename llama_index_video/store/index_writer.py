@@ -25,7 +25,7 @@ from llama_index.core import VectorStoreIndex
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video.reader.ids import document_id
-from llama_index_video.store.collection import content_nodes
+from llama_index_video.store.collection import content_nodes, stores_by_name
 from llama_index_video.store.integrity import (
     INTERRUPTED,
     MISSING_ROWS,
@@ -203,8 +203,5 @@ class IndexWriter:
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
         """The vector stores this index writes to: the text store first, then frames'."""
-        stores = {"text": self._index.vector_store}
         image_store = getattr(self._index, "image_vector_store", None)
-        if image_store is not None:
-            stores["frames"] = image_store
-        return stores
+        return stores_by_name(self._index.vector_store, image_store)
