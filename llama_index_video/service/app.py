@@ -7,6 +7,10 @@ Routes::
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
     GET  /api/search?q=&top_k=&modality=   the ``search --json`` list
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
+    POST /api/ask/stream         the same body -> server-sent events: ``delta`` events
+                                 ({"text"}) as the model writes, then one ``answer``
+                                 event (the /api/ask object, citations checked), or
+                                 an ``error`` event ({"detail", "status"})
     GET  /api/library            the ``list --json`` entries, plus the media links
     GET  /api/transcript?source= a source's transcript units in time order
     GET  /api/transcript?source=&format=srt|vtt|txt|json   that transcript as a download
@@ -22,6 +26,12 @@ documents and files no longer on disk), ``media_type`` (its MIME type) and
 ``frame_url`` (``/frames/<name>`` or null). Nothing is renamed or removed, so a script
 written against ``search --json`` reads the API unchanged.
 
+A streamed answer is checked as a whole at its end, so its citations (and
+``unverified``) are only in the ``answer`` event. A bad request, or an error before the
+first event (e.g. no vector store), is an ordinary error response; an error while the
+model writes ends the stream with an ``error`` event carrying the one line and the
+status ``/api/ask`` would have answered.
+
 Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q``,
 ``top_k`` outside 1..100 or an unknown modality (422); a query string that is not
 UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
@@ -33,11 +43,13 @@ away before its request is read is normal: one debug line, no traceback.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
@@ -72,15 +84,17 @@ try:
     from fastapi import FastAPI, HTTPException, Query, Request
     from fastapi.concurrency import run_in_threadpool
     from fastapi.exceptions import RequestValidationError
-    from fastapi.responses import FileResponse, JSONResponse, Response
+    from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
     from fastapi.staticfiles import StaticFiles
     from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+    from starlette.concurrency import iterate_in_threadpool
     from starlette.requests import ClientDisconnect
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise MissingDependencyError("fastapi", "serve", "The HTTP service") from exc
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
+    from llama_index_video.results import Answer
     from llama_index_video.store.library import LibraryEntry
 
 logger = logging.getLogger(__name__)
@@ -179,7 +193,8 @@ def create_app(
     app.state.live = live
     app.add_middleware(GuardMiddleware, token=token)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    _add_error_handlers(app, token)
+    redact = _redactor(token)
+    _add_error_handlers(app, redact)
 
     @app.get("/", include_in_schema=False)
     def page() -> FileResponse:
@@ -212,10 +227,18 @@ def create_app(
     async def ask(request: Request) -> JSONResponse:
         payload = _parse_ask(await _json_body(request))
         result, catalog = await run_in_threadpool(live.ask, payload.question, top_k=payload.top_k)
-        data = result.to_dict()
-        data["citations"] = _with_urls(data["citations"], catalog)
-        data["hits"] = _with_urls(data["hits"], catalog)
-        return JSONResponse(data)
+        return JSONResponse(_answer_data(result, catalog))
+
+    @app.post("/api/ask/stream")
+    async def ask_stream(request: Request) -> StreamingResponse:
+        payload = _parse_ask(await _json_body(request))
+        events = _answer_events(live, payload, redact)
+        first = await run_in_threadpool(next, events)  # an error before it: a plain error
+        return StreamingResponse(
+            iterate_in_threadpool(chain([first], events)),
+            media_type="text/event-stream",
+            headers={"cache-control": "no-cache", "x-accel-buffering": "no"},
+        )
 
     @app.get("/api/library")
     def library() -> JSONResponse:
@@ -360,7 +383,8 @@ def _describe(errors: Sequence[Mapping[str, Any]]) -> str:
     return "; ".join(parts)
 
 
-def _add_error_handlers(app: FastAPI, token: str | None) -> None:
+def _redactor(token: str | None) -> Callable[[str], str]:
+    """``text`` with the API keys and the token this service knows replaced."""
     secrets = [v for v in (os.environ.get(n) for n in (*_SECRET_ENV, TOKEN_ENV)) if v]
     secrets += [token] if token else []
 
@@ -369,13 +393,51 @@ def _add_error_handlers(app: FastAPI, token: str | None) -> None:
             text = text.replace(secret, "[redacted]")
         return text
 
+    return redact
+
+
+def _status(exc: VideoIndexError) -> int:
+    return next(ERROR_STATUS[t] for t in type(exc).__mro__ if t in ERROR_STATUS)
+
+
+def _answer_data(answer: Answer, catalog: MediaCatalog) -> dict[str, Any]:
+    """The ``ask --json`` object of ``answer`` with the media links of its moments."""
+    data = answer.to_dict()
+    data["citations"] = _with_urls(data["citations"], catalog)
+    data["hits"] = _with_urls(data["hits"], catalog)
+    return data
+
+
+def _answer_events(
+    live: LiveIndex, payload: AskRequest, redact: Callable[[str], str]
+) -> Iterator[str]:
+    """The server-sent events of one streamed answer (see the module docstring). The
+    first ``next`` retrieves the moments and raises the package's errors itself."""
+    with live.streaming(payload.question, top_k=payload.top_k) as (stream, catalog):
+        yield _event("start", {"question": payload.question})
+        try:
+            for delta in stream:
+                yield _event("delta", {"text": delta})
+            data = _answer_data(stream.answer, catalog)
+        except VideoIndexError as exc:
+            logger.warning("%s: %s", type(exc).__name__, redact(str(exc)))
+            yield _event("error", {"detail": redact(str(exc)), "status": _status(exc)})
+            return
+    yield _event("answer", data)
+
+
+def _event(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+def _add_error_handlers(app: FastAPI, redact: Callable[[str], str]) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": redact(_describe(exc.errors()))}, status_code=422)
 
     @app.exception_handler(VideoIndexError)
     async def package_error(_: Request, exc: VideoIndexError) -> JSONResponse:
-        status = next(ERROR_STATUS[t] for t in type(exc).__mro__ if t in ERROR_STATUS)
+        status = _status(exc)
         logger.warning("%s: %s", type(exc).__name__, redact(str(exc)))
         return JSONResponse({"detail": redact(str(exc))}, status_code=status)
 

@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llama_index_video.answering.answerer import AskOptions
+from llama_index_video.answering.answerer import AnswerStream, AskOptions
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
@@ -56,24 +56,38 @@ RETRY_SECONDS = 5.0
 """How long a new version that could not be opened waits before it is tried again."""
 
 Answerer = Callable[["VideoIndex", str, int], Answer]
-"""``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers."""
+"""``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers. One with
+a ``stream(index, question, top_k) -> AnswerStream`` method (:class:`AskWith`) also
+streams ``POST /api/ask/stream`` as the model writes; any other sends its answer as
+one piece."""
 
 Opener = Callable[[Path], "VideoIndex"]
 """``open_index(folder) -> VideoIndex``: opens the index in ``folder`` (a snapshot, or
 the index folder itself) with the served index's model and settings."""
 
 
-def ask_with(llm: LLM | None = None) -> Answerer:
-    """An answerer calling ``VideoIndex.ask`` with ``llm``; None answers extractively.
+class AskWith:
+    """An answerer calling ``VideoIndex.ask`` with ``llm`` (None answers extractively),
+    and streaming the same answer with :meth:`stream`.
 
     The LLM is built once and shared by concurrent requests (the SDK clients behind
     this package's LLMs are thread-safe); its API key never leaves the server.
     """
 
-    def answer(index: VideoIndex, question: str, top_k: int) -> Answer:
-        return index.ask(question, llm=llm, options=AskOptions(top_k=top_k))
+    def __init__(self, llm: LLM | None = None) -> None:
+        self.llm = llm
 
-    return answer
+    def __call__(self, index: VideoIndex, question: str, top_k: int) -> Answer:
+        return index.ask(question, llm=self.llm, options=AskOptions(top_k=top_k))
+
+    def stream(self, index: VideoIndex, question: str, top_k: int) -> AnswerStream:
+        """The answer's text as the model writes it; the checked answer at its end."""
+        return index.answerer(llm=self.llm, options=AskOptions(top_k=top_k)).stream(question)
+
+
+def ask_with(llm: LLM | None = None) -> AskWith:
+    """An answerer calling ``VideoIndex.ask`` with ``llm``; None answers extractively."""
+    return AskWith(llm)
 
 
 class IndexVersions:
@@ -224,6 +238,21 @@ class LiveIndex:
         """The configured answerer's answer, and the catalog that serves its media."""
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             return self._answer(index, question, top_k), catalog
+
+    @contextmanager
+    def streaming(
+        self, question: str, *, top_k: int
+    ) -> Iterator[tuple[AnswerStream, MediaCatalog]]:
+        """The answer to ``question`` as it is written, to be read inside the block (the
+        version it answers from stays served until the block ends), and the catalog
+        that serves its media. An answerer that cannot stream gives its answer whole."""
+        with self.reading() as (index, catalog), translated(index.folder.chroma):
+            stream = getattr(self._answer, "stream", None)
+            if stream is not None:
+                yield stream(index, question, top_k), catalog
+                return
+            answer = self._answer(index, question, top_k)
+            yield AnswerStream(iter([answer.text]), lambda _text: answer), catalog
 
     @contextmanager
     def reading(self) -> Iterator[tuple[VideoIndex, MediaCatalog]]:
