@@ -14,7 +14,7 @@ gives the nodes a plain read gives.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
@@ -25,8 +25,9 @@ from llama_index_video.media.probe import MediaInfo, probe
 from llama_index_video.reader.options import AUDIO_SUFFIXES, VIDEO_SUFFIXES
 from llama_index_video.reader.progress import Progress, no_progress
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
+from llama_index_video.schema import format_timestamp
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
-from llama_index_video.transcription.base import Segment, Speech, Transcriber
+from llama_index_video.transcription.base import DroppedSpeech, Segment, Speech, Transcriber
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,11 @@ class SpeechReading:
                 segments.append(_shifted(segment, chunk.start))
                 report("transcribe", min(segments[-1].end, total), total)
         report("transcribe", min(chunk.end, total), total)
-        return Speech(tuple(segments), transcription.info.language)
+        dropped = tuple(
+            replace(d, start=d.start + chunk.start, end=d.end + chunk.start)
+            for d in transcription.dropped
+        )
+        return Speech(tuple(segments), transcription.info.language, dropped)
 
     def _speech_backend_before_threads(self) -> None:
         """Build the speech backend now, before this file's screen thread starts.
@@ -153,6 +158,8 @@ class SpeechReading:
         units = self._units(info, speech.segments, notes, progress)
         if not units:
             notes.append("no speech found")
+        if speech.dropped:
+            notes.append(dropped_note(speech.dropped))
         return units, speech.language
 
     def _units(
@@ -177,6 +184,18 @@ class SpeechReading:
 
     def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
         return iter_audio_chunks(path, chunk_seconds=self.audio_chunk_seconds)
+
+
+def dropped_note(dropped: Sequence[DroppedSpeech], *, listed: int = 5) -> str:
+    """The note that tells the user which speech is missing from the transcript."""
+    spans = ", ".join(
+        f"{format_timestamp(d.start)}-{format_timestamp(d.end)}" for d in dropped[:listed]
+    )
+    more = f" and {len(dropped) - listed} more" if len(dropped) > listed else ""
+    return (
+        f"speech at {spans}{more} left out of the transcript: the model wrote a repetition "
+        f"loop there, also when decoded again"
+    )
 
 
 def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:

@@ -44,6 +44,17 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class DroppedSpeech:
+    """A stretch of speech a backend left out of its segments, and why (a repetition
+    loop that decoding again did not mend, :mod:`.loops`); seconds on the timeline of
+    the audio it was given, like its segments'."""
+
+    start: float
+    end: float
+    reason: str
+
+
+@dataclass(frozen=True)
 class TranscriptionInfo:
     """What a backend actually did: the options used and what it detected."""
 
@@ -57,10 +68,15 @@ class TranscriptionInfo:
 
 @dataclass(frozen=True)
 class Transcription:
-    """The info at once and the segments lazily, so an hour of audio streams."""
+    """The info at once and the segments lazily, so an hour of audio streams.
+
+    ``dropped`` lists the speech the backend left out; it grows while the segments are
+    iterated and is complete once they are consumed.
+    """
 
     info: TranscriptionInfo
     segments: Iterator[Segment]
+    dropped: list[DroppedSpeech] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -70,20 +86,24 @@ class Speech:
     Attributes:
         segments: Every segment, times in seconds on the source's timeline.
         language: The language heard first (of the first chunk that names one).
+        dropped: The speech left out of ``segments``, on the source's timeline.
     """
 
     segments: tuple[Segment, ...] = ()
     language: str | None = None
+    dropped: tuple[DroppedSpeech, ...] = ()
 
     @classmethod
     def joined(cls, parts: Iterable[Speech]) -> Speech:
         """The speech of consecutive chunks, in order, as one (chunks are timed already)."""
         segments: list[Segment] = []
+        dropped: list[DroppedSpeech] = []
         language: str | None = None
         for part in parts:
             segments.extend(part.segments)
+            dropped.extend(part.dropped)
             language = language or part.language
-        return cls(tuple(segments), language)
+        return cls(tuple(segments), language, tuple(dropped))
 
 
 @runtime_checkable

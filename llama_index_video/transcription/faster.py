@@ -18,7 +18,9 @@ or read by another process (a Ray worker), give other text and times, hence othe
 ids. The thread count does not change the result (1 and 2 threads give the same words,
 times and probabilities on the example media), so ``cpu_threads=None`` follows the CPUs
 the process was given. What that fallback was for, repetition loops, is caught instead
-by :mod:`.loops`: such a segment is dropped and logged.
+by :mod:`.loops`: such a segment's audio is decoded again in deterministic ways
+(:data:`.loops.REMEDIES`), and what still loops is dropped, logged and listed in
+:attr:`Transcription.dropped`.
 
 Languages: unless ``language`` is given, :mod:`.language` first finds which language is
 spoken where, with the model itself when it is multilingual and with
@@ -36,7 +38,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -48,6 +50,7 @@ from llama_index_video.model_cache import ModelCache
 from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
+    DroppedSpeech,
     Segment,
     Transcription,
     TranscriptionInfo,
@@ -62,7 +65,7 @@ from llama_index_video.transcription.language import (
     whisper_confirmer,
     whisper_identifier,
 )
-from llama_index_video.transcription.loops import loop_reason
+from llama_index_video.transcription.loops import Remedy, mend, mended
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     MULTILINGUAL_MODEL,
@@ -240,12 +243,16 @@ class FasterWhisperTranscriber:
         if not multilingual and self.language is None and not stretches:
             passes = [replace(passes[0], language="en")]
         main = max(stretches, key=lambda s: s.end - s.start) if stretches else None
-        first = self._decode(passes[0], activity, where, whole=len(passes) == 1)
+        dropped: list[DroppedSpeech] = []
+        first = self._decode(passes[0], activity, where, dropped, whole=len(passes) == 1)
         segments = first.segments
         if len(passes) > 1:
             segments = itertools.chain(
                 segments,
-                *(self._decode(p, activity, where, whole=False).segments for p in passes[1:]),
+                *(
+                    self._decode(p, activity, where, dropped, whole=False).segments
+                    for p in passes[1:]
+                ),
             )
         language = main.language if main else first.language
         return Transcription(
@@ -280,6 +287,7 @@ class FasterWhisperTranscriber:
                 },
             ),
             segments=segments,
+            dropped=dropped,
         )
 
     def _stretches(
@@ -362,12 +370,21 @@ class FasterWhisperTranscriber:
             ) from exc
         return _Pass(stretch.start, stretch.end, stretch.language, other, model)
 
-    def _decode(self, run: _Pass, activity: VoiceActivity, where: str, *, whole: bool) -> _Decoded:
+    def _decode(
+        self,
+        run: _Pass,
+        activity: VoiceActivity,
+        where: str,
+        dropped: list[DroppedSpeech],
+        *,
+        whole: bool,
+    ) -> _Decoded:
         """Start decoding ``run`` (the whole audio, or its stretch of it).
 
         The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
         would (the same spans), from the VAD the language check heard: Silero runs once.
-        A stretch is left to faster-whisper's own VAD.
+        A stretch is left to faster-whisper's own VAD. A loop is decoded again
+        (:meth:`_mend`); what still loops is appended to ``dropped``.
         """
         samples = activity.samples
         first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
@@ -397,6 +414,13 @@ class FasterWhisperTranscriber:
             segments = restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
         detected = run.language is None and bool(run.whisper.model.is_multilingual)
         offset = 0.0 if whole else run.start
+        language = run.language or info.language
+
+        redecode = self._redecode(run, samples, language)
+
+        def again(loop: Segment, reason: str) -> list[Segment]:
+            return mend(loop, reason, redecode, where=where, model=run.resolved.name, into=dropped)
+
         return _Decoded(
             segments=_convert(
                 segments,
@@ -404,12 +428,41 @@ class FasterWhisperTranscriber:
                 where,
                 run.resolved.name,
                 offset=offset,
-                language=run.language or info.language,
+                until=len(samples) / SAMPLE_RATE if whole else run.end,
+                language=language,
+                mend=again,
             ),
             language=info.language,
             probability=float(info.language_probability) if detected else None,
             duration_after_vad=float(info.duration_after_vad),
         )
+
+    def _redecode(
+        self, run: _Pass, samples: np.ndarray, language: str
+    ) -> Callable[[float, float, Remedy], Iterator[Segment]]:
+        """How :func:`.loops.mend` decodes a piece of ``samples`` again: deterministic,
+        no prompt, with the remedy's penalties."""
+        duration = len(samples) / SAMPLE_RATE
+
+        def decode(start: float, end: float, remedy: Remedy) -> Iterator[Segment]:
+            piece = samples[round(start * SAMPLE_RATE) : round(end * SAMPLE_RATE)]
+            segments, _ = run.whisper.transcribe(
+                piece,
+                language=language,
+                beam_size=self.beam_size,
+                temperature=0.0,
+                vad_filter=self.vad_filter,
+                word_timestamps=self.word_timestamps,
+                condition_on_previous_text=False,
+                repetition_penalty=remedy.repetition_penalty,
+                no_repeat_ngram_size=remedy.no_repeat_ngram_size,
+            )
+            for segment in segments:
+                converted = _segment(segment, duration, offset=start, language=language)
+                if converted is not None:
+                    yield converted
+
+        return decode
 
     def _load(
         self, model: str | Path, *, allow_download: bool | None = None
@@ -477,44 +530,43 @@ def _convert(
     model: str,
     *,
     offset: float = 0.0,
+    until: float,
     language: str | None = None,
+    mend: Callable[[Segment, str], list[Segment]],
 ) -> Iterator[Segment]:
     """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
-    timeline), dropping repetition loops and wrapping errors raised mid-stream."""
+    timeline), repetition loops into what ``mend`` makes of them (:func:`.loops.mended`;
+    the decoded audio ends at ``until``), and errors raised mid-stream into ours."""
     try:
-        for segment in segments:
-            text = segment.text.strip()
-            if not text:
-                continue
-            start = min(max(float(segment.start) + offset, 0.0), duration)
-            end = min(max(float(segment.end) + offset, start), duration)
-            words = tuple(
-                Word(
-                    start=min(max(float(word.start) + offset, start), end),
-                    end=min(max(float(word.end) + offset, start), end),
-                    text=word.word.strip(),
-                    probability=float(word.probability),
-                )
-                for word in segment.words or ()
-                if word.word.strip()
-            )
-            converted = Segment(start=start, end=end, text=text, words=words, language=language)
-            reason = loop_reason(converted)
-            if reason is not None:
-                logger.warning(
-                    "%s: dropped what model %r wrote for %s-%s, a repetition loop (%s)",
-                    where,
-                    model,
-                    format_timestamp(start),
-                    format_timestamp(end),
-                    reason,
-                )
-                continue
-            yield converted
+        ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
+        yield from mended((s for s in ours if s is not None), until=until, mend=mend)
     except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
         raise TranscriptionError(
             f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"
         ) from exc
+
+
+def _segment(
+    segment: FasterSegment, duration: float, *, offset: float, language: str | None
+) -> Segment | None:
+    """One faster-whisper segment as ours, ``offset`` seconds later and within
+    ``duration``; None when it wrote nothing."""
+    text = segment.text.strip()
+    if not text:
+        return None
+    start = min(max(float(segment.start) + offset, 0.0), duration)
+    end = min(max(float(segment.end) + offset, start), duration)
+    words = tuple(
+        Word(
+            start=min(max(float(word.start) + offset, start), end),
+            end=min(max(float(word.end) + offset, start), end),
+            text=word.word.strip(),
+            probability=float(word.probability),
+        )
+        for word in segment.words or ()
+        if word.word.strip()
+    )
+    return Segment(start=start, end=end, text=text, words=words, language=language)
 
 
 def _check_language(language: str) -> None:

@@ -5,8 +5,11 @@ Whisper's own remedy, re-decoding a window at a higher temperature when its text
 compresses too well or is too improbable. A model then sometimes repeats one phrase
 until the window ends ("we are going to have a great day and we are going to have a
 great day and ...", ``tiny.en`` on 9 s of Spanish), with most words squeezed to zero
-length. Such a segment is dropped and reported instead: re-decoding by sampling would
-make the same file give other text (and other node ids) from one run to the next.
+length. Re-decoding by sampling would make the same file give other text (and other
+node ids) from one run to the next, so such a segment's audio is decoded again in
+deterministic ways first (:data:`REMEDIES`: alone, in a fresh 30 s window with no
+earlier text; then with repeats penalised; then in shorter windows), and only what
+still loops is dropped, and reported with its time span.
 
 A segment is a loop when its own text compresses by more than
 :data:`MAX_COMPRESSION_RATIO` (Whisper's threshold, applied per segment rather than per
@@ -22,16 +25,57 @@ pyramids, the pyramids," compresses 1.7 times): :func:`repeats_a_phrase` finds o
 
 from __future__ import annotations
 
+import logging
+import math
 import re
 import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Final
 
-from llama_index_video.transcription.base import Segment
+from llama_index_video.schema import format_timestamp
+from llama_index_video.transcription.base import DroppedSpeech, Segment
+
+logger = logging.getLogger(__name__)
 
 MAX_COMPRESSION_RATIO: Final = 2.4
 MIN_WORDS: Final = 8
 PHRASE_REPEATS: Final = 3
 MAX_PHRASE_WORDS: Final = 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class Remedy:
+    """One deterministic way to decode a loop's audio again.
+
+    Attributes:
+        name: What it does, for the log.
+        window: Decode pieces of at most this many seconds (None: the span at once).
+        repetition_penalty: Whisper's penalty on tokens already written (1: none).
+        no_repeat_ngram_size: Never write the same run of this many tokens twice (0: off).
+    """
+
+    name: str
+    window: float | None = None
+    repetition_penalty: float = 1.0
+    no_repeat_ngram_size: int = 0
+
+    def pieces(self, start: float, end: float) -> Iterator[tuple[float, float]]:
+        """``start``-``end`` in equal consecutive pieces no longer than ``window``."""
+        count = 1 if self.window is None else max(1, math.ceil((end - start) / self.window))
+        step = (end - start) / count
+        for index in range(count):
+            yield start + index * step, end if index == count - 1 else start + (index + 1) * step
+
+
+REMEDIES: Final = (
+    Remedy(name="alone"),
+    Remedy(name="repeats penalised", repetition_penalty=1.3, no_repeat_ngram_size=4),
+    Remedy(name="10 s windows", window=10.0, repetition_penalty=1.3, no_repeat_ngram_size=4),
+)
+"""Tried in order on a loop's audio until one writes no loop."""
+MIN_REDECODE_SECONDS: Final = 0.5
+"""A loop written over less audio than this is dropped without decoding it again."""
 
 _WORD = re.compile(r"\w+")
 
@@ -51,6 +95,84 @@ def loop_reason(segment: Segment) -> str | None:
     if len(segment.words) >= MIN_WORDS and 2 * instant >= len(segment.words):
         return f"{instant} of its {len(segment.words)} words last no time"
     return None
+
+
+Redecode = Callable[[float, float, Remedy], Iterable[Segment]]
+"""Decodes the audio from ``start`` to ``end`` seconds again with a remedy; segments on
+the same timeline as the loop's."""
+
+
+def mend(
+    loop: Segment,
+    reason: str,
+    redecode: Redecode,
+    *,
+    where: str,
+    model: str,
+    into: list[DroppedSpeech],
+) -> list[Segment]:
+    """What ``loop`` (a repetition loop, for ``reason``) said, decoded again by the first
+    of :data:`REMEDIES` that writes no loop; when each still loops somewhere, what the
+    last one wrote without a loop, with the spans that still loop logged and appended
+    to ``into``. ``where`` and ``model`` name the audio and the model in the log."""
+    kept: list[Segment] = []
+    looping = [(loop.start, loop.end)]
+    if loop.end - loop.start >= MIN_REDECODE_SECONDS:
+        for remedy in REMEDIES:
+            kept, looping = [], []
+            for start, end in remedy.pieces(loop.start, loop.end):
+                for segment in redecode(start, end, remedy):
+                    if loop_reason(segment) is None:
+                        kept.append(segment)
+                    else:
+                        looping.append((segment.start, segment.end))
+            if not looping:
+                logger.info(
+                    "%s: decoded %s-%s again (%s): model %r had written a repetition loop (%s)",
+                    where,
+                    format_timestamp(loop.start),
+                    format_timestamp(loop.end),
+                    remedy.name,
+                    model,
+                    reason,
+                )
+                return kept
+    for start, end in looping:
+        logger.warning(
+            "%s: dropped what model %r wrote for %s-%s, a repetition loop (%s), also when "
+            "decoded again",
+            where,
+            model,
+            format_timestamp(start),
+            format_timestamp(end),
+            reason,
+        )
+        into.append(DroppedSpeech(start, end, reason))
+    return kept
+
+
+def mended(
+    segments: Iterable[Segment], *, until: float, mend: Callable[[Segment, str], list[Segment]]
+) -> Iterator[Segment]:
+    """``segments`` with each repetition loop replaced by what ``mend`` makes of it.
+
+    A loop's own end time understates the audio it ate: the model writes no closing
+    timestamp and goes on from the end of its 30 s window (on ``sales_es.ogg`` a loop
+    stamped 0.0-4.1 s swallowed speech up to 9.7 s). So ``mend`` gets the loop lasting
+    up to the next segment's start, or ``until`` (where the decoded audio ends).
+    """
+    loop: tuple[Segment, str] | None = None
+    for segment in segments:
+        if loop is not None:
+            yield from mend(replace(loop[0], end=max(loop[0].end, segment.start)), loop[1])
+            loop = None
+        reason = loop_reason(segment)
+        if reason is None:
+            yield segment
+        else:
+            loop = (segment, reason)
+    if loop is not None:
+        yield from mend(replace(loop[0], end=max(loop[0].end, until)), loop[1])
 
 
 def text_loops(text: str) -> bool:

@@ -1,0 +1,66 @@
+"""Speech a transcriber leaves out is reported per file, with its time span (issue 36).
+
+A transcriber lists what it dropped (``Transcription.dropped``, a repetition loop that
+decoding again did not mend); reading turns it into a note on the file's timeline, which
+ingest's per-file outcome (printed by the CLI, in its JSON) and the manifest carry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from llama_index_video.transcription.base import (
+    DroppedSpeech,
+    Segment,
+    Transcription,
+    TranscriptionInfo,
+)
+
+CHUNK_SECONDS = 30.0
+
+
+class LoopingTranscriber:
+    """Hears one sentence at 1 s of every chunk and drops 5-8 s of it as a loop."""
+
+    name = "looping"
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        info = TranscriptionInfo(
+            backend=self.name, model="script", language="en", duration=len(audio) / 16_000
+        )
+        return Transcription(
+            info=info,
+            segments=iter([Segment(1.0, 4.0, "The pump keeps the pond water moving.")]),
+            dropped=[DroppedSpeech(5.0, 8.0, "its text repeats itself")],
+        )
+
+
+def test_dropped_speech_is_in_the_files_outcome_with_its_span(tmp_path, make_wav, embed_model):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    seconds = np.arange(45 * 16_000) / 16_000
+    source = make_wav(tmp_path / "pond.wav", 0.1 * np.sin(2 * np.pi * 220 * seconds))
+    reader = VideoReader(
+        media_dir=tmp_path / "media",
+        transcriber=LoopingTranscriber(),
+        audio_chunk_seconds=CHUNK_SECONDS,
+    )
+    chunks = reader.speech_chunks(source)
+    assert chunks is not None
+    starts = [chunk.start for chunk in chunks]
+    assert len(starts) == 2
+    index = VideoIndex(tmp_path / "index", embed_model=embed_model, reader=reader)
+    try:
+        report = index.ingest([source])
+        (record,) = index.manifest.files()
+    finally:
+        index.close()
+
+    (outcome,) = report.files
+    assert outcome.outcome == "indexed"
+    spans = [f"00:{5 + start:02.0f}-00:{8 + start:02.0f}" for start in starts]
+    assert f"speech at {spans[0]}, {spans[1]} left out of the transcript" in outcome.reason
+    assert spans[1] in record.notes
