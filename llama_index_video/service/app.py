@@ -14,6 +14,8 @@ Routes::
     GET  /api/library            the ``list --json`` entries, plus the media links
     GET  /api/transcript?source= a source's transcript units in time order
     GET  /api/transcript?source=&format=srt|vtt|txt|json   that transcript as a download
+    GET  /api/chapters?source=   a source's chapters (the ``chapters --json`` list)
+    GET  /api/summary?source=    its extractive summary (the ``summarize --json`` object)
     GET  /api/clip?source=&start=&end=   that moment as a file to download (PyAV cut;
                                  times in seconds or mm:ss)
     GET  /media/{content_hash}   an indexed video or audio file (HTTP Range for seeking)
@@ -49,9 +51,10 @@ import os
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict
+from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from urllib.parse import quote
 
 from llama_index_video._version import __version__
@@ -130,6 +133,8 @@ _SECRET_ENV = (
     "GOOGLE_API_KEY",
     CHROMA_TOKEN_ENV,
 )
+
+_Read = TypeVar("_Read")
 
 Question = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MAX_QUERY_CHARS)
@@ -252,18 +257,33 @@ def create_app(
         format: Annotated[TranscriptFormat | None, Query()] = None,
     ) -> JSONResponse | Response:
         with live.reading() as (current, _):
-            try:
-                if format is None:
-                    return JSONResponse([asdict(line) for line in current.transcript(source)])
-                text = current.transcript_file(source, fmt=format)
-            except MomentRequestError as exc:  # the name is not an indexed recording's
-                raise HTTPException(404, str(exc)) from exc
+            if format is None:
+                return JSONResponse(
+                    [asdict(line) for line in _recorded(current.transcript, source)]
+                )
+            text = _recorded(partial(current.transcript_file, fmt=format), source)
         name = f"{Path(source).stem or 'transcript'}.{format}"
         return Response(
             text,
             media_type=f"{MEDIA_TYPES[format]}; charset=utf-8",
             headers={"Content-Disposition": _attachment(name)},
         )
+
+    @app.get("/api/chapters")
+    def chapters(
+        source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
+    ) -> JSONResponse:
+        with live.reading() as (current, _):
+            found = _recorded(current.chapters, source)
+        return JSONResponse([chapter.to_dict() for chapter in found])
+
+    @app.get("/api/summary")
+    def summary(
+        source: Annotated[str, Query(max_length=4096, description="an indexed path or link")],
+    ) -> JSONResponse:
+        # Extractive (no model call, milliseconds for an hour): the page never spends money.
+        with live.reading() as (current, _):
+            return JSONResponse(_recorded(current.summarize, source).to_dict())
 
     @app.get("/api/clip")
     def clip(
@@ -301,6 +321,14 @@ def create_app(
         return _opened(found, "image/jpeg", "no frame of an indexed file has this name")
 
     return app
+
+
+def _recorded(read: Callable[[str], _Read], source: str) -> _Read:
+    """``read(source)``; 404 when ``source`` names no indexed recording."""
+    try:
+        return read(source)
+    except MomentRequestError as exc:  # the name is not an indexed recording's
+        raise HTTPException(404, str(exc)) from exc
 
 
 def _opened(path: Path, media_type: str, missing: str) -> OpenedFileResponse:

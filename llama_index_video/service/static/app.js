@@ -1,7 +1,8 @@
 // The page: search and ask the service, show moments as cards, play the cited second;
-// the library of recordings, a transcript that follows playback, the current search's
-// hits marked on a timeline under the player, and the moment playing as a deep link in
-// the address bar (to copy) and as a clip (to download).
+// the library of recordings, a transcript that follows playback (and the recording's
+// chapters and summary, outline.js), the current search's hits marked on a timeline
+// under the player, and the moment playing as a deep link in the address bar (to copy)
+// and as a clip (to download).
 // Plain script, no build step. Text from the index is only ever set as textContent.
 "use strict";
 
@@ -25,6 +26,14 @@
     lines: [],
     current: -1,
   };
+  // The open recording's chapters and summary (outline.js).
+  const outline = window.pageOutline({
+    request,
+    seekOpen,
+    clock,
+    span,
+    stillOpen: (source) => Boolean(state.open && state.open.source === source),
+  });
 
   // Each player seeks to the latest requested second once its metadata is known, and
   // drives the transcript highlight while it plays.
@@ -80,6 +89,7 @@
         duration: Number(recording.duration) || null,
       };
       loadTranscript(recording.source);
+      outline.open(recording.source);
     }
     drawTimeline();
     const listed = state.library && state.library.find((e) => e.media_url === recording.media_url);
@@ -175,6 +185,7 @@
 
   // Highlight the unit being played: the last one that started at or before `seconds`.
   function follow(seconds) {
+    outline.follow(seconds);
     const lines = state.lines;
     let low = 0;
     let high = lines.length;
