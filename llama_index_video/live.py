@@ -1,17 +1,24 @@
 """Recordings searchable while they are written: ``llama-index-video ingest --live``.
 
-:func:`ingest_live` follows a file that is still growing (a meeting recorder's output).
+:func:`ingest_live` follows a file that is still growing (a meeting recorder's output),
+or a stream (HLS, HTTP/Icecast audio), which :mod:`llama_index_video.sources.stream`
+records meanwhile into the index folder's ``media/downloads``, as
+``<host-and-path>-<UTC start>.mkv`` beside a ``.origin.json`` naming the URL (without
+its query or password). The stream's recording is listed under that file, its moments
+link to the URL, and a restart finds the recording under way by the URL; once it has
+ended, the next ``ingest --live`` of the same URL is a new recording.
 Each time ``chunk_seconds`` more of its audio can be decoded, that chunk is transcribed
 and its units stored (:mod:`llama_index_video.store.live`), so what was said is
 searchable a chunk's length plus its transcription after it was said, and the
 recording is listed as ``live``. Chunks are cut at fixed times; frames and on-screen
 text are not read while it grows.
 
-The recording ends when the file has not grown for ``settle`` seconds, or after
+The recording ends when the file has not grown (or the stream sent nothing) for
+``settle`` seconds, or after
 ``max_seconds`` or ``max_bytes``: every wait is bounded, so the loop ends by
-construction. Then the finished file is ingested the normal way, which replaces the
-live rows at once: the final index holds exactly the rows an ingest of the finished
-file gives (units joined across the chunk seams, frames, chapters). A run killed at
+construction. Then the finished file (the stream's copy) is ingested the normal way,
+which replaces the live rows at once: the final index holds exactly the rows an ingest
+of the finished file gives (units joined across the chunk seams, frames, chapters). A run killed at
 any moment resumes, when started again, after the last stored chunk.
 
 Only formats readable while they grow work: WAV, MP3, Ogg, Matroska/WebM. An MP4 or
@@ -20,15 +27,17 @@ MOV being recorded has no index (``moov`` atom) until it is finished.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.errors import DownloadError, MediaError, VideoIndexError
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -54,7 +63,7 @@ class LiveChunk:
 
 def ingest_live(
     index: VideoIndex,
-    path: str | Path,
+    source: str | Path,
     *,
     chunk_seconds: float = DEFAULT_CHUNK_SECONDS,
     settle: float = DEFAULT_SETTLE_SECONDS,
@@ -64,37 +73,43 @@ def ingest_live(
     stop: threading.Event | None = None,
     report: Callable[[LiveChunk], None] | None = None,
 ) -> IngestReport:
-    """Index ``path`` in chunks while it grows, then whole once it ends.
+    """Index ``source`` in chunks while it grows or plays, then whole once it ends.
 
     Args:
         index: The index written to.
-        path: A file being written (WAV, MP3, Ogg, Matroska/WebM).
+        source: A file being written (WAV, MP3, Ogg, Matroska/WebM), or the URL of a
+            stream (``http://host/live.m3u8``), recorded into the index folder.
         chunk_seconds: Seconds of audio per chunk.
-        settle: The recording has ended when the file has not grown for this long.
+        settle: A file has ended when it has not grown for this long; a stream when no
+            data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
-        max_bytes: It has ended once the file is this large.
+        max_bytes: It has ended once the file (or the stream's copy) is this large.
         wait: Seconds each write waits for another writer of the index.
         stop: Set to end the recording now (Ctrl-C).
         report: Told of each chunk stored.
 
     Returns:
-        The report of the final ingest of the whole file.
+        The report of the final ingest of the whole file (or of the stream's copy).
 
     Raises:
         MediaError: the file does not appear within ``settle`` seconds, or is not a
             growing audio or video file.
+        DownloadError: the stream cannot be opened or has no audio.
     """
-    from llama_index_video.media.audio import SAMPLE_RATE, decode_audio_span
-    from llama_index_video.reader.moments import SourceFile, transcript_nodes
-    from llama_index_video.reader.units import build_units
-    from llama_index_video.store.live import HEAD_BYTES, LiveRows, live_key
+    from llama_index_video.sources.stream import is_stream
+    from llama_index_video.store.live import HEAD_BYTES, live_key
 
     if chunk_seconds <= 0 or settle < 0 or max_seconds <= 0:
         raise ValueError("chunk_seconds and max_seconds must be > 0, settle >= 0")
-    path = Path(path)
     stop = stop or threading.Event()
-    started = time.monotonic()
-    deadline = started + max_seconds
+    deadline = time.monotonic() + max_seconds
+    follow = _Follower(index, chunk_seconds=chunk_seconds, wait=wait, report=report)
+    if isinstance(source, str) and is_stream(source):
+        return _ingest_stream(
+            index, source, follow, settle=settle, deadline=deadline, max_bytes=max_bytes,
+            stop=stop,
+        )  # fmt: skip
+    path = Path(source)
     growth = _Growth(path, settle=settle, max_bytes=max_bytes)
     while growth.size() < HEAD_BYTES and not growth.ended(deadline, stop):
         time.sleep(POLL_SECONDS)
@@ -102,41 +117,138 @@ def ingest_live(
         raise MediaError(path, f"file not found (waited {settle:g} s for it to appear)")
     with path.open("rb") as handle:
         key = live_key(path, handle.read(HEAD_BYTES))
-    reader = index.reader
-    source = SourceFile(path, key)
-    rows = LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
-    with index._writing(wait):
-        done = rows.stored_until()
-        index.lexical.refresh()
-    if done:
-        logger.info("%s: resuming after %.1f s already stored", path, done)
-    ended = False
-    while not ended:
-        ended = growth.ended(deadline, stop)
-        try:
-            chunk = decode_audio_span(path, done, chunk_seconds)
-        except MediaError:
-            if not ended:
-                time.sleep(POLL_SECONDS)
-                continue
-            raise
-        full = len(chunk.samples) >= int(chunk_seconds * SAMPLE_RATE)
-        if not full and not ended:
-            time.sleep(POLL_SECONDS)
-            continue
-        if not len(chunk.samples):
-            break
-        speech = reader.transcribe_chunk(chunk, source=path)
-        units = list(build_units(speech.segments, reader.units))
-        nodes = list(transcript_nodes(source, units, language=speech.language, note=None))
-        with index._writing(wait):
-            rows.add(list(nodes), until=chunk.end)
-            index.lexical.refresh()
-        done = chunk.end
-        (report or (lambda chunk: None))(LiveChunk(chunk.start, chunk.end, len(nodes)))
+    follow(path, key, ended=lambda: growth.ended(deadline, stop))
     if not path.is_file():
         raise VideoIndexError(f"{path}: the recording is gone; its live moments stay listed")
     return index.ingest([path], wait=wait)
+
+
+def _ingest_stream(
+    index: VideoIndex,
+    url: str,
+    follow: _Follower,
+    *,
+    settle: float,
+    deadline: float,
+    max_bytes: int | None,
+    stop: threading.Event,
+) -> IngestReport:
+    """Record ``url`` into the index folder's downloads in a thread, follow the copy,
+    and ingest it once the stream has ended. The recording under way is found again by
+    its URL (a manifest note), so a restart goes on with the same copy and rows."""
+    import av
+
+    from llama_index_video.sources.origin import Origin, redact, write_origin
+    from llama_index_video.sources.stream import RecordedStream, record_stream, stream_copy_name
+    from llama_index_video.store.live import live_key
+
+    note = "live-stream:" + hashlib.sha256(url.encode()).hexdigest()[:32]
+    with index._writing(follow.wait):
+        name = index.manifest.get_meta(note)
+        if not name:
+            name = stream_copy_name(url, datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S"))
+            index.manifest.set_meta(note, name)
+    target = index.folder.downloads / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_origin(target, Origin(url=redact(url), site="stream"))
+    outcome: list[RecordedStream | VideoIndexError] = []
+    halt = threading.Event()
+
+    def record() -> None:
+        try:
+            outcome.append(
+                record_stream(
+                    url,
+                    target,
+                    idle=max(settle, POLL_SECONDS),
+                    deadline=deadline,
+                    max_bytes=max_bytes,
+                    stop=halt,
+                )
+            )
+        except VideoIndexError as exc:
+            outcome.append(exc)
+        except (OSError, av.error.FFmpegError) as exc:  # writing the copy
+            outcome.append(DownloadError(redact(url), f"recording failed ({exc})"))
+
+    recorder = threading.Thread(target=record, name="stream-recorder", daemon=True)
+    recorder.start()
+    try:
+        follow(
+            target,
+            live_key(target, url.encode()),
+            ended=lambda: not recorder.is_alive() or stop.is_set() or time.monotonic() >= deadline,
+        )
+    except MediaError:
+        if not outcome:
+            raise
+    finally:
+        halt.set()  # the recorder's reads wait at most ``settle``: the join ends
+        recorder.join()
+    if isinstance(outcome[0], VideoIndexError):
+        raise outcome[0]
+    logger.info("%s: %.0f s recorded (%s)", redact(url), outcome[0].seconds, outcome[0].ended)
+    report = index.ingest([target], wait=follow.wait)
+    with index._writing(follow.wait):
+        index.manifest.set_meta(note, "")  # the next recording of this URL is a new one
+    return report
+
+
+class _Follower:
+    """Stores a growing file's audio a chunk at a time, from where the last run stopped."""
+
+    def __init__(
+        self,
+        index: VideoIndex,
+        *,
+        chunk_seconds: float,
+        wait: float,
+        report: Callable[[LiveChunk], None] | None,
+    ) -> None:
+        self.index = index
+        self.chunk_seconds = chunk_seconds
+        self.wait = wait
+        self.report = report or (lambda chunk: None)
+
+    def __call__(self, path: Path, key: str, *, ended: Callable[[], bool]) -> None:
+        """Follow ``path`` (rows under ``key``) until ``ended()`` and its last chunk."""
+        from llama_index_video.media.audio import SAMPLE_RATE, decode_audio_span
+        from llama_index_video.reader.moments import SourceFile, transcript_nodes
+        from llama_index_video.reader.units import build_units
+        from llama_index_video.store.live import LiveRows
+
+        index, reader = self.index, self.index.reader
+        source = SourceFile(path, key)
+        rows = LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
+        with index._writing(self.wait):
+            done = rows.stored_until()
+            index.lexical.refresh()
+        if done:
+            logger.info("%s: resuming after %.1f s already stored", path, done)
+        over = False
+        while not over:
+            over = ended()
+            try:
+                chunk = decode_audio_span(path, done, self.chunk_seconds)
+            except MediaError:
+                if not over:
+                    time.sleep(POLL_SECONDS)
+                    continue
+                raise
+            full = len(chunk.samples) >= int(self.chunk_seconds * SAMPLE_RATE)
+            if not full and not over:
+                time.sleep(POLL_SECONDS)
+                continue
+            if not len(chunk.samples):
+                break
+            speech = reader.transcribe_chunk(chunk, source=path)
+            units = list(build_units(speech.segments, reader.units))
+            nodes = list(transcript_nodes(source, units, language=speech.language, note=None))
+            with index._writing(self.wait):
+                rows.add(nodes, until=chunk.end)
+                index.lexical.refresh()
+            done = chunk.end
+            self.report(LiveChunk(chunk.start, chunk.end, len(nodes)))
 
 
 class _Growth:

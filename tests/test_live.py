@@ -46,8 +46,8 @@ class ToneTranscriber:
         segments = []
         for second in range(len(audio) // RATE):
             block = audio[second * RATE : (second + 1) * RATE]
-            if np.abs(block).max(initial=0.0) < 0.05:
-                continue
+            if np.sqrt(np.mean(np.square(block))) < 0.2:  # a full tone's is 0.35
+                continue  # silent, or a tone's tail (AAC sounds ~0.06 s late)
             tone = int(np.argmax(np.abs(np.fft.rfft(block))))  # 1 Hz per bin over a second
             fact = next((text for hz, text in FACTS.items() if abs(hz - tone) < 20), None)
             if fact:

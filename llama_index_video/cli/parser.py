@@ -62,8 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--live",
         action="store_true",
-        help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM; not MP4): index its "
-        "speech in chunks as it grows, then the whole file once it stops growing",
+        help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM; not MP4), or is a "
+        "stream URL (HLS .m3u8, HTTP/Icecast audio), recorded into the index folder: index "
+        "its speech and frames in chunks as they arrive, then the whole recording once it ends",
     )
     ingest.add_argument(
         "--chunk-seconds",
@@ -75,14 +76,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--live-settle",
         type=float,
         default=10.0,
-        help="with --live: the recording has ended when the file has not grown for this "
-        "many seconds (default: 10)",
+        help="with --live: the recording has ended when the file has not grown (the stream "
+        "has sent nothing) for this many seconds (default: 10)",
+    )
+    ingest.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        help="with --live: the recording has ended once the file (the stream's copy) is this large",
     )
     ingest.add_argument(
         "--max-hours",
         type=float,
         default=12.0,
-        help="with --live: stop following the file after this many hours (default: 12)",
+        help="with --live: stop following the file or stream after this many hours (default: 12)",
     )
     wait_options(ingest)
 

@@ -76,22 +76,30 @@ def _stop_when_orphaned(parent: int, stop: threading.Event) -> None:
 
 
 def run_live(args: argparse.Namespace, index: VideoIndex) -> IngestReport:
-    """``ingest --live PATH``: a line per chunk stored; returns the final ingest's report."""
+    """``ingest --live PATH|URL``: a line per chunk stored; returns the final ingest's report."""
     from llama_index_video.live import ingest_live
+    from llama_index_video.sources.origin import redact
+    from llama_index_video.sources.stream import is_stream
 
-    if len(args.paths) != 1 or "://" in args.paths[0]:
-        raise VideoIndexError("ingest --live takes one file being recorded")
-    path = Path(args.paths[0])
+    if len(args.paths) != 1:
+        raise VideoIndexError("ingest --live takes one file being recorded, or one stream URL")
+    source: str | Path = args.paths[0]
+    if is_stream(args.paths[0]):
+        shown = redact(args.paths[0])
+    else:
+        source = Path(args.paths[0])
+        shown = printable_path(source)
     stop = threading.Event()
-    print(f"following {printable_path(path)} -> {printable_path(args.index)}", flush=True)
+    print(f"following {shown} -> {printable_path(args.index)}", flush=True)
     with _stopping_on_signals(stop):
         try:
             report = ingest_live(
                 index,
-                path,
+                source,
                 chunk_seconds=args.chunk_seconds,
                 settle=args.live_settle,
                 max_seconds=args.max_hours * 3600,
+                max_bytes=args.max_bytes,
                 wait=args.wait,
                 stop=stop,
                 report=_print_chunk,

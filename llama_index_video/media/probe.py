@@ -80,7 +80,7 @@ def open_container(path: Path) -> av.container.InputContainer:
         return av.open(str(path), mode="r", metadata_errors="ignore")
     except av.error.FFmpegError as exc:
         raise UnsupportedMediaError(
-            path, f"not a readable audio or video file ({_ffmpeg_reason(exc)})"
+            path, f"not a readable audio or video file ({ffmpeg_reason(exc)})"
         ) from exc
 
 
@@ -263,5 +263,6 @@ def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:
     return float(video.average_rate)
 
 
-def _ffmpeg_reason(exc: av.error.FFmpegError) -> str:
+def ffmpeg_reason(exc: av.error.FFmpegError) -> str:
+    """PyAV's error as a short lower-case reason for a one-line message."""
     return (exc.strerror or type(exc).__name__).strip().rstrip(".").lower()

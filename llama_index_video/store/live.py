@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,7 +77,7 @@ class LiveRows:
             return 0.0
         return record.duration or 0.0
 
-    def add(self, nodes: list[BaseNode], *, until: float) -> None:
+    def add(self, nodes: Sequence[BaseNode], *, until: float) -> None:
         """Store one chunk's nodes (those of the media up to ``until`` seconds)."""
         record = self._manifest.file(self.key)
         count = record.node_count if record is not None else 0
