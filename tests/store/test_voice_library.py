@@ -1,11 +1,12 @@
 """The voice library: a voice named in one recording is named in another of the same person.
 
 **Real voices**: the AMI excerpts ``ami_dev00`` and ``ami_dev01`` of
-tests/fixtures/real_speech (one meeting session; MEE009 and MEE012 talk in both; source
-and licence in their ``.json``). Their reference turns (``.rttm``) become ``.srt``
-sidecars (one cue per turn), so the units' times are known without speech recognition;
-CAM++ labels the voices for real, and a unit belongs to a person when its middle falls in
-that person's turn and nobody else's (as in benchmarks/voice_library.py).
+tests/fixtures/real_speech, the first 30 s of two AMI meetings (ES2003a and ES2003b, two
+sessions at one site; MEE009 and MEE012 talk in both; source and licence in their
+``.json``). Their reference turns (``.rttm``) become ``.srt`` sidecars (one cue per
+turn), so the units' times are known without speech recognition; CAM++ labels the voices
+for real, and a unit belongs to a person when its middle falls in that person's turn and
+nobody else's (as in benchmarks/voice_library.py).
 """
 
 from __future__ import annotations

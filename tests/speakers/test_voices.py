@@ -1,0 +1,48 @@
+"""Voices across recordings: the decision rule, and which speech a voice is heard in.
+
+Real voices: ``ami_dev00`` of tests/fixtures/real_speech (AMI ES2003a; source and
+licence in its ``.json``), reference turns in its ``.rttm``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.speaker_scoring import read_rttm
+from llama_index_video.speakers.voices import best_voice, voice_centroids
+from tests_support import ROOT
+
+MEETING = ROOT / "tests" / "fixtures" / "real_speech" / "ami_dev00.flac"
+
+
+def unit(*values: float) -> np.ndarray:
+    vector = np.array(values, dtype=np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_best_voice_names_the_best_above_the_threshold_and_the_margin():
+    voices = {"Ann": unit(1, 0, 0), "Bo": unit(0.8, 0.6, 0)}
+    heard = unit(1, 0.1, 0)  # Ann 0.995, Bo 0.856
+    assert best_voice(heard, voices, threshold=0.9, margin=0.0) == "Ann"
+    assert best_voice(heard, voices, threshold=0.999, margin=0.0) is None
+    assert best_voice(heard, voices, threshold=0.9, margin=0.2) is None  # Bo too close
+    assert best_voice(heard, {"Ann": voices["Ann"]}, threshold=0.9, margin=0.2) == "Ann"
+    assert best_voice(heard, {}, threshold=0.0) is None
+
+
+def test_a_voice_is_heard_in_its_long_units_when_it_has_any():
+    turns = [(a, b) for a, b, who in read_rttm(MEETING.with_suffix(".rttm")) if who == "MEE009"]
+    long = [(a, b) for a, b in turns if b - a >= 2.0]
+    short = [(a, b) for a, b in turns if b - a < 2.0]
+    assert long and short
+    only_long = voice_centroids(MEETING, {"v": long})["v"]
+    both = voice_centroids(MEETING, {"v": turns}, min_unit=2.0)["v"]
+    assert np.allclose(both, only_long, atol=1e-5)
+    everything = voice_centroids(MEETING, {"v": turns}, min_unit=0.0)["v"]
+    assert not np.allclose(everything, only_long, atol=1e-3)
+    # a voice with no long unit is heard in the short ones
+    assert np.allclose(
+        voice_centroids(MEETING, {"v": short}, min_unit=2.0)["v"],
+        voice_centroids(MEETING, {"v": short}, min_unit=0.0)["v"],
+        atol=1e-5,
+    )
