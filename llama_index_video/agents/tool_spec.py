@@ -98,6 +98,10 @@ class VideoToolSpec(BaseToolSpec):
             ``export_clip`` cuts) at once.
         export_dir: Where ``export_clip`` writes clips (made when the first is written);
             None leaves the tool out.
+        page_url: The page of a ``serve`` over this index (``http://127.0.0.1:8000``),
+            or a function saying where it is now (None: not running), asked at each
+            call: moments then link to the page's deep link
+            (:func:`~llama_index_video.service.address.page_link`), not to the file.
     """
 
     spec_functions = list(TOOL_NAMES)  # noqa: RUF012 - BaseToolSpec declares it so
@@ -110,6 +114,7 @@ class VideoToolSpec(BaseToolSpec):
         max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         max_span_seconds: float = MAX_MOMENT_SECONDS,
         export_dir: str | Path | None = None,
+        page_url: str | Callable[[], str | None] | None = None,
     ) -> None:
         if max_result_bytes < 512:
             raise ValueError("max_result_bytes must be at least 512")
@@ -120,6 +125,7 @@ class VideoToolSpec(BaseToolSpec):
         self.max_result_bytes = max_result_bytes
         self.max_span_seconds = max_span_seconds
         self.export_dir = None if export_dir is None else Path(export_dir)
+        self.page_url = page_url
         if self.export_dir is not None:
             self.spec_functions = [*TOOL_NAMES, EXPORT_TOOL]
 
@@ -171,7 +177,7 @@ class VideoToolSpec(BaseToolSpec):
         )
         payload: dict[str, Any] = {
             "query": query,
-            "moments": [hit.to_dict(compact=True) for hit in hits],
+            "moments": self._linked([hit.to_dict(compact=True) for hit in hits]),
         }
         if not hits:
             if speakers and not any(entry.speakers for entry in self.index.library()):
@@ -197,7 +203,7 @@ class VideoToolSpec(BaseToolSpec):
         payload = {
             "answer": answer.text,
             "found": answer.found,
-            "citations": [c.to_dict(compact=True) for c in answer.citations],
+            "citations": self._linked([c.to_dict(compact=True) for c in answer.citations]),
         }
         return _fit(payload, "citations", self.max_result_bytes)
 
@@ -245,7 +251,7 @@ class VideoToolSpec(BaseToolSpec):
         payload: dict[str, Any] = {
             "source": recording.source,
             "label": schema.moment_label(recording.name, begin, finish),
-            "url": schema.media_fragment_url(recording.path, begin),
+            "url": self._link(recording, begin, finish),
             "lines": [
                 compacted(
                     {
@@ -287,7 +293,7 @@ class VideoToolSpec(BaseToolSpec):
             {
                 "source": recording.source,
                 "label": schema.moment_label(recording.name, screen.at, None),
-                "url": schema.media_fragment_url(recording.path, screen.at),
+                "url": self._link(recording, screen.at),
                 "frame_path": screen.frame_path,
                 "frame_time": screen.frame_time,
                 "on_screen": screen.on_screen,
@@ -361,6 +367,33 @@ class VideoToolSpec(BaseToolSpec):
             "method": cut.method,
         }
         return _compact(compacted(payload))
+
+    def _page(self) -> str | None:
+        return self.page_url() if callable(self.page_url) else self.page_url
+
+    def _link(self, recording: IndexedSource, start: float, end: float | None = None) -> str:
+        """Where a click plays ``recording`` from ``start``: the page, or the file."""
+        from llama_index_video.service.address import page_link
+
+        page = self._page()
+        if page is None:
+            return schema.media_fragment_url(recording.path, start)
+        return page_link(page, recording.source, start, end)
+
+    def _linked(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Compact hits or citations, each timed one's ``url`` the page's deep link when
+        a page is known."""
+        from llama_index_video.service.address import page_link
+
+        page = self._page()
+        if page is None:
+            return items
+        return [
+            {**item, "url": page_link(page, item["source"], item["start"], item.get("end"))}
+            if item.get("start") is not None
+            else item
+            for item in items
+        ]
 
 
 def _fit(payload: dict[str, Any], items: str, limit: int) -> str:

@@ -53,6 +53,13 @@ def add_mcp_parser(commands: Any) -> argparse.ArgumentParser:
         help=f"where export_clip writes clips (default: {EXPORTS_FOLDER}/ in the index folder)",
     )
     parser.add_argument(
+        "--service-url",
+        default=None,
+        metavar="URL",
+        help="link moments to this service's page (default: a serve running over the "
+        "same index folder, else the files)",
+    )
+    parser.add_argument(
         "--print-config",
         action="store_true",
         help="print the mcpServers block for a client's configuration (absolute paths) and exit",
@@ -108,6 +115,7 @@ def run_mcp(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
             store_options={
                 **index_options,
                 "export_dir": os.path.abspath(args.export_dir) if args.export_dir else None,
+                "service_url": args.service_url,
             },
         )
         print(json.dumps(config, indent=2))
@@ -121,6 +129,7 @@ def run_mcp(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
         port=args.port,
         token=args.token,
         export_dir=args.export_dir,
+        service_url=args.service_url,
         **index_options,
     )
     return 0

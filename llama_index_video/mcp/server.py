@@ -14,7 +14,9 @@ through :func:`~llama_index_video.api_keys.scrub`. ``describe_screen`` answers w
 frame itself as image content after its JSON, so a client's vision model sees the
 screen, not only a path. The one tool that writes, ``export_clip``, cuts a moment into
 the export folder (``exports/`` in the index folder unless ``export_dir`` says where)
-and answers with its JSON and a link to the file (resource link content). The resource
+and answers with its JSON and a link to the file (resource link content). While a
+``serve`` runs over the same folder (or given ``service_url``), moments link to its
+page's deep links rather than to files. The resource
 list is refreshed at each listing: a recording ingested while the server runs is listed
 too.
 
@@ -298,14 +300,18 @@ def serve_mcp(
     port: int = DEFAULT_PORT,
     token: str | None = None,
     export_dir: str | Path | None = None,
+    service_url: str | None = None,
     **index_options: Any,
 ) -> None:
     """Serve the index in ``index_dir`` over stdio, or streamable HTTP, until stopped;
     ``export_clip`` writes into ``export_dir`` (default: ``exports/`` in ``index_dir``).
+    Moments link to the page of ``service_url``, else of a ``serve`` running over the
+    same folder when the call is made (:mod:`llama_index_video.service.address`), else
+    to their files.
 
     Raises:
         InsecureBindError: HTTP beyond loopback without a token, or a weak token.
-        VideoIndexError: ``index_dir`` holds no index.
+        VideoIndexError: ``index_dir`` holds no index, or ``service_url`` is no URL.
         MissingDependencyError: the ``mcp`` extra is not installed.
     """
     from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware, check_bind
@@ -313,18 +319,25 @@ def serve_mcp(
     token = (token or os.environ.get(TOKEN_ENV) or None) if http else None
     if http:
         check_bind(host, token)
+    from llama_index_video.service.address import running_page
     from llama_index_video.service.live import IndexVersions, LiveIndex
     from llama_index_video.store.folder import IndexFolder
 
     folder = Path(index_dir)
     IndexFolder(folder).require()
+    if service_url is not None and not service_url.startswith(("http://", "https://")):
+        raise VideoIndexError(f"--service-url {service_url!r}: give the page's http(s):// URL")
 
     # Each version a writer finishes, from a private copy (see service.live), so an
     # ingest replacing a file never shows the tools a half-written state.
     versions = IndexVersions.of_folder(folder, **index_options)
     live = LiveIndex(versions.first(), versions=versions)
     try:
-        server = build_server(live, export_dir=export_dir or folder / EXPORTS_FOLDER)
+        server = build_server(
+            live,
+            export_dir=export_dir or folder / EXPORTS_FOLDER,
+            page_url=service_url or (lambda: running_page(folder)),
+        )
         with live.reading() as (index, _):  # the first call is as fast as the rest
             index.embed_model.get_query_embedding("warm up")
         if not http:

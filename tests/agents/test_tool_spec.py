@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import av
 import pytest
@@ -292,3 +293,24 @@ def test_export_clip_cuts_the_moment_into_the_export_folder(example_index, tmp_p
         error = call(spec, "export_clip", **arguments)["error"]
         assert says in error and "\n" not in error
     assert [p.name for p in (tmp_path / "clips").iterdir()] == [path.name]
+
+
+def test_with_a_page_moments_link_to_its_deep_links(example_index):
+    pages = ["http://127.0.0.1:8000", None]
+    spec = VideoToolSpec(example_index, page_url=lambda: pages[0])
+    found = call(spec, "search_moments", query="who owns the billing provider migration", top_k=2)
+    for moment in found["moments"]:
+        link = urlsplit(moment["url"])
+        assert (link.scheme, link.netloc, link.path) == ("http", "127.0.0.1:8000", "/")
+        assert parse_qs(link.fragment)["source"] == [moment["source"]]
+        assert float(parse_qs(link.fragment)["t"][0]) == pytest.approx(moment["start"], abs=0.01)
+    read = call(spec, "read_transcript", source="team_sync.mp3", start=10, end=20)
+    assert (
+        read["url"].startswith("http://127.0.0.1:8000/#source=") and "&t=10&end=20" in read["url"]
+    )
+    pages[0] = None  # the service stopped: file links again
+    found = call(spec, "search_moments", query="who owns the billing provider migration", top_k=1)
+    assert (
+        found["moments"][0]["url"].startswith(str(TEAM_SYNC))
+        and "#t=" in found["moments"][0]["url"]
+    )

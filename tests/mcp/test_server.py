@@ -32,6 +32,7 @@ from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 from tests.agents.two_step import QUESTION, play_openai
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import ROOT
+from tests_support import TEAM_SYNC as TEAM_SYNC_PATH
 
 TOKEN = "a-long-enough-test-token-123"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -349,3 +350,81 @@ def test_a_file_replaced_while_the_server_runs_leaves_its_searches_whole(tmp_pat
         assert not answer.is_error, answer.content[0].text
         hits = json.loads(answer.content[0].text)["moments"]
         assert hits and all(f"{edition_searched} edition" in h["text"] for h in hits), hits
+
+
+def test_while_serve_runs_over_the_folder_moments_link_to_its_page(example_index, tmp_path):
+    """A real ``serve`` over a copy of the index announces its page; the MCP server
+    started before it links moments there while it runs, and to files once it stops."""
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    port = free_port()
+
+    async def search(session: ClientSession) -> str:
+        found = await session.call_tool(
+            "search_moments", {"query": "who owns the billing provider migration", "top_k": 1}
+        )
+        return json.loads(found.content[0].text)["moments"][0]["url"]
+
+    async def run() -> list[str]:
+        urls = []
+        async with stdio_client(stdio(folder)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            urls.append(await search(s))
+            service = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "llama_index_video.cli.main",
+                    "serve",
+                    "--index",
+                    str(folder),
+                    "--port",
+                    str(port),
+                    "--llm",
+                    "none",
+                ],
+                env=ENV,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                deadline = time.monotonic() + 120
+                while not _answers(port):  # ends: a deadline
+                    assert service.poll() is None, service.stderr.read()
+                    assert time.monotonic() < deadline, "serve never answered"
+                    await asyncio.sleep(0.2)
+                urls.append(await search(s))
+            finally:
+                service.terminate()
+                service.wait(timeout=30)
+            urls.append(await search(s))
+        return urls
+
+    before, during, after = asyncio.run(run())
+    assert before.startswith(str(TEAM_SYNC_PATH)) and "#t=" in before
+    assert during.startswith(f"http://127.0.0.1:{port}/#source=") and "&t=14" in during
+    assert after == before and not (folder / "service.json").exists()
+
+
+def _answers(port: int) -> bool:
+    try:
+        return httpx2.get(f"http://127.0.0.1:{port}/api/health", timeout=5).status_code == 200
+    except httpx2.TransportError:
+        return False
+
+
+def test_service_url_links_moments_to_that_page(example_index):
+    async def run() -> str:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=server_command(example_index, "--service-url", "https://videos.example.org"),
+            env=ENV,
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            found = await s.call_tool(
+                "read_transcript", {"source": "team_sync.mp3", "start": 10, "end": 20}
+            )
+            return json.loads(found.content[0].text)["url"]
+
+    assert asyncio.run(run()).startswith("https://videos.example.org/#source=")
