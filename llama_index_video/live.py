@@ -8,10 +8,10 @@ its query or password). The stream's recording is listed under that file, its mo
 link to the URL, and a restart finds the recording under way by the URL; once it has
 ended, the next ``ingest --live`` of the same URL is a new recording.
 Each time ``chunk_seconds`` more of its audio can be decoded, that chunk is transcribed
-and its units stored (:mod:`llama_index_video.store.live`), so what was said is
-searchable a chunk's length plus its transcription after it was said, and the
-recording is listed as ``live``. Chunks are cut at fixed times; frames and on-screen
-text are not read while it grows.
+and its units stored (:mod:`llama_index_video.store.live`) with, for a video, the
+frames kept in the chunk's span and the text they show, so what was said and shown is
+searchable a chunk's length plus its reading after it happened, and the recording is
+listed as ``live``. Chunks are cut at fixed times (a frame's span ends at the seam).
 
 The recording ends when the file has not grown (or the stream sent nothing) for
 ``settle`` seconds, or after
@@ -41,7 +41,11 @@ from llama_index_video.errors import DownloadError, MediaError, VideoIndexError
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
+
     from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.moments import SourceFile
+    from llama_index_video.reader.units import TranscriptUnit
     from llama_index_video.store.ingest_report import IngestReport
 
 logger = logging.getLogger(__name__)
@@ -243,12 +247,38 @@ class _Follower:
                 break
             speech = reader.transcribe_chunk(chunk, source=path)
             units = list(build_units(speech.segments, reader.units))
-            nodes = list(transcript_nodes(source, units, language=speech.language, note=None))
+            nodes: list[BaseNode] = list(
+                transcript_nodes(source, units, language=speech.language, note=None)
+            )
+            nodes.extend(self._screens(source, units, nodes, chunk.start, chunk.end))
             with index._writing(self.wait):
                 rows.add(nodes, until=chunk.end)
                 index.lexical.refresh()
             done = chunk.end
             self.report(LiveChunk(chunk.start, chunk.end, len(nodes)))
+
+    def _screens(
+        self,
+        source: SourceFile,
+        units: list[TranscriptUnit],
+        spoken: list[BaseNode],
+        start: float,
+        end: float,
+    ) -> list[BaseNode]:
+        """The frames and on-screen text of a chunk of video, linked to what was said in
+        it; none for audio, or when the span's video cannot be decoded yet (the final
+        ingest reads them all)."""
+        from llama_index_video.reader.moments import link_moments
+
+        try:
+            shown = self.index.reader.screen_nodes(source, units, start=start, end=end)
+        except MediaError as exc:
+            logger.info(
+                "%s: no frames stored for %.0f-%.0f s while live (%s)", source.path, start, end, exc
+            )
+            return []
+        link_moments(spoken, shown)
+        return shown
 
 
 class _Growth:

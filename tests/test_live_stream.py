@@ -28,11 +28,12 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from PIL import Image, ImageDraw
 
 from llama_index_video.errors import DownloadError
 from llama_index_video.live import LiveChunk, ingest_live
 from llama_index_video.sources.stream import record_stream, stream_copy_name
-from tests.test_live import RATE, WAIT_SECONDS, open_index, rows
+from tests.test_live import RATE, WAIT_SECONDS, ToneTranscriber, open_index, rows
 from tests_support import LIBRIVOX, ROOT
 
 SCRIPT = [0, 440, 440, *[0] * 10, 660, 660, 0, 0, 0]
@@ -41,10 +42,19 @@ SCRIPT = [0, 440, 440, *[0] * 10, 660, 660, 0, 0, 0]
 8 s)."""
 
 
+SLIDES = {0: "LAUNCH CODE ORANGE", 8: "LUNCH ON THE ROOF"}
+"""Second -> the slide's text shown from then on, in a video stream."""
+
+
+def slide(text: str) -> np.ndarray:
+    image = Image.new("RGB", (640, 360), (255, 255, 255))
+    ImageDraw.Draw(image).text((40, 150), text, fill=(0, 0, 0), font_size=44)
+    return np.asarray(image)
+
+
 def write_hls(folder: Path, samples: np.ndarray, pace: float, *, video: bool = False) -> None:
     """``folder/live.m3u8`` and its segments: ``samples`` (16 kHz mono) as AAC, one
-    second every ``pace`` s; with ``video``, 160x120 frames at 5 fps whose brightness
-    is the second's number times 20."""
+    second every ``pace`` s; with ``video``, :data:`SLIDES` at 5 fps (640x360)."""
     options = {"hls_time": "2", "hls_list_size": "0", "hls_playlist_type": "event"}
     with av.open(
         str(folder / "live.m3u8"), "w", format="hls", container_options=options
@@ -53,7 +63,7 @@ def write_hls(folder: Path, samples: np.ndarray, pace: float, *, video: bool = F
         picture = None
         if video:
             picture = container.add_stream("libx264", rate=5)
-            picture.width, picture.height, picture.pix_fmt = 160, 120, "yuv420p"
+            picture.width, picture.height, picture.pix_fmt = 640, 360, "yuv420p"
             picture.options = {"g": "5", "preset": "ultrafast", "tune": "zerolatency"}
         for second, start in enumerate(range(0, len(samples), RATE)):
             pcm = (np.clip(samples[start : start + RATE], -1, 1) * 32767).astype(np.int16)
@@ -61,9 +71,9 @@ def write_hls(folder: Path, samples: np.ndarray, pace: float, *, video: bool = F
             frame.rate, frame.pts = RATE, start
             for packet in audio.encode(frame):
                 container.mux(packet)
+            shown = SLIDES[max(t for t in SLIDES if t <= second)]
             for number in range(5) if picture is not None else ():
-                image = np.full((120, 160, 3), min(255, second * 20), np.uint8)
-                still = av.VideoFrame.from_ndarray(image, format="rgb24")
+                still = av.VideoFrame.from_ndarray(slide(shown), format="rgb24")
                 still.pts = second * 5 + number
                 for packet in picture.encode(still):
                     container.mux(packet)
@@ -138,6 +148,50 @@ def test_a_live_hls_stream_is_searchable_while_it_plays_and_ends_as_a_normal_ing
     live_rows = rows(index)
     index.close()
     normal = open_index(tmp_path / "normal", embed_model)
+    assert normal.ingest([copy]).ok
+    assert live_rows == rows(normal)
+    normal.close()
+
+
+def test_a_live_video_stream_stores_each_chunks_frames_and_screen_text_as_it_arrives(
+    tmp_path, embed_model
+):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    def open_video_index(folder: Path) -> VideoIndex:
+        reader = VideoReader(
+            media_dir=folder / "media", transcriber=ToneTranscriber(), ocr="rapidocr"
+        )
+        return VideoIndex(folder, embed_model=embed_model, reader=reader)
+
+    index = open_video_index(tmp_path / "index")
+    while_live: list[tuple[LiveChunk, list, list]] = []
+
+    def look(chunk: LiveChunk) -> None:
+        if chunk.end <= 12:
+            hits = index.search("launch code orange", top_k=3, modalities=["ocr"])
+            frames = index.vector_store.client.get(where={"modality": "frame"})["ids"]
+            shown = [(h.start, h.end, h.frame_path and Path(h.frame_path).is_file()) for h in hits]
+            while_live.append((chunk, shown, frames))
+
+    with serving(tmp_path / "hls", tones(SCRIPT), 1.0, video=True) as url:
+        report = ingest_live(
+            index, url, chunk_seconds=4.0, settle=5.0, max_seconds=WAIT_SECONDS, report=look
+        )
+    assert report.ok, report
+    first, hits, frames = while_live[0]
+    assert (first.start, first.end) == (0.0, 4.0)
+    assert frames and hits and all(0.0 <= start < end <= 4.0 for start, end, _ in hits)
+    assert hits[0][2]  # the frame it was read from, stored with the chunk
+    _, later, _ = while_live[-1]  # the slide changes at 8 s: read where it was shown only
+    assert all(start < 8.0 for start, _, _ in later)
+    hits = index.search("lunch on the roof", top_k=1, modalities=["ocr"])
+    assert hits and abs(hits[0].start - 8.0) <= 0.5
+    (copy,) = index.folder.downloads.glob("*.mkv")
+    live_rows = rows(index)
+    index.close()
+    normal = open_video_index(tmp_path / "normal")
     assert normal.ingest([copy]).ok
     assert live_rows == rows(normal)
     normal.close()

@@ -107,6 +107,8 @@ def sample_frames(
     name_prefix: str,
     options: FrameSamplingOptions | None = None,
     duration: float | None = None,
+    start: float = 0.0,
+    end: float | None = None,
 ) -> Iterator[Frame]:
     """Yield the kept frames of ``path`` in time order, writing each as a JPEG.
 
@@ -116,6 +118,9 @@ def sample_frames(
         name_prefix: Start of every file name, e.g. the video's content hash.
         options: Sampling options; defaults to :class:`FrameSamplingOptions`.
         duration: The file's duration, so the last frame's span reaches the end.
+        start: Sample from this second on (a file still growing is read a span at a
+            time); the span's first frame is always kept.
+        end: Sample the frames before this second only; the last one's span ends here.
 
     Raises:
         UnsupportedMediaError: the file has no video stream.
@@ -127,7 +132,7 @@ def sample_frames(
     sampler = _Sampler(options)
     kept: _Candidate | None = None
     last_time = 0.0
-    for time, frame in _decode(path, options.analysis_fps):
+    for time, frame in _decode(path, options.analysis_fps, start=start, end=end):
         last_time = time
         for candidate in sampler.feed(time, frame):
             if kept is not None:
@@ -138,8 +143,8 @@ def sample_frames(
             yield _store(kept, candidate.time, out_dir, name_prefix, options)
         kept = candidate
     if kept is not None:
-        end = max(duration or 0.0, last_time, kept.time)
-        yield _store(kept, end, out_dir, name_prefix, options)
+        until = end if end is not None else max(duration or 0.0, last_time, kept.time)
+        yield _store(kept, until, out_dir, name_prefix, options)
 
 
 class _Sampler:
@@ -187,8 +192,11 @@ class _Sampler:
         yield candidate
 
 
-def _decode(path: Path, analysis_fps: float) -> Iterator[tuple[float, av.VideoFrame]]:
-    """Decoded frames at most ``analysis_fps`` per second, times relative to the file start."""
+def _decode(
+    path: Path, analysis_fps: float, *, start: float, end: float | None
+) -> Iterator[tuple[float, av.VideoFrame]]:
+    """Decoded frames from ``start`` to before ``end``, at most ``analysis_fps`` per
+    second, times relative to the file start."""
     with open_container(path) as container:
         streams = video_streams(container)
         if not streams:
@@ -199,14 +207,18 @@ def _decode(path: Path, analysis_fps: float) -> Iterator[tuple[float, av.VideoFr
         # 140 s where slice threading spends 0.5 for the very same frames.
         stream.thread_type = "SLICE"
         origin = container_start(container)
+        if start > 0:
+            container.seek(int((start + origin) * av.time_base), backward=True)
         step = 1.0 / analysis_fps
-        next_time = 0.0
+        next_time = start
         decoded = 0
         for frame in decoded_frames(container, stream, path, "video"):
             if frame.pts is None or frame.time_base is None:
                 continue
             time = max(0.0, float(frame.pts * frame.time_base) - origin)
             decoded += 1
+            if end is not None and time >= end:
+                break
             if time + 1e-6 >= next_time:
                 next_time = time + step
                 yield time, frame

@@ -301,7 +301,11 @@ class VideoReader(SpeechReading, BaseReader):
             self._speech_backend_before_threads()
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="screen") as pool:
             stop = threading.Event()
-            screens = pool.submit(self._read_screens, source, info, stop) if reads_screens else None
+            screens = (
+                pool.submit(self._read_screens, source, stop, end=None, duration=info.duration)
+                if reads_screens
+                else None
+            )
             try:
                 units, language = self._transcript(info, notes, progress, speech)
             except BaseException:
@@ -312,7 +316,9 @@ class VideoReader(SpeechReading, BaseReader):
                 moments.transcript_nodes(source, units, language=language, note=note)
             )
             if screens is not None:
-                shown = self._frame_nodes(source, info, units, note, screens.result(), progress)
+                shown = self._frame_nodes(
+                    source, info.duration, units, note, screens.result(), progress
+                )
                 moments.link_moments(nodes, shown)
                 nodes.extend(shown)
         if self.clips is not None:
@@ -352,8 +358,37 @@ class VideoReader(SpeechReading, BaseReader):
             clips.append(clip)
         return list(clip_nodes(source, clips, units=units, note=note))
 
+    def screen_nodes(
+        self,
+        source: moments.SourceFile,
+        units: list[TranscriptUnit],
+        *,
+        start: float,
+        end: float,
+    ) -> list[BaseNode]:
+        """The frames kept from ``start`` to ``end`` seconds of a video still being
+        written, then the ``ocr`` nodes of the text they show ([] without frames, or for
+        audio): what ``ingest --live`` stores beside a chunk's ``units``.
+
+        Raises:
+            MediaError: the span's video cannot be decoded.
+        """
+        if self.frames is None:
+            return []
+        try:
+            reads = self._read_screens(source, threading.Event(), start=start, end=end)
+        except UnsupportedMediaError:  # no video stream
+            return []
+        return self._frame_nodes(source, end, units, None, reads, no_progress)
+
     def _read_screens(
-        self, source: moments.SourceFile, info: MediaInfo, stop: threading.Event
+        self,
+        source: moments.SourceFile,
+        stop: threading.Event,
+        *,
+        start: float = 0.0,
+        end: float | None,
+        duration: float | None = None,
     ) -> list[tuple[Frame, ScreenText]]:
         """Each kept frame with the text it shows (none without OCR), until ``stop`` is set.
 
@@ -366,7 +401,9 @@ class VideoReader(SpeechReading, BaseReader):
             out_dir=self.media_dir / FRAMES_FOLDER,
             name_prefix=source_prefix(source.content_hash),
             options=self.frames,
-            duration=info.duration,
+            duration=duration,
+            start=start,
+            end=end,
         ):
             if stop.is_set():
                 break
@@ -379,7 +416,7 @@ class VideoReader(SpeechReading, BaseReader):
     def _frame_nodes(
         self,
         source: moments.SourceFile,
-        info: MediaInfo,
+        duration: float,
         units: list[TranscriptUnit],
         note: str | None,
         reads: list[tuple[Frame, ScreenText]],
@@ -388,7 +425,7 @@ class VideoReader(SpeechReading, BaseReader):
         """A frame node per kept frame, then the ``ocr`` nodes of the text they showed."""
         nodes: list[BaseNode] = []
         for frame, screen in reads:
-            progress("frames", frame.end, info.duration)
+            progress("frames", frame.end, duration)
             spoken = moments.spoken_between(units, frame.time, frame.end, _SPOKEN_CHARS_PER_FRAME)
             nodes.append(
                 moments.frame_node(

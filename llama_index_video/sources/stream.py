@@ -45,6 +45,9 @@ GROWING_OPTIONS = {"flush_packets": "1", "cluster_time_limit": "1000"}
 """Matroska muxer options that make a file readable while it is written: a cluster a
 second, flushed at once. (Not ``live``: it writes no codec headers that come only
 with the first packets, as AAC's from an MPEG-TS stream do.)"""
+OPEN_SECONDS = 30.0
+"""How long opening a stream may take (PyAV also applies it to the first reads: an HLS
+playlist is probed over its first segments)."""
 REPLAYED_FORMATS = frozenset({"hls"})
 """Demuxers that play a restarted stream from its first segment again."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -98,7 +101,8 @@ def record_stream(
     """
     shown = redact(url)
     try:
-        source = av.open(url, options={"live_start_index": "0"}, timeout=(idle, idle))
+        opening = max(idle, OPEN_SECONDS)
+        source = av.open(url, options={"live_start_index": "0"}, timeout=(opening, idle))
     except av.error.FFmpegError as exc:
         raise DownloadError(shown, f"cannot open the stream ({ffmpeg_reason(exc)})") from exc
     with source:

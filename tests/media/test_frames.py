@@ -48,6 +48,18 @@ def test_sampling_twice_writes_the_same_files(ozone_frames, tmp_path):
     assert [f.path.name for f in again] == [f.path.name for f in ozone_frames]
 
 
+def test_a_span_keeps_its_own_frames_and_the_last_ends_at_its_end(ozone_frames, tmp_path):
+    """What ``ingest --live`` stores per chunk: the frames from 20 s to before 30 s, the
+    first kept at once, the flash slide (21.0-22.53 s) found as in the whole file."""
+    span = list(sample_frames(OZONE, out_dir=tmp_path, name_prefix="ozone", start=20.0, end=30.0))
+    assert span[0].time == pytest.approx(20.0, abs=0.1)
+    assert all(20.0 - 0.1 <= f.time < 30.0 for f in span) and span[-1].end == 30.0
+    for previous, following in itertools.pairwise(span):
+        assert previous.end == pytest.approx(following.time)
+    whole = {round(f.time, 2) for f in ozone_frames if 20.5 <= f.time < 30.0}
+    assert whole <= {round(f.time, 2) for f in span}
+
+
 def test_fixed_interval_alone_misses_the_flash_slide(tmp_path):
     options = FrameSamplingOptions(interval=5.0, scene_detection=False)
     frames = list(sample_frames(OZONE, out_dir=tmp_path, name_prefix="o", options=options))
