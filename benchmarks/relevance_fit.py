@@ -33,6 +33,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -40,10 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.scoring import Question, RankedHit, first_hit_rank  # noqa: E402
+from llama_index_video.search.policy import DEFAULT_THRESHOLDS  # noqa: E402
 from llama_index_video.search.relevance import (  # noqa: E402
     FEATURES,
     Calibration,
     RelevanceGate,
+    Vocabulary,
     hit_features,
 )
 
@@ -73,11 +76,23 @@ class QuestionSet:
     """Instead of ``media``: the long recording of ``benchmarks/long_speech.py`` of this
     length, with its own facts and unanswerable questions; the files' questions then
     name their moment by ``fact``."""
+    languages: Material | None = None
+    """Instead of ``media``: the recordings of ``benchmarks/multilingual.json``, the
+    espeak-ng ones (``"synthetic"``, their scripts as subtitles) or those we did not make
+    (``"real"``, transcribed), each question asked in the recording's language and in
+    English; the files' questions are the near-topic ones, by ``near`` recording."""
+    embed: str = "english"
+    """The embedding model: ``"english"`` (the default) or ``"multilingual"`` (e5)."""
 
-    def load(self, timeline: Timeline | None = None) -> tuple[list[Question], list[Path], Timeline]:
+    def load(
+        self, timeline: Timeline | None = None, work: Path | None = None
+    ) -> tuple[list[Question], list[Path], Timeline]:
         """The set's questions, the media to ingest and the long recording's timeline
-        (its facts' spans); given that timeline (as cached), the recording is not made
-        and there is nothing to ingest."""
+        (its facts' spans, or the synthetic sentences'); given that timeline (as cached),
+        no recording is made and there is nothing to ingest. ``work``: where made
+        recordings are written."""
+        if self.languages is not None:
+            return languages(self, timeline, work)
         if self.minutes is None:
             return load_questions(self.questions), [ROOT / m for m in self.media], {}
         from benchmarks.long_speech import DEFAULT_CACHE, NAME, questions, recording
@@ -95,6 +110,57 @@ class QuestionSet:
                 answer = tuple(q.get("answer", ()))
                 own.append(Question(q["id"], q["kind"], q["question"], at, start, end, answer))
         return own, media, timeline
+
+
+Material = Literal["synthetic", "real"]
+
+
+def languages(
+    spec: QuestionSet, timeline: Timeline | None, work: Path | None
+) -> tuple[list[Question], list[Path], Timeline]:
+    """:meth:`QuestionSet.load` for the recordings of ``benchmarks/multilingual.json``;
+    the timeline holds each synthetic sentence's span (``file#number``)."""
+    from benchmarks import multilingual
+
+    asked: list[Question] = []
+    media: list[Path] = []
+    if spec.languages == "synthetic":
+        recordings, gap = multilingual.load_set()
+        if timeline is None:
+            assert work is not None, "making the recordings needs a work folder"
+            timeline = {}
+            for recording in recordings:
+                cues = multilingual.synthesise(recording, work, gap, subtitles=True)
+                media.append(work / recording.file)
+                for number, cue in enumerate(cues):
+                    timeline[f"{recording.file}#{number}"] = cue
+        for recording in recordings:
+            for item in recording.items:
+                start, end = timeline[f"{recording.file}#{item.sentence}"]
+                for way, text in (("native", item.native), ("english", item.english)):
+                    if text:
+                        asked.append(
+                            Question(f"{item.id}/{way}", "spoken", text, recording.file, start, end)
+                        )
+    else:
+        for real in multilingual.load_real():
+            if timeline is None:
+                assert work is not None, "writing the recordings needs a work folder"
+                multilingual.write_real(real, work)
+                media.append(work / real.file)
+            for way, chosen in real.asked.items():
+                asked.extend(
+                    Question(f"{q.id}/{way}", "spoken", q.question, q.file, q.start, q.end)
+                    for q in chosen
+                )
+    files = {q.file for q in asked}
+    for name in spec.questions:
+        for q in json.loads((BENCHMARKS / name).read_text())["questions"]:
+            if q["near"] in files:
+                for way in ("native", "english"):
+                    if q.get(way):
+                        asked.append(Question(f"{q['id']}/{way}", "none", q[way]))
+    return asked, media, timeline or {}
 
 
 SETS = (
@@ -117,15 +183,33 @@ SETS = (
         tuple(json.loads((BENCHMARKS / "questions_users_real.json").read_text())["media"]),
     ),
     QuestionSet("long (20 min)", ("questions_users_long.json",), minutes=20.0),
+    QuestionSet(
+        "languages, synthetic",
+        ("questions_users_multilingual.json",),
+        languages="synthetic",
+        embed="multilingual",
+    ),
+    QuestionSet(
+        "languages, real",
+        ("questions_users_multilingual.json",),
+        languages="real",
+        embed="multilingual",
+    ),
 )
 
 SIGNAL_SETS: dict[str, tuple[str, ...]] = {
     "cosine + coverage (the old gate's)": ("similarity", "coverage"),
     "+ hit's own cosine and coverage": ("cosine", "own_coverage", "similarity", "coverage"),
     "+ gap to the other hits": ("cosine", "own_coverage", "similarity", "coverage", "gap"),
-    "+ exact words (lexical)": FEATURES[:-1],
-    "all (+ holds the number asked for)": FEATURES,
+    "+ exact words (lexical)": FEATURES[:6],
+    "+ holds the number asked for": FEATURES[:7],
+    "+ holds the name asked for": FEATURES[:8],
+    "+ channels agree": FEATURES[:9],
+    "all (+ words absent from the index)": FEATURES,
+    "all but name and agreement": (*FEATURES[:7], "absent"),
 }
+CHOSEN = "all (+ words absent from the index)"
+"""The signals the shipped confidence uses (what wins held out)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +227,8 @@ class Hit:
 class Row:
     question: Question
     hits: tuple[Hit, ...]
+    absent: float = 0.0
+    """The question's words absent from the whole index (:meth:`Vocabulary.absent`)."""
 
 
 def load_questions(names: Sequence[str]) -> list[Question]:
@@ -151,15 +237,22 @@ def load_questions(names: Sequence[str]) -> list[Question]:
     return [q for name in names for q in load(BENCHMARKS / name)]
 
 
-def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline]:
+def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline, dict]:
     """Each question's hits without the gate (the default threshold applied), as cached
-    (see the module docstring), and the long recording's timeline."""
+    (see the module docstring), the long recording's timeline and the index's vocabulary
+    (each word's document frequency, :class:`~llama_index_video.search.relevance.
+    Vocabulary`)."""
+    from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
+    from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.index import VideoIndex
     from llama_index_video.search.relevance import hit_text
     from llama_index_video.search.searcher import VideoSearcher
 
-    asked, media, timeline = spec.load()
-    index = VideoIndex(folder, relevance=None)
+    work = folder / "media"
+    work.mkdir(parents=True, exist_ok=True)
+    asked, media, timeline = spec.load(work=work)
+    model = EmbeddingSpec(model=MULTILINGUAL_MODEL) if spec.embed == "multilingual" else None
+    index = VideoIndex(folder / "index", relevance=None, embed_model=model)
     report = index.ingest(media)
     if not report.ok:
         raise SystemExit(f"{spec.name}: ingest failed: {report.of('failed')}")
@@ -190,40 +283,61 @@ def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline]:
                 ],
             }
         )
+    snapshot = index.lexical.snapshot()
+    vocabulary = {
+        "identity": index.identity,
+        "units": len(snapshot.ids) if snapshot else 0,
+        "frequencies": dict(sorted(snapshot.frequencies.items())) if snapshot else {},
+    }
     index.close()
-    return rows, timeline
+    return rows, timeline, vocabulary
 
 
-def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> list[Row]:
+@dataclass(frozen=True)
+class Cached:
+    """One set as cached: its questions with their hits, and the embedding model's
+    identity (each model has its own calibration)."""
+
+    rows: list[Row]
+    identity: str
+
+
+def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> Cached:
     key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
     path = cache / f"{key}.json"
     stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
-    timeline = {k: (v[0], v[1]) for k, v in stored["timeline"].items()} if stored else None
-    questions, _, _ = spec.load(timeline)
-    asked = {q.id: q.question for q in questions}
-    same = {r["id"]: r["question"] for r in stored.get("rows", [])} == asked
-    if not same or stored.get("threshold") != default_threshold():
-        rows, made = collect(spec, index_root / key)
+    same = False
+    if "vocabulary" in stored and stored["threshold"] == default_threshold(stored):
+        timeline = {k: (v[0], v[1]) for k, v in stored["timeline"].items()}
+        questions, _, _ = spec.load(timeline)
+        asked = {q.id: q.question for q in questions}
+        same = {r["id"]: r["question"] for r in stored["rows"]} == asked
+    if not same:
+        rows, made, vocabulary = collect(spec, index_root / key)
         questions, _, _ = spec.load(made)
         stored = {
             "set": spec.name,
-            "threshold": default_threshold(),
+            "threshold": DEFAULT_THRESHOLDS.get(vocabulary["identity"]),
             "timeline": made,
+            "vocabulary": vocabulary,
             "rows": rows,
         }
         cache.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
     by_id = {r["id"]: r for r in stored["rows"]}
-    return [Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"])) for q in questions]
+    words = stored["vocabulary"]
+    vocabulary = Vocabulary.of(words["frequencies"], words["units"])
+    rows = [
+        Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"]), vocabulary.absent(q.question))
+        for q in questions
+    ]
+    return Cached(rows, words["identity"])
 
 
-def default_threshold() -> float | None:
-    """The least cosine of a hit for the default embedding model: the hits a re-fit
-    reads must have passed the threshold search applies now."""
-    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
-    from llama_index_video.search.policy import DEFAULT_THRESHOLDS
-
-    return DEFAULT_THRESHOLDS.get(f"sentence-transformers:{DEFAULT_LOCAL_MODEL}")
+def default_threshold(stored: dict) -> float | None:
+    """The least cosine of a hit for the embedding model of a cached set: the hits a
+    re-fit reads must have passed the threshold search applies now."""
+    return DEFAULT_THRESHOLDS.get(stored["vocabulary"]["identity"])
 
 
 def searched(hits: Sequence[Hit]):
@@ -259,7 +373,8 @@ def features(rows: Sequence[Row]) -> list[np.ndarray]:
     out = []
     for row in rows:
         hits = searched(row.hits)
-        table = hit_features(row.question.question, hits, [h.fused for h in row.hits])
+        fused = [h.fused for h in row.hits]
+        table = hit_features(row.question.question, hits, fused, absent=row.absent)
         out.append(np.array(table, dtype=float).reshape(len(row.hits), len(FEATURES)))
     return out
 
@@ -374,29 +489,24 @@ def leave_one_out(
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--index-root", type=Path, default=Path("/tmp/relevance-fit"))
-    parser.add_argument("--cache", type=Path, default=BENCHMARKS / "relevance_signals")
-    parser.add_argument("--refresh", action="store_true")
-    args = parser.parse_args()
-    sets = {s.name: cached(s, args.cache, args.index_root, refresh=args.refresh) for s in SETS}
+def report(identity: str, sets: dict[str, list[Row]]) -> None:
+    """Print the held-out tables of the sets searched with one embedding model, and the
+    model fitted on all of them (for ``DEFAULT_CALIBRATIONS``)."""
     feats = {name: features(rows) for name, rows in sets.items()}
-    print("## Each set scored by the fit on the others (leave-one-set-out)\n")
+    print(f"# {identity}\n\n## Each set scored by the fit on the others (leave-one-set-out)\n")
     print(
         "| set | answerable / unanswerable | gate | answerable empty | unanswerable "
         "turned away | R@1 | R@3 |"
     )
     print("|---|---|---|---:|---:|---:|---:|")
     results = {label: leave_one_out(sets, feats, used) for label, used in SIGNAL_SETS.items()}
-    chosen = list(SIGNAL_SETS)[-1]
     for name, rows in sets.items():
         off = score(rows, [True] * len(rows))
         counts = f"{off.answerable} / {off.unanswerable}"
         print(f"| {name} | {counts} | off | {off.cells()} |")
         before = score(rows, previous(rows)).cells()
         print(f"| | | previous default (cosine + coverage >= 0.39) | {before} |")
-        held = results[chosen][name]
+        held = results[CHOSEN][name]
         print(f"| | | confidence >= cut ({held.cut:.3f}) | {held.at_cut.cells()} |")
         print(f"| | | confidence >= sure ({held.sure:.3f}) | {held.when_sure.cells()} |")
     print("\n## Signals compared, held out: answerable empty / unanswerable turned away\n")
@@ -407,11 +517,25 @@ def main() -> None:
         print(f"| {label} | " + " | ".join(cells) + " |")
     every = [r for rows in sets.values() for r in rows]
     every_feats = [f for name in sets for f in feats[name]]
-    model = fit(every, every_feats, SIGNAL_SETS[chosen])
+    model = fit(every, every_feats, SIGNAL_SETS[CHOSEN])
     best = best_confidences(model, every_feats)
     cut, sure = bar(every, best, EMPTY_AT_CUT), bar(every, best, EMPTY_WHEN_SURE)
-    print(f"\nfitted on all {len(every)} questions ({chosen}):")
-    print(f"ConfidenceGate(calibration={model}, cut={cut:.3f}, sure={sure:.3f})")
+    print(f"\nfitted on all {len(every)} questions ({CHOSEN}):")
+    print(f"ConfidenceGate(calibration={model}, cut={cut:.3f}, sure={sure:.3f})\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--index-root", type=Path, default=Path("/tmp/relevance-fit"))
+    parser.add_argument("--cache", type=Path, default=BENCHMARKS / "relevance_signals")
+    parser.add_argument("--refresh", action="store_true")
+    args = parser.parse_args()
+    groups: dict[str, dict[str, list[Row]]] = {}
+    for spec in SETS:
+        found = cached(spec, args.cache, args.index_root, refresh=args.refresh)
+        groups.setdefault(found.identity, {})[spec.name] = found.rows
+    for identity, sets in groups.items():
+        report(identity, sets)
 
 
 if __name__ == "__main__":

@@ -111,6 +111,7 @@ class Querying(Recordings):
             visual_threshold=self.visual_threshold,
             lexical=self.lexical if self.lexical_search else None,
             lexical_threshold=self.lexical_threshold,
+            words=self.lexical,
         )
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:

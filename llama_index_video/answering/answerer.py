@@ -32,7 +32,7 @@ from llama_index_video.answering.extractive import extractive_answer
 from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
 from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.results import Answer, Citation, SearchHit
-from llama_index_video.search.relevance import Calibration, Gate
+from llama_index_video.search.relevance import Calibration, Gate, Vocabulary
 from llama_index_video.search.searcher import Locate, Recording, VideoSearcher
 
 logger = logging.getLogger(__name__)
@@ -91,6 +91,7 @@ class VideoAnswerer:
         recording: The query's candidates in its best recording, for a gate on
             ``standout`` (see the same).
         calibration: Gives each hit its ``confidence`` (see the same).
+        vocabulary: The words of the whole index, for the confidence (see the same).
     """
 
     def __init__(
@@ -104,6 +105,7 @@ class VideoAnswerer:
         relevance: Gate | None = None,
         recording: Recording | None = None,
         calibration: Calibration | None = None,
+        vocabulary: Callable[[], Vocabulary | None] | None = None,
     ) -> None:
         self.options = options or AskOptions()
         if self.options.num_queries > 1:
@@ -127,6 +129,7 @@ class VideoAnswerer:
             relevance=relevance,
             recording=recording,
             calibration=calibration,
+            vocabulary=vocabulary,
         )
         self.llm = llm
 

@@ -54,6 +54,8 @@ from llama_index_video.search.relevance import (
     ConfidenceGate,
     Gate,
     RelevanceGate,
+    Vocabulary,
+    index_vocabulary,
 )
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Locate, Recording
@@ -92,7 +94,7 @@ DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
 # answerable questions whose moment search found empty, `sure` 1 %.
 DEFAULT_CALIBRATIONS: dict[str, Calibration] = {
     f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": Calibration(
-        coefficients=(5.6997, 2.2692, 3.114, -2.1601, -1.4002, 2.9097, 0.5424),
+        coefficients=(5.6997, 2.2692, 3.114, -2.1601, -1.4002, 2.9097, 0.5424, 0.0, 0.0, 0.0),
         intercept=-3.0722,
     ),
 }
@@ -168,6 +170,7 @@ class Wiring(TypedDict):
     relevance: Gate | None
     recording: Recording
     calibration: Calibration | None
+    vocabulary: Callable[[], Vocabulary | None]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -191,6 +194,9 @@ class SearchPolicy:
         lexical: The folder's lexical index, for the lexical channel (the query's exact
             words, :mod:`.lexical`); None: no lexical channel.
         lexical_threshold: Least lexical match of a lexical hit.
+        words: The folder's lexical index whether or not it searches: the words of the
+            whole index, of which a question's may be absent (the confidence's
+            ``absent``); None: nothing is known to be absent.
     """
 
     index: VectorStoreIndex
@@ -207,6 +213,7 @@ class SearchPolicy:
     visual_threshold: float | None = None
     lexical: LexicalStore | None = None
     lexical_threshold: float | None = LEXICAL_THRESHOLD
+    words: LexicalStore | None = None
 
     def retriever(
         self,
@@ -319,12 +326,20 @@ class SearchPolicy:
         ).retrieve(bundle)
         return [hit.score for hit in own if hit.score is not None]
 
+    def vocabulary(self) -> Vocabulary | None:
+        """The words of the whole index now (:attr:`words`' newest matrices); None
+        without a lexical index."""
+        snapshot = self.words.snapshot() if self.words is not None else None
+        return index_vocabulary(snapshot) if snapshot is not None else None
+
     def wiring(self) -> Wiring:
-        """Where files are now, the gate and the best recording's candidates: what a
-        searcher gets besides its retriever, for a search and an answer alike."""
+        """Where files are now, the gate, the best recording's candidates and the
+        index's words: what a searcher gets besides its retriever, for a search and an
+        answer alike."""
         return Wiring(
             locate=self.locate,
             relevance=self.relevance,
             recording=self.recording_scores,
             calibration=self.calibration,
+            vocabulary=self.vocabulary,
         )

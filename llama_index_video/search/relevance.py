@@ -54,11 +54,14 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal, TypeAlias
 
 from llama_index_video.results import SearchHit
+from llama_index_video.store import lexical
+from llama_index_video.store.lexical import LexicalSnapshot
 
 DEPTH = 3
 """How many of the best hits the signals look at (as many as an answer quotes)."""
@@ -239,8 +242,46 @@ FEATURES = (
     "coverage",
     "gap",
     "asked_for",
+    "asked_name",
+    "agreement",
+    "absent",
 )
 """The signals of one hit that its confidence is computed from (:func:`hit_features`)."""
+
+
+_NAME_QUESTION = re.compile(
+    r"\b(who|whom|whose|where|what (is|was|are|were) (the|its|his|her|their) names?|which "
+    r"(company|city|town|country|brand|person|firm|supplier|newspaper|university|museum|"
+    r"library|team|court|website|hotel|shop|store|airline|bank))\b"
+)
+# A capitalised word after another word of the same sentence: a name, not a sentence start.
+_NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+")
+
+
+def asks_for_name(question: str) -> bool:
+    """Whether ``question`` asks for a name: a person, a place, an organisation."""
+    return bool(_NAME_QUESTION.search(question.lower()))
+
+
+def holds_name(text: str) -> bool:
+    """Whether ``text`` holds a capitalised word inside a sentence (a name)."""
+    return bool(_NAME.search(text))
+
+
+def agrees(hit: SearchHit, others: Sequence[SearchHit]) -> bool:
+    """Whether another channel (modality) found the same moment as ``hit``: one of
+    ``others`` from its file, of another modality, overlapping its span."""
+    if hit.start is None or hit.end is None:
+        return False
+    return any(
+        o.source == hit.source
+        and o.modality != hit.modality
+        and o.start is not None
+        and o.end is not None
+        and o.start <= hit.end
+        and hit.start <= o.end
+        for o in others
+    )
 
 
 def asks_for_number(question: str) -> bool:
@@ -254,8 +295,60 @@ def holds_number(text: str) -> bool:
     return any(w.isdigit() or w[0].isdigit() or w in _NUMBER_WORDS for w in words)
 
 
+@dataclass(frozen=True)
+class Vocabulary:
+    """The words of a whole index: how many of its ``units`` hold each word stem.
+
+    A near-topic question the recordings cannot answer often names something they
+    never mention ("London newspaper", "hotel parking", "warranty period"): its hits
+    are about the topic, but its distinctive words are nowhere in the index.
+    :meth:`absent` measures that, on the tokens the lexical index keeps
+    (:func:`~llama_index_video.store.lexical.words`, any script), stemmed like
+    :func:`content_words`.
+    """
+
+    stems: Mapping[str, int]
+    units: int
+
+    @classmethod
+    def of(cls, frequencies: Mapping[str, int], units: int) -> Vocabulary:
+        """From each token's document frequency over ``units`` units (the lexical
+        index's, :attr:`~llama_index_video.store.lexical.LexicalSnapshot.frequencies`)."""
+        stems: dict[str, int] = {}
+        for token, count in frequencies.items():
+            stem = _stem(token)
+            stems[stem] = max(stems.get(stem, 0), count)
+        return cls(stems, units)
+
+    def absent(self, question: str) -> float:
+        """Share of the question's content words, weighted by rarity in the index
+        (``log((units + 1) / (found_in + 0.5))``), that no unit holds; 0.0 for a
+        question with no content words or an empty index."""
+        asked = dict.fromkeys(_stem(t) for t in lexical.words(question) if t not in STOPWORDS)
+        if not asked or not self.units:
+            return 0.0
+        weight = {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in asked}
+        return sum(v for s, v in weight.items() if not self.stems.get(s)) / sum(weight.values())
+
+
+def _stem(token: str) -> str:
+    """A token's first letters, a plural's "s" dropped first ("holes" ~ "hole")."""
+    return (token[:-1] if len(token) > 3 and token.endswith("s") else token)[:STEM_LENGTH]
+
+
+@lru_cache(maxsize=4)
+def index_vocabulary(snapshot: LexicalSnapshot) -> Vocabulary:
+    """The :class:`Vocabulary` of one generation of the lexical index, made once (a
+    pass over its words) and kept while that generation is searched."""
+    return Vocabulary.of(snapshot.frequencies, len(snapshot.ids))
+
+
 def hit_features(
-    question: str, hits: Sequence[SearchHit], fused: Sequence[float | None]
+    question: str,
+    hits: Sequence[SearchHit],
+    fused: Sequence[float | None],
+    *,
+    absent: float = 0.0,
 ) -> list[tuple[float, ...]]:
     """The :data:`FEATURES` of each hit of one query, in order.
 
@@ -266,21 +359,27 @@ def hit_features(
     ``gap`` the hit's cosine minus the best cosine of the other hits (0 for a lone hit:
     what else fell under the threshold is unknown), ``asked_for`` +1
     when the question asks for a number and the hit holds one, -1 when it holds none, 0
-    when the question asks for none.
+    when the question asks for none; ``absent`` is the query's :meth:`Vocabulary.absent`
+    (0.0 without a lexical index: nothing known to be missing).
     """
     texts = [hit_text(hit) for hit in hits]
     cosines = [hit.score or 0.0 for hit in hits]
     query = Relevance.of(question, hits)
     weight, vocabularies = word_weights(question, texts)
-    numeric = asks_for_number(question)
+    numeric, named = asks_for_number(question), asks_for_name(question)
     rows: list[tuple[float, ...]] = []
     for i, (text, cosine) in enumerate(zip(texts, cosines, strict=True)):
         own = _share(weight, vocabularies[i])
         others = max((c for j, c in enumerate(cosines) if j != i), default=cosine)
         lexical = max(0.0, (fused[i] or cosine) - cosine)
         asked = (1.0 if holds_number(text) else -1.0) if numeric else 0.0
+        name = (1.0 if holds_name(text) else -1.0) if named else 0.0
+        agreement = float(agrees(hits[i], [h for j, h in enumerate(hits) if j != i]))
         rows.append(
-            (cosine, lexical, own, query.similarity, query.coverage, cosine - others, asked)
+            (
+                *(cosine, lexical, own, query.similarity, query.coverage, cosine - others),
+                *(asked, name, agreement, absent),
+            )
         )
     return rows
 
@@ -305,10 +404,17 @@ class Calibration:
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
     def confidences(
-        self, question: str, hits: Sequence[SearchHit], fused: Sequence[float | None]
+        self,
+        question: str,
+        hits: Sequence[SearchHit],
+        fused: Sequence[float | None],
+        *,
+        absent: float = 0.0,
     ) -> list[float]:
-        """Each hit's probability of answering ``question`` (0-1), in order."""
-        return [self.probability(row) for row in hit_features(question, hits, fused)]
+        """Each hit's probability of answering ``question`` (0-1), in order; ``absent``:
+        see :func:`hit_features`."""
+        rows = hit_features(question, hits, fused, absent=absent)
+        return [self.probability(row) for row in rows]
 
 
 @dataclass(frozen=True, kw_only=True)

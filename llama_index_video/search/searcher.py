@@ -27,7 +27,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index_video import results, schema
 from llama_index_video.postprocessing.timestamp_frame import MomentNode
 from llama_index_video.search.fusion import similarities
-from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate
+from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate, Vocabulary
 from llama_index_video.search.seek import sentence_start
 
 
@@ -76,6 +76,8 @@ class VideoSearcher:
         calibration: Gives each hit its ``confidence``; None: that of a
             :class:`~.relevance.ConfidenceGate` given as ``relevance``, else no
             confidence.
+        vocabulary: The words of the whole index now (``SearchPolicy.vocabulary``),
+            for the confidence's ``absent``; None: nothing is known to be absent.
     """
 
     def __init__(
@@ -87,6 +89,7 @@ class VideoSearcher:
         relevance: Gate | None = None,
         recording: Recording | None = None,
         calibration: Calibration | None = None,
+        vocabulary: Callable[[], Vocabulary | None] | None = None,
     ) -> None:
         if relevance is not None and relevance.needs_recording and recording is None:
             raise ValueError(
@@ -101,6 +104,7 @@ class VideoSearcher:
         if calibration is None and isinstance(relevance, ConfidenceGate):
             calibration = relevance.calibration
         self.calibration = calibration
+        self.vocabulary = vocabulary
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
@@ -128,7 +132,10 @@ class VideoSearcher:
             for n in nodes
         ]
         if self.calibration is not None and hits:
-            confidences = self.calibration.confidences(query, hits, [n.score for n in nodes])
+            words = self.vocabulary() if self.vocabulary is not None else None
+            absent = words.absent(query) if words is not None else 0.0
+            fused = [n.score for n in nodes]
+            confidences = self.calibration.confidences(query, hits, fused, absent=absent)
             hits = [
                 replace(hit, confidence=round(c, 4))
                 for hit, c in zip(hits, confidences, strict=True)

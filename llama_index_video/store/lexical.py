@@ -520,6 +520,17 @@ class LexicalSnapshot:
         return {self.ids[i] for i in found or ()}
 
     @cached_property
+    def frequencies(self) -> dict[str, int]:
+        """How many nodes hold each scored word (its document frequency)."""
+        if self._bm25 is None:
+            return {}
+        pointers = self._bm25.scores["indptr"]
+        vocab = self._bm25.vocab_dict.items()
+        return {
+            token: int(pointers[t + 1] - pointers[t]) for token, t in vocab if t + 1 < len(pointers)
+        }
+
+    @cached_property
     def _rarest(self) -> float:
         """The best score of any word in any node: about what a word found once gets."""
         data = self._bm25.scores["data"]

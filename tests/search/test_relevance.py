@@ -16,13 +16,19 @@ from llama_index_video.search.relevance import (
     ConfidenceGate,
     Relevance,
     RelevanceGate,
+    Vocabulary,
+    agrees,
+    asks_for_name,
     asks_for_number,
     content_words,
     coverage,
     hit_features,
+    holds_name,
     holds_number,
+    index_vocabulary,
     standout,
 )
+from llama_index_video.store.lexical import LexicalStore
 
 
 def hit(text: str, score: float | None, *context: str) -> SearchHit:
@@ -141,6 +147,31 @@ def test_a_question_asking_for_a_number_wants_a_hit_that_holds_one():
     )
 
 
+def test_a_question_asking_for_a_name_wants_a_hit_that_holds_one():
+    assert asks_for_name("Who built the greenhouse?")
+    assert asks_for_name("Which company built the greenhouse?")
+    assert asks_for_name("Where was the meeting held?")
+    assert not asks_for_name("How many volunteers came?")
+    assert holds_name("It was built by a small company from Leeds.")
+    assert not holds_name("Welcome to the garden. Tomatoes need water.")  # sentence starts
+    asked = FEATURES.index("asked_name")
+    hits = [hit("The greenhouse was built by Harris and Sons.", 0.5), hit("It is green.", 0.5)]
+    rows = hit_features("Who built the greenhouse?", hits, [None, None])
+    assert [row[asked] for row in rows] == [1.0, -1.0]
+    assert hit_features("How big is it?", hits, [None, None])[0][asked] == 0.0
+
+
+def test_channels_agree_when_another_modality_found_the_same_moment():
+    spoken = hit("The Y-axis shows altitude.", 0.4)
+    screen = replace(spoken, modality="ocr", start=1.5, end=3.0, text="ALTITUDE")
+    later = replace(spoken, modality="ocr", start=9.0, end=10.0)
+    elsewhere = replace(screen, source="/m/other.mp4")
+    assert agrees(spoken, [screen]) and agrees(screen, [spoken])
+    assert not agrees(spoken, [later, elsewhere, replace(spoken, start=1.2)])  # same channel
+    rows = hit_features("What does the Y-axis say?", [spoken, screen, later], [None] * 3)
+    assert [row[FEATURES.index("agreement")] for row in rows] == [1.0, 1.0, 0.0]
+
+
 def test_hit_features_measure_each_hit_against_the_others():
     question = "When was the hole over Antarctica discovered?"
     hits = [
@@ -157,8 +188,57 @@ def test_hit_features_measure_each_hit_against_the_others():
     assert first["similarity"] == second["similarity"] == 0.6
 
 
+def test_words_absent_from_the_whole_index_are_measured_by_their_weight():
+    # Document frequencies over 10 units, as the lexical index keeps them (no stems).
+    vocabulary = Vocabulary.of(
+        {"ozone": 9, "layer": 8, "antarctica": 1, "discovered": 2, "hole": 2, "newspaper": 0}, 10
+    )
+    assert vocabulary.absent("When was the hole over Antarctica discovered?") == 0.0
+    # A near-topic question naming what the recordings never mention.
+    assert vocabulary.absent("Which London newspaper reported the ozone hole?") > 0.6
+    # Common words found weigh little, so one absent word of three still counts most.
+    assert 0.5 < vocabulary.absent("How thick is the ozone layer in Iceland?") < 1.0
+    assert vocabulary.absent("Was the layer discovering holes?") == 0.0  # stems agree
+    assert vocabulary.absent("What is it?") == 0.0  # no content words
+    assert Vocabulary.of({}, 0).absent("Anything at all?") == 0.0  # an empty index
+    assert Vocabulary.of({"ozono": 3}, 4).absent("¿Dónde está la capa de ozono?") > 0.0
+    assert Vocabulary.of({"臭": 1, "氧": 1}, 1).absent("臭氧") == 0.0  # one token per character
+
+
+def test_the_vocabulary_of_a_lexical_index_counts_the_units_holding_each_word(tmp_path: Path):
+    from llama_index.core.schema import TextNode
+
+    store = LexicalStore(tmp_path)
+    store.add(
+        TextNode(id_=f"n{i}", text=text, metadata={"content_hash": "c", "modality": "transcript"})
+        for i, text in enumerate(["The ozone hole was found.", "Ozone absorbs light."])
+    )
+    store.refresh()
+    snapshot = store.snapshot()
+    assert snapshot is not None
+    assert snapshot.frequencies["ozone"] == 2 and snapshot.frequencies["hole"] == 1
+    vocabulary = index_vocabulary(snapshot)
+    assert vocabulary.units == 2 and index_vocabulary(snapshot) is vocabulary  # made once
+    assert vocabulary.absent("Which newspaper reported it?") == 1.0
+
+
+def test_words_absent_from_the_index_lower_the_confidence():
+    absent = FEATURES.index("absent")
+    coefficients = [0.0] * len(FEATURES)
+    coefficients[FEATURES.index("cosine")], coefficients[absent] = 4.0, -3.0
+    calibration = Calibration(coefficients=tuple(coefficients), intercept=-1.0)
+    hits = [hit("The hole was discovered in 1985.", 0.6)]
+    (row,) = hit_features("Which newspaper reported it?", hits, [None], absent=0.8)
+    assert row[absent] == 0.8
+    (known,) = calibration.confidences("Which newspaper reported it?", hits, [None])
+    (missing,) = calibration.confidences("Which newspaper reported it?", hits, [None], absent=0.8)
+    assert missing < known
+
+
 def test_confidence_rises_with_the_signals_and_stays_a_probability():
-    calibration = Calibration(coefficients=(4.0, 0, 2.0, 0, 0, 0, 0), intercept=-3.0)
+    calibration = Calibration(
+        coefficients=(4.0, 0, 2.0, *[0.0] * (len(FEATURES) - 3)), intercept=-3.0
+    )
     question = "When was the hole over Antarctica discovered?"
     strong, weak = calibration.confidences(
         question,
@@ -166,13 +246,13 @@ def test_confidence_rises_with_the_signals_and_stays_a_probability():
         [None, None],
     )
     assert 0.0 < weak < strong < 1.0
-    assert calibration.probability((1e6, 0, 0, 0, 0, 0, 0)) == pytest.approx(1.0)
-    with pytest.raises(ValueError, match="7 coefficients"):
+    assert calibration.probability((1e6, *[0.0] * (len(FEATURES) - 1))) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match=f"{len(FEATURES)} coefficients"):
         Calibration(coefficients=(1.0,), intercept=0.0)
 
 
 def test_a_confidence_gate_turns_away_under_its_cut_and_is_sure_under_sure():
-    calibration = Calibration(coefficients=(10.0, 0, 0, 0, 0, 0, 0), intercept=-5.0)
+    calibration = Calibration(coefficients=(10.0, *[0.0] * (len(FEATURES) - 1)), intercept=-5.0)
     gate = ConfidenceGate(calibration=calibration, cut=0.5, sure=0.1)
     weak = [hit("Something near the topic.", 0.4)]  # sigmoid(-1): 0.27
     assert not gate.accepts("What is it?", weak)
@@ -345,3 +425,31 @@ def test_the_standout_gate_answers_from_one_and_two_unit_recordings(short_record
     judged = gate.score(Relevance.of(question, hits, recording=recording))
     assert name == "sourdough.wav" or judged < gate.cut, "judged, one unit could never pass"
     assert short_recordings.ask(question).found
+
+
+def test_search_weighs_the_question_words_the_whole_index_lacks(example_index):
+    from llama_index_video.search.searcher import VideoSearcher
+
+    policy = example_index.search_policy()
+    vocabulary = policy.vocabulary()
+    assert vocabulary is not None and vocabulary.units > 0
+    assert policy.vocabulary() is vocabulary  # made once per lexical generation
+    near = "Which London newspaper first reported the ozone hole?"
+    assert vocabulary.absent(near) > 0.5
+    assert vocabulary.absent("When was the hole in the ozone layer discovered?") == 0.0
+    coefficients = [0.0] * len(FEATURES)
+    coefficients[FEATURES.index("cosine")], coefficients[FEATURES.index("absent")] = 5.0, -4.0
+    calibration = Calibration(coefficients=tuple(coefficients), intercept=-2.0)
+    found = {}
+    for name, words in (("blind", None), ("told", policy.vocabulary)):
+        searcher = VideoSearcher(
+            retriever=policy.retriever(top_k=3),
+            locate=policy.locate,
+            calibration=calibration,
+            vocabulary=words,
+        )
+        found[name] = searcher.search(near)
+    assert found["blind"] and len(found["blind"]) == len(found["told"])
+    for blind, told in zip(found["blind"], found["told"], strict=True):
+        assert told.confidence is not None and blind.confidence is not None
+        assert told.confidence < blind.confidence
