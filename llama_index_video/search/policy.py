@@ -39,8 +39,9 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video import schema
 from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL
-from llama_index_video.embeddings.identity import TRANSFORMERS_CLIP
+from llama_index_video.embeddings.identity import SENTENCE_TRANSFORMERS, TRANSFORMERS_CLIP
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
+from llama_index_video.embeddings.multilingual import MultilingualE5Embedding
 from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, ChapterRetriever
 from llama_index_video.search.fusion import Channel, FusionRetriever
 from llama_index_video.search.lexical import (
@@ -60,6 +61,7 @@ from llama_index_video.search.relevance import (
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Locate, Recording
 from llama_index_video.store.folder_index import embedding_only
+from llama_index_video.weights import E5_MULTILINGUAL
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -70,6 +72,10 @@ if TYPE_CHECKING:
 
 CANDIDATES_PER_HIT = 10
 MIN_CANDIDATES = 50
+MINILM_IDENTITY = f"{SENTENCE_TRANSFORMERS}:{DEFAULT_LOCAL_MODEL}"
+E5_IDENTITY = f"{MultilingualE5Embedding.class_name()}:{E5_MULTILINGUAL}@384"
+"""What :func:`~llama_index_video.embeddings.identity.embedding_identity` names the
+default multilingual model (384 dimensions)."""
 # Minimum cosine similarity for a hit, per embedding model: a floor under which nothing
 # is a candidate, low enough that the confidence (DEFAULT_CALIBRATIONS) decides. At
 # 0.25 (benchmarks/evaluate.py's sweep, 2026-11-30) it emptied 0-9 % of the answerable
@@ -77,7 +83,7 @@ MIN_CANDIDATES = 50
 # say?" found its moment at 0.245); at 0.15 none (benchmarks/relevance_fit.py,
 # docs/evaluation.md, 2026-12-06).
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": 0.15,
+    MINILM_IDENTITY: 0.15,
 }
 # Minimum text-to-image cosine similarity of a visual hit, per model. Not calibrated
 # here (no weights offline): CLIP ViT-B/32 scores matching image-caption pairs around
@@ -88,28 +94,36 @@ DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
 }
 # Each hit's confidence (the probability that it answers), per embedding model, and the
 # gate on it that applies unless told otherwise: fitted by `benchmarks/relevance_fit.py`
-# on every question set (the examples, two held-out narrations, real meetings, a phone
-# call and a reader, 20 minutes of synthetic speech: 270 questions; docs/evaluation.md,
-# "Leave-one-set-out: the claim"). `cut` leaves at most 2 % of the
-# answerable questions whose moment search found empty, `sure` 1 %.
+# on every question set of the model, leave-one-set-out (docs/evaluation.md,
+# "Leave-one-set-out: the claim"). all-MiniLM-L6-v2: the examples, two held-out
+# narrations, real meetings, a phone call and a reader, 20 minutes of synthetic speech
+# (270 questions); multilingual-e5-small: the four short English sets and the
+# multilingual recordings, synthetic and real (405 questions). `cut` leaves at most 2 %
+# of the answerable questions whose moment search found empty, `sure` 1 %.
 DEFAULT_CALIBRATIONS: dict[str, Calibration] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": Calibration(
-        coefficients=(5.6997, 2.2692, 3.114, -2.1601, -1.4002, 2.9097, 0.5424, 0.0, 0.0, 0.0),
-        intercept=-3.0722,
+    MINILM_IDENTITY: Calibration(
+        coefficients=(5.6135, 2.4854, 3.3611, -2.1393, -1.0755, 2.7353, 0.5594, 0.1629, 0.5572),
+        intercept=-3.5153,
+    ),
+    E5_IDENTITY: Calibration(
+        coefficients=(23.339, 1.7784, 1.7458, 0.0307, -1.1445, 17.4313, 0.1266, 0.0916, 0.0887),
+        intercept=-21.1913,
     ),
 }
+# multilingual-e5-small has a confidence but no default gate: held out, its gate (cut
+# 0.066) emptied 9 % of the answerable questions of the real multilingual recordings
+# and turned away few near-topic ones elsewhere (0-5 %).
 DEFAULT_GATES: dict[str, ConfidenceGate] = {
-    identity: ConfidenceGate(calibration=calibration, cut=0.127, sure=0.118)
-    for identity, calibration in DEFAULT_CALIBRATIONS.items()
+    MINILM_IDENTITY: ConfidenceGate(
+        calibration=DEFAULT_CALIBRATIONS[MINILM_IDENTITY], cut=0.128, sure=0.121
+    ),
 }
 # STANDOUT_GATES (`relevance="standout"`): how far the best candidate stands out in its
 # recording plus coverage of the question's words, fitted on benchmarks/questions.json
 # by `python benchmarks/rejection_signals.py` (2026-12-02); it abstains on recordings of
 # one or two units.
 STANDOUT_GATES: dict[str, RelevanceGate] = {
-    f"sentence-transformers:{DEFAULT_LOCAL_MODEL}": RelevanceGate(
-        signal="standout", weight=1.109, cut=1.778
-    ),
+    MINILM_IDENTITY: RelevanceGate(signal="standout", weight=1.109, cut=1.778),
 }
 VISUAL_CHANNEL = "visual"
 """The fusion channel of frames found by their pixels (their modality stays ``frame``)."""

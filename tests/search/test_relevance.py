@@ -17,7 +17,6 @@ from llama_index_video.search.relevance import (
     Relevance,
     RelevanceGate,
     Vocabulary,
-    agrees,
     asks_for_name,
     asks_for_number,
     content_words,
@@ -107,26 +106,6 @@ def test_the_gate_combines_cosine_and_coverage():
         RelevanceGate(weight=-1.0, cut=0.5)
 
 
-def test_the_default_gate_answers_a_fact_found_on_its_words():
-    """Hits and cosines as search returned them on 20 minutes of synthetic speech
-    (benchmarks/long_speech.py): a fact said once, misheard, found alone at a cosine just
-    over the old threshold, passes on its words; the same hit does not answer a question
-    about something else."""
-    from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
-    from llama_index_video.search.policy import DEFAULT_GATES
-
-    gate = DEFAULT_GATES[f"sentence-transformers:{DEFAULT_LOCAL_MODEL}"]
-    fact = [
-        hit(
-            "The accept clause is specify one or more accept Sean Handles. Our community "
-            "garden draws saffron in a small greenhouse behind the charge.",
-            0.263,
-        )
-    ]
-    assert gate.accepts("Which spice does the community garden grow?", fact)
-    assert not gate.accepts("Who is the captain of the town's cricket team?", fact)
-
-
 def test_a_question_asking_for_a_number_wants_a_hit_that_holds_one():
     assert asks_for_number("How many countries signed it?")
     assert asks_for_number("When was the hole discovered?")
@@ -159,17 +138,6 @@ def test_a_question_asking_for_a_name_wants_a_hit_that_holds_one():
     rows = hit_features("Who built the greenhouse?", hits, [None, None])
     assert [row[asked] for row in rows] == [1.0, -1.0]
     assert hit_features("How big is it?", hits, [None, None])[0][asked] == 0.0
-
-
-def test_channels_agree_when_another_modality_found_the_same_moment():
-    spoken = hit("The Y-axis shows altitude.", 0.4)
-    screen = replace(spoken, modality="ocr", start=1.5, end=3.0, text="ALTITUDE")
-    later = replace(spoken, modality="ocr", start=9.0, end=10.0)
-    elsewhere = replace(screen, source="/m/other.mp4")
-    assert agrees(spoken, [screen]) and agrees(screen, [spoken])
-    assert not agrees(spoken, [later, elsewhere, replace(spoken, start=1.2)])  # same channel
-    rows = hit_features("What does the Y-axis say?", [spoken, screen, later], [None] * 3)
-    assert [row[FEATURES.index("agreement")] for row in rows] == [1.0, 1.0, 0.0]
 
 
 def test_hit_features_measure_each_hit_against_the_others():
