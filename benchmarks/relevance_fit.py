@@ -17,13 +17,14 @@ index never holds).
 
 Each embedding model gets its own fit, over the sets searched with it. For each set,
 the confidence model (:class:`~llama_index_video.search.relevance.Calibration`) and the
-gate's two bars are fitted on the *other* sets of the model and scored on this one: how many answerable questions come back empty, how many unanswerable ones
-are turned away, R@1 and R@3 against no gate and the previous default gate (best
-cosine plus coverage, cut 0.39). ``cut`` is the highest bar that leaves at most
+gate's two bars are fitted on the *other* sets of the model and scored on this one:
+how many answerable questions come back empty, how many unanswerable ones are turned
+away, R@1 and R@3 against no gate and (for all-MiniLM-L6-v2) the previous default gate
+(best cosine plus coverage, cut 0.39). ``cut`` is the highest bar that leaves at most
 ``EMPTY_AT_CUT`` of the training sets' answerable questions empty (of those whose
 moment search found), ``sure`` the highest that leaves at most ``EMPTY_WHEN_SURE``
-(what ``ask`` with a model uses). The same is
-done for subsets of the signals (:data:`SIGNAL_SETS`), to keep only what wins held out.
+(what ``ask`` with a model uses). The same is done for subsets of the signals
+(:data:`SIGNAL_SETS`), to keep only what wins held out.
 Last, the model fitted on every set of the model is printed, to put in
 ``llama_index_video.search.policy.DEFAULT_CALIBRATIONS`` (and ``DEFAULT_GATES``).
 """
