@@ -12,8 +12,7 @@ p95 of each, their difference, and the confidence computation alone
 (``Calibration.confidences`` on the same hits, with the question's words absent from
 the index), which is what the gate adds. Last, what making the index's
 :class:`~llama_index_video.search.relevance.Vocabulary` costs, once per generation of
-the lexical index: on this index, and on a made-up vocabulary of 200,000 words (about
-what 500 hours of speech hold).
+the lexical index: on this index, and on a made-up vocabulary of 200,000 words.
 """
 
 from __future__ import annotations
