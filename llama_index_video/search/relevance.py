@@ -54,9 +54,9 @@ from __future__ import annotations
 import math
 import re
 import statistics
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Literal, TypeAlias
 
 from llama_index_video.results import SearchHit
@@ -319,11 +319,17 @@ def _stem(token: str) -> str:
     return (token[:-1] if len(token) > 3 and token.endswith("s") else token)[:STEM_LENGTH]
 
 
-@lru_cache(maxsize=4)
+_VOCABULARIES: weakref.WeakKeyDictionary[LexicalSnapshot, Vocabulary] = weakref.WeakKeyDictionary()
+
+
 def index_vocabulary(snapshot: LexicalSnapshot) -> Vocabulary:
     """The :class:`Vocabulary` of one generation of the lexical index, made once (a
-    pass over its words) and kept while that generation is searched."""
-    return Vocabulary.of(snapshot.frequencies, len(snapshot.ids))
+    pass over its words) and kept as long as that generation is (no older one is held
+    on to)."""
+    made = _VOCABULARIES.get(snapshot)
+    if made is None:
+        made = _VOCABULARIES[snapshot] = Vocabulary.of(snapshot.frequencies, len(snapshot.ids))
+    return made
 
 
 def hit_features(
