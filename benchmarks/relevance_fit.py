@@ -519,6 +519,12 @@ def report(identity: str, sets: dict[str, list[Row]]) -> None:
         held = results[CHOSEN][name]
         print(f"| | | confidence >= cut ({held.cut:.3f}) | {held.at_cut.cells()} |")
         print(f"| | | confidence >= sure ({held.sure:.3f}) | {held.when_sure.cells()} |")
+    print("\n## ask with a model, held out (at sure)\n")
+    print("| set | answerable that skip the model | unanswerable that reach it |")
+    print("|---|---:|---:|")
+    for name, held in results[CHOSEN].items():
+        sure = held.when_sure
+        print(f"| {name} | {sure.empty:.2f} | {1 - sure.turned_away:.2f} |")
     print("\n## Signals compared, held out: answerable empty / unanswerable turned away\n")
     print("| signals | " + " | ".join(sets) + " |")
     print("|---|" + "---|" * len(sets))
