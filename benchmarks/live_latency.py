@@ -16,6 +16,11 @@ the last write, plus the whole ingest), minus the same moment. Then the finished
 ingested into a second, fresh index, and the rows of both (times, text) compared.
 
     python benchmarks/live_latency.py [--repeat 3] [--chunk-seconds 10] [--settle 3]
+        [--stream]
+
+``--stream`` serves the reading as a live HLS playlist from loopback instead (AAC in
+2 s segments, written at real time; ``--settle 5`` or more, as segments come every
+2 s), and the normal ingest reads the stream's copy in the index folder.
 
 ``--repeat 49`` is a 20-minute recording (24.7 s of speech, 49 times).
 """
@@ -23,6 +28,8 @@ ingested into a second, fresh index, and the rows of both (times, text) compared
 from __future__ import annotations
 
 import argparse
+import functools
+import http.server
 import json
 import statistics
 import sys
@@ -33,6 +40,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+from PIL import Image, ImageDraw
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -63,6 +71,62 @@ def write_samples(path: Path, samples: np.ndarray, pace: float) -> None:
             time.sleep(pace)
 
 
+SLIDES = {0: "LAUNCH CODE ORANGE", 8: "LUNCH ON THE ROOF"}
+"""Second -> the slide's text shown from then on, in a video stream."""
+
+
+def slide(text: str) -> np.ndarray:
+    image = Image.new("RGB", (640, 360), (255, 255, 255))
+    ImageDraw.Draw(image).text((40, 150), text, fill=(0, 0, 0), font_size=44)
+    return np.asarray(image)
+
+
+def write_hls(folder: Path, samples: np.ndarray, pace: float, *, video: bool = False) -> None:
+    """``folder/live.m3u8`` and its segments: ``samples`` (16 kHz mono) as AAC, one
+    second every ``pace`` s, in MPEG-TS segments of 2 s listed by an ``EVENT`` playlist
+    that keeps them all; with ``video``, :data:`SLIDES` at 5 fps (640x360), H.264."""
+    options = {"hls_time": "2", "hls_list_size": "0", "hls_playlist_type": "event"}
+    with av.open(
+        str(folder / "live.m3u8"), "w", format="hls", container_options=options
+    ) as container:
+        audio = container.add_stream("aac", rate=SAMPLE_RATE, layout="mono")
+        picture = None
+        if video:
+            picture = container.add_stream("libx264", rate=5)
+            picture.width, picture.height, picture.pix_fmt = 640, 360, "yuv420p"
+            picture.options = {"g": "5", "preset": "ultrafast", "tune": "zerolatency"}
+        for second, start in enumerate(range(0, len(samples), SAMPLE_RATE)):
+            pcm = (np.clip(samples[start : start + SAMPLE_RATE], -1, 1) * 32767).astype(np.int16)
+            frame = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
+            frame.rate, frame.pts = SAMPLE_RATE, start
+            for packet in audio.encode(frame):
+                container.mux(packet)
+            if picture is not None:
+                shown = slide(SLIDES[max(t for t in SLIDES if t <= second)])
+                for number in range(5):
+                    still = av.VideoFrame.from_ndarray(shown, format="rgb24")
+                    still.pts = second * 5 + number
+                    container.mux(picture.encode(still))
+            time.sleep(pace)
+        container.mux(audio.encode(None))
+        if picture is not None:
+            container.mux(picture.encode(None))
+
+
+def serve_folder(folder: Path) -> http.server.ThreadingHTTPServer:
+    """An HTTP server of ``folder`` on a free loopback port, in a daemon thread."""
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 def _rows(index: VideoIndex) -> list[tuple[float, float, str]]:
     """Every row's times and text, sorted."""
     got = index.vector_store.client.get(include=["metadatas", "documents"])
@@ -77,6 +141,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--chunk-seconds", type=float, default=10.0)
     parser.add_argument("--settle", type=float, default=3.0)
+    parser.add_argument(
+        "--stream", action="store_true", help="an HLS stream served from loopback, not a file"
+    )
     args = parser.parse_args()
     once = json.loads(SPEECH.with_suffix(".json").read_text())
     samples = decode_audio(SPEECH)
@@ -103,17 +170,30 @@ def main() -> int:
                 if any(abs(h.start - start) <= MATCH_SECONDS for h in hits):
                     found[number] = now
 
+        source: str | Path = recording
         writer = threading.Thread(
             target=write_samples, args=(recording, np.tile(samples, args.repeat), 1.0)
         )
+        if args.stream:  # the playlist's segments come every 2 s: settle must exceed that
+            (folder / "hls").mkdir()
+            server = serve_folder(folder / "hls")
+            source = f"http://127.0.0.1:{server.server_address[1]}/live.m3u8"
+            writer = threading.Thread(
+                target=write_hls, args=(folder / "hls", np.tile(samples, args.repeat), 1.0)
+            )
         began = time.monotonic()
         writer.start()
+        while args.stream and not (folder / "hls" / "live.m3u8").exists():
+            time.sleep(0.05)  # the playlist appears with the first segment, 2 s in
         report = ingest_live(
-            index, recording, chunk_seconds=args.chunk_seconds, settle=args.settle, report=search
+            index, source, chunk_seconds=args.chunk_seconds, settle=args.settle, report=search
         )
         finished = time.monotonic() - began
         writer.join()
         live_rows = _rows(index)
+        if args.stream:
+            server.shutdown()
+            (recording,) = index.folder.downloads.glob("*.mkv")
         index.close()
         normal = VideoIndex(folder / "normal", reader=VideoReader(media_dir=folder / "media2"))
         normal.ingest([recording])
@@ -123,7 +203,8 @@ def main() -> int:
     kept = [next((t for e, t in stored if e >= end), None) for _, end, _ in sentences]
     committed = [t - end for t, (_, end, _) in zip(kept, sentences, strict=True) if t]
     whole = [finished - end for _, end, _ in sentences]
-    print(f"load {load_average()}; {len(sentences)} sentences of real speech over "
+    print(f"{'HLS stream' if args.stream else 'growing Matroska file'}; load {load_average()}; "
+          f"{len(sentences)} sentences of real speech over "
           f"{length * args.repeat:.0f} s; chunks of {args.chunk_seconds:g} s; final ingest ok: "
           f"{report.ok}")  # fmt: skip
     print(f"first reading found while live: {len(found)} of {len(once['sentences'])}; "

@@ -11,8 +11,6 @@ through the command and its default speech model.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import queue
@@ -28,8 +26,8 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw
 
+from benchmarks.live_latency import serve_folder, write_hls
 from llama_index_video.errors import DownloadError
 from llama_index_video.live import LiveChunk, ingest_live
 from llama_index_video.sources.stream import record_stream, stream_copy_name
@@ -42,55 +40,9 @@ SCRIPT = [0, 440, 440, *[0] * 10, 660, 660, 0, 0, 0]
 8 s)."""
 
 
-SLIDES = {0: "LAUNCH CODE ORANGE", 8: "LUNCH ON THE ROOF"}
-"""Second -> the slide's text shown from then on, in a video stream."""
-
-
-def slide(text: str) -> np.ndarray:
-    image = Image.new("RGB", (640, 360), (255, 255, 255))
-    ImageDraw.Draw(image).text((40, 150), text, fill=(0, 0, 0), font_size=44)
-    return np.asarray(image)
-
-
-def write_hls(folder: Path, samples: np.ndarray, pace: float, *, video: bool = False) -> None:
-    """``folder/live.m3u8`` and its segments: ``samples`` (16 kHz mono) as AAC, one
-    second every ``pace`` s; with ``video``, :data:`SLIDES` at 5 fps (640x360)."""
-    options = {"hls_time": "2", "hls_list_size": "0", "hls_playlist_type": "event"}
-    with av.open(
-        str(folder / "live.m3u8"), "w", format="hls", container_options=options
-    ) as container:
-        audio = container.add_stream("aac", rate=RATE, layout="mono")
-        picture = None
-        if video:
-            picture = container.add_stream("libx264", rate=5)
-            picture.width, picture.height, picture.pix_fmt = 640, 360, "yuv420p"
-            picture.options = {"g": "5", "preset": "ultrafast", "tune": "zerolatency"}
-        for second, start in enumerate(range(0, len(samples), RATE)):
-            pcm = (np.clip(samples[start : start + RATE], -1, 1) * 32767).astype(np.int16)
-            frame = av.AudioFrame.from_ndarray(pcm.reshape(1, -1), format="s16", layout="mono")
-            frame.rate, frame.pts = RATE, start
-            for packet in audio.encode(frame):
-                container.mux(packet)
-            shown = SLIDES[max(t for t in SLIDES if t <= second)]
-            for number in range(5) if picture is not None else ():
-                still = av.VideoFrame.from_ndarray(slide(shown), format="rgb24")
-                still.pts = second * 5 + number
-                for packet in picture.encode(still):
-                    container.mux(packet)
-            time.sleep(pace)
-        for stream in (audio, picture):
-            for packet in stream.encode(None) if stream is not None else ():
-                container.mux(packet)
-
-
 def tones(script: list[int]) -> np.ndarray:
     t = np.arange(len(script) * RATE) / RATE
     return (0.5 * np.sin(2 * np.pi * np.repeat(script, RATE) * t)).astype(np.float32)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
 
 
 @contextmanager
@@ -98,10 +50,7 @@ def serving(folder: Path, samples: np.ndarray, pace: float, **options) -> Iterat
     """The HLS recording of ``samples`` served from loopback while it is written; yields
     the playlist's URL once it exists."""
     folder.mkdir()
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_folder(folder)
     writer = threading.Thread(target=write_hls, args=(folder, samples, pace), kwargs=options)
     writer.start()
     deadline = time.monotonic() + WAIT_SECONDS
@@ -209,10 +158,7 @@ def test_a_stream_that_cannot_be_replayed_is_appended_after_a_restart(tmp_path):
         frame.rate, frame.pts = RATE, 0
         for packet in [*stream.encode(frame), *stream.encode(None)]:
             container.mux(packet)
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve_folder(tmp_path)
     url = f"http://127.0.0.1:{server.server_address[1]}/radio.mp3"
     copy = tmp_path / "copy" / stream_copy_name(url, "20261206-0930")
     try:
