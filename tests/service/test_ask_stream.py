@@ -3,7 +3,8 @@ then the same answer object ``POST /api/ask`` gives, its citations checked at th
 
 The model is Claude through the package's adapter, talking to a local stand-in of the
 Messages API (tests/fakes/anthropic_server.py) that streams each scripted chunk as one
-``content_block_delta``.
+``content_block_delta``, and Gemini through google-genai, talking to a stand-in of
+``streamGenerateContent`` (tests/answering/gemini_streaming.py).
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from fastapi.testclient import TestClient
 
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
 from llama_index_video.answering.extractive import extractive_answer
+from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
 from llama_index_video.service import ask_with
 from llama_index_video.service.app import create_app
+from tests.answering.gemini_streaming import StreamingGeminiServer
 from tests.fakes.anthropic_server import Reply, text_reply
 from tests.service.conftest import LOOPBACK
 
 UVC = "how much ultraviolet C radiation is absorbed"
+GEMINI_KEY = "AIzaSy-stream-SECRET-0123456789abcdef"
 
 
 def events(response) -> list[tuple[str, dict]]:
@@ -101,3 +105,23 @@ def test_a_bad_request_is_a_plain_error_not_a_stream(example_index, body, status
     with TestClient(create_app(example_index), base_url=LOOPBACK) as client:
         response = client.post("/api/ask/stream", json=body)
     assert response.status_code == status and says in response.json()["detail"]
+
+
+def test_gemini_streams_the_same_way(example_index, monkeypatch):
+    """The same events with Gemini through google-genai, its stream split in several
+    server-sent events by a stand-in of ``streamGenerateContent``."""
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    hit = example_index.search(UVC)[0]
+    chunks = ("Nearly all ", "of it ", f"{hit.label}.")
+    with StreamingGeminiServer(api_key=GEMINI_KEY) as server:
+        gemini = GeminiMultimodalLLM(api_key=GEMINI_KEY, base_url=server.base_url, timeout=5.0)
+        server.queue_stream(*chunks)
+        app = create_app(example_index, answer=ask_with(gemini))
+        with TestClient(app, base_url=LOOPBACK) as client:
+            streamed = events(client.post("/api/ask/stream", json={"question": UVC}))
+    assert [data["text"] for name, data in streamed if name == "delta"] == list(chunks)
+    name, answer = streamed[-1]
+    assert name == "answer" and answer["answer"] == "".join(chunks)
+    assert [c["label"] for c in answer["citations"]] == [hit.label]
+    assert GEMINI_KEY not in json.dumps(streamed)
