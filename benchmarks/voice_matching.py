@@ -84,7 +84,7 @@ MEETINGS = {
     "ami_trn04": ("EN2003a", 1),
     "ami_trn05": ("EN2004a", 1),
 }
-THRESHOLDS = tuple(round(t, 4) for t in np.arange(0.6, 0.9001, 0.0125))
+THRESHOLDS = tuple(round(float(t), 4) for t in np.arange(0.6, 0.9001, 0.0125))
 MARGINS = (0.0, 0.02, 0.04, 0.06, 0.08, 0.1)
 WINDOWS = (1.0, 2.0, 3.0)
 TARGETS = (0.9, 0.95)  # issue 37: named correctly, never-named unknown
