@@ -156,8 +156,7 @@ def chapters_of(meeting: Meeting, embed_model) -> dict:
     embed_cpu = time.process_time() - began
     began = time.process_time()
     units = [
-        TimedVector(t.start, t.end, v, t.speaker, t.text)
-        for t, v in zip(meeting.turns, vectors, strict=True)
+        TimedVector(t.start, t.end, v, t.text) for t, v in zip(meeting.turns, vectors, strict=True)
     ]
     starts = chapter_starts(units)
     groups = [meeting.turns[a:b] for a, b in zip(starts, [*starts[1:], len(units)], strict=True)]

@@ -64,7 +64,10 @@ def add_chapters(
         return []
     embed_in_batches([u for u in units if u.embedding is None], embed_model, batch_size)
     starts = chapter_starts(
-        [TimedVector(*span, unit.embedding or ()) for span, unit in zip(spans, units, strict=True)]
+        [
+            TimedVector(*span, unit.embedding or (), unit.get_content())
+            for span, unit in zip(spans, units, strict=True)
+        ]
     )
     groups = [units[a:b] for a, b in itertools.pairwise([*starts, len(units)])]
     titles = chapter_titles([" ".join(u.get_content() for u in group) for group in groups])

@@ -36,7 +36,21 @@ _FILLER_TEXT = """
 dont doesnt didnt cant wont isnt arent wasnt werent havent hasnt wouldnt couldnt shouldnt
 theyre youre were weve ive youve theyve thats theres whats hes shes lets youll
 """
-FILLERS = frozenset(_FILLER_TEXT.split())
+_GENERIC_TEXT = """
+    use used using try tried trying find found give gave given take took taken put
+    come came coming tell told ask asked hear heard read thought feel felt keep kept
+    start started add added enter change changed work working looking seem seems
+    talk talking mentioned happen happens happened means call called done doing
+    people person someone everyone everybody somebody time times today yesterday
+    idea ideas question questions point points case part fact example sense number
+    important different certain certainly possible sometimes always never often usually
+    even else around whether related quite rather pretty already still again ever perhaps
+    obviously exactly definitely especially particularly generally presently partly
+    hundred thousand three four five six seven eight nine ten twenty thirty forty fifty
+    first second third next last another many much few several less least new old
+    may shall must thank thanks please sorry welcome chair minister
+"""
+FILLERS = frozenset((_FILLER_TEXT + _GENERIC_TEXT).split())
 
 
 def chapter_titles(texts: Sequence[str]) -> list[str]:
@@ -55,6 +69,18 @@ def chapter_titles(texts: Sequence[str]) -> list[str]:
         best = sorted(scored, key=lambda p: (-scored[p], p))
         titles.append(_title(_distinct(best)[:TITLE_PHRASES]))
     return titles
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that may name a topic, in order: no stop words, fillers,
+    numbers or spelled-out letters (what titles are made of, and what segmentation
+    compares)."""
+    return [t for t in _content(words(text)) if t is not None]
+
+
+def _stem(token: str) -> str:
+    """``token`` without a plural ``s``, to tell ``colours`` and ``colour`` apart no more."""
+    return token[:-1] if len(token) > 3 and token.endswith("s") and token[-2] != "s" else token
 
 
 def _content(tokens: list[str]) -> list[str | None]:
@@ -80,11 +106,11 @@ def _phrases(tokens: list[str | None]) -> Counter[str]:
 
 
 def _distinct(phrases: list[str]) -> list[str]:
-    """``phrases`` without those sharing a word with a better one."""
+    """``phrases`` without those sharing a word (or its plural) with a better one."""
     seen: set[str] = set()
     kept = []
     for phrase in phrases:
-        parts = set(phrase.split())
+        parts = {_stem(word) for word in phrase.split()}
         if parts & seen:
             continue
         seen |= parts

@@ -57,6 +57,54 @@ def test_a_cue_phrase_starts_a_chapter_where_the_words_barely_change():
     assert chapter_starts(cued) == [0, 30]
 
 
+def _said(*topics: tuple[str, int], step: float = 10.0) -> list[TimedVector]:
+    """Units ``step`` s apart with one and the same vector: only their words change, each
+    topic's ``count`` units saying its ``words`` (and some talk every topic shares)."""
+    units = []
+    for words, count in topics:
+        for i in range(count):
+            at = len(units) * step
+            text = f"Yeah so the {words.split()[i % 3]} and the {words.split()[3 + i % 2]} again."
+            units.append(TimedVector(at, at + step - 1, [1.0, 0.0, 0.0], text=text))
+    return units
+
+
+def test_the_words_find_a_topic_change_the_vectors_do_not_show():
+    units = _said(
+        ("budget euros price cost spreadsheet", 30), ("battery charger dock cells solar", 30)
+    )
+    assert chapter_starts(units) == [0, 30]
+
+
+def test_ingest_hands_segmentation_the_units_words():
+    from llama_index.core.schema import TextNode
+
+    from llama_index_video import schema
+    from llama_index_video.chapters.nodes import add_chapters
+
+    said = _said(
+        ("budget euros price cost spreadsheet", 30), ("battery charger dock cells solar", 30)
+    )
+    nodes = [
+        TextNode(
+            text=unit.text,
+            embedding=list(unit.vector),
+            metadata={
+                schema.MODALITY: "transcript",
+                schema.START_S: unit.start,
+                schema.END_S: unit.end,
+                schema.FILE_NAME: "meeting.wav",
+                schema.CONTENT_HASH: "0" * 64,
+            },
+        )
+        for unit in said
+    ]
+    chapters = add_chapters(nodes, embed_model=None, batch_size=8)  # type: ignore[arg-type]
+    assert [c.metadata[schema.START_S] for c in chapters] == [0.0, 300.0]
+    assert "budget" in chapters[0].metadata[schema.TITLE].lower()
+    assert "battery" in chapters[1].metadata[schema.TITLE].lower()
+
+
 def test_titles_name_what_sets_a_chapter_apart():
     titles = chapter_titles(
         [
@@ -68,6 +116,19 @@ def test_titles_name_what_sets_a_chapter_apart():
     assert titles[1].lower().startswith("battery")
     assert "yeah" not in titles[0].lower() and "okay" not in titles[1].lower()
     assert chapter_titles(["yeah um okay"]) == [""]
+
+
+def test_titles_leave_out_talk_words_and_a_plural_beside_its_singular():
+    titles = chapter_titles(
+        [
+            "People try to use colours. The colours, the colour, people use the colour wheel.",
+            "People try to use the battery. The battery, people try the battery dock.",
+        ]
+    )
+    words = titles[0].lower().replace(",", "").split()
+    assert words[0] in ("colour", "colours")
+    assert sum(word in ("colour", "colours") for word in words) == 1
+    assert not {"people", "try", "use"} & set(words)
 
 
 def test_formats_for_youtube_webvtt_and_reading():
