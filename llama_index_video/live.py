@@ -7,11 +7,13 @@ records meanwhile into the index folder's ``media/downloads``, as
 its query or password). The stream's recording is listed under that file, its moments
 link to the URL, and a restart finds the recording under way by the URL; once it has
 ended, the next ``ingest --live`` of the same URL is a new recording.
-Each time ``chunk_seconds`` more of its audio can be decoded, that chunk is transcribed
+Each time ``chunk_seconds`` more of its audio can be decoded (or up to
+:data:`CATCH_UP_SECONDS`, when more is there already), that chunk is transcribed
 and its units stored (:mod:`llama_index_video.store.live`) with, for a video, the
 frames kept in the chunk's span and the text they show, so what was said and shown is
 searchable a chunk's length plus its reading after it happened, and the recording is
-listed as ``live``. Chunks are cut at fixed times (a frame's span ends at the seam).
+listed as ``live``. A chunk ends where the audio written so far ends (a frame's span
+ends at the seam).
 
 The recording ends when the file has not grown (or the stream sent nothing) for
 ``settle`` seconds, or after
@@ -54,6 +56,10 @@ DEFAULT_CHUNK_SECONDS = 30.0
 DEFAULT_SETTLE_SECONDS = 10.0
 DEFAULT_MAX_SECONDS = 12 * 3600.0
 POLL_SECONDS = 0.5
+CATCH_UP_SECONDS = 30.0
+"""A chunk is at least ``chunk_seconds`` long; when more is already there (the follower
+fell behind: a busy machine), it takes up to this much at once. Whisper reads audio in
+30 s windows, so three 10 s chunks cost about three times one 30 s chunk to encode."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +89,8 @@ def ingest_live(
         index: The index written to.
         source: A file being written (WAV, MP3, Ogg, Matroska/WebM), or the URL of a
             stream (``http://host/live.m3u8``), recorded into the index folder.
-        chunk_seconds: Seconds of audio per chunk.
+        chunk_seconds: Seconds of audio per chunk, at least (more when the follower is
+            behind, up to :data:`CATCH_UP_SECONDS`).
         settle: A file has ended when it has not grown for this long; a stream when no
             data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
@@ -211,6 +218,7 @@ class _Follower:
     ) -> None:
         self.index = index
         self.chunk_seconds = chunk_seconds
+        self.catch_up_seconds = max(chunk_seconds, CATCH_UP_SECONDS)
         self.wait = wait
         self.report = report or (lambda chunk: None)
 
@@ -233,7 +241,7 @@ class _Follower:
         while not over:
             over = ended()
             try:
-                chunk = decode_audio_span(path, done, self.chunk_seconds)
+                chunk = decode_audio_span(path, done, self.catch_up_seconds)
             except MediaError:
                 if not over:
                     time.sleep(POLL_SECONDS)
