@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--chunk-seconds",
         type=float,
         default=30.0,
-        help="with --live: seconds of audio per chunk (default: 30)",
+        help="with --live: seconds of audio per chunk, at least (up to 30 when behind; "
+        "default: 30)",
     )
     ingest.add_argument(
         "--live-settle",
