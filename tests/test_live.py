@@ -23,6 +23,7 @@ import pytest
 from benchmarks.live_latency import write_samples
 from llama_index_video import live
 from llama_index_video.live import LiveChunk, ingest_live
+from llama_index_video.media.audio import decode_audio
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests_support import LIBRIVOX, ROOT
 
@@ -180,16 +181,22 @@ def test_a_follower_that_is_behind_takes_up_to_30_s_at_once(tmp_path, embed_mode
     assert [(c.start, c.end) for c in chunks] == [(0.0, 30.0), (30.0, 40.0)]
 
 
+def said_near(start: float, said: float, tolerance: float) -> bool:
+    """``start`` is within ``tolerance`` of ``said`` in one of the two LibriVox readings."""
+    length = len(decode_audio(LIBRIVOX)) / RATE
+    return any(abs(start - said - n * length) <= tolerance for n in (0, 1))
+
+
 def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
     tmp_path, embed_model
 ):
-    """Human speech (the LibriVox clip) written at twice real time; ``ingest --live`` is
-    killed with SIGKILL once a chunk is searchable, started again, and finishes alone."""
+    """Human speech (the LibriVox clip, twice: 49 s) written at twice real time; ``ingest
+    --live`` is killed with SIGKILL once a chunk (at most 30 s) is searchable, started
+    again, and finishes alone."""
     from llama_index_video.index import VideoIndex
-    from llama_index_video.media.audio import decode_audio
 
     facts = json.loads(LIBRIVOX.with_suffix(".json").read_text())["sentences"]
-    samples = decode_audio(LIBRIVOX)
+    samples = np.tile(decode_audio(LIBRIVOX), 2)  # > 30 s: a chunk is left for the restart
     recording = tmp_path / "reading.mkv"
     folder = tmp_path / "index"
     writer = threading.Thread(target=write_samples, args=(recording, samples, 0.5))
@@ -213,7 +220,7 @@ def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
     finally:
         first.kill()
     assert statuses == ["live"]
-    assert hits and abs(hits[0].start - facts[0]["start"]) <= 2.0
+    assert hits and said_near(hits[0].start, facts[0]["start"], 2.0)
     writer.join()
     second = subprocess.run(
         [*command, "--live-settle", "1"], capture_output=True, text=True, env=env,
@@ -230,7 +237,7 @@ def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
     assert [e.status for e in entries] == ["indexed"]
     assert {r[0] for r in final} == {entries[0].content_hash}
     assert len({r[1:3] for r in final}) == len(final)  # no moment twice
-    assert hits and abs(hits[0].start - facts[-1]["start"]) <= 6.0
+    assert hits and said_near(hits[0].start, facts[-1]["start"], 6.0)
 
 
 def test_the_command_refuses_several_files_and_a_missing_one_in_one_line(tmp_path):
