@@ -25,6 +25,7 @@ from llama_index_video.results import Answer, SearchHit
 from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.searcher import Location, VideoSearcher
+from llama_index_video.search.speaker_named import SpeakerNamedRetriever
 
 if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex
@@ -78,12 +79,29 @@ class Querying(Recordings):
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
         """
-        return self.search_policy().retriever(
+        return self._retriever(
+            self.search_policy(),
             top_k=top_k,
             modalities=modalities,
             speakers=speakers,
             contents=self._contents(sources),
             by_chapter=by_chapter,
+        )
+
+    def _retriever(
+        self,
+        policy: SearchPolicy,
+        *,
+        speakers: Sequence[str] | None,
+        **options: Any,
+    ) -> BaseRetriever:
+        """The policy's retriever; without ``speakers``, one that keeps only what the
+        speakers a question names said (:mod:`~llama_index_video.search.speaker_named`)."""
+        if speakers:
+            return policy.retriever(speakers=speakers, **options)
+        return SpeakerNamedRetriever(
+            lambda named: policy.retriever(speakers=named, **options),
+            lambda: sorted({who for entry in self.library() for who in entry.speakers}),
         )
 
     def recording_scores(
@@ -145,7 +163,8 @@ class Querying(Recordings):
         contents = self._contents(sources)
         policy = self.search_policy()
         return VideoSearcher(
-            retriever=policy.retriever(
+            retriever=self._retriever(
+                policy,
                 top_k=top_k,
                 modalities=modalities,
                 speakers=speakers,

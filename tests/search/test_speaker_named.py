@@ -1,0 +1,73 @@
+"""A question that names a speaker's role or name searches what that speaker said.
+
+Roles as QMSum's meetings tag speakers; names as ``speakers name`` writes them, on the
+three-voice dialogue (tests/fixtures/make_speech.py: Ana, Ben, Carl, labelled for real
+by Resemblyzer; Ben is SPEAKER_2).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llama_index_video import schema
+from llama_index_video.agents.tool_spec import VideoToolSpec
+from llama_index_video.search.speaker_named import named_speakers
+from tests.store.test_speaker_names import BEN, built, index  # noqa: F401  (fixtures)
+
+ROLES = ["Project Manager", "Marketing", "Industrial Designer", "User Interface"]
+ASKED = "What did Ben say about the water for the garden?"
+
+
+def _never() -> list[str]:
+    raise AssertionError("the speakers were looked up for a question that names nobody")
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("What did the designer say about the shape?", ["Industrial Designer"]),
+        ("What did Marketing think of the price?", ["Marketing"]),
+        ("According to the project manager, when is the next meeting?", ["Project Manager"]),
+        ("What was the project manager's view on the budget?", ["Project Manager"]),
+        ("What did they say about the marketing campaign?", []),
+        ("Did the user interface group propose a screen?", ["User Interface"]),
+        ("What is the design of the interface?", []),
+    ],
+)
+def test_a_role_in_the_speaking_part_names_its_speaker(question, named):
+    assert named_speakers(question, lambda: ROLES) == named
+
+
+def test_labels_and_names_are_named_and_plain_questions_look_nobody_up():
+    speakers = ["SPEAKER_1", "SPEAKER_2", "Ben Okafor"]
+    assert named_speakers("What did speaker 2 say about seeds?", lambda: speakers) == ["SPEAKER_2"]
+    assert named_speakers("What did Ben Okafor suggest?", lambda: speakers) == ["Ben Okafor"]
+    assert named_speakers("Ben's idea for the party?", lambda: speakers) == ["Ben Okafor"]
+    assert named_speakers("rain barrel water bill", _never) == []
+    assert named_speakers("What is the budget for Ben?", _never) == []
+
+
+def _ben_starts() -> set[float]:
+    return {round(t["start"]) for t in BEN}
+
+
+def test_search_retriever_and_agent_tool_keep_the_named_speakers_turns(index):  # noqa: F811
+    before = index.search(ASKED, top_k=9)
+    assert {h.speaker for h in before} - {"Ben Okafor"}, "nobody is named Ben yet"
+    index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben Okafor")
+    index.reopen()
+
+    hits = index.search(ASKED, top_k=9)
+    assert hits and {h.speaker for h in hits} == {"Ben Okafor"}
+    assert any(abs(h.start - 19.5) <= 1.5 for h in hits)  # "We should buy a rain barrel"
+    assert all(round(h.start) in _ben_starts() or h.modality != "transcript" for h in hits)
+
+    nodes = index.as_retriever(top_k=9).retrieve(ASKED)
+    assert nodes and {n.node.metadata[schema.SPEAKER] for n in nodes} == {"Ben Okafor"}
+    nobody = index.as_retriever(top_k=9).retrieve("What did they say about the compost heap?")
+    assert any(n.node.metadata.get(schema.SPEAKER) != "Ben Okafor" for n in nobody)
+
+    moments = json.loads(VideoToolSpec(index).search_moments(ASKED, top_k=9))["moments"]
+    assert moments and {m.get("speaker") for m in moments} == {"Ben Okafor"}
