@@ -9,14 +9,13 @@ import argparse
 import json
 import logging
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
 from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
+from llama_index_video.cli.reads import read_between_writers
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.embeddings.capabilities import usage
@@ -26,7 +25,6 @@ from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.schema import format_timestamp
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
@@ -349,7 +347,7 @@ def _search(args: argparse.Namespace) -> int:
         args.index, must_exist=True, **_search_options(args), **_store_options(args)
     )
     try:
-        hits = _read_between_writers(
+        hits = read_between_writers(
             index,
             lambda: index.search(
                 args.query,
@@ -378,46 +376,6 @@ def _search(args: argparse.Namespace) -> int:
     return 0
 
 
-READ_ATTEMPTS = 5
-"""How often a one-shot reader reads again when a writer changed the folder under it."""
-READ_PAUSE_SECONDS = 1.0
-
-
-def _read_between_writers(index: VideoIndex, read: Callable[[], T]) -> T:
-    """``read()`` from ``index``'s folder, again (reloaded) when a writer changed it
-    meanwhile: Chroma's rows changed under its loaded vector index (chromadb's ``Error
-    finding id``), a half-done state taken for damage, or a writer finished during the
-    read. At most :data:`READ_ATTEMPTS` reads; a failure while no writer touched the
-    folder is raised at once.
-
-    Raises:
-        VideoIndexError: writers kept changing the folder through every attempt.
-    """
-    from chromadb.errors import InternalError
-
-    from llama_index_video.errors import IndexCorruptError
-    from llama_index_video.store.lock import read_generation
-
-    for attempt in range(READ_ATTEMPTS):
-        before = read_generation(index.path)
-        try:
-            result = read()
-        except (InternalError, IndexCorruptError):
-            if before is not None and read_generation(index.path) == before:
-                raise
-        else:
-            if before is None or read_generation(index.path) == before:
-                return result
-        logger.info("%s: a writer changed the folder during the read; reading again", index.path)
-        if attempt + 1 < READ_ATTEMPTS:
-            time.sleep(READ_PAUSE_SECONDS)
-            index.reopen()
-    raise VideoIndexError(
-        f"{index.path}: another process kept writing to the folder through {READ_ATTEMPTS} "
-        "reads; try again when it is done"
-    )
-
-
 def _ask(args: argparse.Namespace) -> int:
     from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 
@@ -432,8 +390,12 @@ def _ask(args: argparse.Namespace) -> int:
     )
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
-        answerer = index.answerer(llm=llm, options=options, reranker=reranker)
-        stream = answerer.stream(args.question, streaming=not args.no_stream and not args.json)
+        stream = read_between_writers(  # the moments are found before the answer is written
+            index,
+            lambda: index.answerer(llm=llm, options=options, reranker=reranker).stream(
+                args.question, streaming=not args.no_stream and not args.json
+            ),
+        )
         for delta in stream:
             if not args.json:
                 print(delta, end="", flush=True)

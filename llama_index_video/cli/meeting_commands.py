@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from llama_index_video.cli.options import index_option, source_argument, span_options
+from llama_index_video.cli.reads import read_between_writers
 from llama_index_video.errors import VideoIndexError, printable_path
 
 CHAPTER_FORMATS = ("text", "youtube", "vtt")  # chapters.formats.FORMATS, kept light
@@ -35,7 +36,7 @@ def add_chapters_parser(commands: Any) -> argparse.ArgumentParser:
 def run_chapters(args: argparse.Namespace, index: Any) -> int:
     from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
 
-    chapters = index.chapters(args.source)
+    chapters = read_between_writers(index, lambda: index.chapters(args.source))
     if args.json:
         print(json.dumps([c.to_dict() for c in chapters], indent=2, ensure_ascii=False))
     elif not chapters:
@@ -76,7 +77,9 @@ def run_summarize(args: argparse.Namespace, index: Any) -> int:
     from llama_index_video.answering.answerer import make_llm
 
     llm = make_llm(args.llm, model=args.llm_model)
-    summary = index.summarize(args.source, start=args.start, end=args.end, llm=llm)
+    summary = read_between_writers(
+        index, lambda: index.summarize(args.source, start=args.start, end=args.end, llm=llm)
+    )
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2, ensure_ascii=False))
     else:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from llama_index_video.cli.options import index_option, source_argument, span_options
+from llama_index_video.cli.reads import read_between_writers
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 
@@ -42,7 +43,12 @@ def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> i
     index = VideoIndex(args.index, **index_options)
     try:
         recording = index.recording(args.source)
-        text = index.transcript_file(recording, fmt=args.format, start=args.start, end=args.end)
+        text = read_between_writers(
+            index,
+            lambda: index.transcript_file(
+                recording, fmt=args.format, start=args.start, end=args.end
+            ),
+        )
     finally:
         index.close()
     if args.output is None:
