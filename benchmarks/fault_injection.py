@@ -1,5 +1,6 @@
-"""Fault injection: ``kill -9`` at the write points of export, ``remove`` and ``verify
---repair``, and damaged manifest, vector and lexical files; what each leaves behind.
+"""Fault injection: ``kill -9`` at the write points of ``ingest``, export (``clip``, ``ask
+--export``), ``remove`` and ``verify --repair``, and damaged manifest, vector and lexical
+files; what each leaves behind.
 
 A *write point* is a call, made by the command's main thread, that changes something
 on disk: PyAV muxing a packet, a write to a Python file, an SQLite statement (the
@@ -12,8 +13,14 @@ the points; then the command is killed before the first call of every distinct s
 (file and line) and at evenly spaced points in between, up to ``--points`` runs, each
 on a fresh copy of the same folder. After each kill:
 
-- export (``clip``, copy, re-encode with burned subtitles, audio): the recording is
-  unchanged, and the output's name holds nothing or a complete file;
+- ``ingest`` of new files (two recordings read from their subtitles, one with frames,
+  one long enough for chapters, and a Markdown file: manifest, vectors, lexical index,
+  frames, chapters, relink) and ``ingest`` of a changed file (its old rows replaced):
+  the same ``ingest`` run again finishes the job and then the index verifies, holds
+  exactly the rows of an uninterrupted run (nothing twice), search finds every file,
+  and no row of a replaced file's old version is left;
+- export (``clip``: copy, re-encode with burned subtitles, audio; ``ask --export``): the
+  recording is unchanged, and the output's name holds nothing or a complete file;
 - ``remove``: a reader's search works at once (one line if it cannot), and after
   ``verify --repair`` the index verifies, the other files are found and the removed
   one is wholly there or wholly gone;
@@ -26,9 +33,9 @@ Damaged files (no kill): each of :data:`DAMAGE` is applied to a fresh copy; ``se
 ends in a traceback (exit 70) or says more than one line on error, and the last
 ``verify`` exits 0 or the damage was named in one line with the way out.
 
-Usage: ``python benchmarks/fault_injection.py [--points 12] [--only export,remove,...]``
-(a few minutes on 2 shared cores). Synthetic material: the example media (espeak-ng
-voices) and three Markdown files.
+Usage: ``python benchmarks/fault_injection.py [--points 12] [--only ingest,export,...]``
+(a few minutes per scenario on 2 shared cores). Synthetic material: the example media
+(espeak-ng voices), a silent 200 s recording with made-up subtitles, and Markdown files.
 """
 
 from __future__ import annotations
@@ -204,17 +211,23 @@ def kill_everywhere(
     *,
     work: Path,
     budget: int,
+    place: Path | None = None,
 ) -> Tally:
     """Kill ``argv`` at the chosen points, each on a folder ``setup`` made; ``check``
-    returns what went wrong after a kill (None: it held)."""
+    returns what went wrong after a kill (None: it held). With ``place``, every run is
+    in that one folder, made again each time (an index records its files' absolute
+    paths: a copy elsewhere would see them as other files)."""
     work = work / "".join(c if c.isalnum() else "-" for c in tally.name)
-    first = work / "points"
-    setup(first)
-    sites = write_points(*argv, cwd=first)
+
+    def fresh(name: str) -> Path:
+        folder = work / name if place is None else cleared(place)
+        setup(folder)
+        return folder
+
+    sites = write_points(*argv, cwd=fresh("points"))
     tally.points, tally.sites, tally.failures = len(sites), len(set(sites)), []
     for at in chosen(sites, budget):
-        folder = work / f"kill-{at}"
-        setup(folder)
+        folder = fresh(f"kill-{at}")
         done = cli(*argv, cwd=folder, kill_at=at)
         tally.kills += 1
         tally.finished += done.returncode != KILLED  # this run made fewer calls
@@ -230,6 +243,16 @@ def kill_everywhere(
 # --- the scenarios --------------------------------------------------------------------
 
 
+def cleared(folder: Path) -> Path:
+    """``folder`` deleted, and forgotten by this process's Chroma (so that an index made
+    there again is read afresh)."""
+    from llama_index_video.store.folder import IndexFolder
+
+    IndexFolder(folder / "idx").release()
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
+
+
 def media_index(work: Path) -> Path:
     """A folder ``src/`` with the two example recordings and ``idx/`` indexing them."""
     base = work / "media-base"
@@ -243,19 +266,41 @@ def media_index(work: Path) -> Path:
 
 
 EXPORTS = {
-    "clip, copied (mp4)": (["checkout_deep_dive.mp4", "--from", "10", "--to", "20"], ".mp4"),
-    "clip, burned subtitles (mp4)": (
-        ["checkout_deep_dive.mp4", "--from", "12.3", "--to", "18", "--burn-subtitles"],
+    "clip, copied (mp4)": (
+        ["clip", "checkout_deep_dive.mp4", "--from", "10", "--to", "20", "-o"],
         ".mp4",
     ),
-    "clip, audio (mp3)": (["team_sync.mp3", "--from", "5", "--to", "15", "--reencode"], ".mp3"),
+    "clip, burned subtitles (mp4)": (
+        [
+            "clip",
+            "checkout_deep_dive.mp4",
+            "--from",
+            "12.3",
+            "--to",
+            "18",
+            "--burn-subtitles",
+            "-o",
+        ],
+        ".mp4",
+    ),
+    "clip, audio (mp3)": (
+        ["clip", "team_sync.mp3", "--from", "5", "--to", "15", "--reencode", "-o"],
+        ".mp3",
+    ),
+    "ask --export (mp4)": (
+        ["ask", "checkout service latency", "--llm", "none", "--export"],
+        ".mp4",
+    ),
 }
+"""Per export: its command line up to the output file, and the output's suffix."""
 
 
-def export_scenarios(work: Path, budget: int) -> Iterator[Tally]:
+def export_scenarios(work: Path, budget: int, only: set[str] | None = None) -> Iterator[Tally]:
     base = media_index(work)
     sources = {p.name: digest(p) for p in (base / "src").iterdir()}
     for name, (args, suffix) in EXPORTS.items():
+        if only is not None and args[0] not in only:
+            continue
         output = Path("out") / f"moment{suffix}"
         tally = Tally(name)
 
@@ -273,7 +318,7 @@ def export_scenarios(work: Path, budget: int) -> Iterator[Tally]:
                 return "an incomplete file under the output's name"
             return None
 
-        argv: list[str | Path] = ["clip", *args, "-o", output, "--index", "idx"]
+        argv: list[str | Path] = [*args, output, "--index", "idx"]
         yield kill_everywhere(tally, argv, setup, check, work=work, budget=budget)
 
 
@@ -393,6 +438,133 @@ def repair_scenarios(work: Path, budget: int) -> Iterator[Tally]:
         yield kill_everywhere(tally, argv, setup, check, work=work, budget=budget)
 
 
+PLANT_TOPICS = (
+    "The forklift battery in bay {n} is charged overnight.",
+    "The chiller in building {n} is descaled every spring.",
+    "Sprinkler valve {n} is tested by the fire warden each quarter.",
+    "The backup generator {n} runs for an hour on the first Friday.",
+)
+NEW_FILES = {
+    "plant_tour.wav": "forklift battery charging overnight",
+    "checkout_deep_dive.mp4": "checkout service latency peak",
+    "pumps.md": "cooling pump seals leaks Monday",
+}
+"""The files the ``ingest`` scenario adds, and a query that finds each."""
+CHANGED_ROOF = "# Roof\n\nThe north roof drains were replaced with wider steel pipes in May.\n"
+
+
+def new_files(src: Path) -> None:
+    """Into ``src``: a silent 200 s recording whose subtitles cover four topics (long
+    enough for chapters), the checkout video with subtitles of its own (frames; neither
+    needs speech recognition), and a Markdown file."""
+    import wave
+
+    from llama_index_video.media.export_subtitles import Cue, srt_text
+
+    with wave.open(str(src / "plant_tour.wav"), "wb") as sound:
+        sound.setnchannels(1)
+        sound.setsampwidth(2)
+        sound.setframerate(8000)
+        sound.writeframes(bytes(2 * 8000 * 200))
+    cues = [Cue(n * 5.0, n * 5.0 + 4.5, PLANT_TOPICS[n // 10].format(n=n)) for n in range(40)]
+    (src / "plant_tour.srt").write_text(srt_text(cues))
+    shutil.copy(EXAMPLES / "checkout_deep_dive.mp4", src)
+    checkout = [
+        Cue(2.0, 9.0, "Welcome to the checkout service deep dive."),
+        Cue(12.0, 20.0, "Checkout service latency rose to nine hundred milliseconds at peak."),
+        Cue(30.0, 40.0, "The fix was a connection pool for the payment provider."),
+    ]
+    (src / "checkout_deep_dive.srt").write_text(srt_text(checkout))
+    (src / "pumps.md").write_text(
+        "# Pumps\n\nCooling pump seals are checked for leaks each Monday.\n"
+    )
+
+
+def ingest_scenarios(work: Path, budget: int) -> Iterator[Tally]:
+    place = text_index(work)  # every run in the folder the index was made in
+    saved = work / "text-saved"
+    shutil.copytree(place, saved)
+    argv: list[str | Path] = ["ingest", "src", "--index", "idx", "--ocr", "off", "--quiet"]
+
+    def with_new(folder: Path) -> None:
+        shutil.copytree(saved, folder)
+        new_files(folder / "src")
+
+    def with_changed(folder: Path) -> None:
+        shutil.copytree(saved, folder)
+        (folder / "src" / "roof.md").write_text(CHANGED_ROOF)
+
+    scenarios = {
+        "ingest, new files (frames, chapters)": (with_new, {**FOUND_BY, **NEW_FILES}, None),
+        "ingest, a changed file": (with_changed, FOUND_BY, "October storm"),
+    }
+    for name, (setup, found_by, old_words) in scenarios.items():
+        setup(cleared(place))
+        done = here(*argv, cwd=place)
+        if done.returncode != 0:
+            raise RuntimeError(f"{name}: ingest failed: {done.stderr[-600:]}")
+        rows = _rows(place / "idx")
+
+        def check(
+            folder: Path,
+            at: int,
+            found_by: dict[str, str] = found_by,
+            rows: int = rows,
+            old_words: str | None = old_words,
+        ) -> str | None:
+            return resumed(folder, argv, found_by, rows, old_words)
+
+        tally = Tally(name)
+        yield kill_everywhere(tally, argv, setup, check, work=work, budget=budget, place=place)
+
+
+def resumed(
+    folder: Path, argv: list[str | Path], found_by: dict[str, str], rows: int, old: str | None
+) -> str | None:
+    """After an ``ingest`` was killed: the same ``ingest`` again, then every check (None:
+    all held): it ends well, the index verifies, lists and finds every file of
+    ``found_by``, holds ``rows`` rows (an uninterrupted run's: nothing twice, nothing
+    lost), and no row says ``old`` (a replaced file's old words)."""
+    from llama_index_video.errors import VideoIndexError
+    from llama_index_video.index import VideoIndex
+
+    again = here(*argv, cwd=folder)
+    if not one_line(again) or again.returncode != 0:
+        return f"next ingest exit {again.returncode}: {again.stderr.strip()[-200:]}"
+    try:
+        index = VideoIndex(folder / "idx")
+    except VideoIndexError as exc:
+        return f"after the next ingest: {exc}"
+    try:
+        check, _ = index.verify()
+        if not check.ok:
+            return "verify found problems after the next ingest"
+        listed = {Path(entry.path or "").name for entry in index.library()}
+        if set(found_by) - listed:
+            return f"lost {', '.join(sorted(set(found_by) - listed))}"
+        for name, query in found_by.items():
+            if not any(hit.source.endswith(name) for hit in index.search(query, top_k=10)):
+                return f"{name} listed but not found"
+    except VideoIndexError as exc:
+        return f"after the next ingest: {exc}"
+    finally:
+        index.close()
+    if _rows(folder / "idx") != rows:
+        return f"{_rows(folder / 'idx')} rows, not {rows}"
+    if old is not None and _documents_saying(folder / "idx", old):
+        return f"{_documents_saying(folder / 'idx', old)} rows of the old version left"
+    return None
+
+
+def _documents_saying(index: Path, words: str) -> int:
+    with sqlite3.connect(index / "chroma" / "chroma.sqlite3") as db:
+        query = (
+            "SELECT count(*) FROM embedding_metadata "
+            "WHERE key = 'chroma:document' AND string_value LIKE ?"
+        )
+        return int(db.execute(query, (f"%{words}%",)).fetchone()[0])
+
+
 def _write(relative: str, data: bytes) -> Callable[[Path], None]:
     return lambda index: (index / relative).write_bytes(data)
 
@@ -455,21 +627,25 @@ def damage_cases(work: Path) -> list[tuple[str, list[int], bool, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=12, help="kills per scenario (at least)")
-    parser.add_argument("--only", default="export,remove,repair,damage")
+    parser.add_argument("--only", default="ingest,export,ask,remove,repair,damage")
     args = parser.parse_args()
     wanted = set(args.only.split(","))
     started = time.perf_counter()
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="faults-") as scratch:
         work = Path(scratch)
-        if wanted & {"export", "remove", "repair"}:
+        if wanted & {"ingest", "export", "ask", "remove", "repair"}:
             print("| command killed | write points | sites | killed | held | leftovers | failed |")
             print("|---|---:|---:|---:|---:|---:|---|", flush=True)
+        for tally in ingest_scenarios(work / "ingest", args.points) if "ingest" in wanted else []:
+            print(tally.row(), flush=True)
         if "remove" in wanted:
             print(remove_scenario(work / "remove", args.points).row(), flush=True)
         for tally in repair_scenarios(work / "repair", args.points) if "repair" in wanted else []:
             print(tally.row(), flush=True)
-        for tally in export_scenarios(work / "export", args.points) if "export" in wanted else []:
+        exports = {"clip"} if "export" in wanted else set()
+        exports |= {"ask"} if "ask" in wanted else set()
+        for tally in export_scenarios(work / "export", args.points, exports) if exports else []:
             print(tally.row(), flush=True)
         if "damage" in wanted:
             print("\n| damage | search, repair, verify exits | clean | last line |")
