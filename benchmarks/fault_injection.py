@@ -356,37 +356,49 @@ def text_index(work: Path) -> Path:
 
 
 def consistent(folder: Path, listed: set[str], rows: int | None = None) -> str | None:
-    """After a writer was killed: ``verify --repair`` in a process of its own, then, in
-    this one, every check (None: all held): the index verifies, lists at least the
-    files ``listed`` (names), finds each file it lists, and holds ``rows`` rows."""
+    """After a writer was killed: ``verify --repair`` in this process, then every check
+    of :func:`settled` (None: all held), and the index holds ``rows`` rows."""
+    argv: list[str | Path] = ["verify", "--repair", "--index", "idx"]
+    problem = settled(folder, argv, "repair", listed, FOUND_BY)
+    if problem is None and rows is not None and _rows(folder / "idx") != rows:
+        return f"{_rows(folder / 'idx')} rows, not {rows}"
+    return problem
+
+
+def settled(
+    folder: Path, argv: list[str | Path], stage: str, listed: set[str], found_by: dict[str, str]
+) -> str | None:
+    """``argv`` (the command that should finish a killed one's job) run in this process,
+    then every check (None: all held): it exits 0 in one line, the index verifies, lists
+    at least the files ``listed`` (names), and finds each file it lists by its query in
+    ``found_by``."""
     from llama_index_video.errors import VideoIndexError
     from llama_index_video.index import VideoIndex
 
-    repaired = here("verify", "--repair", "--index", "idx", cwd=folder)
-    if not one_line(repaired) or repaired.returncode != 0:
-        return f"repair exit {repaired.returncode}: {repaired.stderr.strip()[-200:]}"
+    done = here(*argv, cwd=folder)
+    if not one_line(done) or done.returncode != 0:
+        return f"{stage} exit {done.returncode}: {done.stderr.strip()[-200:]}"
     try:
         index = VideoIndex(folder / "idx")
     except VideoIndexError as exc:
-        return f"after repair: {exc}"
+        return f"after {stage}: {exc}"
     try:
         check, _ = index.verify()
         if not check.ok:
-            return "verify after repair found problems"
+            return f"verify after {stage} found problems"
         entries = index.library()
         missing = listed - {Path(entry.path or "").name for entry in entries}
         if missing:
             return f"lost {', '.join(sorted(missing))}"
         for entry in entries:
             name = Path(entry.path or "").name
-            if not any(hit.source.endswith(name) for hit in index.search(FOUND_BY[name])):
+            hits = index.search(found_by[name], top_k=10)
+            if not any(hit.source.endswith(name) for hit in hits):
                 return f"{name} listed but not found"
     except VideoIndexError as exc:
-        return f"after repair: {exc}"
+        return f"after {stage}: {exc}"
     finally:
         index.close()
-    if rows is not None and _rows(folder / "idx") != rows:
-        return f"{_rows(folder / 'idx')} rows, not {rows}"
     return None
 
 
@@ -521,34 +533,13 @@ def ingest_scenarios(work: Path, budget: int) -> Iterator[Tally]:
 def resumed(
     folder: Path, argv: list[str | Path], found_by: dict[str, str], rows: int, old: str | None
 ) -> str | None:
-    """After an ``ingest`` was killed: the same ``ingest`` again, then every check (None:
-    all held): it ends well, the index verifies, lists and finds every file of
-    ``found_by``, holds ``rows`` rows (an uninterrupted run's: nothing twice, nothing
-    lost), and no row says ``old`` (a replaced file's old words)."""
-    from llama_index_video.errors import VideoIndexError
-    from llama_index_video.index import VideoIndex
-
-    again = here(*argv, cwd=folder)
-    if not one_line(again) or again.returncode != 0:
-        return f"next ingest exit {again.returncode}: {again.stderr.strip()[-200:]}"
-    try:
-        index = VideoIndex(folder / "idx")
-    except VideoIndexError as exc:
-        return f"after the next ingest: {exc}"
-    try:
-        check, _ = index.verify()
-        if not check.ok:
-            return "verify found problems after the next ingest"
-        listed = {Path(entry.path or "").name for entry in index.library()}
-        if set(found_by) - listed:
-            return f"lost {', '.join(sorted(set(found_by) - listed))}"
-        for name, query in found_by.items():
-            if not any(hit.source.endswith(name) for hit in index.search(query, top_k=10)):
-                return f"{name} listed but not found"
-    except VideoIndexError as exc:
-        return f"after the next ingest: {exc}"
-    finally:
-        index.close()
+    """After an ``ingest`` was killed: the same ``ingest`` again, then every check of
+    :func:`settled` (None: all held) for the files of ``found_by``, and the index holds
+    ``rows`` rows (an uninterrupted run's: nothing twice, nothing lost), none saying
+    ``old`` (a replaced file's old words)."""
+    problem = settled(folder, argv, "the next ingest", set(found_by), found_by)
+    if problem is not None:
+        return problem
     if _rows(folder / "idx") != rows:
         return f"{_rows(folder / 'idx')} rows, not {rows}"
     if old is not None and _documents_saying(folder / "idx", old):
