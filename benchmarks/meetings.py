@@ -14,7 +14,10 @@ The extractive summary (:func:`llama_index_video.summaries.extractive.extractive
 is made from the same units and chapters: how many of its citations hold (point at a
 unit that exists and overlaps the cited stretch), for how many of the annotators'
 questions about a decision ("What did the group decide ...?") a decision line falls in
-the stretch that answers it, and its wall-clock time.
+the stretch that answers it, and its wall-clock time. The annotators' questions are
+searched by cosine over the turns: plain, chapters first, and, for those that name a
+speaker's role or name (:func:`llama_index_video.search.speaker_named.named_speakers`
+against the meeting's speaker tags), plain against that speaker's turns only.
 
 Per meeting it prints boundary precision, recall and F1 at ±30 s and Pk against the
 annotated topic starts, the same for the naive recipe (the meeting cut into as many
@@ -122,6 +125,7 @@ def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> d
     each the mean of its turns' vectors as at ingest, by cosine; then
     :func:`~llama_index_video.search.by_chapter.chapter_first`). Dense only, both arms."""
     from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, chapter_first
+    from llama_index_video.search.speaker_named import named_speakers
 
     units = np.array(vectors, dtype=float)
     units /= np.linalg.norm(units, axis=1, keepdims=True)
@@ -130,16 +134,30 @@ def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> d
     means /= np.linalg.norm(means, axis=1, keepdims=True)
     chapter_of = {i: c for c, (a, b) in enumerate(bounds) for i in range(a, b)}
     plain, chaptered = [0, 0], [0, 0]
+    roles = sorted({t.speaker for t in meeting.turns})
+    by_speaker = [0, 0, 0, 0, 0]  # asked naming a speaker; plain first, top 3; filtered
     for question, spans in meeting.asked:
         query = np.array(embed_model.get_query_embedding(question), dtype=float)
         ranked = [int(i) for i in np.argsort(-(units @ query), kind="stable")]
         chapters = [int(c) for c in np.argsort(-(means @ query), kind="stable")[:CHAPTERS]]
         reordered = chapter_first(ranked[: CANDIDATES * 3], chapters, chapter_of.__getitem__)
-        for counts, order in ((plain, ranked), (chaptered, reordered)):
+        named = named_speakers(question, lambda: roles)
+        theirs = [i for i in ranked if meeting.turns[i].speaker in named]
+        arms = [(plain, ranked), (chaptered, reordered)]
+        if named:
+            by_speaker[0] += 1
+            arms += [(by_speaker, ranked, 1), (by_speaker, theirs, 3)]
+        for counts, order, *at in arms:
             hit = [overlaps(meeting.turns[i].start, meeting.turns[i].end, spans) for i in order]
-            counts[0] += hit[0]
-            counts[1] += any(hit[:3])
-    return {"asked": len(meeting.asked), "plain": plain, "by_chapter": chaptered}
+            first = at[0] if at else 0
+            counts[first] += bool(hit) and hit[0]
+            counts[first + 1] += any(hit[:3])
+    return {
+        "asked": len(meeting.asked),
+        "plain": plain,
+        "by_chapter": chaptered,
+        "by_speaker": by_speaker,
+    }
 
 
 def chapters_of(meeting: Meeting, embed_model) -> dict:
@@ -246,6 +264,11 @@ def report(rows: list[dict], name: str) -> None:
     print(
         f"  {'all':13} {totals['asked']:2d} asked: plain {totals['plain'][0]} / "
         f"{totals['plain'][1]}, by chapter {totals['by_chapter'][0]} / {totals['by_chapter'][1]}"
+    )
+    named = np.sum([r["search"]["by_speaker"] for r in rows], axis=0)
+    print(
+        f"  questions naming a speaker's role or name: {named[0]}; first / top 3: plain "
+        f"{named[1]} / {named[2]}, that speaker's turns only {named[3]} / {named[4]}"
     )
     print(
         f"{'mean':13} {'':5} {'':6} {'':5}  F1 {mean('ours', 2):.2f}, Pk {mean('ours', 3):.2f}"

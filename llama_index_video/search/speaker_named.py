@@ -5,7 +5,8 @@ A question that puts someone in the speaking part (the one who *says*, *thinks*,
 that speaker said. :func:`named_speakers` finds which of the index's speakers (labels
 and names as stored: ``SPEAKER_2``, ``Ben Okafor``, a role such as ``Industrial
 Designer``) the question names there, by the whole label or by one of its words
-("Ben", "designer"). :class:`SpeakerNamedRetriever` then keeps only their transcript
+("Ben", "designer"); a speaker named by the whole label wins over those sharing a word
+of it ("Grad D" over "Grad A"). :class:`SpeakerNamedRetriever` then keeps only their transcript
 units, as ``speakers=`` does; a question that names no known speaker is searched as it
 is, and so is every question of an index without speaker labels.
 """
@@ -39,7 +40,11 @@ def named_speakers(question: str, speakers: Callable[[], Iterable[str]]) -> list
     if not ASKS_WHO.search(question):
         return []
     text = _plain(question)
-    return [who for who in speakers() if any(_speaks(text, call) for call in _calls(who))]
+    known = list(speakers())
+    whole = [who for who in known if _speaks(text, _plain(who))]
+    if whole:  # "Grad D" names Grad D, not every "Grad"
+        return whole
+    return [who for who in known if any(_speaks(text, call) for call in _calls(who))]
 
 
 def _plain(text: str) -> str:
@@ -48,13 +53,13 @@ def _plain(text: str) -> str:
 
 
 def _calls(speaker: str) -> list[str]:
-    """What a question may call ``speaker``: the whole label, or one of its words."""
-    whole = _plain(speaker)
-    parts = [w for w in whole.split() if len(w) >= MIN_WORD and w not in _NOT_NAMES]
-    return [whole, *parts] if whole else []
+    """The words of ``speaker``'s label a question may call it by."""
+    return [w for w in _plain(speaker).split() if len(w) >= MIN_WORD and w not in _NOT_NAMES]
 
 
 def _speaks(text: str, call: str) -> bool:
+    if not call:
+        return False
     who = re.escape(call)
     return bool(
         re.search(rf"\b{who}\s+(?:\w+\s+){{0,2}}?(?:{_SAYS})\b", text)

@@ -45,6 +45,9 @@ def test_labels_and_names_are_named_and_plain_questions_look_nobody_up():
     assert named_speakers("What did speaker 2 say about seeds?", lambda: speakers) == ["SPEAKER_2"]
     assert named_speakers("What did Ben Okafor suggest?", lambda: speakers) == ["Ben Okafor"]
     assert named_speakers("Ben's idea for the party?", lambda: speakers) == ["Ben Okafor"]
+    grads = ["Grad A", "Grad C", "Grad D", "Professor B"]
+    assert named_speakers("What did Grad D think about it?", lambda: grads) == ["Grad D"]
+    assert named_speakers("What did the professor think?", lambda: grads) == ["Professor B"]
     assert named_speakers("rain barrel water bill", _never) == []
     assert named_speakers("What is the budget for Ben?", _never) == []
 
