@@ -29,6 +29,10 @@ for language in deu spa fra rus ell; do
 done
 # a font with accented letters for burned-in subtitles (media/export_subtitles.py)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+# a real RTSP server on loopback for `ingest --live rtsp://...` (tests/rtsp_server.py, run by
+# the system Python): GStreamer's RTSP server, its Python bindings, the WAV and L16 elements
+/usr/bin/python3 -c "import gi; gi.require_version('GstRtspServer', '1.0')" 2>/dev/null ||
+  missing+=(python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
   apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -63,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--live",
         action="store_true",
         help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM; not MP4), or is a "
-        "stream URL (HLS .m3u8, HTTP/Icecast audio), recorded into the index folder: index "
-        "its speech and frames in chunks as they arrive, then the whole recording once it ends",
+        "stream URL (HLS .m3u8, rtsp://, HTTP/Icecast audio), recorded into the index folder: "
+        "index its speech and frames in chunks as they arrive, then the whole recording once "
+        "it ends",
     )
     ingest.add_argument(
         "--chunk-seconds",

@@ -1,18 +1,18 @@
 """Streams recorded to a growing file while they play: ``ingest --live URL`` (issue 37).
 
-A stream (an HLS playlist, an HTTP or Icecast audio stream: any URL PyAV's bundled
-FFmpeg opens) cannot be read twice, so :func:`record_stream` copies its audio and
-video packets as they arrive, without decoding them, into a Matroska file flushed
-every second. :func:`llama_index_video.live.ingest_live` follows that file like any
-recording still being written, and ingests it whole once the stream has ended; it
-stays in the index folder (``media/downloads``), so clips and the page play it.
+A stream (an HLS playlist, an RTSP camera or server, an HTTP or Icecast audio stream:
+any URL PyAV's bundled FFmpeg opens) cannot be read twice, so :func:`record_stream`
+copies its audio and video packets as they arrive, without decoding them, into a
+Matroska file flushed every second. :func:`llama_index_video.live.ingest_live` follows
+that file like any recording still being written, and ingests it whole once the stream
+has ended; it stays in the index folder (``media/downloads``), so clips and the page play it.
 
 A restarted recording goes on where the last run's copy ends:
 
 - an HLS playlist still lists the segments already played (an ``EVENT`` playlist
   keeps them all; FFmpeg is asked to start at the first, ``live_start_index=0``), so it
   is *replayed*: the copy is written again from the start, with the same times;
-- a stream that plays only from now (Icecast) is *appended*: the packets of the old
+- a stream that plays only from now (Icecast, RTSP) is *appended*: the packets of the old
   copy are kept, and the new ones follow them. The time it was down is not in the
   recording: a moment's time counts the seconds recorded, not the wall clock.
 
