@@ -16,26 +16,36 @@ the last write, plus the whole ingest), minus the same moment. Then the finished
 ingested into a second, fresh index, and the rows of both (times, text) compared.
 
     python benchmarks/live_latency.py [--repeat 3] [--chunk-seconds 10] [--settle 3]
-        [--stream]
+        [--stream] [--modes catch-up,fixed]
 
 ``--stream`` serves the reading as a live HLS playlist from loopback instead (AAC in
 2 s segments, written at real time; ``--settle 5`` or more, as segments come every
 2 s), and the normal ingest reads the stream's copy in the index folder.
 
 ``--repeat 49`` is a 20-minute recording (24.7 s of speech, 49 times).
+
+``--modes catch-up,fixed`` follows the one growing file with both kinds of chunks at
+once, each over its own index in its own thread, so both share the machine's load (and
+each is the other's load): *catch-up* chunks are ``--chunk-seconds`` or, when more is
+there already, up to :data:`~llama_index_video.live.CATCH_UP_SECONDS`; *fixed* chunks
+are always ``--chunk-seconds``. Both wait for each other at the recording's end, so
+neither's final ingest loads the other's last chunks. The load is sampled every 30 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import json
+import os
 import statistics
 import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import av
@@ -47,12 +57,15 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import load_average  # noqa: E402
 from llama_index_video.index import VideoIndex  # noqa: E402
-from llama_index_video.live import LiveChunk, ingest_live  # noqa: E402
+from llama_index_video.live import CATCH_UP_SECONDS, LiveChunk, ingest_live  # noqa: E402
 from llama_index_video.media.audio import SAMPLE_RATE, decode_audio  # noqa: E402
 from llama_index_video.reader.video_reader import VideoReader  # noqa: E402
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac"
 MATCH_SECONDS = 2.0
+MODES = {"catch-up": CATCH_UP_SECONDS, "fixed": 0.0}
+"""Kind of chunks -> the most seconds a chunk takes when more is there already."""
+LOAD_EVERY = 30.0
 
 
 def write_samples(path: Path, samples: np.ndarray, pace: float) -> None:
@@ -136,6 +149,82 @@ def _rows(index: VideoIndex) -> list[tuple[float, float, str]]:
     )
 
 
+Sentence = tuple[float, float, str]
+
+
+@dataclass
+class Followed:
+    """One follower's run: when each sentence of the first reading was found, when each
+    chunk was committed, when its final ingest ended (seconds since the writing began)."""
+
+    mode: str
+    found: dict[int, float] = field(default_factory=dict)
+    stored: list[tuple[float, float]] = field(default_factory=list)  # chunk end, committed
+    finished: float = 0.0
+    ok: bool = False
+    rows: list[tuple[float, float, str]] = field(default_factory=list)
+
+
+def follow(
+    folder: Path,
+    source: str | Path,
+    followed: Followed,
+    sentences: list[Sentence],
+    *,
+    first: int,
+    began: float,
+    args: argparse.Namespace,
+    at_end: threading.Barrier | None = None,
+) -> None:
+    """``ingest_live`` of ``source`` into ``folder``'s index, searching the first reading's
+    ``first`` sentences after each chunk; ``at_end`` is waited for once the last sentence
+    is stored."""
+    index = VideoIndex(folder / "index", reader=VideoReader(media_dir=folder / "media"))
+    last = sentences[-1][1]
+
+    def search(chunk: LiveChunk) -> None:
+        now = time.monotonic() - began
+        followed.stored.append((chunk.end, now))
+        for number, (start, end, text) in enumerate(sentences[:first]):
+            if number in followed.found or end > chunk.end:
+                continue
+            hits = index.search(text, top_k=3)
+            if any(abs(h.start - start) <= MATCH_SECONDS for h in hits):
+                followed.found[number] = now
+        if at_end is not None and chunk.end >= last:
+            # the other followers' last chunks are not loaded by this one's final ingest
+            with contextlib.suppress(threading.BrokenBarrierError):
+                at_end.wait(timeout=3600)
+
+    try:
+        report = ingest_live(
+            index,
+            source,
+            chunk_seconds=args.chunk_seconds,
+            catch_up_seconds=MODES[followed.mode],
+            settle=args.settle,
+            report=search,
+        )
+    except BaseException:
+        if at_end is not None:
+            at_end.abort()  # the others wait for no one
+        raise
+    followed.finished = time.monotonic() - began
+    followed.ok = report.ok
+    followed.rows = _rows(index)
+    index.close()
+
+
+def sample_load(loads: list[float], done: threading.Event) -> None:
+    """The 1-minute load average every :data:`LOAD_EVERY` seconds until ``done``."""
+    while not done.wait(LOAD_EVERY):
+        loads.append(os.getloadavg()[0])
+
+
+def p95(values: list[float]) -> float:
+    return sorted(values)[max(0, round(0.95 * len(values)) - 1)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -147,7 +236,15 @@ def main() -> int:
     parser.add_argument(
         "--no-compare", action="store_true", help="skip the second, normal ingest of the file"
     )
+    parser.add_argument(
+        "--modes",
+        default="catch-up",
+        help=f"kinds of chunks followed at once, comma-separated, of {', '.join(MODES)}",
+    )
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    if not modes or any(m not in MODES for m in modes) or (args.stream and len(modes) > 1):
+        parser.error(f"--modes: one or more of {', '.join(MODES)} (one with --stream)")
     once = json.loads(SPEECH.with_suffix(".json").read_text())
     samples = decode_audio(SPEECH)
     length = len(samples) / SAMPLE_RATE
@@ -156,23 +253,12 @@ def main() -> int:
         for n in range(args.repeat)
         for s in once["sentences"]
     ]
+    first = len(once["sentences"])
+    runs = [Followed(mode) for mode in modes]
+    loads: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         recording = folder / "reading.mkv"
-        index = VideoIndex(folder / "index", reader=VideoReader(media_dir=folder / "media"))
-        found: dict[int, float] = {}
-        stored: list[tuple[float, float]] = []  # chunk end (media s), committed (wall s)
-
-        def search(chunk: LiveChunk) -> None:
-            now = time.monotonic() - began
-            stored.append((chunk.end, now))
-            for number, (start, end, text) in enumerate(sentences[: len(once["sentences"])]):
-                if number in found or end > chunk.end:
-                    continue
-                hits = index.search(text, top_k=3)
-                if any(abs(h.start - start) <= MATCH_SECONDS for h in hits):
-                    found[number] = now
-
         source: str | Path = recording
         writer = threading.Thread(
             target=write_samples, args=(recording, np.tile(samples, args.repeat), 1.0)
@@ -184,48 +270,63 @@ def main() -> int:
             writer = threading.Thread(
                 target=write_hls, args=(folder / "hls", np.tile(samples, args.repeat), 1.0)
             )
+        at_end = threading.Barrier(len(runs)) if len(runs) > 1 else None
+        done = threading.Event()
+        sampler = threading.Thread(target=sample_load, args=(loads, done), daemon=True)
         began = time.monotonic()
         writer.start()
+        sampler.start()
         while args.stream and not (folder / "hls" / "live.m3u8").exists():
             time.sleep(0.05)  # the playlist appears with the first segment, 2 s in
-        report = ingest_live(
-            index, source, chunk_seconds=args.chunk_seconds, settle=args.settle, report=search
-        )
-        finished = time.monotonic() - began
+        followers = [
+            threading.Thread(
+                target=follow,
+                args=(folder / run.mode, source, run, sentences),
+                kwargs={"first": first, "began": began, "args": args, "at_end": at_end},
+            )
+            for run in runs
+        ]
+        for thread in followers:
+            thread.start()
+        for thread in followers:
+            thread.join()
+        done.set()
         writer.join()
-        live_rows = _rows(index)
         if args.stream:
             server.shutdown()
-            (recording,) = index.folder.downloads.glob("*.mkv")
-        index.close()
-        same: bool | None = None
+            (recording,) = (folder / runs[0].mode / "index").glob("media/downloads/*.mkv")
+        normal_rows = None
         if not args.no_compare:
             normal = VideoIndex(folder / "normal", reader=VideoReader(media_dir=folder / "media2"))
             normal.ingest([recording])
-            same = live_rows == _rows(normal)
+            normal_rows = _rows(normal)
             normal.close()
-    live = [found[n] - sentences[n][1] for n in sorted(found)]
-    kept = [next((t for e, t in stored if e >= end), None) for _, end, _ in sentences]
-    committed = [t - end for t, (_, end, _) in zip(kept, sentences, strict=True) if t]
-    whole = [finished - end for _, end, _ in sentences]
-    print(f"{'HLS stream' if args.stream else 'growing Matroska file'}; load {load_average()}; "
-          f"{len(sentences)} sentences of real speech over "
-          f"{length * args.repeat:.0f} s; chunks of {args.chunk_seconds:g} s; final ingest ok: "
-          f"{report.ok}")  # fmt: skip
-    print(f"first reading found while live: {len(found)} of {len(once['sentences'])}; "
-          f"stored while live: {len(committed)} of {len(sentences)}")  # fmt: skip
-    print(f"rows: {len(live_rows)} after --live, identical to a normal ingest: {same}")
-    for name, values in (
-        ("ingest --live (found)", live),
-        ("ingest --live (stored)", committed),
-        ("ingest once finished", whole),
-    ):
-        if values:
-            p95 = sorted(values)[max(0, round(0.95 * len(values)) - 1)]
-            print(
-                f"{name:22} said -> searchable: median {statistics.median(values):5.1f} s, "
-                f"p95 {p95:5.1f} s, max {max(values):5.1f} s"
-            )
+    loads.append(os.getloadavg()[0])
+    print(f"{'HLS stream' if args.stream else 'growing Matroska file'}; {len(sentences)} "
+          f"sentences of real speech over {length * args.repeat:.0f} s; chunks of "
+          f"{args.chunk_seconds:g} s; load (1-minute, every {LOAD_EVERY:g} s): min "
+          f"{min(loads):.1f}, median {statistics.median(loads):.1f}, max {max(loads):.1f}; "
+          f"now {load_average()}")  # fmt: skip
+    for run in runs:
+        live = [run.found[n] - sentences[n][1] for n in sorted(run.found)]
+        kept = [next((t for e, t in run.stored if e >= end), None) for _, end, _ in sentences]
+        committed = [t - end for t, (_, end, _) in zip(kept, sentences, strict=True) if t]
+        whole = [run.finished - end for _, end, _ in sentences]
+        same = None if normal_rows is None else run.rows == normal_rows
+        print(f"{run.mode} chunks (up to {max(MODES[run.mode], args.chunk_seconds):g} s): "
+              f"final ingest ok: {run.ok}; first reading found while live: {len(run.found)} "
+              f"of {first}; stored while live: {len(committed)} of {len(sentences)}; "
+              f"rows: {len(run.rows)}, identical to a normal ingest: {same}")  # fmt: skip
+        for name, values in (
+            ("ingest --live (found)", live),
+            ("ingest --live (stored)", committed),
+            ("ingest once finished", whole),
+        ):
+            if values:
+                print(
+                    f"  {name:22} said -> searchable: median {statistics.median(values):5.1f} s, "
+                    f"p95 {p95(values):5.1f} s, max {max(values):5.1f} s"
+                )
     return 0
 
 

@@ -1,7 +1,7 @@
 """Recordings searchable while they are written: ``llama-index-video ingest --live``.
 
 :func:`ingest_live` follows a file that is still growing (a meeting recorder's output),
-or a stream (HLS, HTTP/Icecast audio), which :mod:`llama_index_video.sources.stream`
+or a stream (HLS, RTSP, HTTP/Icecast audio), which :mod:`llama_index_video.sources.stream`
 records meanwhile into the index folder's ``media/downloads``, as
 ``<host-and-path>-<UTC start>.mkv`` beside a ``.origin.json`` naming the URL (without
 its query or password). The stream's recording is listed under that file, its moments
@@ -76,6 +76,7 @@ def ingest_live(
     source: str | Path,
     *,
     chunk_seconds: float = DEFAULT_CHUNK_SECONDS,
+    catch_up_seconds: float | None = None,
     settle: float = DEFAULT_SETTLE_SECONDS,
     max_seconds: float = DEFAULT_MAX_SECONDS,
     max_bytes: int | None = None,
@@ -90,7 +91,11 @@ def ingest_live(
         source: A file being written (WAV, MP3, Ogg, Matroska/WebM), or the URL of a
             stream (``http://host/live.m3u8``), recorded into the index folder.
         chunk_seconds: Seconds of audio per chunk, at least (more when the follower is
-            behind, up to :data:`CATCH_UP_SECONDS`).
+            behind, up to ``catch_up_seconds``).
+        catch_up_seconds: Seconds of audio a chunk may take when more is there already
+            (the follower fell behind; default :data:`CATCH_UP_SECONDS`);
+            ``chunk_seconds`` or less: every chunk is ``chunk_seconds`` long
+            (``benchmarks/live_latency.py`` compares the two).
         settle: A file has ended when it has not grown for this long; a stream when no
             data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
@@ -114,7 +119,13 @@ def ingest_live(
         raise ValueError("chunk_seconds and max_seconds must be > 0, settle >= 0")
     stop = stop or threading.Event()
     deadline = time.monotonic() + max_seconds
-    follow = _Follower(index, chunk_seconds=chunk_seconds, wait=wait, report=report)
+    follow = _Follower(
+        index,
+        chunk_seconds=chunk_seconds,
+        catch_up_seconds=CATCH_UP_SECONDS if catch_up_seconds is None else catch_up_seconds,
+        wait=wait,
+        report=report,
+    )
     if isinstance(source, str) and is_stream(source):
         return _ingest_stream(
             index, source, follow, settle=settle, deadline=deadline, max_bytes=max_bytes,
@@ -213,12 +224,13 @@ class _Follower:
         index: VideoIndex,
         *,
         chunk_seconds: float,
+        catch_up_seconds: float,
         wait: float,
         report: Callable[[LiveChunk], None] | None,
     ) -> None:
         self.index = index
         self.chunk_seconds = chunk_seconds
-        self.catch_up_seconds = max(chunk_seconds, CATCH_UP_SECONDS)
+        self.catch_up_seconds = max(chunk_seconds, catch_up_seconds)
         self.wait = wait
         self.report = report or (lambda chunk: None)
 
