@@ -63,6 +63,7 @@ EMPTY_WHEN_SURE = 0.01
 PREVIOUS_GATE = RelevanceGate(weight=1.0, cut=0.39)
 """The default gate before issue 35 (all-MiniLM-L6-v2's), for comparison."""
 L2 = 0.01
+NEWTON_STEPS = 30
 
 
 Timeline = dict[str, tuple[float, float]]
@@ -390,19 +391,24 @@ def features(rows: Sequence[Row]) -> list[np.ndarray]:
 
 def fit(rows: Sequence[Row], feats: Sequence[np.ndarray], used: Sequence[str]) -> Calibration:
     """Logistic regression of "this hit answers" on the ``used`` features, each question
-    weighing one in all (its hits share it), with a small L2 penalty."""
+    weighing one in all (its hits share it), with a small L2 penalty on the standardised
+    coefficients (not the intercept). Newton's method on the convex loss, a fixed
+    number of steps (it converges in fewer)."""
     mask = np.array([name in used for name in FEATURES])
     x = np.concatenate([f for f in feats if len(f)])[:, mask]
     y = np.concatenate([[is_answer(r, h) for h in r.hits] for r in rows if r.hits]).astype(float)
     w = np.concatenate([np.full(len(r.hits), 1 / len(r.hits)) for r in rows if r.hits])
+    w = w / w.sum()
     mean, std = x.mean(axis=0), x.std(axis=0) + 1e-9
-    z = (x - mean) / std
-    beta, bias = np.zeros(z.shape[1]), 0.0
-    for _ in range(3000):  # gradient descent on a convex loss: a fixed number of steps
-        p = 1 / (1 + np.exp(-(z @ beta + bias)))
-        grad = w * (p - y)
-        beta -= 0.5 * (z.T @ grad / w.sum() + L2 * beta)
-        bias -= 0.5 * grad.sum() / w.sum()
+    z = np.column_stack([(x - mean) / std, np.ones(len(x))])
+    penalty = np.diag([L2] * mask.sum() + [0.0])
+    theta = np.zeros(z.shape[1])
+    for _ in range(NEWTON_STEPS):
+        p = 1 / (1 + np.exp(-np.clip(z @ theta, -50, 50)))
+        gradient = z.T @ (w * (p - y)) + penalty @ theta
+        hessian = (z * (w * p * (1 - p))[:, None]).T @ z + penalty
+        theta -= np.linalg.solve(hessian + 1e-12 * np.eye(len(theta)), gradient)
+    beta, bias = theta[:-1], theta[-1]
     coefficients = np.zeros(len(FEATURES))
     coefficients[mask] = beta / std
     return Calibration(
@@ -420,13 +426,80 @@ def found(row: Row) -> bool:
     return row.question.answerable and any(is_answer(row, hit) for hit in row.hits)
 
 
+def logit(p: float) -> float:
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return float(np.log(p / (1 - p)))
+
+
 def bar(rows: Sequence[Row], best: Sequence[float], empty: float) -> float:
-    """The highest bar leaving at most ``empty`` of the answerable questions whose moment
-    search found empty (a question whose moment it missed is lost with or without a
-    gate, and would pull every bar to 0)."""
-    answerable = sorted(b for r, b in zip(rows, best, strict=True) if found(r))
+    """The highest bar leaving at most ``empty`` of one set's answerable questions empty
+    (those search returned anything for: every one the user would see turned away)."""
+    answerable = sorted(
+        b for r, b in zip(rows, best, strict=True) if r.question.answerable and r.hits
+    )
     allowed = int(empty * len(answerable))
-    return float(answerable[allowed]) if answerable else 0.0
+    return float(answerable[allowed]) if answerable else 1.0
+
+
+def lowest_bar(
+    model: Calibration, sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], empty: float
+) -> float:
+    """The highest bar leaving at most ``empty`` of the answerable questions empty on
+    *every* one of ``sets`` (the lowest of their own bars)."""
+    return min(bar(sets[name], best_confidences(model, feats[name]), empty) for name in sets)
+
+
+def margin(
+    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+) -> float:
+    """How far (in log-odds) a set's lowest answerable question fell under the lowest
+    bar of a fit that did not see it, at worst over ``sets`` (leave-one-set-out inside
+    them): what a bar fitted on these sets must be lowered by to hold on a new one."""
+    shortfalls = [0.0]
+    for name in sets if len(sets) > 2 else ():
+        others = {o: sets[o] for o in sets if o != name}
+        other_feats = {o: feats[o] for o in others}
+        model = fit(
+            [r for o in others for r in others[o]], [f for o in others for f in feats[o]], used
+        )
+        fitted = lowest_bar(model, others, other_feats, 0.0)
+        own = bar(sets[name], best_confidences(model, feats[name]), 0.0)
+        shortfalls.append(logit(fitted) - logit(own))
+    return max(shortfalls)
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """A confidence model and the gate's two bars, fitted on some sets."""
+
+    model: Calibration
+    cut: float
+    sure: float
+    margin: float
+    """In log-odds: how far both bars were lowered under the fit sets' own (:func:`margin`)."""
+
+
+def fitted(
+    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+) -> Fitted:
+    """The confidence model fitted on every row of ``sets``, and its bars: ``cut`` leaves
+    at most ``EMPTY_AT_CUT`` of each set's answerable questions empty, ``sure`` at most
+    ``EMPTY_WHEN_SURE``, both then lowered by :func:`margin` (conservative by
+    construction: a wrong empty is worse than a weak hit)."""
+    model = fit(
+        [r for rows in sets.values() for r in rows], [f for n in sets for f in feats[n]], used
+    )
+    lowered = margin(sets, feats, used)
+
+    def lower(p: float) -> float:
+        return round(float(1 / (1 + np.exp(lowered - logit(p)))), 4)
+
+    return Fitted(
+        model,
+        lower(lowest_bar(model, sets, feats, EMPTY_AT_CUT)),
+        lower(lowest_bar(model, sets, feats, EMPTY_WHEN_SURE)),
+        round(lowered, 3),
+    )
 
 
 @dataclass(frozen=True)
@@ -469,11 +542,11 @@ def previous(rows: Sequence[Row]) -> list[bool]:
 class Held:
     """One set scored by the fit on the others."""
 
-    model: Calibration
-    cut: float
-    sure: float
+    gate: Fitted
     at_cut: Scores
     when_sure: Scores
+    best: list[float]
+    """Each question's best confidence under that fit."""
 
 
 def leave_one_out(
@@ -481,21 +554,60 @@ def leave_one_out(
 ) -> dict[str, Held]:
     out = {}
     for name in sets:
-        train = [r for other in sets if other != name for r in sets[other]]
-        train_feats = [f for other in sets if other != name for f in feats[other]]
-        model = fit(train, train_feats, used)
-        best = best_confidences(model, train_feats)
-        cut, sure = bar(train, best, EMPTY_AT_CUT), bar(train, best, EMPTY_WHEN_SURE)
-        held = best_confidences(model, feats[name])
+        others = {o: sets[o] for o in sets if o != name}
+        gate = fitted(others, {o: feats[o] for o in others}, used)
+        held = best_confidences(gate.model, feats[name])
         rows = sets[name]
         out[name] = Held(
-            model,
-            cut,
-            sure,
-            score(rows, [b >= cut and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
-            score(rows, [b >= sure and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
+            gate,
+            score(rows, [b >= gate.cut and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
+            score(rows, [b >= gate.sure and bool(r.hits) for b, r in zip(held, rows, strict=True)]),
+            held,
         )
     return out
+
+
+TRADE_OFF = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
+"""The shares of the fit sets' answerable questions a bar may leave empty (each set's
+own share, no margin), for the trade-off of ``ask`` with a model."""
+
+
+def trade_off(
+    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], held: dict[str, Held]
+) -> list[tuple[str, int, int, int, int, float]]:
+    """For ``ask`` with a model, held out and summed over ``sets``: at each bar (the
+    shipped ``sure``, then those of :data:`TRADE_OFF`), the answerable questions that
+    skip the model, the unanswerable ones that reach it, their totals, and the worst
+    set's share of answerable questions skipped."""
+    bars: list[tuple[str, dict[str, float]]] = [
+        ("the shipped construction of `sure` (with its margin)", {}),
+        *((f"{q:.0%} of each fit set's answerable", {}) for q in TRADE_OFF),
+    ]
+    for name, result in held.items():
+        others = {o: sets[o] for o in sets if o != name}
+        other_feats = {o: feats[o] for o in others}
+        bars[0][1][name] = result.gate.sure
+        for (_, by_set), q in zip(bars[1:], TRADE_OFF, strict=True):
+            by_set[name] = lowest_bar(result.gate.model, others, other_feats, q)
+    lines = []
+    for label, by_set in bars:
+        skipped = reached = answerable = unanswerable = 0
+        worst = 0.0
+        for name, rows in sets.items():
+            kept = [
+                b >= by_set[name] and bool(r.hits)
+                for b, r in zip(held[name].best, rows, strict=True)
+            ]
+            scores = score(rows, kept)
+            skipped += round(scores.empty * scores.answerable)
+            reached += round((1 - scores.turned_away) * scores.unanswerable)
+            answerable, unanswerable = (
+                answerable + scores.answerable,
+                unanswerable + scores.unanswerable,
+            )
+            worst = max(worst, scores.empty)
+        lines.append((label, skipped, answerable, reached, unanswerable, worst))
+    return lines
 
 
 def report(identity: str, sets: dict[str, list[Row]]) -> None:
@@ -517,27 +629,34 @@ def report(identity: str, sets: dict[str, list[Row]]) -> None:
             before = score(rows, previous(rows)).cells()
             print(f"| | | previous default (cosine + coverage >= 0.39) | {before} |")
         held = results[CHOSEN][name]
-        print(f"| | | confidence >= cut ({held.cut:.3f}) | {held.at_cut.cells()} |")
-        print(f"| | | confidence >= sure ({held.sure:.3f}) | {held.when_sure.cells()} |")
+        print(f"| | | confidence >= cut ({held.gate.cut:.3f}) | {held.at_cut.cells()} |")
+        print(f"| | | confidence >= sure ({held.gate.sure:.3f}) | {held.when_sure.cells()} |")
     print("\n## ask with a model, held out (at sure)\n")
     print("| set | answerable that skip the model | unanswerable that reach it |")
     print("|---|---:|---:|")
     for name, held in results[CHOSEN].items():
         sure = held.when_sure
         print(f"| {name} | {sure.empty:.2f} | {1 - sure.turned_away:.2f} |")
+    print("\n## ask with a model: the trade-off, held out, all sets summed\n")
+    print("| bar | answerable that skip the model (worst set) | unanswerable that reach it |")
+    print("|---|---:|---:|")
+    for label, skipped, answerable, reached, unanswerable, worst in trade_off(
+        sets, feats, results[CHOSEN]
+    ):
+        print(
+            f"| {label} | {skipped}/{answerable} ({worst:.2f}) | {reached}/{unanswerable} = "
+            f"{reached / (unanswerable or 1):.2f} |"
+        )
     print("\n## Signals compared, held out: answerable empty / unanswerable turned away\n")
     print("| signals | " + " | ".join(sets) + " |")
     print("|---|" + "---|" * len(sets))
     for label, held_sets in results.items():
         cells = [f"{h.at_cut.empty:.2f} / {h.at_cut.turned_away:.2f}" for h in held_sets.values()]
         print(f"| {label} | " + " | ".join(cells) + " |")
-    every = [r for rows in sets.values() for r in rows]
-    every_feats = [f for name in sets for f in feats[name]]
-    model = fit(every, every_feats, SIGNAL_SETS[CHOSEN])
-    best = best_confidences(model, every_feats)
-    cut, sure = bar(every, best, EMPTY_AT_CUT), bar(every, best, EMPTY_WHEN_SURE)
-    print(f"\nfitted on all {len(every)} questions ({CHOSEN}):")
-    print(f"ConfidenceGate(calibration={model}, cut={cut:.3f}, sure={sure:.3f})\n")
+    gate = fitted(sets, feats, SIGNAL_SETS[CHOSEN])
+    print(f"\nfitted on all {sum(map(len, sets.values()))} questions ({CHOSEN}):")
+    print(f"ConfidenceGate(calibration={gate.model}, cut={gate.cut}, sure={gate.sure})")
+    print(f"(both bars lowered by a margin of {gate.margin} log-odds)\n")
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -19,8 +20,12 @@ from benchmarks.relevance_fit import (
     cached,
     features,
     fit,
+    fitted,
     found,
     leave_one_out,
+    logit,
+    lowest_bar,
+    margin,
     score,
     searched,
 )
@@ -61,14 +66,33 @@ def test_the_fit_gives_the_answering_hits_the_higher_confidence():
     ]
 
 
-def test_the_bar_leaves_at_most_the_share_of_found_answerable_questions_empty():
+def test_the_bar_leaves_at_most_the_share_of_answerable_questions_empty():
     rows = [*ROWS, row(True, (0.4, "Nothing on the moment.", False))]  # answerable, not found
     assert [found(r) for r in rows] == [True, True, False, False, False]
     best = [0.9, 0.6, 0.3, 0.2, 0.05]
-    assert bar(rows, best, 0.0) == 0.6  # the lowest found answerable question passes
+    # every answerable question the user would see turned away counts, found or not
+    assert bar(rows, best, 0.0) == 0.05
+    assert bar(rows, best, 0.34) == 0.6
     scored = score(rows, [b >= 0.6 for b in best])
     assert scored.empty == pytest.approx(1 / 3) and scored.turned_away == 1.0
     assert scored.r1 == pytest.approx(2 / 3)
+
+
+def test_the_bars_hold_on_every_fit_set_and_are_lowered_by_the_margin():
+    """Three sets: the bar of a fit holds on each of its sets, and the margin is how far
+    a set's lowest answerable question fell under the bar of a fit that did not see it."""
+    low = row(True, (0.33, "Ozone absorbs; the hole was discovered.", True))
+    sets = {"a": ROWS[:3], "b": [ROWS[1], ROWS[3]], "c": [low, ROWS[2]]}
+    feats = {name: features(rows) for name, rows in sets.items()}
+    gate = fitted(sets, feats, FEATURES[:2])
+    for name, rows in sets.items():
+        best = best_confidences(gate.model, feats[name])
+        assert all(b >= gate.cut for b, r in zip(best, rows, strict=True) if r.question.answerable)
+    assert gate.margin == pytest.approx(margin(sets, feats, FEATURES[:2]), abs=1e-3)
+    assert gate.margin > 0  # the set with the weak answer fell under the others' bar
+    unlowered = lowest_bar(gate.model, sets, feats, 0.0)
+    lowered = 1 / (1 + math.exp(gate.margin - logit(unlowered)))
+    assert gate.sure == pytest.approx(lowered, abs=2e-4) and gate.sure < unlowered
 
 
 def test_the_cached_signals_cover_every_set_and_question():
@@ -91,25 +115,23 @@ def test_a_refit_from_the_cache_reproduces_the_shipped_calibrations(tmp_path: Pa
     assert set(groups) == set(DEFAULT_CALIBRATIONS) >= set(DEFAULT_GATES)
     for identity, sets in groups.items():
         feats = {name: features(rows) for name, rows in sets.items()}
-        every = [r for rows in sets.values() for r in rows]
-        every_feats = [f for name in sets for f in feats[name]]
-        model = fit(every, every_feats, SIGNAL_SETS[CHOSEN])
+        gate = fitted(sets, feats, SIGNAL_SETS[CHOSEN])
         shipped = DEFAULT_CALIBRATIONS[identity]
-        assert model.coefficients == pytest.approx(shipped.coefficients, abs=2e-3)
-        assert model.intercept == pytest.approx(shipped.intercept, abs=2e-3)
-        best = best_confidences(model, every_feats)
+        assert gate.model.coefficients == pytest.approx(shipped.coefficients, abs=2e-3)
+        assert gate.model.intercept == pytest.approx(shipped.intercept, abs=2e-3)
         if identity in DEFAULT_GATES:
-            gate = DEFAULT_GATES[identity]
-            assert bar(every, best, 0.02) == pytest.approx(gate.cut, abs=2e-3)
-            assert bar(every, best, 0.01) == pytest.approx(gate.sure, abs=2e-3)
+            assert DEFAULT_GATES[identity].cut == pytest.approx(gate.cut, abs=2e-3)
+            assert DEFAULT_GATES[identity].sure == pytest.approx(gate.sure, abs=2e-3)
         held = leave_one_out(sets, feats, SIGNAL_SETS[CHOSEN])
         assert set(held) == set(sets)
         for name, result in held.items():  # the sure bar lets more through than the cut
-            assert 0.0 < result.sure <= result.cut < 1.0
+            assert 0.0 < result.gate.sure <= result.gate.cut < 1.0
             assert result.when_sure.empty <= result.at_cut.empty
             assert result.when_sure.turned_away <= result.at_cut.turned_away
             off = score(sets[name], [True] * len(sets[name]))
             assert result.when_sure.r3 <= off.r3 and off.empty <= result.when_sure.empty
+            if identity == MINILM_IDENTITY:  # the default gate: no answer emptied held out
+                assert result.at_cut.empty <= 0.02, name
 
 
 def test_the_absent_words_of_a_cached_question_come_from_its_sets_vocabulary():
