@@ -2,28 +2,24 @@
 
     python benchmarks/relevance_fit.py [--index-root DIR] [--cache DIR] [--refresh]
 
-Every question set of :data:`SETS` is a group of recordings indexed together (the
-examples, each held-out narration, the real speech, the 20-minute recording, the
-multilingual recordings) with all the questions written about them
-(``questions*.json``, format in ``benchmarks/questions.json``'s ``about``), searched with
-one embedding model. For each question the search's hits *without the gate* are read
-once, with what the confidence needs (each hit's cosine, fused score, text and
-context), and cached as JSON under ``--cache`` (default ``benchmarks/relevance_signals/``,
-kept in the repository: a re-fit reads them and ingests nothing; ``--refresh`` searches
+Every question set of :data:`~benchmarks.relevance_sets.SETS` (recordings indexed
+together, with the questions written about them, searched with one embedding model) is
+read from its cache (``--cache``, default ``benchmarks/relevance_signals/``: each
+question's hits without the gate and the index's vocabulary; ``--refresh`` searches
 again, as does a change of the questions or of the default similarity threshold;
-``--index-root`` holds the index folders, reused when they exist), with the index's
-vocabulary (each word's number of moments, for the words a question names that the
-index never holds).
+``--index-root`` holds the index folders, reused when they exist).
 
 Each embedding model gets its own fit, over the sets searched with it. For each set,
 the confidence model (:class:`~llama_index_video.search.relevance.Calibration`) and the
 gate's two bars are fitted on the *other* sets of the model and scored on this one:
 how many answerable questions come back empty, how many unanswerable ones are turned
 away, R@1 and R@3 against no gate and (for all-MiniLM-L6-v2) the previous default gate
-(best cosine plus coverage, cut 0.39). ``cut`` is the highest bar that leaves at most
-``EMPTY_AT_CUT`` of the training sets' answerable questions empty (of those whose
-moment search found), ``sure`` the highest that leaves at most ``EMPTY_WHEN_SURE``
-(what ``ask`` with a model uses). The same is done for subsets of the signals
+(best cosine plus coverage, cut 0.39). The bars are conservative by construction
+(:func:`fitted`): ``cut`` leaves at most ``EMPTY_AT_CUT`` of each training set's
+answerable questions empty, ``sure`` (what ``ask`` with a model uses) at most
+``EMPTY_WHEN_SURE``, both lowered by a leave-one-set-out margin (:func:`margin`). The
+trade-off of ``ask`` (answerable questions that skip the model against unanswerable
+ones that reach it) is printed for a range of bars. The same is done for subsets of the signals
 (:data:`SIGNAL_SETS`), to keep only what wins held out.
 Last, the model fitted on every set of the model is printed, to put in
 ``llama_index_video.search.policy.DEFAULT_CALIBRATIONS`` (and ``DEFAULT_GATES``).
@@ -32,30 +28,26 @@ Last, the model fitted on every set of the model is printed, to put in
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.scoring import Question, RankedHit, first_hit_rank  # noqa: E402
-from llama_index_video.search.policy import DEFAULT_THRESHOLDS, MINILM_IDENTITY  # noqa: E402
+from benchmarks.relevance_sets import BENCHMARKS, SETS, Hit, Row, cached  # noqa: E402
+from benchmarks.scoring import RankedHit, first_hit_rank  # noqa: E402
+from llama_index_video.search.policy import MINILM_IDENTITY  # noqa: E402
 from llama_index_video.search.relevance import (  # noqa: E402
     FEATURES,
     Calibration,
     RelevanceGate,
-    Vocabulary,
     hit_features,
 )
 
-BENCHMARKS = Path(__file__).resolve().parent
-TOP_K = 5
 EMPTY_AT_CUT = 0.02
 """The search gate's bar: at most this share of answerable questions left empty."""
 EMPTY_WHEN_SURE = 0.01
@@ -65,148 +57,6 @@ PREVIOUS_GATE = RelevanceGate(weight=1.0, cut=0.39)
 L2 = 0.01
 NEWTON_STEPS = 30
 
-
-Timeline = dict[str, tuple[float, float]]
-"""A long recording's facts and their spans (seconds)."""
-
-
-@dataclass(frozen=True)
-class QuestionSet:
-    name: str
-    questions: tuple[str, ...]
-    """Question files under benchmarks/."""
-    media: tuple[str, ...] = ()
-    """Paths under the repository root, ingested into one index folder."""
-    minutes: float | None = None
-    """Instead of ``media``: the long recording of ``benchmarks/long_speech.py`` of this
-    length, with its own facts and unanswerable questions; the files' questions then
-    name their moment by ``fact``."""
-    languages: Material | None = None
-    """Instead of ``media``: the recordings of ``benchmarks/multilingual.json``, the
-    espeak-ng ones (``"synthetic"``, their scripts as subtitles) or those we did not make
-    (``"real"``, transcribed), each question asked in the recording's language and in
-    English; the files' questions are the near-topic ones, by ``near`` recording."""
-    embed: str = "english"
-    """The embedding model: ``"english"`` (the default) or ``"multilingual"`` (e5)."""
-
-    def load(
-        self, timeline: Timeline | None = None, work: Path | None = None
-    ) -> tuple[list[Question], list[Path], Timeline]:
-        """The set's questions, the media to ingest and the long recording's timeline
-        (its facts' spans, or the synthetic sentences'); given that timeline (as cached),
-        no recording is made and there is nothing to ingest. ``work``: where made
-        recordings are written."""
-        if self.languages is not None:
-            return languages(self, timeline, work)
-        if self.minutes is None:
-            return load_questions(self.questions), [ROOT / m for m in self.media], {}
-        from benchmarks.long_speech import DEFAULT_CACHE, NAME, questions, recording
-
-        media = []
-        if timeline is None:
-            path, timeline, _ = recording(self.minutes, DEFAULT_CACHE)
-            media = [path]
-        file = NAME.format(minutes=f"{self.minutes:g}")
-        own = questions(timeline, file)
-        for name in self.questions:
-            for q in json.loads((BENCHMARKS / name).read_text())["questions"]:
-                start, end = timeline[q["fact"]] if "fact" in q else (None, None)
-                at = file if "fact" in q else None
-                answer = tuple(q.get("answer", ()))
-                own.append(Question(q["id"], q["kind"], q["question"], at, start, end, answer))
-        return own, media, timeline
-
-
-Material = Literal["synthetic", "real"]
-
-
-def languages(
-    spec: QuestionSet, timeline: Timeline | None, work: Path | None
-) -> tuple[list[Question], list[Path], Timeline]:
-    """:meth:`QuestionSet.load` for the recordings of ``benchmarks/multilingual.json``;
-    the timeline holds each synthetic sentence's span (``file#number``)."""
-    from benchmarks import multilingual
-
-    asked: list[Question] = []
-    media: list[Path] = []
-    if spec.languages == "synthetic":
-        recordings, gap = multilingual.load_set()
-        if timeline is None:
-            assert work is not None, "making the recordings needs a work folder"
-            timeline = {}
-            for recording in recordings:
-                cues = multilingual.synthesise(recording, work, gap, subtitles=True)
-                media.append(work / recording.file)
-                for number, cue in enumerate(cues):
-                    timeline[f"{recording.file}#{number}"] = cue
-        for recording in recordings:
-            for item in recording.items:
-                start, end = timeline[f"{recording.file}#{item.sentence}"]
-                for way, text in (("native", item.native), ("english", item.english)):
-                    if text:
-                        asked.append(
-                            Question(f"{item.id}/{way}", "spoken", text, recording.file, start, end)
-                        )
-    else:
-        for real in multilingual.load_real():
-            if timeline is None:
-                assert work is not None, "writing the recordings needs a work folder"
-                multilingual.write_real(real, work)
-                media.append(work / real.file)
-            for way, chosen in real.asked.items():
-                asked.extend(
-                    Question(f"{q.id}/{way}", "spoken", q.question, q.file, q.start, q.end)
-                    for q in chosen
-                )
-    files = {q.file for q in asked}
-    for name in spec.questions:
-        for q in json.loads((BENCHMARKS / name).read_text())["questions"]:
-            if q["near"] in files:
-                for way in ("native", "english"):
-                    if q.get(way):
-                        asked.append(Question(f"{q['id']}/{way}", "none", q[way]))
-    return asked, media, timeline or {}
-
-
-ENGLISH_SETS = (
-    QuestionSet(
-        "examples", ("questions.json", "questions_users_examples.json"), ("examples/media",)
-    ),
-    QuestionSet(
-        "tomatoes",
-        ("questions_heldout.json", "questions_users_tomatoes.json"),
-        ("tests/fixtures/speech/narration_en.ogg",),
-    ),
-    QuestionSet(
-        "bicycle",
-        ("questions_heldout_bicycle.json", "questions_users_bicycle.json"),
-        ("tests/fixtures/speech/bicycle_en.ogg",),
-    ),
-    QuestionSet(
-        "real speech",
-        ("questions_users_real.json",),
-        tuple(json.loads((BENCHMARKS / "questions_users_real.json").read_text())["media"]),
-    ),
-    QuestionSet("long (20 min)", ("questions_users_long.json",), minutes=20.0),
-)
-SETS = (
-    *ENGLISH_SETS,
-    # The multilingual embedding's own calibration: its cosines have another scale. The
-    # short English sets searched with it too, so that its fit sees more than two sets.
-    *(replace(s, name=f"{s.name}, e5", embed="multilingual") for s in ENGLISH_SETS[:4]),
-    QuestionSet(
-        "languages, synthetic",
-        ("questions_users_multilingual.json",),
-        languages="synthetic",
-        embed="multilingual",
-    ),
-    QuestionSet(
-        "languages, real",
-        ("questions_users_multilingual.json",),
-        languages="real",
-        embed="multilingual",
-    ),
-)
 
 SIGNAL_SETS: dict[str, tuple[str, ...]] = {
     "cosine + coverage (the old gate's)": ("similarity", "coverage"),
@@ -220,134 +70,6 @@ SIGNAL_SETS: dict[str, tuple[str, ...]] = {
 }
 CHOSEN = "all (+ words absent from the index)"
 """The signals the shipped confidence uses (what wins held out)."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    file: str
-    start: float | None
-    end: float | None
-    score: float | None
-    fused: float | None
-    text: str
-    modality: str
-
-
-@dataclass(frozen=True)
-class Row:
-    question: Question
-    hits: tuple[Hit, ...]
-    absent: float = 0.0
-    """The question's words absent from the whole index (:meth:`Vocabulary.absent`)."""
-
-
-def load_questions(names: Sequence[str]) -> list[Question]:
-    from benchmarks.evaluate import load_questions as load
-
-    return [q for name in names for q in load(BENCHMARKS / name)]
-
-
-def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline, dict]:
-    """Each question's hits without the gate (the default threshold applied), as cached
-    (see the module docstring), the long recording's timeline and the index's vocabulary
-    (each word's document frequency, :class:`~llama_index_video.search.relevance.
-    Vocabulary`)."""
-    from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
-    from llama_index_video.embeddings.spec import EmbeddingSpec
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.search.relevance import hit_text
-    from llama_index_video.search.searcher import VideoSearcher
-
-    work = folder / "media"
-    work.mkdir(parents=True, exist_ok=True)
-    asked, media, timeline = spec.load(work=work)
-    model = EmbeddingSpec(model=MULTILINGUAL_MODEL) if spec.embed == "multilingual" else None
-    index = VideoIndex(folder / "index", relevance=None, embed_model=model)
-    report = index.ingest(media)
-    if not report.ok:
-        raise SystemExit(f"{spec.name}: ingest failed: {report.of('failed')}")
-    policy = index.search_policy()
-    searcher = VideoSearcher(
-        retriever=policy.retriever(top_k=TOP_K),
-        postprocessors=[index.postprocessor()],
-        locate=policy.locate,
-    )
-    rows = []
-    for question in asked:
-        found = searcher.findings(question.question)
-        rows.append(
-            {
-                "id": question.id,
-                "question": question.question,
-                "hits": [
-                    {
-                        "file": Path(f.hit.source).name,
-                        "start": f.hit.start,
-                        "end": f.hit.end,
-                        "score": f.hit.score,
-                        "fused": None if f.node.score is None else round(f.node.score, 4),
-                        "text": hit_text(f.hit),
-                        "modality": f.hit.modality,
-                    }
-                    for f in found
-                ],
-            }
-        )
-    snapshot = index.lexical.snapshot()
-    vocabulary = {
-        "identity": index.identity,
-        "units": len(snapshot.ids) if snapshot else 0,
-        "frequencies": dict(sorted(snapshot.frequencies.items())) if snapshot else {},
-    }
-    index.close()
-    return rows, timeline, vocabulary
-
-
-@dataclass(frozen=True)
-class Cached:
-    """One set as cached: its questions with their hits, and the embedding model's
-    identity (each model has its own calibration)."""
-
-    rows: list[Row]
-    identity: str
-
-
-def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> Cached:
-    key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
-    path = cache / f"{key}.json"
-    stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
-    same = False
-    if "vocabulary" in stored and stored["threshold"] == default_threshold(stored):
-        timeline = {k: (v[0], v[1]) for k, v in stored["timeline"].items()}
-        questions, _, _ = spec.load(timeline)
-        asked = {q.id: q.question for q in questions}
-        same = {r["id"]: r["question"] for r in stored["rows"]} == asked
-    if not same:
-        rows, made, vocabulary = collect(spec, index_root / key)
-        questions, _, _ = spec.load(made)
-        stored = {
-            "set": spec.name,
-            "threshold": DEFAULT_THRESHOLDS.get(vocabulary["identity"]),
-            "timeline": made,
-            "vocabulary": vocabulary,
-            "rows": rows,
-        }
-        cache.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
-    by_id = {r["id"]: r for r in stored["rows"]}
-    words = stored["vocabulary"]
-    vocabulary = Vocabulary.of(words["frequencies"], words["units"])
-    rows = [
-        Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"]), vocabulary.absent(q.question))
-        for q in questions
-    ]
-    return Cached(rows, words["identity"])
-
-
-def default_threshold(stored: dict) -> float | None:
-    """The least cosine of a hit for the embedding model of a cached set: the hits a
-    re-fit reads must have passed the threshold search applies now."""
-    return DEFAULT_THRESHOLDS.get(stored["vocabulary"]["identity"])
 
 
 def searched(hits: Sequence[Hit]):

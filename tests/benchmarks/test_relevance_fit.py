@@ -1,4 +1,5 @@
-"""benchmarks/relevance_fit.py: the leave-one-set-out fit of the confidence and the gate."""
+"""benchmarks/relevance_fit.py and relevance_sets.py: the leave-one-set-out fit of the
+confidence and the gate, on the cached signals of every question set."""
 
 from __future__ import annotations
 
@@ -9,15 +10,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.relevance_fit import (
-    BENCHMARKS,
     CHOSEN,
-    SETS,
     SIGNAL_SETS,
-    Hit,
-    Row,
     bar,
     best_confidences,
-    cached,
     features,
     fit,
     fitted,
@@ -29,6 +25,7 @@ from benchmarks.relevance_fit import (
     score,
     searched,
 )
+from benchmarks.relevance_sets import BENCHMARKS, SETS, Hit, Row, cached
 from benchmarks.scoring import Question
 from llama_index_video.search.policy import DEFAULT_CALIBRATIONS, DEFAULT_GATES, MINILM_IDENTITY
 from llama_index_video.search.relevance import FEATURES, Vocabulary
