@@ -2,12 +2,16 @@
 
 The overview is one unit per chapter (the whole stretch when there are no chapters):
 the unit that says most of the chapter's title words, its key phrases. Decisions are
-units with a decision's words (``we decided``, ``let's go with``, ``agreed``); action
-items are units where someone commits someone to do something (``I'll send``, ``you
-need to``, ``action item``), with who said it (the speaker label) and, when said, by
-when (``by Friday``, ``next meeting``); open questions are units that say a matter is
-still open (``we still need to decide``, ``open question``). Each line is the unit's
-own text with its label, so every citation points at a stored moment by construction.
+units with a decision's words (``we decided``, ``let's go with``, ``agreed``) or the ways
+a group says it picks something (``we're gonna go for``, ``so we'll``); action items are
+units where someone commits someone to do something (``I'll send``, ``could you look
+into``, ``for next meeting``), with who said it (the speaker label) and, when said, by
+when (``by Friday``, ``next meeting``). Of each kind the units matching most cue families
+are kept (:data:`MAX_LINES`), listed in the order said: on real meetings these loose
+cues find many more units than a summary should list. Open
+questions are units that say a matter is still open (``we still need to decide``,
+``open question``). Each line is the unit's own text with its label, so every citation
+points at a stored moment by construction.
 
 Cue phrases are English; other languages get an overview only. The work is a few
 regular expressions per unit: milliseconds for an hour of transcript.
@@ -24,8 +28,9 @@ from llama_index_video.store.lexical import words
 from llama_index_video.store.library import TranscriptLine
 from llama_index_video.summaries.summary import Summary, SummaryLine
 
-MAX_LINES = 8
-"""At most this many decisions, action items or open questions, the first said first."""
+MAX_LINES = 12
+"""At most this many decisions or action items: those matching most cues, listed in the
+order they were said (and at most this many open questions, the first said first)."""
 DECISION = re.compile(
     r"\b(?:we(?:'ve| have)? decided|(?:we |i )?decided (?:to|on|that)|decision is"
     r"|(?:we(?:'re| are) )?agreed|we agree|let'?s go (?:with|for)"
@@ -33,6 +38,32 @@ DECISION = re.compile(
     r"|final (?:decision|choice)|we(?:'re| are) going (?:with|for)|so it'?s decided)\b",
     re.IGNORECASE,
 )
+DECIDING = re.compile(
+    r"\b(?:decid(?:e|ed|ing)|decisions?|agree(?:d|s)?|votes?|voting|consensus|settled?"
+    r"|final|conclu(?:de|ded|sion))\b",
+    re.IGNORECASE,
+)
+"""The words of deciding, wherever they stand ("Decisions. Let's vote.")."""
+CHOOSING = re.compile(
+    r"\b(?:we(?:'re| are)? (?:gonna|going to) (?:go|have|use|make|put|stick|need|do)"
+    r"|go(?:ing)? (?:for|with)|we'?ll (?:go|have|use|make|put|stick)"
+    r"|let'?s (?:go|have|use|make|put|say|stick|keep|vote|just|do)"
+    r"|we (?:should|could|can) (?:go|have|use|make|put|stick))\b",
+    re.IGNORECASE,
+)
+"""What a group says as it picks something ("we're gonna have", "let's go for")."""
+SO_WE = re.compile(
+    r"\bso (?:we|it)(?:'ll|'re| will| are| should| need| have| can)\b", re.IGNORECASE
+)
+"""A conclusion drawn ("so we'll", "so it's ...")."""
+WRAPPING_UP = re.compile(
+    r"^(?:okay|ok|alright|right|so)\b.*\b(?:we|it|that)(?:'ll|'re| will| is| are|'s) ",
+    re.IGNORECASE,
+)
+"""A statement that opens by closing the talk before it ("Okay, so we'll ...")."""
+DECISION_CUES = (DECISION, DECIDING, CHOOSING, SO_WE, WRAPPING_UP)
+"""A unit is a decision by these; the more it matches, the surer (chosen on the tuning
+meetings of ``benchmarks/decisions.py``)."""
 ACTION = re.compile(
     r"\b(?:action items?"
     r"|(?:i|you|we|he|she|they)(?:'ll| will| are going to| is going to| am going to| need to"
@@ -41,6 +72,23 @@ ACTION = re.compile(
     r"|investigate|review|follow|sort|share|put|ask|arrange|test|fix|do)\b)",
     re.IGNORECASE,
 )
+ASKED_TO = re.compile(
+    r"\b(?:(?:you|i)(?:'ll| will| can| could| should| need to| have to)|can you|could you"
+    r"|(?:i'm|you're|we're|he's|she's|they're) gonna)\s+(?:\w+\s+)?(?:look|do|send|prepare"
+    r"|work|check|find|come up|make|bring|think|present|get|research|write|draw|email"
+    r"|investigate)\b",
+    re.IGNORECASE,
+)
+"""Someone asked, or saying they will, do something ("you could look into", "I'm gonna
+check")."""
+FOLLOW_UP = re.compile(
+    r"\b(?:next meeting|next time|homework|assignments?|individual (?:work|actions?)"
+    r"|to-?do list)\b",
+    re.IGNORECASE,
+)
+"""Work for after the meeting."""
+ACTION_CUES = (ACTION, ASKED_TO, FOLLOW_UP)
+"""A unit is an action item by these, as :data:`DECISION_CUES` a decision."""
 DEADLINE = re.compile(
     r"\b(?:by|before|until|for) (?:the )?(?:end of (?:the )?(?:day|week|month)"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight"
@@ -79,12 +127,11 @@ def extractive_summary(
 
     long_enough = [u for u in lines if len(u.text.split()) >= MIN_WORDS]
     overview = [line(u) for u in _central(long_enough, chapters)]
-    decisions = [line(u) for u in long_enough if DECISION.search(u.text)][:MAX_LINES]
-    actions: list[SummaryLine] = []
-    for unit in long_enough:
-        if ACTION.search(unit.text) and len(actions) < MAX_LINES:
-            deadline = DEADLINE.search(unit.text)
-            actions.append(line(unit, owner=unit.speaker, by=deadline[0] if deadline else None))
+    decisions = [line(u) for u in _surest(long_enough, DECISION_CUES)]
+    actions = []
+    for unit in _surest(long_enough, ACTION_CUES):
+        deadline = DEADLINE.search(unit.text)
+        actions.append(line(unit, owner=unit.speaker, by=deadline[0] if deadline else None))
     questions = [line(u) for u in long_enough if OPEN_QUESTION.search(u.text)][:MAX_LINES]
     return Summary(
         source=source,
@@ -94,6 +141,19 @@ def extractive_summary(
         action_items=tuple(actions),
         open_questions=tuple(questions),
     )
+
+
+def _surest(
+    lines: Sequence[TranscriptLine], cues: Sequence[re.Pattern[str]]
+) -> list[TranscriptLine]:
+    """The :data:`MAX_LINES` units of ``lines`` matching most ``cues`` (the longer first
+    among equals), in their own order; a unit matching none is never one."""
+    matched = [(sum(bool(c.search(u.text)) for c in cues), at) for at, u in enumerate(lines)]
+    ranked = sorted(
+        ((n, at) for n, at in matched if n),
+        key=lambda pair: (-pair[0], -len(lines[pair[1]].text.split()), pair[1]),
+    )
+    return [lines[at] for at in sorted(at for _, at in ranked[:MAX_LINES])]
 
 
 def _central(lines: Sequence[TranscriptLine], chapters: Sequence[Chapter]) -> list[TranscriptLine]:
