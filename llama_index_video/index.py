@@ -12,11 +12,15 @@ folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and
 only files whose moments are completely written. A folder this process may not write
 is opened read-only: search and ask work, ingest fails with one line.
 
-Searching and asking are :mod:`llama_index_video.querying` (the class ``VideoIndex``
-inherits them from): every search and answer goes through the index's search policy
-(:mod:`llama_index_video.search.policy`: its channels, weights, thresholds and gate).
-This module opens the folder, keeps its settings and does the writing: ingest,
-remove, prune, verify. Where frame vectors are kept is explained in
+``VideoIndex`` inherits each side of the facade from the module that says it:
+searching and asking from :mod:`llama_index_video.querying` (every search and answer
+goes through the index's search policy, :mod:`llama_index_video.search.policy`: its
+channels, weights, thresholds and gate), what one recording holds from
+:mod:`llama_index_video.recordings`, naming voices from :mod:`llama_index_video.naming`,
+``ingest``, ``remove`` and ``prune`` from :mod:`llama_index_video.writing`, ``verify``
+and ``check_store`` from :mod:`llama_index_video.verifying`. This module opens the
+folder: its settings, the vector stores (reopened when another writer wrote since) and
+the writer lock every writer holds. Where frame vectors are kept is explained in
 :mod:`llama_index_video.store.visual`.
 """
 
@@ -24,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,11 +37,9 @@ from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from llama_index_video._moved import moved
-from llama_index_video.embeddings.capabilities import embeds_clips, output_dimension
+from llama_index_video.embeddings.capabilities import embeds_clips
 from llama_index_video.embeddings.identity import embedding_identity
 from llama_index_video.embeddings.spec import EmbeddingSpec
-from llama_index_video.errors import IndexCorruptError
-from llama_index_video.naming import Naming
 from llama_index_video.querying import Querying
 from llama_index_video.search.lexical import LEXICAL_THRESHOLD
 from llama_index_video.search.policy import (
@@ -51,58 +53,46 @@ from llama_index_video.search.policy import (
 from llama_index_video.search.relevance import Gate
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
-    chroma_collection,
     is_read_only_copy,
     open_chroma,
     releases,
-    row_total,
-    stores_by_name,
 )
-from llama_index_video.store.dimensions import check_dimension
 from llama_index_video.store.folder import (
     CHROMA_URL_META,
     COLLECTION_META,
-    EMBEDDING_META,
     SPEC_META,
     IndexFolder,
     check_compatible,
-    record_settings,
 )
 from llama_index_video.store.folder_index import (
     FolderMultiModalVectorStoreIndex,
     FolderVectorStoreIndex,
     embedding_only,
 )
-from llama_index_video.store.integrity import IndexCheck, check_index, lost_manifest
 from llama_index_video.store.lexical import LexicalStore
-from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS, WriterLock
+from llama_index_video.store.lock import WriterLock
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.storage_errors import read_only, translated
 from llama_index_video.store.visual import (
     FRAMES_COLLECTION,
-    NO_VISUAL,
     VISUAL_META,
     visual_model_for,
 )
+from llama_index_video.verifying import Verifying
 
 if TYPE_CHECKING:
     from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
-    from llama_index_video.executor.base import Executor
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.reader.video_reader import VideoReader
-    from llama_index_video.sources.download import DownloadOptions
-    from llama_index_video.store.ingest import Ingestor
-    from llama_index_video.store.ingest_report import FileOutcome, IngestProgress, IngestReport
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_INDEX_DIR = Path("video_index")
-_CHECK_ATTEMPTS = 3
 
 
-class VideoIndex(Querying, Naming):
+class VideoIndex(Verifying, Querying):
     """An index folder of video, audio and text moments.
 
     Args:
@@ -255,163 +245,9 @@ class VideoIndex(Querying, Naming):
         """Close the folder's manifest (its SQLite connection)."""
         self.manifest.close()
 
-    def ingest(
-        self,
-        paths: Iterable[str | Path],
-        *,
-        progress: IngestProgress | None = None,
-        executor: Executor | None = None,
-        wait: float = DEFAULT_WAIT_SECONDS,
-        downloads: DownloadOptions | None = None,
-    ) -> IngestReport:
-        """Add files, folders and http(s) links; unchanged content is skipped, changed
-        content replaced.
-
-        Args:
-            paths: Files and folders (searched recursively), and http(s) links: these are
-                downloaded into ``media/downloads`` first (video sites need the ``web``
-                extra).
-            progress: Told how far each file has got.
-            wait: Seconds to wait for another process writing to this folder (0: none).
-            executor: Reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
-                by default this process does. Either way the rows written are the same.
-            downloads: Size limit and retries for links.
-
-        Raises:
-            IndexBusyError: another process still writes to the folder after ``wait``.
-            IndexReadOnlyError: the folder may not be written by this process.
-            DiskFullError: the disk filled up; what was complete stays indexed.
-        """
-        with self._writing(wait):
-            dimension = output_dimension(self.embed_model)
-            collection = chroma_collection(self.vector_store)
-            if dimension and collection is not None:
-                check_dimension(collection, dimension, model=self.identity)
-            self._record_identity()
-            from llama_index_video.store.inputs import ingest_inputs
-
-            report = ingest_inputs(
-                self._ingestor(progress, executor),
-                paths,
-                media_dir=self.folder.media,
-                options=downloads,
-                progress=progress,
-            )
-            new = [(f.content_hash, f.path, f.shown) for f in report.of("indexed")]
-            for shown, reason in self._name_voices(new).failed.items():  # type: ignore[arg-type]
-                logger.warning("%s: its voices are not named: %s", shown, reason)
-            return report
-
-    def verify(
-        self,
-        *,
-        repair: bool = False,
-        progress: IngestProgress | None = None,
-        wait: float = DEFAULT_WAIT_SECONDS,
-    ) -> tuple[IndexCheck, IngestReport | None]:
-        """Check that the vector store and media folder hold what the manifest lists.
-
-        With ``repair``, delete stray rows, orphan frames and clips and partial files,
-        and re-index the files with missing moments (or left half-indexed) from the
-        paths the manifest recorded for them, if they still exist; those whose files
-        are gone are in the report as failed (so it is not ``ok``).
-
-        Returns:
-            What was found (before any repair), and the re-indexing report (None
-            without ``repair``).
-        """
-        if self.read_only and not repair:
-            with translated(self.folder.chroma):
-                return self._check(per_source=True), None
-        with self._writing(wait):
-            check = self._check(per_source=True)
-            if not repair:
-                return check, None
-            if not check.manifest_lost:  # else the rebuilt manifest takes them from the store
-                self._record_identity()
-            ingestor = self._ingestor(progress)
-            ingestor.recover(check)
-            again = [s.content_hash for s in check.damaged] + check.interrupted
-            again += check.to_reindex
-            from llama_index_video.store.ingest_report import IngestReport, source_gone
-
-            found: list[Path] = []
-            gone: list[FileOutcome] = []
-            for key in again:
-                paths = [Path(self.manifest.located(r)) for r in self.manifest.paths_of(key)]
-                there = next((path for path in paths if path.is_file()), None)
-                if there is not None:
-                    found.append(there)
-                elif paths:  # known by no path: nothing to restore it from was ever recorded
-                    gone.append(source_gone(paths[0], key))
-            report = ingestor.ingest(found)
-            return check, IngestReport([*report.files, *gone], report.unreachable)
-
-    def check_store(self) -> None:
-        """Fail if the vector store holds fewer rows than the manifest lists, or holds
-        rows while the manifest lists nothing (cheap: two counts).
-
-        Raises:
-            IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied;
-                or the manifest was emptied or lost.
-        """
-        self._follow_releases()
-        if self._store_checked:
-            return
-        with translated(self.folder.chroma):
-            self._count_rows()
-        self._store_checked = True
-
-    def _count_rows(self) -> None:
-        """:meth:`check_store`'s two counts, taken again while a writer commits."""
-        for _ in range(_CHECK_ATTEMPTS):  # a writer committing meanwhile: count again
-            version = self.manifest.data_version()
-            expected = self.manifest.indexed_node_total()
-            empty = expected == 0 and self.manifest.lists_nothing()
-            found = row_total(self.vector_store)
-            if version == self.manifest.data_version():
-                break
-        if found and empty:
-            raise lost_manifest(self.manifest, found, self.path)
-        if found is not None and found < expected:
-            raise IndexCorruptError(
-                f"{self.folder.chroma}: the vector store holds {found} of the {expected} "
-                f"moments the manifest lists; run 'llama-index-video verify --repair "
-                f"--index {self.path}' to re-index what is missing"
-            )
-
-    def _check(self, *, per_source: bool) -> IndexCheck:
-        return check_index(
-            self.manifest,
-            self._stores(),
-            self.reader.media_dir,
-            per_source=per_source,
-            lexical=self.lexical,
-            folder=self.path,
-        )
-
-    def _stores(self) -> dict[str, BasePydanticVectorStore]:
-        return stores_by_name(self.vector_store, self.frame_store)
-
-    def _ingestor(
-        self, progress: IngestProgress | None, executor: Executor | None = None
-    ) -> Ingestor:
-        from llama_index_video.chapters.nodes import add_chapters
-        from llama_index_video.store.ingest import Ingestor
-
-        return Ingestor(
-            self.index,
-            self.manifest,
-            self.reader,
-            embed_model=self.embed_model,
-            progress=progress,
-            executor=executor,
-            lexical=self.lexical,
-            chapters=add_chapters,
-        )
-
     @contextmanager
     def _writing(self, wait: float) -> Iterator[None]:
+        """Hold the folder's writer lock, with vectors no older than the last writer's."""
         if self.read_only:
             self.manifest.require_writable()
             raise read_only(self.folder.chroma)
@@ -426,44 +262,6 @@ class VideoIndex(Querying, Naming):
             self.folder.written_by(lock)
             with translated(self.folder.chroma):
                 yield
-
-    def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
-        """Take a path or link out of the index; returns how many paths it matched (0 or 1).
-
-        Its rows, frames, clips and manifest entry go when no other path holds the same
-        content; the media file itself is never touched. Takes the writer lock.
-
-        Raises:
-            MomentRequestError: ``source`` names several files (one relative path
-                ingested from two folders): nothing is removed; give a path.
-        """
-        from llama_index_video.store.library import remove_source
-        from llama_index_video.store.recording_names import source_to_remove
-
-        with self._writing(wait):
-            record = source_to_remove(self.manifest, str(source))
-            if record is None:
-                return 0
-            ingestor = self._ingestor(None)
-            if remove_source(ingestor, self.manifest, record):
-                ingestor.settle()
-            self.lexical.refresh()
-            return 1
-
-    def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
-        """Remove every source whose file is gone; returns their names. Takes the writer lock."""
-        from llama_index_video.store.library import remove_source
-
-        with self._writing(wait):
-            ingestor = self._ingestor(None)
-            gone = [
-                r for r in self.manifest.all_paths() if not Path(self.manifest.located(r)).exists()
-            ]
-            dropped = [remove_source(ingestor, self.manifest, record) for record in gone]
-            if any(dropped):
-                ingestor.settle()
-            self.lexical.refresh()
-            return [record.source for record in gone]
 
     def reopen(self) -> None:
         """Load the vectors (and the manifest) afresh, to see what another process wrote.
@@ -553,21 +351,6 @@ class VideoIndex(Querying, Naming):
 
     def _check_compatible(self) -> None:
         check_compatible(self.manifest, self.path, self.identity)
-
-    def _record_identity(self) -> None:
-        collection = chroma_collection(self.vector_store)
-        check_compatible(self.manifest, self.path, self.identity, collection=collection)
-        record_settings(
-            self.manifest,
-            {
-                EMBEDDING_META: self.identity,
-                SPEC_META: self.embedding_spec.to_json() if self.embedding_spec else None,
-                VISUAL_META: self.visual_identity or NO_VISUAL,
-                COLLECTION_META: self.collection,
-                CHROMA_URL_META: self.chroma_url,
-            },
-            collection=collection,
-        )
 
 
 __getattr__ = moved(

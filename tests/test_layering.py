@@ -46,8 +46,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("answering",),  # answers and the LLMs that write them
     ("summaries",),  # a recording's summary: overview, decisions, action items, cited
     # VideoIndex, the facade (recordings.py: one recording's moments; querying.py: search
-    # and ask; watch.py: folders that keep it in step; live.py: a recording still growing)
-    ("recordings", "naming", "querying", "index", "watch", "live"),
+    # and ask; naming.py: voices; writing.py: ingest, remove, prune; verifying.py: verify;
+    # watch.py: folders that keep it in step; live.py: a recording still growing)
+    ("recordings", "naming", "querying", "writing", "verifying", "index", "watch", "live"),
     ("service", "cli", "agents", "mcp"),  # the front doors: HTTP, command line, agents, MCP
     ("__init__",),  # the package's public face
 )

@@ -96,3 +96,49 @@ def test_readme_examples_need_no_deep_import():
     readme = (ROOT / "README.md").read_text()
     deep = [line for line in readme.splitlines() if line.startswith("from llama_index_video.")]
     assert deep == []
+
+
+# What VideoIndex offers, whichever module of the facade defines it (index.py,
+# querying.py, recordings.py, naming.py, writing.py, verifying.py): a name here may
+# not disappear; a new public member is added here.
+VIDEO_INDEX_MEMBERS = {
+    "aask",
+    "answerer",
+    "as_query_engine",
+    "as_retriever",
+    "asearch",
+    "ask",
+    "changed_on_disk",
+    "chapters",
+    "check_store",
+    "close",
+    "cut",
+    "ingest",
+    "join",
+    "library",
+    "locate",
+    "name_speaker",
+    "postprocessor",
+    "prune",
+    "reader",
+    "recording",
+    "recording_scores",
+    "relabel_speakers",
+    "remove",
+    "reopen",
+    "screen",
+    "search",
+    "search_policy",
+    "summarize",
+    "transcript",
+    "transcript_file",
+    "verify",
+    "where",
+}
+
+
+def test_video_index_keeps_its_public_members():
+    from llama_index_video.index import VideoIndex
+
+    public = {name for name in dir(VideoIndex) if not name.startswith("_")}
+    assert VIDEO_INDEX_MEMBERS - public == set()
