@@ -11,7 +11,16 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from benchmarks.fault_injection import KILLED, chosen, cli, consistent, digest, write_points
+from benchmarks.fault_injection import (
+    KILLED,
+    chosen,
+    cleared,
+    cli,
+    consistent,
+    digest,
+    here,
+    write_points,
+)
 from tests_support import CHECKOUT
 
 
@@ -59,16 +68,15 @@ def test_a_remove_killed_midway_is_finished_by_the_next_repair(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "boiler.md").write_text("# Boiler\n\nServiced every March by Kessler.\n")
     (tmp_path / "src" / "roof.md").write_text("# Roof\n\nThe roof drains were cleared.\n")
-    assert cli("ingest", "src", "--index", "idx", "--quiet", cwd=tmp_path).returncode == 0
+    assert here("ingest", "src", "--index", "idx", "--quiet", cwd=tmp_path).returncode == 0
     base = tmp_path.with_name(tmp_path.name + "-base")
     shutil.copytree(tmp_path, base)
     argv = ["remove", "src/boiler.md", "--index", "idx"]
     sites = write_points(*argv, cwd=tmp_path)
     deletes = [at for at, site in enumerate(sites, 1) if site.startswith("chroma.delete")]
     assert deletes
-    shutil.rmtree(tmp_path)
-    shutil.copytree(base, tmp_path)
+    shutil.copytree(base, cleared(tmp_path))
     assert cli(*argv, cwd=tmp_path, kill_at=deletes[0]).returncode == KILLED
     assert consistent(tmp_path, {"roof.md"}) is None
-    listed = cli("list", "--index", "idx", cwd=tmp_path).stdout
+    listed = here("list", "--index", "idx", cwd=tmp_path).stdout
     assert "roof.md" in listed and "boiler.md" not in listed
