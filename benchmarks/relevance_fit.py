@@ -28,6 +28,7 @@ Last, the model fitted on every set of the model is printed, to put in
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -111,12 +112,34 @@ def features(rows: Sequence[Row]) -> list[np.ndarray]:
     return out
 
 
-def fit(rows: Sequence[Row], feats: Sequence[np.ndarray], used: Sequence[str]) -> Calibration:
-    """Logistic regression of "this hit answers" on the ``used`` features, each question
-    weighing one in all (its hits share it), with a small L2 penalty on the standardised
-    coefficients (not the intercept). Newton's method on the convex loss, a fixed
-    number of steps (it converges in fewer)."""
-    mask = np.array([name in used for name in FEATURES])
+@dataclass(frozen=True, kw_only=True)
+class Logistic:
+    """A logistic model over other columns than :data:`FEATURES` (candidate signals,
+    ``benchmarks/relevance_candidates.py``): what :class:`Calibration` is for those."""
+
+    names: tuple[str, ...]
+    coefficients: tuple[float, ...]
+    intercept: float
+
+    def probability(self, features: Sequence[float]) -> float:
+        z = self.intercept + sum(c * f for c, f in zip(self.coefficients, features, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+Model = Calibration | Logistic
+
+
+def fit(
+    rows: Sequence[Row],
+    feats: Sequence[np.ndarray],
+    used: Sequence[str],
+    names: Sequence[str] = FEATURES,
+) -> Model:
+    """Logistic regression of "this hit answers" on the ``used`` features (of the
+    columns ``names``), each question weighing one in all (its hits share it), with a
+    small L2 penalty on the standardised coefficients (not the intercept). Newton's
+    method on the convex loss, a fixed number of steps (it converges in fewer)."""
+    mask = np.array([name in used for name in names])
     x = np.concatenate([f for f in feats if len(f)])[:, mask]
     y = np.concatenate([[is_answer(r, h) for h in r.hits] for r in rows if r.hits]).astype(float)
     w = np.concatenate([np.full(len(r.hits), 1 / len(r.hits)) for r in rows if r.hits])
@@ -131,15 +154,16 @@ def fit(rows: Sequence[Row], feats: Sequence[np.ndarray], used: Sequence[str]) -
         hessian = (z * (w * p * (1 - p))[:, None]).T @ z + penalty
         theta -= np.linalg.solve(hessian + 1e-12 * np.eye(len(theta)), gradient)
     beta, bias = theta[:-1], theta[-1]
-    coefficients = np.zeros(len(FEATURES))
+    coefficients = np.zeros(len(names))
     coefficients[mask] = beta / std
-    return Calibration(
-        coefficients=tuple(round(float(c), 4) for c in coefficients),
-        intercept=round(float(bias - (beta * mean / std).sum()), 4),
-    )
+    rounded = tuple(round(float(c), 4) for c in coefficients)
+    intercept = round(float(bias - (beta * mean / std).sum()), 4)
+    if tuple(names) == FEATURES:
+        return Calibration(coefficients=rounded, intercept=intercept)
+    return Logistic(names=tuple(names), coefficients=rounded, intercept=intercept)
 
 
-def best_confidences(model: Calibration, feats: Sequence[np.ndarray]) -> list[float]:
+def best_confidences(model: Model, feats: Sequence[np.ndarray]) -> list[float]:
     return [max((model.probability(tuple(line)) for line in f), default=0.0) for f in feats]
 
 
@@ -164,7 +188,7 @@ def bar(rows: Sequence[Row], best: Sequence[float], empty: float) -> float:
 
 
 def lowest_bar(
-    model: Calibration, sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], empty: float
+    model: Model, sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], empty: float
 ) -> float:
     """The highest bar leaving at most ``empty`` of the answerable questions empty on
     *every* one of ``sets`` (the lowest of their own bars)."""
@@ -172,7 +196,10 @@ def lowest_bar(
 
 
 def margin(
-    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+    sets: dict[str, list[Row]],
+    feats: dict[str, list[np.ndarray]],
+    used: Sequence[str],
+    names: Sequence[str] = FEATURES,
 ) -> float:
     """How far (in log-odds) a set's lowest answerable question fell under the lowest
     bar of a fit that did not see it, at worst over ``sets`` (leave-one-set-out inside
@@ -182,7 +209,10 @@ def margin(
         others = {o: sets[o] for o in sets if o != name}
         other_feats = {o: feats[o] for o in others}
         model = fit(
-            [r for o in others for r in others[o]], [f for o in others for f in feats[o]], used
+            [r for o in others for r in others[o]],
+            [f for o in others for f in feats[o]],
+            used,
+            names,
         )
         fitted = lowest_bar(model, others, other_feats, 0.0)
         own = bar(sets[name], best_confidences(model, feats[name]), 0.0)
@@ -194,7 +224,7 @@ def margin(
 class Fitted:
     """A confidence model and the gate's two bars, fitted on some sets."""
 
-    model: Calibration
+    model: Model
     cut: float
     sure: float
     margin: float
@@ -202,16 +232,18 @@ class Fitted:
 
 
 def fitted(
-    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+    sets: dict[str, list[Row]],
+    feats: dict[str, list[np.ndarray]],
+    used: Sequence[str],
+    names: Sequence[str] = FEATURES,
 ) -> Fitted:
     """The confidence model fitted on every row of ``sets``, and its bars: ``cut`` leaves
     at most ``EMPTY_AT_CUT`` of each set's answerable questions empty, ``sure`` at most
     ``EMPTY_WHEN_SURE``, both then lowered by :func:`margin` (conservative by
     construction: a wrong empty is worse than a weak hit)."""
-    model = fit(
-        [r for rows in sets.values() for r in rows], [f for n in sets for f in feats[n]], used
-    )
-    lowered = margin(sets, feats, used)
+    every = [r for rows in sets.values() for r in rows]
+    model = fit(every, [f for n in sets for f in feats[n]], used, names)
+    lowered = margin(sets, feats, used, names)
 
     def lower(p: float) -> float:
         return round(float(1 / (1 + np.exp(lowered - logit(p)))), 4)
@@ -272,12 +304,15 @@ class Held:
 
 
 def leave_one_out(
-    sets: dict[str, list[Row]], feats: dict[str, list[np.ndarray]], used: Sequence[str]
+    sets: dict[str, list[Row]],
+    feats: dict[str, list[np.ndarray]],
+    used: Sequence[str],
+    names: Sequence[str] = FEATURES,
 ) -> dict[str, Held]:
     out = {}
     for name in sets:
         others = {o: sets[o] for o in sets if o != name}
-        gate = fitted(others, {o: feats[o] for o in others}, used)
+        gate = fitted(others, {o: feats[o] for o in others}, used, names)
         held = best_confidences(gate.model, feats[name])
         rows = sets[name]
         out[name] = Held(

@@ -258,11 +258,12 @@ def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline, dict
 
 @dataclass(frozen=True)
 class Cached:
-    """One set as cached: its questions with their hits, and the embedding model's
-    identity (each model has its own calibration)."""
+    """One set as cached: its questions with their hits, the embedding model's
+    identity (each model has its own calibration) and the index's vocabulary."""
 
     rows: list[Row]
     identity: str
+    vocabulary: Vocabulary
 
 
 def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> Cached:
@@ -294,7 +295,7 @@ def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -
         Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"]), vocabulary.absent(q.question))
         for q in questions
     ]
-    return Cached(rows, words["identity"])
+    return Cached(rows, words["identity"], vocabulary)
 
 
 def default_threshold(stored: dict) -> float | None:

@@ -299,7 +299,7 @@ class Vocabulary:
         index's, :attr:`~llama_index_video.store.lexical.LexicalSnapshot.frequencies`)."""
         stems: dict[str, int] = {}
         for token, count in frequencies.items():
-            stem = _stem(token)
+            stem = word_stem(token)
             stems[stem] = max(stems.get(stem, 0), count)
         return cls(stems, units)
 
@@ -307,14 +307,14 @@ class Vocabulary:
         """Share of the question's content words, weighted by rarity in the index
         (``log((units + 1) / (found_in + 0.5))``), that no unit holds; 0.0 for a
         question with no content words or an empty index."""
-        asked = dict.fromkeys(_stem(t) for t in lexical.words(question) if t not in STOPWORDS)
+        asked = dict.fromkeys(word_stem(t) for t in lexical.words(question) if t not in STOPWORDS)
         if not asked or not self.units:
             return 0.0
         weight = {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in asked}
         return sum(v for s, v in weight.items() if not self.stems.get(s)) / sum(weight.values())
 
 
-def _stem(token: str) -> str:
+def word_stem(token: str) -> str:
     """A token's first letters, a plural's "s" dropped first ("holes" ~ "hole")."""
     return (token[:-1] if len(token) > 3 and token.endswith("s") else token)[:STEM_LENGTH]
 
