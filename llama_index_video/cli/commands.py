@@ -18,6 +18,7 @@ from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
 from llama_index_video.cli.reads import read_between_writers
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
+from llama_index_video.cli.warm_search import served_search
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from llama_index_video.ocr.base import OcrEngine
     from llama_index_video.ocr.choice import OcrChoice
     from llama_index_video.reader.options import ReaderOptions
+    from llama_index_video.results import SearchHit
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
     from llama_index_video.store.ingest_report import IngestReport
@@ -343,22 +345,14 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    index = _open_index(
-        args.index, must_exist=True, **_search_options(args), **_store_options(args)
-    )
-    try:
-        hits = read_between_writers(
-            index,
-            lambda: index.search(
-                args.query,
-                top_k=args.top_k,
-                modalities=args.modality,
-                speakers=args.speaker,
-                by_chapter=args.by_chapter,
-            ),
+    settings = {**_search_options(args), **_store_options(args)}
+    hits = None
+    if not args.speaker and not args.by_chapter:
+        hits = served_search(
+            args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
         )
-    finally:
-        index.close()
+    if hits is None:
+        hits = _searched(args, settings)
     if args.json:
         print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
         return 0
@@ -374,6 +368,24 @@ def _search(args: argparse.Namespace) -> int:
         if hit.frame_path:
             print(f"   frame: {hit.frame_path}")
     return 0
+
+
+def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[SearchHit]:
+    """``search``'s hits from the index folder itself, opened with ``settings``."""
+    index = _open_index(args.index, must_exist=True, **settings)
+    try:
+        return read_between_writers(
+            index,
+            lambda: index.search(
+                args.query,
+                top_k=args.top_k,
+                modalities=args.modality,
+                speakers=args.speaker,
+                by_chapter=args.by_chapter,
+            ),
+        )
+    finally:
+        index.close()
 
 
 def _ask(args: argparse.Namespace) -> int:

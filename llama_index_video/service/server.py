@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index_video.errors import MissingDependencyError
-from llama_index_video.service.address import announced, page_address
+from llama_index_video.service.address import announced, index_settings, page_address
 from llama_index_video.service.guard import TOKEN_ENV, check_bind
 
 if TYPE_CHECKING:
@@ -104,7 +104,10 @@ def serve(
     )
     with app.state.live.reading() as (index, _catalog):
         _embed_queries_on_one_thread(index.embed_model)
-    _announce_while_serving(app, Path(index_dir), page_address(host, port))
+    settings = index_settings(
+        relevance=relevance, lexical=lexical, chroma_url=chroma_url, collection=collection
+    )
+    _announce_while_serving(app, Path(index_dir), page_address(host, port), settings)
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
         uvicorn.run(app, host=host, port=port, log_level="info", **UVICORN_OPTIONS)  # type: ignore[arg-type]
@@ -112,18 +115,21 @@ def serve(
         app.state.live.close()
 
 
-def _announce_while_serving(app: FastAPI, folder: Path, url: str) -> None:
-    """Keep the page's address in ``folder`` from the app's start-up to its shutdown
-    (:func:`~llama_index_video.service.address.announced`), so other doors over the
-    index (``mcp``) link to it. In the lifespan, not around ``uvicorn.run``: after a
-    SIGTERM uvicorn ends the process by raising the signal again once the app is shut
-    down, so code after ``run`` never runs."""
+def _announce_while_serving(
+    app: FastAPI, folder: Path, url: str, settings: dict[str, Any] | None
+) -> None:
+    """Keep the page's address and the index's ``settings`` in ``folder`` from the app's
+    start-up to its shutdown (:func:`~llama_index_video.service.address.announced`), so
+    other doors over the index link to it (``mcp``) or search through it (``search``).
+    In the lifespan, not around ``uvicorn.run``: after a SIGTERM uvicorn ends the
+    process by raising the signal again once the app is shut down, so code after
+    ``run`` never runs."""
     started = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(inner: Any) -> AsyncIterator[Any]:
         async with started(inner) as state:
-            with announced(folder, url):
+            with announced(folder, url, settings=settings):
                 yield state
 
     app.router.lifespan_context = lifespan

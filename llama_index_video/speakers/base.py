@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
-
 from llama_index_video.errors import DiarizationError, VideoIndexError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from llama_index_video.media.audio import AudioChunk
 
 SPEAKER_PREFIX = "SPEAKER_"

@@ -5,19 +5,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from llama_index_video.service.app import create_app
-from llama_index_video.service.server import UVICORN_OPTIONS
+from tests_support import running
 
 LOOPBACK = "http://127.0.0.1"
 CHROMIUM_ARGS = [
@@ -30,29 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-@contextmanager
-def running(app: FastAPI) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on a free loopback port in a thread; yield its base URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", **UVICORN_OPTIONS))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        for _ in range(600):
-            if server.started or not thread.is_alive():
-                break
-            threading.Event().wait(0.05)
-        assert server.started, "the service did not start"
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
 
 
 @pytest.fixture

@@ -13,9 +13,11 @@ import pytest
 from llama_index_video.service.address import (
     SERVICE_FILE,
     announced,
+    index_settings,
     page_address,
     page_link,
     running_page,
+    running_service,
 )
 
 
@@ -49,6 +51,18 @@ def test_announced_while_running_and_removed_after(tmp_path):
     with announced(tmp_path, "http://127.0.0.1:8123"):
         assert running_page(tmp_path) == "http://127.0.0.1:8123"
     assert running_page(tmp_path) is None and not (tmp_path / SERVICE_FILE).exists()
+
+
+def test_the_settings_a_service_opened_its_index_with_are_announced(tmp_path):
+    settings = index_settings(relevance="auto", lexical=False, chroma_url=None, collection="c")
+    with announced(tmp_path, "http://127.0.0.1:8123", settings=settings):
+        service = running_service(tmp_path)
+        assert service is not None and service.settings == settings
+    gate = object()  # a gate given in Python: no settings to compare with, so none said
+    assert index_settings(relevance=gate, lexical=True, chroma_url=None, collection=None) is None
+    with announced(tmp_path, "http://127.0.0.1:8123"):
+        service = running_service(tmp_path)
+        assert service is not None and service.settings is None
 
 
 def test_a_file_left_by_a_killed_service_is_ignored(tmp_path):
