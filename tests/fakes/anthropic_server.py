@@ -55,7 +55,8 @@ class Reply:
     ``chunks`` are the text deltas of a streamed answer (joined for a JSON one);
     ``tool_uses`` follow the text as ``tool_use`` blocks; ``status`` >= 400 makes it
     an error reply of ``error_type``; ``delay`` seconds pass before the status line is
-    sent; ``stream_error`` ends a stream with an ``error`` event after the first chunk.
+    sent; ``stream_error`` ends a stream with an ``error`` event after the first chunk;
+    ``chunk_delay`` seconds pass before each streamed chunk after the first.
     """
 
     chunks: tuple[str, ...] = ("The answer.",)
@@ -65,6 +66,7 @@ class Reply:
     retry_after: float | None = None
     delay: float = 0.0
     stream_error: str | None = None
+    chunk_delay: float = 0.0
     input_tokens: int = 42
     output_tokens: int = 7
     tool_uses: tuple[ToolUse, ...] = ()
@@ -306,7 +308,12 @@ def _make_handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
             self.send_header("cache-control", "no-cache")
             self.send_header("request-id", "req_fake")
             self.end_headers()
+            written = 0
             for name, data in _sse_events(server, reply):
+                later = name == "content_block_delta" and written
+                if later and reply.chunk_delay and server._server.closing.wait(reply.chunk_delay):
+                    return
+                written += name == "content_block_delta"
                 self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
                 self.wfile.flush()
 

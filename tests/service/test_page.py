@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
+from llama_index_video.answering.claude import ClaudeMultimodalLLM
+from llama_index_video.service import ask_with
+from llama_index_video.service.app import create_app
+from tests.fakes.anthropic_server import text_reply
 from tests.service.conftest import opened
+from tests_support import running
 
 pytestmark = pytest.mark.browser
 
@@ -46,6 +52,48 @@ def test_ask_then_click_the_cited_moment_plays_it_from_that_second(page):
     card.click()
     assert abs(_playing_from(page, start) - start) < 1
     assert page.locator("#now-playing").inner_text().startswith("Playing [ozone_explainer.mp4")
+
+
+WATCH_ANSWER = """() => {
+  window.shown = [];
+  const text = document.getElementById("answer-text");
+  new MutationObserver(() => window.shown.push([performance.now(), text.textContent]))
+    .observe(text, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_the_answer_appears_as_the_model_writes_it_and_ends_as_ask_gives_it(
+    browser, example_index, fake_anthropic
+):
+    question = "how much ultraviolet C radiation is absorbed"
+    hit = example_index.search(question)[0]
+    chunks = ("All of it: ", "one hundred ", f"percent {hit.label}.")
+    fake_anthropic.enqueue(text_reply(*chunks, chunk_delay=1.0), text_reply(*chunks))
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, timeout=10.0
+    )
+    with running(create_app(example_index, answer=ask_with(claude))) as url:
+        with opened(browser, url) as page:
+            asked: list[str] = []
+            page.on("request", lambda r: asked.append(r.url) if "/api/" in r.url else None)
+            page.evaluate(WATCH_ANSWER)
+            page.get_by_label("Ask a question").fill(question)
+            page.get_by_role("button", name="Ask").click()
+            page.wait_for_function(
+                "() => document.getElementById('status').textContent === 'Answered.'",
+                timeout=30_000,
+            )
+            shown = page.evaluate("window.shown")
+            final = page.locator("#answer-text").text_content()
+            cited = page.locator("#citations .card .label").all_text_contents()
+        whole = httpx.post(f"{url}/api/ask", json={"question": question}, timeout=30).json()
+    assert f"{url}/api/ask/stream" in asked and f"{url}/api/ask" not in asked
+    written = [(at, text) for at, text in shown if text]
+    partial = [at for at, text in written if text == "All of it: one hundred "]
+    assert partial, written  # shown while the model was still writing
+    assert written[-1][0] - partial[0] > 0.3  # well before the last words came
+    assert final == whole["answer"] and whole["model"]
+    assert cited == [c["label"] for c in whole["citations"]] == [hit.label]
 
 
 def test_keyboard_only_search_and_play(page):

@@ -488,11 +488,40 @@
     list.replaceChildren(...moments.map((moment) => card(moment, textOf(moment))));
   }
 
-  async function request(url, options) {
+  // A response of the API; one that is not ok throws its one-line detail.
+  async function fetched(url, options) {
     const response = await fetch(url, { credentials: "same-origin", ...options });
+    if (response.ok) return response;
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.detail || `${response.status} ${response.statusText}`);
-    return data;
+    throw new Error(data.detail || `${response.status} ${response.statusText}`);
+  }
+
+  async function request(url, options) {
+    return (await fetched(url, options)).json().catch(() => ({}));
+  }
+
+  // The server-sent events of a streamed response, as [name, data] pairs while they
+  // arrive (EventSource cannot POST a question). Ends with the response.
+  async function* events(response) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffered = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      buffered += decoder.decode(value, { stream: !done });
+      let end = buffered.indexOf("\n\n");
+      while (end >= 0) {
+        const fields = {};
+        for (const line of buffered.slice(0, end).split("\n")) {
+          const colon = line.indexOf(": ");
+          if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 2);
+        }
+        if (fields.event && fields.data !== undefined) yield [fields.event, JSON.parse(fields.data)];
+        buffered = buffered.slice(end + 2);
+        end = buffered.indexOf("\n\n");
+      }
+      if (done) return;
+    }
   }
 
   async function run(form, work) {
@@ -540,14 +569,33 @@
       return;
     }
     run(event.currentTarget, async () => {
-      const answer = await request("/api/ask", {
+      // The answer appears as the model writes it (/api/ask/stream); its citations are
+      // checked as a whole, so they come with the last event, the /api/ask object.
+      const response = await fetched("/api/ask/stream", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ question }),
       });
+      const text = $("answer-text");
+      text.textContent = "";
+      $("citations").replaceChildren();
+      $("results").replaceChildren();
+      $("answer").hidden = false;
+      let answer = null;
+      for await (const [name, data] of events(response)) {
+        if (name === "delta") {
+          text.textContent += data.text;
+          status.textContent = "Writing the answer…";
+        } else if (name === "answer") {
+          answer = data;
+        } else if (name === "error") {
+          throw new Error(data.detail);
+        }
+      }
+      if (!answer) throw new Error("the answer stopped before it was complete");
       // Without a language model the answer text lists the moments for a terminal;
       // here the cited cards below show them, so say it in one line instead.
-      $("answer-text").textContent =
+      text.textContent =
         answer.model || !answer.found
           ? answer.answer
           : "No language model is configured: these are the most relevant moments.";
@@ -560,7 +608,6 @@
       show($("citations"), answer.citations, quoted);
       show($("results"), answer.hits, hitText);
       showHits(question, answer.hits);
-      $("answer").hidden = false;
       return answer.found ? "Answered." : "Not found in the index.";
     });
   });
