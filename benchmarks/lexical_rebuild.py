@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 from llama_index.core.schema import TextNode  # noqa: E402
 
 from llama_index_video import schema  # noqa: E402
-from llama_index_video.store.lexical import LexicalStore, words  # noqa: E402
+from llama_index_video.store.lexical import LexicalStore  # noqa: E402
+from llama_index_video.store.tokens import words  # noqa: E402
 
 VOCABULARY = [f"w{i}" for i in range(20_000)] + ["meeting", "budget", "practice", "gym", "floor"]
 UNIT_WORDS = 60

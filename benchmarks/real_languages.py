@@ -14,7 +14,7 @@ the multilingual ``base``. Reported per file: the language expected and the stre
 found, the languages the segments were written in, whether any English text came out,
 the error rate against the human transcript (words, accents and case aside; per
 character for Chinese and Japanese, which have no spaces: the tokens of the lexical
-index, :func:`llama_index_video.store.lexical.words`), and CPU seconds (the first file
+index, :func:`llama_index_video.store.tokens.words`), and CPU seconds (the first file
 also pays for loading both models).
 """
 
@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from llama_index_video.media.audio import decode_audio
-    from llama_index_video.store.lexical import words
+    from llama_index_video.store.tokens import words
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
     transcriber = FasterWhisperTranscriber()

@@ -52,7 +52,7 @@ from llama_index_video.search.relevance import (  # noqa: E402
     standout,
     word_stem,
 )
-from llama_index_video.store import lexical  # noqa: E402
+from llama_index_video.store import tokens  # noqa: E402
 
 TEXT_CANDIDATES = ("phrase", "agree", "typed", "absent_far", "question_words", "rank")
 INDEX_CANDIDATES = ("standout", "standout_all")
@@ -119,7 +119,7 @@ def one_letter_apart(a: str, b: str) -> bool:
 
 def absent_far(question: str, vocabulary: Vocabulary) -> float:
     """:meth:`Vocabulary.absent` counting only words with no index word one letter away."""
-    asked = dict.fromkeys(word_stem(t) for t in lexical.words(question) if t not in STOPWORDS)
+    asked = dict.fromkeys(word_stem(t) for t in tokens.words(question) if t not in STOPWORDS)
     if not asked or not vocabulary.units:
         return 0.0
     units = vocabulary.units

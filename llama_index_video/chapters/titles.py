@@ -19,7 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from llama_index_video.store.lexical import scored_words, words
+from llama_index_video.store.tokens import scored_words, words
 
 TITLE_PHRASES = 3
 MIN_LETTERS = 3

@@ -17,7 +17,7 @@ under their cosine threshold.
 
 A quoted phrase (``"gym floor"``, straight or curly quotes) must appear literally:
 those words, in that order, with nothing between them (case, accents and punctuation
-aside, see :func:`~llama_index_video.store.lexical.words`). :func:`parse_query` splits
+aside, see :func:`~llama_index_video.store.tokens.words`). :func:`parse_query` splits
 them off, :func:`has_phrases` is the test every channel's hits pass
 (:mod:`llama_index_video.search.fusion`), and this channel only ranks nodes that pass
 it.
@@ -35,7 +35,8 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
 
 from llama_index_video.search.retriever import kept
-from llama_index_video.store.lexical import LexicalStore, words
+from llama_index_video.store.lexical import LexicalStore
+from llama_index_video.store.tokens import words
 
 LEXICAL_CHANNEL = "lexical"
 """The fusion channel of the query's exact words."""

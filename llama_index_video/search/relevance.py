@@ -60,8 +60,8 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from llama_index_video.results import SearchHit
-from llama_index_video.store import lexical
-from llama_index_video.store.lexical import LexicalSnapshot
+from llama_index_video.store import tokens
+from llama_index_video.store.bm25 import LexicalSnapshot
 
 DEPTH = 3
 """How many of the best hits the signals look at (as many as an answer quotes)."""
@@ -286,7 +286,7 @@ class Vocabulary:
     never mention ("London newspaper", "hotel parking", "warranty period"): its hits
     are about the topic, but its distinctive words are nowhere in the index.
     :meth:`absent` measures that, on the tokens the lexical index keeps
-    (:func:`~llama_index_video.store.lexical.words`, any script), stemmed like
+    (:func:`~llama_index_video.store.tokens.words`, any script), stemmed like
     :func:`content_words`.
     """
 
@@ -296,7 +296,7 @@ class Vocabulary:
     @classmethod
     def of(cls, frequencies: Mapping[str, int], units: int) -> Vocabulary:
         """From each token's document frequency over ``units`` units (the lexical
-        index's, :attr:`~llama_index_video.store.lexical.LexicalSnapshot.frequencies`)."""
+        index's, :attr:`~llama_index_video.store.bm25.LexicalSnapshot.frequencies`)."""
         stems: dict[str, int] = {}
         for token, count in frequencies.items():
             stem = word_stem(token)
@@ -307,7 +307,7 @@ class Vocabulary:
         """Share of the question's content words, weighted by rarity in the index
         (``log((units + 1) / (found_in + 0.5))``), that no unit holds; 0.0 for a
         question with no content words or an empty index."""
-        asked = dict.fromkeys(word_stem(t) for t in lexical.words(question) if t not in STOPWORDS)
+        asked = dict.fromkeys(word_stem(t) for t in tokens.words(question) if t not in STOPWORDS)
         if not asked or not self.units:
             return 0.0
         weight = {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in asked}

@@ -8,7 +8,8 @@ them built by ``bm25s`` (a maintained implementation on sparse matrices, numpy o
 Layout, in ``<index folder>/lexical/``:
 
 - ``words.sqlite``: one row per node in the vector store (node id, content hash,
-  modality, speaker, and its text as :func:`words` reads it, joined by spaces), and a
+  modality, speaker, and its text as
+  :func:`~llama_index_video.store.tokens.words` reads it, joined by spaces), and a
   *generation* counter raised by every change. Ingest adds a file's rows with its
   vectors and deletes them with its vectors, so it is in step with the store; phrases
   are matched here (a quoted phrase is a run of whole words, found with ``instr``).
@@ -36,37 +37,29 @@ run, a removal or a repair, and during a long run at most once a minute
 matrices; a node added since is found by its vectors until the next rebuild, and a
 node removed since is dropped by the search's visibility check.
 
-Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefolded),
-split into runs of letters and digits; Chinese, Japanese and Korean characters are
-one token each (they have no spaces between words); a number keeps its decimal point
-and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
-stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
-much", "tell", "say") are left out of the BM25 scoring but kept for phrases. No
-stemming: this channel is for exact words; the dense channels find the other forms.
+What a node's words are (tokens, stop words) is :mod:`llama_index_video.store.tokens`;
+the matrices of one generation, and searching them, :mod:`llama_index_video.store.bm25`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import math
 import os
-import re
 import shutil
 import sqlite3
-import sys
 import time
-import unicodedata
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from functools import cache, cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llama_index_video import schema
-from llama_index_video.errors import IndexCorruptError, MissingDependencyError
+from llama_index_video.errors import IndexCorruptError
+from llama_index_video.store.bm25 import LexicalSnapshot, build_matrices
 from llama_index_video.store.storage_errors import translated
+from llama_index_video.store.tokens import words
 
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode
@@ -76,7 +69,6 @@ logger = logging.getLogger(__name__)
 LEXICAL_FOLDER = "lexical"
 WORDS_FILE = "words.sqlite"
 CURRENT_FILE = "current"
-NODES_FILE = "nodes.json"
 REFRESH_SECONDS = 60.0
 """During a run, the matrices are rebuilt at most this often (see the module docstring)."""
 
@@ -91,59 +83,6 @@ CREATE TABLE IF NOT EXISTS words (
 );
 CREATE INDEX IF NOT EXISTS words_by_content ON words (content_hash);
 """
-
-# A number: digits with inner separators ("20,000", "3.5", "1.000.000"); else a run of
-# letters and digits; or one Chinese/Japanese/Korean character.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{_CJK}]|[^\W_{_CJK}]+")
-_ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
-
-
-def words(text: str) -> list[str]:
-    """The tokens of ``text`` as the lexical index reads them (module docstring)."""
-    if text.isascii():  # most text: nothing to normalise
-        return [_number(token) for token in _TOKEN.findall(text.lower().replace("'", ""))]
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
-    kept: list[str] = []
-    for char in folded:
-        # Accents go from Latin, Greek and Cyrillic letters ("café" = "cafe"); marks of
-        # other scripts are part of the letter (Japanese "で" is not "て").
-        if unicodedata.combining(char) and kept and kept[-1] < _ACCENTED_SCRIPTS_END:
-            continue
-        kept.append(char)
-    plain = unicodedata.normalize("NFC", "".join(kept))
-    plain = plain.replace("'", "").replace("\u2019", "")  # "it's" -> "its"
-    return [_number(token) for token in _TOKEN.findall(plain)]
-
-
-def _number(token: str) -> str:
-    if not token[0].isdigit():
-        return token
-    if _THOUSANDS.fullmatch(token):
-        return token.replace(",", "")
-    return token.replace(",", ".")  # "3,5" (a decimal comma) reads as "3.5"
-
-
-def scored_words(tokens: Iterable[str]) -> list[str]:
-    """``tokens`` without English stop words: what BM25 scores."""
-    stop = _stop_words()
-    return [t for t in tokens if t not in stop]
-
-
-# How questions are put, beyond NLTK's English stop words: words a query uses to ask,
-# not what it asks about. A query word no node holds counts against a match (see
-# LexicalSnapshot.search), so these must not.
-_QUESTION_WORDS = (
-    *("much", "many", "could", "would", "please", "also"),
-    *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
-    *("talk", "talks", "talked", "video", "recording", "clip"),
-)
-
-
-@cache
-def _stop_words() -> frozenset[str]:
-    return frozenset((*_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
 
 
 @dataclass(frozen=True)
@@ -166,14 +105,6 @@ class WordsRow:
             str(meta.get(schema.SPEAKER) or ""),
             " ".join(words(node.get_content())),
         )
-
-
-@dataclass(frozen=True)
-class LexicalHit:
-    """A node's lexical match: BM25 over the best BM25 any node reaches per query word."""
-
-    node_id: str
-    score: float  # in (0, 1]: 1 when it matches every word as well as any node does
 
 
 class LexicalStore:
@@ -250,7 +181,7 @@ class LexicalStore:
         target = self.folder / f"bm25-{generation}"
         shutil.rmtree(target, ignore_errors=True)
         with translated(target):
-            _build(rows).save(target, ids=[r[0] for r in rows])
+            build_matrices(rows).save(target, ids=[r[0] for r in rows])
             _write_atomically(self.folder / CURRENT_FILE, json.dumps({"generation": generation}))
         for old in self.folder.glob("bm25-*"):
             if old != target:
@@ -307,7 +238,8 @@ class LexicalStore:
 
         Args:
             phrases: The phrases' words.
-            among: Only look at these nodes (e.g. :meth:`LexicalSnapshot.holding`'s);
+            among: Only look at these nodes (e.g. those
+                :meth:`~llama_index_video.store.bm25.LexicalSnapshot.holding` finds);
                 None: at every node.
         """
         if not self.db_file.exists() or not phrases:
@@ -422,176 +354,6 @@ def repair_lexical(
         lexical.delete_content(key)
         lexical.add(nodes_of(key))
     lexical.refresh()
-
-
-class LexicalSnapshot:
-    """One generation's BM25 matrices, with each node's id, modality and speaker."""
-
-    def __init__(
-        self, bm25: Any, ids: list[str], meta: list[tuple[str, str]], generation: int
-    ) -> None:
-        import numpy as np
-
-        self._bm25 = bm25  # None: no node has words
-        self.ids = ids
-        self.generation = generation
-        self._position = {node_id: i for i, node_id in enumerate(ids)}
-        self._modalities = sorted({m for m, _ in meta})
-        codes = {m: i for i, m in enumerate(self._modalities)}
-        self._modality = np.array([codes[m] for m, _ in meta], dtype=np.int16)
-        self._speakers = [s for _, s in meta]
-        self._np = np
-
-    @classmethod
-    def load(cls, folder: Path, generation: int) -> LexicalSnapshot:
-        stored = json.loads((folder / NODES_FILE).read_text())
-        bm25 = None
-        if (folder / "params.index.json").exists():
-            bm25 = _bm25s().BM25.load(str(folder), show_progress=False)
-        meta = [(str(m), str(s)) for m, s in stored["meta"]]
-        return cls(bm25, stored["ids"], meta, generation)
-
-    def search(
-        self,
-        query: Sequence[str],
-        *,
-        top_k: int,
-        modalities: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-        only: set[str] | None = None,
-    ) -> list[LexicalHit]:
-        """The best ``top_k`` nodes for the query's words, best first.
-
-        Args:
-            query: The query's tokens (:func:`words`); stop words are left out here.
-            top_k: How many hits at most.
-            modalities: Only nodes of these modalities; None: all.
-            speakers: Only nodes spoken by these; None: anyone.
-            only: Only these node ids (those containing the query's phrases); None: all.
-        """
-        np = self._np
-        if self._bm25 is None:
-            return []
-        vocab = self._bm25.vocab_dict
-        asked = set(scored_words(query))
-        ids = sorted(vocab[t] for t in asked if t in vocab)
-        if not ids:
-            return []
-        unknown = len(asked) - len(ids)  # words no node holds: each counts as the rarest
-        scores = self._bm25.get_scores(ids).astype(np.float64)
-        scores /= self._best_possible(ids) + unknown * self._rarest
-        keep = scores > 0
-        if modalities is not None:
-            wanted = [self._modalities.index(m) for m in modalities if m in self._modalities]
-            keep &= np.isin(self._modality, wanted)
-        if speakers is not None:
-            chosen = set(speakers)
-            keep &= np.array([s in chosen for s in self._speakers], dtype=bool)
-        if only is not None:
-            among = np.zeros(len(self.ids), dtype=bool)
-            among[[self._position[i] for i in only if i in self._position]] = True
-            keep &= among
-        candidates = np.flatnonzero(keep)
-        if len(candidates) > top_k:
-            best = np.argpartition(-scores[candidates], top_k - 1)[:top_k]
-            candidates = candidates[best]
-        ordered = sorted(candidates.tolist(), key=lambda i: (-scores[i], self.ids[i]))
-        return [LexicalHit(self.ids[i], min(1.0, float(scores[i]))) for i in ordered]
-
-    def holding(self, tokens: Iterable[str]) -> set[str] | None:
-        """Ids of the nodes holding every scored word of ``tokens`` (stop words aside);
-        None when ``tokens`` has none (every node might hold them)."""
-        scored = set(scored_words(tokens))
-        if not scored:
-            return None
-        if self._bm25 is None:
-            return set()
-        vocab, matrices = self._bm25.vocab_dict, self._bm25.scores
-        if not scored <= vocab.keys():
-            return set()
-        found: set[int] | None = None
-        pointers, indices = matrices["indptr"], matrices["indices"]
-        for token in sorted(scored, key=lambda t: pointers[vocab[t] + 1] - pointers[vocab[t]]):
-            t = vocab[token]
-            docs = set(indices[pointers[t] : pointers[t + 1]].tolist())
-            found = docs if found is None else found & docs
-            if not found:
-                return set()
-        return {self.ids[i] for i in found or ()}
-
-    @cached_property
-    def frequencies(self) -> dict[str, int]:
-        """How many nodes hold each scored word (its document frequency)."""
-        if self._bm25 is None:
-            return {}
-        pointers = self._bm25.scores["indptr"]
-        vocab = self._bm25.vocab_dict.items()
-        return {
-            token: int(pointers[t + 1] - pointers[t]) for token, t in vocab if t + 1 < len(pointers)
-        }
-
-    @cached_property
-    def _rarest(self) -> float:
-        """The best score of any word in any node: about what a word found once gets."""
-        data = self._bm25.scores["data"]
-        return float(data.max(initial=0.0))
-
-    def _best_possible(self, token_ids: Sequence[int]) -> float:
-        """The sum over the query's words of the best score any node gets for that word."""
-        matrices = self._bm25.scores
-        data, pointers = matrices["data"], matrices["indptr"]
-        best = [
-            float(data[pointers[t] : pointers[t + 1]].max(initial=0.0))
-            for t in token_ids
-            if t + 1 < len(pointers)
-        ]
-        return max(sum(best), math.ulp(1.0))
-
-
-class _Built:
-    """Freshly built BM25 matrices, to be saved with their nodes."""
-
-    def __init__(self, bm25: Any, meta: list[tuple[str, str]]) -> None:
-        self.bm25 = bm25
-        self.meta = meta
-
-    def save(self, folder: Path, *, ids: list[str]) -> None:
-        folder.mkdir(parents=True)
-        if self.bm25 is not None:
-            self.bm25.save(str(folder), show_progress=False)
-        (folder / NODES_FILE).write_text(json.dumps({"ids": ids, "meta": self.meta}))
-
-
-def _build(rows: Sequence[tuple[str, str, str, str]]) -> _Built:
-    corpus = [scored_words(text.split()) for _, _, _, text in rows]
-    bm25 = None
-    if any(corpus):  # bm25s needs at least one word in the collection
-        bm25 = _bm25s().BM25()
-        bm25.index(corpus, show_progress=False)
-    return _Built(bm25, [(modality, speaker) for _, modality, speaker, _ in rows])
-
-
-@cache
-def _bm25s() -> Any:
-    """``bm25s``, imported without numba and scipy unless something imported them already.
-
-    bm25s uses them when it finds them, but its numpy backend, which this module uses,
-    needs neither, and importing them costs about 4 CPU s (numba is there when
-    openai-whisper is installed): more than a whole cold search.
-    """
-    hidden = [name for name in ("numba", "scipy") if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
-    try:
-        import bm25s
-        import bm25s.stopwords
-    except ImportError as exc:
-        raise MissingDependencyError("bm25s", "local", "The lexical index") from exc
-    finally:
-        for name in hidden:
-            if sys.modules.get(name, 0) is None:
-                del sys.modules[name]
-    return bm25s
 
 
 def _write_atomically(path: Path, text: str) -> None:

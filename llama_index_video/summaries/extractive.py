@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 from llama_index_video import schema
 from llama_index_video.results import Chapter
-from llama_index_video.store.lexical import words
 from llama_index_video.store.library import TranscriptLine
+from llama_index_video.store.tokens import words
 from llama_index_video.summaries.summary import Summary, SummaryLine
 
 MAX_LINES = 12

@@ -20,8 +20,8 @@ from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
-from llama_index_video.store.lexical import words
 from llama_index_video.store.speaker_names import check_speaker_name
+from llama_index_video.store.tokens import words
 from tests_support import ROOT
 
 SPEECH = ROOT / "tests" / "fixtures" / "speech"

@@ -1,0 +1,99 @@
+"""How the lexical index reads text: its tokens, and the stop words BM25 leaves out.
+
+Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefolded),
+split into runs of letters and digits; Chinese, Japanese and Korean characters are
+one token each (they have no spaces between words); a number keeps its decimal point
+and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
+stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
+much", "tell", "say") are left out of the BM25 scoring (:func:`scored_words`) but kept
+for phrases. No stemming: this channel is for exact words; the dense channels find the
+other forms. The stop words are ``bm25s``'s, which :func:`import_bm25s` imports light
+(the matrices of :mod:`llama_index_video.store.bm25` are built with it too).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+from typing import Any
+
+from llama_index_video.errors import MissingDependencyError
+
+# A number: digits with inner separators ("20,000", "3.5", "1.000.000"); else a run of
+# letters and digits; or one Chinese/Japanese/Korean character.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{_CJK}]|[^\W_{_CJK}]+")
+_ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+
+
+def words(text: str) -> list[str]:
+    """The tokens of ``text`` as the lexical index reads them (module docstring)."""
+    if text.isascii():  # most text: nothing to normalise
+        return [_number(token) for token in _TOKEN.findall(text.lower().replace("'", ""))]
+    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    kept: list[str] = []
+    for char in folded:
+        # Accents go from Latin, Greek and Cyrillic letters ("café" = "cafe"); marks of
+        # other scripts are part of the letter (Japanese "で" is not "て").
+        if unicodedata.combining(char) and kept and kept[-1] < _ACCENTED_SCRIPTS_END:
+            continue
+        kept.append(char)
+    plain = unicodedata.normalize("NFC", "".join(kept))
+    plain = plain.replace("'", "").replace("\u2019", "")  # "it's" -> "its"
+    return [_number(token) for token in _TOKEN.findall(plain)]
+
+
+def _number(token: str) -> str:
+    if not token[0].isdigit():
+        return token
+    if _THOUSANDS.fullmatch(token):
+        return token.replace(",", "")
+    return token.replace(",", ".")  # "3,5" (a decimal comma) reads as "3.5"
+
+
+def scored_words(tokens: Iterable[str]) -> list[str]:
+    """``tokens`` without English stop words: what BM25 scores."""
+    stop = _stop_words()
+    return [t for t in tokens if t not in stop]
+
+
+# How questions are put, beyond NLTK's English stop words: words a query uses to ask,
+# not what it asks about. A query word no node holds counts against a match (see
+# LexicalSnapshot.search), so these must not.
+_QUESTION_WORDS = (
+    *("much", "many", "could", "would", "please", "also"),
+    *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
+    *("talk", "talks", "talked", "video", "recording", "clip"),
+)
+
+
+@cache
+def _stop_words() -> frozenset[str]:
+    return frozenset((*import_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
+
+
+@cache
+def import_bm25s() -> Any:
+    """``bm25s``, imported without numba and scipy unless something imported them already.
+
+    bm25s uses them when it finds them, but its numpy backend, which the lexical index
+    uses, needs neither, and importing them costs about 4 CPU s (numba is there when
+    openai-whisper is installed): more than a whole cold search.
+    """
+    hidden = [name for name in ("numba", "scipy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes `import name` fail
+    try:
+        import bm25s
+        import bm25s.stopwords
+    except ImportError as exc:
+        raise MissingDependencyError("bm25s", "local", "The lexical index") from exc
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return bm25s
