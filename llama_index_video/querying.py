@@ -67,6 +67,7 @@ class Querying(Recordings):
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
         by_chapter: bool = False,
+        by_named_speaker: bool = False,
     ) -> BaseRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied
         (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
@@ -74,7 +75,9 @@ class Querying(Recordings):
         ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
         moments of these recordings (named as :meth:`recording` takes them);
         ``by_chapter`` ranks the chapters first and returns each one's best moments
-        (:mod:`llama_index_video.search.by_chapter`).
+        (:mod:`llama_index_video.search.by_chapter`); ``by_named_speaker`` keeps only
+        what the speakers a question names said
+        (:mod:`llama_index_video.search.speaker_named`).
 
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
@@ -86,6 +89,7 @@ class Querying(Recordings):
             speakers=speakers,
             contents=self._contents(sources),
             by_chapter=by_chapter,
+            by_named_speaker=by_named_speaker,
         )
 
     def _retriever(
@@ -93,11 +97,14 @@ class Querying(Recordings):
         policy: SearchPolicy,
         *,
         speakers: Sequence[str] | None,
+        by_named_speaker: bool,
         **options: Any,
     ) -> BaseRetriever:
-        """The policy's retriever; without ``speakers``, one that keeps only what the
-        speakers a question names said (:mod:`~llama_index_video.search.speaker_named`)."""
-        if speakers:
+        """The policy's retriever; with ``by_named_speaker`` and no ``speakers``, one that
+        keeps only what the speakers a question names said
+        (:mod:`~llama_index_video.search.speaker_named`: opt-in, as it found the answer
+        less often on real meetings)."""
+        if speakers or not by_named_speaker:
             return policy.retriever(speakers=speakers, **options)
         return SpeakerNamedRetriever(
             lambda named: policy.retriever(speakers=named, **options),
@@ -148,13 +155,16 @@ class Querying(Recordings):
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
         by_chapter: bool = False,
+        by_named_speaker: bool = False,
     ) -> list[SearchHit]:
         """The best moments for ``query``, with context and frames; [] if none is relevant.
 
         ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said, ``sources``
         (e.g. ``["team_sync.mp3"]``, named as :meth:`recording` takes them) only the
         moments of these recordings; ``by_chapter``: the question's chapters first, then
-        each one's best moments (each hit's ``chapter`` names it).
+        each one's best moments (each hit's ``chapter`` names it); ``by_named_speaker``:
+        a question naming one of the index's speakers as the one speaking ("what did the
+        designer say ...") keeps that speaker's moments.
 
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
@@ -170,6 +180,7 @@ class Querying(Recordings):
                 speakers=speakers,
                 contents=contents,
                 by_chapter=by_chapter,
+                by_named_speaker=by_named_speaker,
             ),
             postprocessors=[self.postprocessor()],
             **policy.wiring(),
@@ -184,6 +195,7 @@ class Querying(Recordings):
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
         by_chapter: bool = False,
+        by_named_speaker: bool = False,
     ) -> list[SearchHit]:
         """Async :meth:`search`: the same hits, found in a worker thread (the vector store
         and the files are local, so the event loop is never blocked)."""
@@ -195,6 +207,7 @@ class Querying(Recordings):
             speakers=speakers,
             sources=sources,
             by_chapter=by_chapter,
+            by_named_speaker=by_named_speaker,
         )
 
     def answerer(

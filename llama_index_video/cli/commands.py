@@ -347,7 +347,7 @@ def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
 def _search(args: argparse.Namespace) -> int:
     settings = {**_search_options(args), **_store_options(args)}
     hits = None
-    if not args.speaker and not args.by_chapter:
+    if not args.speaker and not args.by_chapter and not args.by_named_speaker:
         hits = served_search(
             args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
         )
@@ -374,7 +374,7 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
     """``search``'s hits from the index folder itself, opened with ``settings``."""
     index = _open_index(args.index, must_exist=True, **settings)
     try:
-        return read_between_writers(
+        hits = read_between_writers(
             index,
             lambda: index.search(
                 args.query,
@@ -382,8 +382,16 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
                 modalities=args.modality,
                 speakers=args.speaker,
                 by_chapter=args.by_chapter,
+                by_named_speaker=args.by_named_speaker,
             ),
         )
+        if args.by_named_speaker and not any(entry.speakers for entry in index.library()):
+            print(
+                "note: this index has no speaker labels (they are made by 'ingest "
+                "--speakers'), so every moment was searched",
+                file=sys.stderr,
+            )
+        return hits
     finally:
         index.close()
 

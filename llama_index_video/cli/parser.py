@@ -166,6 +166,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="rank the chapters first, then each one's best moments (topic questions)",
     )
+    search.add_argument(
+        "--by-named-speaker",
+        action="store_true",
+        help="a question naming a speaker as the one speaking ('what did the designer say "
+        "about ...') searches only what that speaker said",
+    )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
     _relevance_option(search)
 
