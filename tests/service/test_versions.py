@@ -30,7 +30,9 @@ from tests.store.test_waiting_writers import _writing
 
 CLI = (sys.executable, "-m", "llama_index_video.cli.main")
 SECTIONS = 500
-"""Moments of the replaced file: enough that its rows are written in many batches."""
+"""Moments of the replaced file: enough that its rows are written in many batches, and
+that its old and new rows together (the old ones go once the new ones are in) pass
+Chroma's 1,000 writes after which it rewrites its vector index files."""
 CLIENTS = 3
 MAX_REQUESTS = 4000
 """Per client: every client loop ends by this count, or when the writers are done."""
@@ -39,8 +41,7 @@ MAX_REQUESTS = 4000
 def _manual(path: Path, version: str) -> None:
     path.write_text(
         "\n\n".join(
-            f"## Valve {n}\n\nIn the {version} edition, valve {n} of the cooling loop is "
-            f"checked every {n % 9 + 1} days."
+            f"## Valve {n}\n\n{version} edition: valve {n}, every {n % 9 + 1} days."
             for n in range(SECTIONS)
         )
         + f"\n\n## Edition\n\nThis is the {version} edition of the cooling manual."
@@ -57,12 +58,17 @@ def _ingest(path: Path, index_dir: Path) -> subprocess.CompletedProcess[str]:
 
 
 def _first_edition(tmp_path: Path) -> tuple[Path, Path]:
-    """The manual, ingested in its first edition: (its path, the index folder)."""
+    """The manual, ingested in its first edition by ``ingest`` run in this process (the
+    writers under test are other processes): (its path, the index folder)."""
+    from llama_index_video.cli.main import main
+    from llama_index_video.store.folder import IndexFolder
+
     manual = tmp_path / "docs" / "manual.md"
     manual.parent.mkdir()
     index_dir = tmp_path / "index"
     _manual(manual, "first")
-    assert _ingest(manual, index_dir).returncode == 0
+    assert main(["ingest", str(manual), "--index", str(index_dir), "--quiet"]) == 0
+    IndexFolder(index_dir).release()  # other processes write it from now on
     return manual, index_dir
 
 
@@ -93,6 +99,15 @@ def _wait_for(url: str, server: subprocess.Popen[str], log: Path) -> None:
         except httpx.TransportError:
             assert time.monotonic() < deadline, "serve did not answer"
             time.sleep(0.5)
+
+
+def _answered(statuses: Counter[int], more: int, seconds: float = 120.0) -> None:
+    """Wait until the clients have had ``more`` further searches answered."""
+    goal = sum(statuses.values()) + more
+    deadline = time.monotonic() + seconds
+    while sum(statuses.values()) < goal:
+        assert time.monotonic() < deadline, f"the clients stopped searching: {dict(statuses)}"
+        time.sleep(0.05)
 
 
 def _searching(url: str, statuses: Counter[int], empty: list[int], done: threading.Event) -> None:
@@ -148,10 +163,10 @@ def test_searches_are_answered_while_a_file_is_replaced_killed_and_replaced_agai
         _writing(killed, index_dir)
         os.kill(killed.pid, signal.SIGKILL)
         killed.communicate(timeout=60)
-        time.sleep(2)  # searches against the killed writer's leftovers
+        _answered(statuses, 3 * CLIENTS)  # searches against the killed writer's leftovers
         again = _ingest(manual, index_dir)
         assert again.returncode == 0, again.stderr
-        time.sleep(1)
+        _answered(statuses, 3 * CLIENTS)  # and against the version it finished
     finally:
         done.set()
         for client in clients:
