@@ -31,6 +31,11 @@ to a multilingual model told their language, and each segment records its langua
 English-only model with no multilingual model allowed refuses the file
 (:class:`~llama_index_video.errors.UnsupportedLanguageError`) instead of writing English
 words for speech that is not English.
+
+This module holds the options, loads the models and decides which model hears which
+stretch, told which language; one model's pass over the audio (the call, the speech
+cut out by VAD, segments put on the source's timeline, loops decoded again) is
+:mod:`.faster_decoding`.
 """
 
 from __future__ import annotations
@@ -38,7 +43,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Final
@@ -51,12 +55,11 @@ from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     DroppedSpeech,
-    Segment,
     Transcription,
     TranscriptionInfo,
-    Word,
     as_mono_float32,
 )
+from llama_index_video.transcription.faster_decoding import Decoding, Pass, decode
 from llama_index_video.transcription.features import PiecewiseFeatures
 from llama_index_video.transcription.language import (
     LanguageStretch,
@@ -65,7 +68,6 @@ from llama_index_video.transcription.language import (
     whisper_confirmer,
     whisper_identifier,
 )
-from llama_index_video.transcription.loops import Remedy, mend, mended
 from llama_index_video.transcription.models import (
     DEFAULT_MODEL,
     MULTILINGUAL_MODEL,
@@ -74,12 +76,11 @@ from llama_index_video.transcription.models import (
     resolve_model,
 )
 from llama_index_video.transcription.openmp import import_faster_whisper
-from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
+from llama_index_video.transcription.vad import UTTERANCES, VoiceActivity
 from llama_index_video.weights import offline_weights
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
-    from faster_whisper.transcribe import Segment as FasterSegment
 
 logger = logging.getLogger(__name__)
 
@@ -239,18 +240,19 @@ class FasterWhisperTranscriber:
             stretches = self._stretches(activity, whisper, multilingual, where)
         passes = [
             self._pass(stretch, resolved, whisper, multilingual, where) for stretch in stretches
-        ] or [_Pass(0.0, duration, self.language, resolved, whisper)]
+        ] or [Pass(0.0, duration, self.language, resolved, whisper)]
         if not multilingual and self.language is None and not stretches:
             passes = [replace(passes[0], language="en")]
         main = max(stretches, key=lambda s: s.end - s.start) if stretches else None
         dropped: list[DroppedSpeech] = []
-        first = self._decode(passes[0], activity, where, dropped, whole=len(passes) == 1)
+        options = self._decoding
+        first = decode(passes[0], activity, where, dropped, options=options, whole=len(passes) == 1)
         segments = first.segments
         if len(passes) > 1:
             segments = itertools.chain(
                 segments,
                 *(
-                    self._decode(p, activity, where, dropped, whole=False).segments
+                    decode(p, activity, where, dropped, options=options, whole=False).segments
                     for p in passes[1:]
                 ),
             )
@@ -288,6 +290,18 @@ class FasterWhisperTranscriber:
             ),
             segments=segments,
             dropped=dropped,
+        )
+
+    @property
+    def _decoding(self) -> Decoding:
+        """How the model decodes: the options of this transcriber that say it."""
+        return Decoding(
+            beam_size=self.beam_size,
+            temperature=self.temperature,
+            vad_filter=self.vad_filter,
+            word_timestamps=self.word_timestamps,
+            condition_on_previous_text=self.condition_on_previous_text,
+            initial_prompt=self.initial_prompt,
         )
 
     def _stretches(
@@ -340,10 +354,10 @@ class FasterWhisperTranscriber:
         whisper: WhisperModel,
         multilingual: bool,
         where: str,
-    ) -> _Pass:
+    ) -> Pass:
         """Which model transcribes ``stretch``, told its language."""
         if multilingual or stretch.language == "en":
-            return _Pass(stretch.start, stretch.end, stretch.language, resolved, whisper)
+            return Pass(stretch.start, stretch.end, stretch.language, resolved, whisper)
         found = (
             "as asked (language=...)"
             if self.language is not None
@@ -368,101 +382,7 @@ class FasterWhisperTranscriber:
                 f"{heard} and the multilingual model is not available: {exc}",
                 language=stretch.language,
             ) from exc
-        return _Pass(stretch.start, stretch.end, stretch.language, other, model)
-
-    def _decode(
-        self,
-        run: _Pass,
-        activity: VoiceActivity,
-        where: str,
-        dropped: list[DroppedSpeech],
-        *,
-        whole: bool,
-    ) -> _Decoded:
-        """Start decoding ``run`` (the whole audio, or its stretch of it).
-
-        The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
-        would (the same spans), from the VAD the language check heard: Silero runs once.
-        A stretch is left to faster-whisper's own VAD. A loop is decoded again
-        (:meth:`_mend`); what still loops is appended to ``dropped``.
-        """
-        samples = activity.samples
-        first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
-        part = samples if whole else samples[first:last]
-        try:
-            kept = activity.spans(TRANSCRIPTION) if whole and self.vad_filter else None
-            if kept is not None:
-                part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
-            segments, info = run.whisper.transcribe(
-                part,
-                language=run.language,
-                beam_size=self.beam_size,
-                temperature=self.temperature,
-                vad_filter=self.vad_filter and kept is None,
-                word_timestamps=self.word_timestamps,
-                condition_on_previous_text=self.condition_on_previous_text,
-                initial_prompt=self.initial_prompt,
-            )
-        except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
-            raise TranscriptionError(
-                f"faster-whisper failed on {where} with model {run.resolved.name!r}: {exc}"
-            ) from exc
-        if kept:
-            from faster_whisper.transcribe import restore_speech_timestamps
-
-            chunks = [{"start": start, "end": end} for start, end in kept]
-            segments = restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
-        detected = run.language is None and bool(run.whisper.model.is_multilingual)
-        offset = 0.0 if whole else run.start
-        language = run.language or info.language
-
-        redecode = self._redecode(run, samples, language)
-
-        def again(loop: Segment, reason: str) -> list[Segment]:
-            return mend(loop, reason, redecode, where=where, model=run.resolved.name, into=dropped)
-
-        return _Decoded(
-            segments=_convert(
-                segments,
-                len(samples) / SAMPLE_RATE,
-                where,
-                run.resolved.name,
-                offset=offset,
-                until=len(samples) / SAMPLE_RATE if whole else run.end,
-                language=language,
-                mend=again,
-            ),
-            language=info.language,
-            probability=float(info.language_probability) if detected else None,
-            duration_after_vad=float(info.duration_after_vad),
-        )
-
-    def _redecode(
-        self, run: _Pass, samples: np.ndarray, language: str
-    ) -> Callable[[float, float, Remedy], Iterator[Segment]]:
-        """How :func:`.loops.mend` decodes a piece of ``samples`` again: deterministic,
-        no prompt, with the remedy's penalties."""
-        duration = len(samples) / SAMPLE_RATE
-
-        def decode(start: float, end: float, remedy: Remedy) -> Iterator[Segment]:
-            piece = samples[round(start * SAMPLE_RATE) : round(end * SAMPLE_RATE)]
-            segments, _ = run.whisper.transcribe(
-                piece,
-                language=language,
-                beam_size=self.beam_size,
-                temperature=0.0,
-                vad_filter=self.vad_filter,
-                word_timestamps=self.word_timestamps,
-                condition_on_previous_text=False,
-                repetition_penalty=remedy.repetition_penalty,
-                no_repeat_ngram_size=remedy.no_repeat_ngram_size,
-            )
-            for segment in segments:
-                converted = _segment(segment, duration, offset=start, language=language)
-                if converted is not None:
-                    yield converted
-
-        return decode
+        return Pass(stretch.start, stretch.end, stretch.language, other, model)
 
     def _load(
         self, model: str | Path, *, allow_download: bool | None = None
@@ -502,71 +422,6 @@ class FasterWhisperTranscriber:
 
             key = (str(resolved.path), self.device, self.compute_type, self.threads)
             return resolved, _models.load(key, load)
-
-
-@dataclass(frozen=True)
-class _Pass:
-    """One call to a model: a stretch of the audio and the language it is told."""
-
-    start: float
-    end: float
-    language: str | None
-    resolved: ResolvedModel
-    whisper: WhisperModel
-
-
-@dataclass(frozen=True)
-class _Decoded:
-    segments: Iterator[Segment]
-    language: str
-    probability: float | None
-    duration_after_vad: float
-
-
-def _convert(
-    segments: Iterable[FasterSegment],
-    duration: float,
-    where: str,
-    model: str,
-    *,
-    offset: float = 0.0,
-    until: float,
-    language: str | None = None,
-    mend: Callable[[Segment, str], list[Segment]],
-) -> Iterator[Segment]:
-    """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
-    timeline), repetition loops into what ``mend`` makes of them (:func:`.loops.mended`;
-    the decoded audio ends at ``until``), and errors raised mid-stream into ours."""
-    try:
-        ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
-        yield from mended((s for s in ours if s is not None), until=until, mend=mend)
-    except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
-        raise TranscriptionError(
-            f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"
-        ) from exc
-
-
-def _segment(
-    segment: FasterSegment, duration: float, *, offset: float, language: str | None
-) -> Segment | None:
-    """One faster-whisper segment as ours, ``offset`` seconds later and within
-    ``duration``; None when it wrote nothing."""
-    text = segment.text.strip()
-    if not text:
-        return None
-    start = min(max(float(segment.start) + offset, 0.0), duration)
-    end = min(max(float(segment.end) + offset, start), duration)
-    words = tuple(
-        Word(
-            start=min(max(float(word.start) + offset, start), end),
-            end=min(max(float(word.end) + offset, start), end),
-            text=word.word.strip(),
-            probability=float(word.probability),
-        )
-        for word in segment.words or ()
-        if word.word.strip()
-    )
-    return Segment(start=start, end=end, text=text, words=words, language=language)
 
 
 def _check_language(language: str) -> None:

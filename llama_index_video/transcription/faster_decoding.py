@@ -1,0 +1,206 @@
+"""One faster-whisper pass over audio, turned into this package's segments.
+
+:class:`~llama_index_video.transcription.faster.FasterWhisperTranscriber` decides which
+model hears which stretch of the audio, told which language (a :class:`Pass`); this
+module runs one such pass: the call to the model with the transcriber's
+:class:`Decoding` options, the whole audio cut to its speech from the VAD the language
+check already heard (so Silero runs once), faster-whisper's segments moved onto the
+source's timeline and clamped to it, repetition loops decoded again
+(:func:`.loops.mend`, deterministic, no prompt, with each remedy's penalties) and what
+still loops listed as dropped, and errors raised while decoding (CTranslate2 raises
+plain ``RuntimeError``) made :class:`~llama_index_video.errors.TranscriptionError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from llama_index_video.errors import TranscriptionError
+from llama_index_video.transcription.base import SAMPLE_RATE, DroppedSpeech, Segment, Word
+from llama_index_video.transcription.loops import Remedy, mend, mended
+from llama_index_video.transcription.models import ResolvedModel
+from llama_index_video.transcription.vad import TRANSCRIPTION, VoiceActivity
+
+if TYPE_CHECKING:
+    from faster_whisper import WhisperModel
+    from faster_whisper.transcribe import Segment as FasterSegment
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decoding:
+    """How the model decodes (the transcriber's options of the same names)."""
+
+    beam_size: int
+    temperature: float | tuple[float, ...]
+    vad_filter: bool
+    word_timestamps: bool
+    condition_on_previous_text: bool
+    initial_prompt: str | None
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One call to a model: a stretch of the audio and the language it is told."""
+
+    start: float
+    end: float
+    language: str | None
+    resolved: ResolvedModel
+    whisper: WhisperModel
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A pass started: its segments (decoded as they are read) and what the model said
+    of the audio at once."""
+
+    segments: Iterator[Segment]
+    language: str
+    probability: float | None
+    duration_after_vad: float
+
+
+def decode(
+    run: Pass,
+    activity: VoiceActivity,
+    where: str,
+    dropped: list[DroppedSpeech],
+    *,
+    options: Decoding,
+    whole: bool,
+) -> Decoded:
+    """Start decoding ``run`` (the whole audio, or its stretch of it).
+
+    The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
+    would (the same spans), from the VAD the language check heard: Silero runs once.
+    A stretch is left to faster-whisper's own VAD. A loop is decoded again
+    (:func:`.loops.mend`); what still loops is appended to ``dropped``.
+    """
+    samples = activity.samples
+    first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
+    part = samples if whole else samples[first:last]
+    try:
+        kept = activity.spans(TRANSCRIPTION) if whole and options.vad_filter else None
+        if kept is not None:
+            part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
+        segments, info = run.whisper.transcribe(
+            part,
+            language=run.language,
+            beam_size=options.beam_size,
+            temperature=options.temperature,
+            vad_filter=options.vad_filter and kept is None,
+            word_timestamps=options.word_timestamps,
+            condition_on_previous_text=options.condition_on_previous_text,
+            initial_prompt=options.initial_prompt,
+        )
+    except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
+        raise TranscriptionError(
+            f"faster-whisper failed on {where} with model {run.resolved.name!r}: {exc}"
+        ) from exc
+    if kept:
+        from faster_whisper.transcribe import restore_speech_timestamps
+
+        chunks = [{"start": start, "end": end} for start, end in kept]
+        segments = restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
+    detected = run.language is None and bool(run.whisper.model.is_multilingual)
+    offset = 0.0 if whole else run.start
+    language = run.language or info.language
+
+    redecode = _redecode(run, samples, language, options)
+
+    def again(loop: Segment, reason: str) -> list[Segment]:
+        return mend(loop, reason, redecode, where=where, model=run.resolved.name, into=dropped)
+
+    return Decoded(
+        segments=_convert(
+            segments,
+            len(samples) / SAMPLE_RATE,
+            where,
+            run.resolved.name,
+            offset=offset,
+            until=len(samples) / SAMPLE_RATE if whole else run.end,
+            language=language,
+            mend=again,
+        ),
+        language=info.language,
+        probability=float(info.language_probability) if detected else None,
+        duration_after_vad=float(info.duration_after_vad),
+    )
+
+
+def _redecode(
+    run: Pass, samples: np.ndarray, language: str, options: Decoding
+) -> Callable[[float, float, Remedy], Iterator[Segment]]:
+    """How :func:`.loops.mend` decodes a piece of ``samples`` again: deterministic,
+    no prompt, with the remedy's penalties."""
+    duration = len(samples) / SAMPLE_RATE
+
+    def decode_again(start: float, end: float, remedy: Remedy) -> Iterator[Segment]:
+        piece = samples[round(start * SAMPLE_RATE) : round(end * SAMPLE_RATE)]
+        segments, _ = run.whisper.transcribe(
+            piece,
+            language=language,
+            beam_size=options.beam_size,
+            temperature=0.0,
+            vad_filter=options.vad_filter,
+            word_timestamps=options.word_timestamps,
+            condition_on_previous_text=False,
+            repetition_penalty=remedy.repetition_penalty,
+            no_repeat_ngram_size=remedy.no_repeat_ngram_size,
+        )
+        for segment in segments:
+            converted = _segment(segment, duration, offset=start, language=language)
+            if converted is not None:
+                yield converted
+
+    return decode_again
+
+
+def _convert(
+    segments: Iterable[FasterSegment],
+    duration: float,
+    where: str,
+    model: str,
+    *,
+    offset: float = 0.0,
+    until: float,
+    language: str | None = None,
+    mend: Callable[[Segment, str], list[Segment]],
+) -> Iterator[Segment]:
+    """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
+    timeline), repetition loops into what ``mend`` makes of them (:func:`.loops.mended`;
+    the decoded audio ends at ``until``), and errors raised mid-stream into ours."""
+    try:
+        ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
+        yield from mended((s for s in ours if s is not None), until=until, mend=mend)
+    except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
+        raise TranscriptionError(
+            f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"
+        ) from exc
+
+
+def _segment(
+    segment: FasterSegment, duration: float, *, offset: float, language: str | None
+) -> Segment | None:
+    """One faster-whisper segment as ours, ``offset`` seconds later and within
+    ``duration``; None when it wrote nothing."""
+    text = segment.text.strip()
+    if not text:
+        return None
+    start = min(max(float(segment.start) + offset, 0.0), duration)
+    end = min(max(float(segment.end) + offset, start), duration)
+    words = tuple(
+        Word(
+            start=min(max(float(word.start) + offset, start), end),
+            end=min(max(float(word.end) + offset, start), end),
+            text=word.word.strip(),
+            probability=float(word.probability),
+        )
+        for word in segment.words or ()
+        if word.word.strip()
+    )
+    return Segment(start=start, end=end, text=text, words=words, language=language)
