@@ -26,7 +26,9 @@ every distinct site (file and line) and at evenly spaced points in between, up t
   one is wholly there or wholly gone;
 - ``verify --repair`` of an index whose vectors, lexical index or manifest were lost:
   the next ``verify --repair`` finishes the job: every file found, as many rows as
-  before.
+  before;
+- ``verify --repair`` making the chapters of an index built without them: the next
+  ``verify --repair`` finishes, with the rows of an uninterrupted repair.
 
 Damaged files (no kill): each of :data:`DAMAGE` is applied to a fresh copy; ``search``,
 ``verify --repair`` and ``verify`` run through the CLI. A case is clean when no command
@@ -571,6 +573,47 @@ def resumed(
     return None
 
 
+def chapters_scenario(work: Path, budget: int) -> Tally:
+    """``verify --repair`` making the chapters of recordings indexed without them (an
+    index from before chapters: the files of :func:`new_files` ingested by a run whose
+    chapter maker makes none). After a kill, the next ``verify --repair`` finishes: every
+    check of :func:`settled`, the rows of an uninterrupted repair, and no long recording
+    left without chapters."""
+    from unittest import mock
+
+    base = work / "old-base"
+    (base / "src").mkdir(parents=True)
+    new_files(base / "src")
+    argv: list[str | Path] = ["verify", "--repair", "--index", "idx"]
+    with mock.patch("llama_index_video.chapters.nodes.add_chapters", lambda *a, **k: []):
+        done = here("ingest", "src", "--index", "idx", "--ocr", "off", "--quiet", cwd=base)
+    if done.returncode != 0:
+        raise RuntimeError(f"ingest without chapters failed: {done.stderr[-600:]}")
+    whole = work / "uninterrupted"
+    shutil.copytree(base, whole)
+    if here(*argv, cwd=whole).returncode != 0 or _unchaptered(whole):
+        raise RuntimeError("an uninterrupted repair made no chapters")
+    rows = _rows(whole / "idx")
+
+    def check(folder: Path, at: int) -> str | None:
+        problem = settled(folder, argv, "the next repair", set(NEW_FILES), NEW_FILES)
+        if problem is None and _rows(folder / "idx") != rows:
+            return f"{_rows(folder / 'idx')} rows, not {rows}"
+        if problem is None and _unchaptered(folder):
+            return "a long recording still without chapters"
+        return problem
+
+    tally = Tally("verify --repair, chapters for an old index")
+    return kill_everywhere(
+        tally, argv, lambda f: shutil.copytree(base, f), check, work=work, budget=budget
+    )
+
+
+def _unchaptered(folder: Path) -> bool:
+    """Whether ``verify`` finds long recordings without chapters in ``folder/idx``."""
+    return "without chapters" in here("verify", "--index", "idx", cwd=folder).stdout
+
+
 def _documents_saying(index: Path, words: str) -> int:
     with sqlite3.connect(index / "chroma" / "chroma.sqlite3") as db:
         query = (
@@ -642,14 +685,14 @@ def damage_cases(work: Path) -> list[tuple[str, list[int], bool, str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=12, help="kills per scenario (at least)")
-    parser.add_argument("--only", default="ingest,export,ask,remove,repair,damage")
+    parser.add_argument("--only", default="ingest,export,ask,remove,repair,chapters,damage")
     args = parser.parse_args()
     wanted = set(args.only.split(","))
     started = time.perf_counter()
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="faults-") as scratch:
         work = Path(scratch)
-        if wanted & {"ingest", "export", "ask", "remove", "repair"}:
+        if wanted & {"ingest", "export", "ask", "remove", "repair", "chapters"}:
             print("| command killed | write points | sites | killed | held | leftovers | failed |")
             print("|---|---:|---:|---:|---:|---:|---|", flush=True)
         for tally in ingest_scenarios(work / "ingest", args.points) if "ingest" in wanted else []:
@@ -658,6 +701,8 @@ def main() -> None:
             print(remove_scenario(work / "remove", args.points).row(), flush=True)
         for tally in repair_scenarios(work / "repair", args.points) if "repair" in wanted else []:
             print(tally.row(), flush=True)
+        if "chapters" in wanted:
+            print(chapters_scenario(work / "chapters", args.points).row(), flush=True)
         exports = {"clip"} if "export" in wanted else set()
         exports |= {"ask"} if "ask" in wanted else set()
         for tally in export_scenarios(work / "export", args.points, exports) if exports else []:

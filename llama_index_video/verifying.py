@@ -3,7 +3,8 @@
 ``verify`` compares the vector stores, the lexical index and the media folder with
 what the manifest lists (:mod:`llama_index_video.store.integrity`); with ``repair`` it
 takes the writer lock, clears what an interrupted or damaged run left and re-indexes
-the files with missing moments from the paths the manifest recorded.
+the files with missing moments from the paths the manifest recorded, and makes the
+chapters of recordings indexed without them.
 ``check_store`` is the cheap check every read does first: two counts, taken again
 while a writer commits. The attributes declared here are the index's, set when it
 opens its folder (:mod:`llama_index_video.index`).
@@ -11,6 +12,7 @@ opens its folder (:mod:`llama_index_video.index`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,7 +50,9 @@ class Verifying(Writing):
         With ``repair``, delete stray rows, orphan frames and clips and partial files,
         and re-index the files with missing moments (or left half-indexed) from the
         paths the manifest recorded for them, if they still exist; those whose files
-        are gone are in the report as failed (so it is not ``ok``).
+        are gone are in the report as failed (so it is not ``ok``). Then make the
+        chapters of long recordings indexed without them, from their stored units
+        (:mod:`llama_index_video.chapters.backfill`).
 
         Returns:
             What was found (before any repair), and the re-indexing report (None
@@ -79,6 +83,9 @@ class Verifying(Writing):
                 elif paths:  # known by no path: nothing to restore it from was ever recorded
                     gone.append(source_gone(paths[0], key))
             report = ingestor.ingest(found)
+            from llama_index_video.chapters.backfill import make_due_chapters
+
+            make_due_chapters(ingestor, self.vector_store, self.manifest)
             return check, IngestReport([*report.files, *gone], report.unreachable)
 
     def check_store(self) -> None:
@@ -115,7 +122,7 @@ class Verifying(Writing):
             )
 
     def _check(self, *, per_source: bool) -> IndexCheck:
-        return check_index(
+        check = check_index(
             self.manifest,
             self._stores(),
             self.reader.media_dir,
@@ -123,6 +130,11 @@ class Verifying(Writing):
             lexical=self.lexical,
             folder=self.path,
         )
+        if not per_source or check.manifest_lost:
+            return check
+        from llama_index_video.chapters.backfill import chapters_due
+
+        return replace(check, unchaptered=chapters_due(self.vector_store, self.manifest))
 
     def _stores(self) -> dict[str, BasePydanticVectorStore]:
         return stores_by_name(self.vector_store, self.frame_store)

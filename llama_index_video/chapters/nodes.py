@@ -55,20 +55,29 @@ def add_chapters(
     model the index would embed them with (the index then keeps these vectors rather
     than embedding them again). ``[]`` for a recording too short to chapter.
     """
-    units = sorted(
+    units = transcript_units(nodes)
+    if not worth_chapters([_span(unit) for unit in units]):
+        return []
+    embed_in_batches([u for u in units if u.embedding is None], embed_model, batch_size)
+    return chapter_nodes(units)
+
+
+def transcript_units(nodes: Sequence[BaseNode]) -> list[BaseNode]:
+    """The transcript units among ``nodes``, in time order (what chapters are made of)."""
+    return sorted(
         (n for n in nodes if n.metadata.get(schema.MODALITY) == "transcript"),
         key=lambda n: float(n.metadata[schema.START_S]),
     )
-    spans = [_span(unit) for unit in units]
-    if not worth_chapters(spans):
-        return []
-    embed_in_batches([u for u in units if u.embedding is None], embed_model, batch_size)
+
+
+def chapter_nodes(units: Sequence[BaseNode]) -> list[TextNode]:
+    """The chapter nodes of one recording's embedded transcript ``units`` (in time order);
+    each unit learns its chapter. ``[]`` for a recording too short to chapter."""
     starts = chapter_starts(
-        [
-            TimedVector(*span, unit.embedding or (), unit.get_content())
-            for span, unit in zip(spans, units, strict=True)
-        ]
+        [TimedVector(*_span(unit), unit.embedding or (), unit.get_content()) for unit in units]
     )
+    if not starts:
+        return []
     groups = [units[a:b] for a, b in itertools.pairwise([*starts, len(units)])]
     titles = chapter_titles([" ".join(u.get_content() for u in group) for group in groups])
     return [_chapter_node(group, title) for group, title in zip(groups, titles, strict=True)]

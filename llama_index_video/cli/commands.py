@@ -214,6 +214,11 @@ def _verify(args: argparse.Namespace) -> int:
         )
     if check.lexical is not None and not check.lexical.ok:
         print(f"lexical index: {check.lexical}" + (" (rebuilt)" if args.repair else ""))
+    if check.unchaptered:
+        print(
+            f"long recordings without chapters: {len(check.unchaptered)}"
+            + (" (made from their stored units)" if args.repair else "; --repair makes them")
+        )
     if check.voices:
         print(f"not repaired: {check.voices}")
     if not check.counted:

@@ -40,7 +40,10 @@ def run_chapters(args: argparse.Namespace, index: Any) -> int:
     if args.json:
         print(json.dumps([c.to_dict() for c in chapters], indent=2, ensure_ascii=False))
     elif not chapters:
-        print(f"{args.source}: no chapters (too short, or indexed without them)")
+        print(
+            f"{args.source}: no chapters (too short; or indexed without them, and "
+            f"'llama-index-video verify --repair --index {args.index}' makes them)"
+        )
     else:
         write = {"text": text_lines, "youtube": youtube_lines, "vtt": webvtt}[args.format]
         print(write(chapters).rstrip("\n"))

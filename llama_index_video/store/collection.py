@@ -22,7 +22,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -175,6 +175,80 @@ def content_nodes(store: Any, content_hash: str) -> list[BaseNode]:
         return list(store.get_nodes(None, filters=filters))
     except NotImplementedError:
         return []
+
+
+def content_rows(store: Any, content_hash: str) -> dict[str, dict[str, Any]] | None:
+    """One content's rows: their flat metadata by id; None from a store that is not
+    Chroma (only Chroma's rows are read back with their vectors and rewritten in place)."""
+    rows = chroma_collection(store)
+    if rows is None:
+        return None
+    found = rows.get(where={schema.CONTENT_HASH: content_hash}, include=["metadatas"])
+    return dict(zip(found["ids"], found["metadatas"] or [], strict=True))
+
+
+def nodes_with_vectors(store: Any, ids: Sequence[str], *, batch: int = 1000) -> list[BaseNode]:
+    """The Chroma rows ``ids`` of ``store`` as nodes carrying their stored vectors (a
+    LlamaIndex ``get_nodes`` leaves them out)."""
+    from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
+    rows = _chroma_only(store)
+    nodes = []
+    for start in range(0, len(ids), batch):
+        found = rows.get(
+            ids=list(ids[start : start + batch]),
+            include=["embeddings", "metadatas", "documents"],
+        )
+        for metadata, text, vector in zip(
+            found["metadatas"], found["documents"], found["embeddings"], strict=True
+        ):
+            node = metadata_dict_to_node(metadata, text=text)
+            node.embedding = [float(x) for x in vector]
+            nodes.append(node)
+    return nodes
+
+
+def rewrite_rows(
+    store: Any, nodes: Sequence[BaseNode], *, vectors: bool = False, batch: int = 1000
+) -> None:
+    """Store ``nodes``, rows ``store`` holds, over them in place (a Chroma ``update``,
+    each row flattened as LlamaIndex's ``add`` does): their metadata, and with
+    ``vectors`` their texts and vectors too (else the stored ones stay)."""
+    from llama_index.core.schema import MetadataMode
+    from llama_index.core.vector_stores.utils import node_to_metadata_dict
+
+    rows = _chroma_only(store)
+    for start in range(0, len(nodes), batch):
+        part = nodes[start : start + batch]
+        metadatas = [
+            {
+                key: "" if value is None else value
+                for key, value in node_to_metadata_dict(
+                    node, remove_text=True, flat_metadata=store.flat_metadata
+                ).items()
+            }
+            for node in part
+        ]
+        ids = [node.node_id for node in part]
+        if not vectors:  # a text without its vector: Chroma would embed it with its own model
+            rows.update(ids=ids, metadatas=metadatas)
+            continue
+        rows.update(
+            ids=ids,
+            metadatas=metadatas,
+            documents=[node.get_content(metadata_mode=MetadataMode.NONE) for node in part],
+            embeddings=[node.get_embedding() for node in part],
+        )
+
+
+def _chroma_only(store: Any) -> Any:
+    rows = chroma_collection(store)
+    if rows is None:
+        raise VectorStoreError(
+            f"{type(store).__name__}: its rows are read back with their vectors and "
+            "rewritten in place only in Chroma"
+        )
+    return rows
 
 
 def row_total(store: Any) -> int | None:

@@ -19,13 +19,20 @@ stray rows, orphan frames and clips, and partial files (see
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from llama_index.core import VectorStoreIndex
+from llama_index.core.schema import BaseNode
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video.reader.ids import document_id
-from llama_index_video.store.collection import content_nodes, stores_by_name
+from llama_index_video.store.collection import (
+    content_nodes,
+    content_rows,
+    rewrite_rows,
+    stores_by_name,
+)
 from llama_index_video.store.integrity import (
     INTERRUPTED,
     MISSING_ROWS,
@@ -67,6 +74,12 @@ class IndexWriter:
         self._unreachable = settle(
             self._index, self._stores(), folder=self._folder, batch_size=self._batch_size
         )
+
+    def settle_amends(self) -> None:
+        """End a run of :meth:`amend`: the lexical matrices rebuilt, then :meth:`settle`."""
+        if self._lexical is not None:
+            self._lexical.refresh()
+        self.settle()
 
     def recover(self, check: IndexCheck | None = None) -> IndexCheck:
         """Finish or undo what earlier runs left half-done (see the module docstring).
@@ -143,6 +156,51 @@ class IndexWriter:
         self._finish_removal(file_hash)
         if self._lexical is not None:  # the caller refreshes it once at the end
             self._lexical.refresh(force=False)
+
+    def amend(
+        self,
+        content_hash: str,
+        *,
+        add: Sequence[BaseNode],
+        rewrite: Sequence[BaseNode],
+        drop: Collection[str] = (),
+    ) -> None:
+        """Change an indexed content's rows in place, without reading its file again:
+        store ``add`` (embedded already; over the rows of the same ids it holds), store
+        the metadata of ``rewrite`` (rows it holds) over theirs, count the content's rows
+        in the manifest without ``drop``, then delete ``drop``.
+
+        In this order the store always holds at least the rows the manifest counts, so a
+        reader never finds the content short; a kill anywhere leaves rows the manifest
+        does not count yet (or not any more), which the caller, finding the same work
+        still to do, does again. Needs a store that can list its rows (Chroma). End the
+        run with :meth:`settle_amends`.
+        """
+        store = self._index.vector_store
+        held = content_rows(store, content_hash) or {}
+        new = [node for node in add if node.node_id not in held]
+        if new:
+            self._index.insert_nodes(new)
+        rewrite_rows(store, [node for node in add if node.node_id in held], vectors=True)
+        if self._lexical is not None:
+            self._lexical.add(add)
+        rewrite_rows(store, rewrite)
+        record = self._manifest.file(content_hash)
+        kept = set(content_rows(store, content_hash) or {}) - set(drop)
+        if record is not None:
+            self._manifest.set_file(
+                content_hash,
+                record.status,
+                node_count=len(kept),
+                duration=record.duration,
+                notes=record.notes,
+                error=record.error,
+            )
+        if drop:
+            store.delete_nodes(list(drop))
+            if self._lexical is not None:
+                self._lexical.delete_content(content_hash)
+                self._lexical.add(content_nodes(store, content_hash))
 
     def _write_media(self, media: dict[str, bytes]) -> None:
         """Frames and clips made by a worker elsewhere, into the index's media folder."""

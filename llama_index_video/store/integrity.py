@@ -99,6 +99,8 @@ class IndexCheck:
     manifest_lost: int = 0  # rows stored while the manifest lists nothing (nothing else checked)
     to_reindex: list[str] = field(default_factory=list)  # taken out by a clean-up, not yet back
     voices: str = ""  # why the voice library cannot be read ("": it can, or there is none)
+    # Long recordings without (finished) chapters: no damage, 'verify --repair' makes them.
+    unchaptered: list[str] = field(default_factory=list)
 
     @property
     def damaged(self) -> list[SourceCheck]:
