@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from llama_index.core import StorageContext, VectorStoreIndex
 from llama_index.core.base.llms.types import ImageBlock
 from llama_index.core.schema import MediaResource
 
+from benchmarks.fault_injection import here
 from llama_index_video import schema
 from llama_index_video.answering.prompts import ContextItem, build_messages
 from llama_index_video.index import VideoIndex
@@ -190,8 +192,10 @@ def _stored_image_paths(folder: Path) -> set[str]:
     return paths - {"None"}
 
 
-def _search(index: str, cwd: Path) -> list[dict]:
-    result = _cli("search", QUESTION, "--index", index, "--json", cwd=cwd)
+def _search(
+    index: str, cwd: Path, *, run: Callable[..., subprocess.CompletedProcess[str]] = _cli
+) -> list[dict]:
+    result = run("search", QUESTION, "--index", index, "--json", cwd=cwd)
     assert result.returncode == 0, result.stderr
     hits = json.loads(result.stdout)
     assert hits
@@ -200,14 +204,16 @@ def _search(index: str, cwd: Path) -> list[dict]:
 
 def test_ingest_in_one_directory_search_from_another_and_after_a_move(workspace):
     a, b = workspace / "a", workspace / "b"
-    ingest = _cli("ingest", "media", "--index", "idx", "--ocr", "off", "--quiet", cwd=a)
+    # Ingested and searched in this process (fewer process starts); searched from another
+    # directory, ingested again and asked by processes of their own (nothing cached).
+    ingest = here("ingest", "media", "--index", "idx", "--ocr", "off", "--quiet", cwd=a)
     assert ingest.returncode == 0, ingest.stderr
     stored = _stored_image_paths(a / "idx")
     assert stored and all(p.startswith("media/frames/") for p in stored), stored
 
     video = str(a / "media" / OZONE.name)
-    for index, cwd in (("idx", a), ("../a/idx", b)):
-        for hit in _search(index, cwd):
+    for index, cwd, run in (("idx", a, here), ("../a/idx", b, _cli)):
+        for hit in _search(index, cwd, run=run):
             assert hit["source"] == f"media/{OZONE.name}"  # as it was given
             assert hit["source_path"] == video
             assert hit["url"].startswith(video + "#t=")
