@@ -53,6 +53,7 @@ from llama_index_video.search.policy import (
 from llama_index_video.search.relevance import Gate
 from llama_index_video.store.collection import (
     DEFAULT_COLLECTION,
+    collection_name,
     is_read_only_copy,
     open_chroma,
     releases,
@@ -193,9 +194,7 @@ class VideoIndex(Verifying, Querying):
         )
         self.visual_identity = embedding_identity(self.visual_model) if self.visual_model else None
         self.chroma_url = chroma_url or self.manifest.get_meta(CHROMA_URL_META)
-        self.collection = (
-            collection or self.manifest.get_meta(COLLECTION_META) or DEFAULT_COLLECTION
-        )
+        self.collection = collection_name(collection, self.manifest.get_meta(COLLECTION_META))
         self._given_stores = (vector_store, frame_store)
         self.lexical = LexicalStore(self.path)
         """The folder's lexical index (words of every moment, BM25), kept by every writer."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index_video.cli.clip_command import run_clip
 from llama_index_video.cli.mcp_command import run_mcp
 from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
-from llama_index_video.cli.reads import read_between_writers
+from llama_index_video.cli.reads import read_between_writers, read_once
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.cli.warm_search import served_search
@@ -376,29 +376,57 @@ def _search(args: argparse.Namespace) -> int:
 
 
 def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[SearchHit]:
-    """``search``'s hits from the index folder itself, opened with ``settings``."""
-    index = _open_index(args.index, must_exist=True, **settings)
+    """``search``'s hits from the index folder itself, opened with ``settings``: first
+    through Chroma's engine alone (:mod:`llama_index_video.store.chroma_reader`), then,
+    if that cannot open the folder or a writer changed it meanwhile, as every reader
+    opens it."""
+    from llama_index_video.store.chroma_reader import one_shot_reader
+    from llama_index_video.store.folder import IndexFolder
+
+    IndexFolder(args.index).require()
+    reader = one_shot_reader(
+        args.index, chroma_url=settings["chroma_url"], collection=settings["collection"]
+    )
+    if reader is not None:
+        index = _open_index(args.index, vector_store=reader, **settings)
+        try:
+            hits = read_once(index, lambda: _hits(index, args))
+        except Exception as exc:  # whatever it was, the usual way says it (or succeeds)
+            logger.debug("%s: read as usual after %s: %s", args.index, type(exc).__name__, exc)
+            hits = None
+        try:
+            if hits is not None:
+                _say_if_unlabelled(index, args)
+                return hits
+        finally:
+            index.close()
+    index = _open_index(args.index, **settings)
     try:
-        hits = read_between_writers(
-            index,
-            lambda: index.search(
-                args.query,
-                top_k=args.top_k,
-                modalities=args.modality,
-                speakers=args.speaker,
-                by_chapter=args.by_chapter,
-                by_named_speaker=args.by_named_speaker,
-            ),
-        )
-        if args.by_named_speaker and not any(entry.speakers for entry in index.library()):
-            print(
-                "note: this index has no speaker labels (they are made by 'ingest "
-                "--speakers'), so every moment was searched",
-                file=sys.stderr,
-            )
+        hits = read_between_writers(index, lambda: _hits(index, args))
+        _say_if_unlabelled(index, args)
         return hits
     finally:
         index.close()
+
+
+def _hits(index: VideoIndex, args: argparse.Namespace) -> list[SearchHit]:
+    return index.search(
+        args.query,
+        top_k=args.top_k,
+        modalities=args.modality,
+        speakers=args.speaker,
+        by_chapter=args.by_chapter,
+        by_named_speaker=args.by_named_speaker,
+    )
+
+
+def _say_if_unlabelled(index: VideoIndex, args: argparse.Namespace) -> None:
+    if args.by_named_speaker and not any(entry.speakers for entry in index.library()):
+        print(
+            "note: this index has no speaker labels (they are made by 'ingest "
+            "--speakers'), so every moment was searched",
+            file=sys.stderr,
+        )
 
 
 def _ask(args: argparse.Namespace) -> int:

@@ -16,6 +16,7 @@ copying the folder for every one-shot command would cost more than it waits.)
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
@@ -39,25 +40,15 @@ def read_between_writers(index: VideoIndex, read: Callable[[], T]) -> T:
     finding id``), a half-done state taken for damage, or a writer finished during the
     read. At most :data:`READ_ATTEMPTS` reads; a failure while no writer touched the
     folder is raised at once. ``read`` must take everything it uses from ``index`` anew
-    each time (the reload replaces its stores).
+    each time (the reload replaces its stores), and never return None.
 
     Raises:
         VideoIndexError: writers kept changing the folder through every attempt.
     """
-    from chromadb.errors import InternalError
-
-    from llama_index_video.store.lock import read_generation
-
     for attempt in range(READ_ATTEMPTS):
-        before = read_generation(index.path)
-        try:
-            result = read()
-        except (InternalError, IndexCorruptError):
-            if before is not None and read_generation(index.path) == before:
-                raise
-        else:
-            if before is None or read_generation(index.path) == before:
-                return result
+        result = read_once(index, read)
+        if result is not None:
+            return result
         logger.info("%s: a writer changed the folder during the read; reading again", index.path)
         if attempt + 1 < READ_ATTEMPTS:
             time.sleep(READ_PAUSE_SECONDS)
@@ -66,3 +57,33 @@ def read_between_writers(index: VideoIndex, read: Callable[[], T]) -> T:
         f"{index.path}: another process kept writing to the folder through {READ_ATTEMPTS} "
         "reads; try again when it is done"
     )
+
+
+def read_once(index: VideoIndex, read: Callable[[], T]) -> T | None:
+    """``read()`` (which never returns None) from ``index``'s folder; None when a writer
+    changed the folder during it, so that it must be read again (see
+    :func:`read_between_writers`). A failure while no writer touched the folder is
+    raised."""
+    from llama_index_video.store.lock import read_generation
+
+    before = read_generation(index.path)
+    try:
+        result = read()
+    except Exception as exc:
+        unchanged = before is not None and read_generation(index.path) == before
+        if unchanged or not _what_a_writer_causes(exc):
+            raise
+        return None
+    if before is None or read_generation(index.path) == before:
+        return result
+    return None
+
+
+def _what_a_writer_causes(exc: Exception) -> bool:
+    """Whether ``exc`` is what a read raises when a writer changes the folder under it:
+    Chroma's ``InternalError`` (``Error finding id``), or rows taken for damage. Checked
+    without importing ``chromadb``: an error of it means it is imported already."""
+    if isinstance(exc, IndexCorruptError):
+        return True
+    errors = sys.modules.get("chromadb.errors")
+    return errors is not None and isinstance(exc, errors.InternalError)

@@ -86,8 +86,19 @@ def open_chroma(
     return ChromaVectorStore(chroma_collection=chroma_collection)
 
 
+def collection_name(given: str | None, recorded: str | None) -> str:
+    """The Chroma collection of an index: the one ``given``, else the one its folder
+    ``recorded``, else :data:`DEFAULT_COLLECTION`."""
+    return given or recorded or DEFAULT_COLLECTION
+
+
 def chroma_collection(store: Any) -> Any | None:
-    """The ``chromadb`` collection behind a LlamaIndex vector store; None when not Chroma."""
+    """The ``chromadb`` collection behind a LlamaIndex vector store (or what answers for
+    it: :class:`~llama_index_video.store.chroma_reader.ChromaEngineReader`'s); None when
+    not Chroma."""
+    engine = getattr(store, "engine_collection", None)
+    if engine is not None:  # a ChromaEngineReader: answered without importing chromadb
+        return engine
     try:
         from llama_index.vector_stores.chroma import ChromaVectorStore
     except ImportError:  # without the Chroma integration no store can be Chroma
