@@ -11,16 +11,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from benchmarks.fault_injection import (
-    KILLED,
-    chosen,
-    cleared,
-    cli,
-    consistent,
-    digest,
-    here,
-    write_points,
-)
+from benchmarks.fault_injection import consistent
+from benchmarks.kill_points import KILLED, chosen, cleared, cli, digest, here, write_points
 from tests_support import CHECKOUT
 
 

@@ -18,17 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.fault_injection import (
-    CHANGED_ROOF,
-    FOUND_BY,
-    KILLED,
-    _rows,
-    cleared,
-    cli,
-    resumed,
-    text_index,
-    write_points,
-)
+from benchmarks.fault_injection import CHANGED_ROOF, FOUND_BY, _rows, resumed, text_index
+from benchmarks.kill_points import KILLED, cleared, cli, write_points
 
 ARGV: list[str | Path] = ["ingest", "src", "--index", "idx", "--ocr", "off", "--quiet"]
 
