@@ -29,59 +29,27 @@ quotes the request's headers, API key included, as a careless proxy might. Every
 request is recorded (method, path, query, lower-cased headers, raw body and parsed
 JSON); a request without the expected ``x-goog-api-key`` gets the API's 400
 ``API_KEY_INVALID``. ``max_in_flight`` is the most requests the server was handling
-at once.
+at once. The wire (routes, request handler, error bodies) is :mod:`tests.fakes.gemini_http`;
+this module holds the server's state and what it answers.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import json
-import re
 import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
 
-from tests.fakes.loopback import LoopbackHTTP, echoed
+from tests.fakes.gemini_http import ENDPOINTS, ApiError, RecordedRequest, handler_for
+from tests.fakes.loopback import LoopbackHTTP
 
-STATUS_NAMES = {
-    400: "INVALID_ARGUMENT",
-    403: "PERMISSION_DENIED",
-    404: "NOT_FOUND",
-    408: "DEADLINE_EXCEEDED",
-    429: "RESOURCE_EXHAUSTED",
-    500: "INTERNAL",
-    503: "UNAVAILABLE",
-    504: "DEADLINE_EXCEEDED",
-}
 TOKENS_PER_MEDIA = {"image": 258, "video": 300, "audio": 100, "application": 258}
-ENDPOINTS = (
-    "embed",
-    "upload",
-    "file_get",
-    "file_delete",
-    "batch_create",
-    "batch_get",
-    "batch_cancel",
-    "generate",
-)
-_ROUTES = [
-    ("embed", "POST", re.compile(r"^/v1(beta)?/models/[^/:]+:batchEmbedContents$")),
-    ("batch_create", "POST", re.compile(r"^/v1(beta)?/models/[^/:]+:asyncBatchEmbedContent$")),
-    ("generate", "POST", re.compile(r"^/v1(beta)?/models/[^/:]+:(stream)?[gG]enerateContent$")),
-    ("upload", "POST", re.compile(r"^/upload/v1(beta)?/files$")),
-    ("file_get", "GET", re.compile(r"^/v1(beta)?/files/[^/:]+$")),
-    ("file_delete", "DELETE", re.compile(r"^/v1(beta)?/files/[^/:]+$")),
-    ("batch_get", "GET", re.compile(r"^/v1(beta)?/batches/[^/:]+$")),
-    ("batch_cancel", "POST", re.compile(r"^/v1(beta)?/batches/[^/:]+:cancel$")),
-]
 
 
 @dataclass(frozen=True)
@@ -91,26 +59,6 @@ class Fault:
     status: int | None = None
     delay: float = 0.0
     message: str = ""
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """A request as the server received it."""
-
-    endpoint: str
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]
-    body: bytes
-
-    @property
-    def json(self) -> Any:
-        """The body parsed as JSON (``None`` for an empty or binary body)."""
-        try:
-            return json.loads(self.body) if self.body else None
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return None
 
 
 @dataclass
@@ -165,7 +113,7 @@ class FakeGeminiServer:
         self._ids = iter(range(1, 1 << 30))
         self._in_flight = 0
         self.max_in_flight = 0
-        self._server = LoopbackHTTP(_handler_for(self))
+        self._server = LoopbackHTTP(handler_for(self))
 
     @property
     def base_url(self) -> str:
@@ -230,16 +178,16 @@ class FakeGeminiServer:
             self._in_flight -= 1
 
     def _embed_one(self, request: dict[str, Any], model: str) -> tuple[list[float], int, dict]:
-        """A vector for one EmbedContentRequest, or raise ``_ApiError`` like the API."""
+        """A vector for one EmbedContentRequest, or raise ``ApiError`` like the API."""
         if request.get("model", model) != model:
-            raise _ApiError(400, f"model {request.get('model')} does not match {model}")
+            raise ApiError(400, f"model {request.get('model')} does not match {model}")
         dimension = int(request.get("outputDimensionality") or 3072)
         if not 128 <= dimension <= 3072:
-            raise _ApiError(400, f"output_dimensionality must be 128..3072, not {dimension}")
+            raise ApiError(400, f"output_dimensionality must be 128..3072, not {dimension}")
         dimension = self.answer_dimension or dimension
         parts = (request.get("content") or {}).get("parts") or []
         if not parts:
-            raise _ApiError(400, "content must have at least one part")
+            raise ApiError(400, "content must have at least one part")
         tokens: dict[str, int] = {}
         for part in parts:
             modality, count = self._check_part(part)
@@ -254,19 +202,19 @@ class FakeGeminiServer:
             mime = _field(inline, "mime_type", "mimeType") or ""
             data = _b64decode(inline.get("data", ""))
             if mime.startswith("image/") and not data.startswith((b"\xff\xd8\xff", b"\x89PNG")):
-                raise _ApiError(400, "Unable to process input image. Please retry.")
+                raise ApiError(400, "Unable to process input image. Please retry.")
             return _media_tokens(mime)
         file_data = _field(part, "file_data", "fileData")
         if file_data is None:
-            raise _ApiError(400, f"unsupported part {sorted(part)}")
+            raise ApiError(400, f"unsupported part {sorted(part)}")
         uri = _field(file_data, "file_uri", "fileUri") or ""
         name = "files/" + uri.rsplit("/files/", 1)[-1]
         with self._lock:
             stored = self.files.get(name)
         if stored is None or stored.deleted:
-            raise _ApiError(403, f"You do not have permission to access the File {name}")
+            raise ApiError(403, f"You do not have permission to access the File {name}")
         if stored.state != "ACTIVE":
-            raise _ApiError(400, f"The File {name} is not in an ACTIVE state.")
+            raise ApiError(400, f"The File {name} is not in an ACTIVE state.")
         return _media_tokens(_field(file_data, "mime_type", "mimeType") or stored.mime_type)
 
     def _new_id(self, prefix: str) -> str:
@@ -375,7 +323,7 @@ class FakeGeminiServer:
             return {"error": {"code": 3, "message": f"request {index} was invalid"}}
         try:
             values, tokens, _ = self._embed_one(request, model)
-        except _ApiError as exc:
+        except ApiError as exc:
             return {"error": {"code": 3, "message": exc.message}}
         return {"response": {"embedding": {"values": values}, "tokenCount": str(tokens)}}
 
@@ -404,25 +352,6 @@ def text_response(text: str) -> dict[str, Any]:
     }
 
 
-class _ApiError(Exception):
-    def __init__(
-        self, code: int, message: str, details: list[dict[str, Any]] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.details = details
-
-
-_KEY_INVALID = [
-    {
-        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-        "reason": "API_KEY_INVALID",
-        "domain": "googleapis.com",
-    }
-]
-
-
 def _field(mapping: dict[str, Any], snake: str, camel: str) -> Any:
     return mapping.get(snake, mapping.get(camel))
 
@@ -446,164 +375,3 @@ def _media_tokens(mime: str) -> tuple[str, int]:
     major = mime.split("/", 1)[0]
     modality = "DOCUMENT" if major == "application" else major.upper()
     return modality, TOKENS_PER_MEDIA.get(major, 100)
-
-
-def _handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-            pass
-
-        def do_GET(self) -> None:
-            self._handle("GET")
-
-        def do_POST(self) -> None:
-            self._handle("POST")
-
-        def do_DELETE(self) -> None:
-            self._handle("DELETE")
-
-        def _handle(self, method: str) -> None:
-            parts = urlsplit(self.path)
-            length = int(self.headers.get("content-length") or 0)
-            request = RecordedRequest(
-                endpoint=_endpoint(method, parts.path),
-                method=method,
-                path=parts.path,
-                query=parse_qs(parts.query),
-                headers={k.lower(): v for k, v in self.headers.items()},
-                body=self.rfile.read(length) if length else b"",
-            )
-            fault = server._record(request)
-            try:
-                if fault is not None and fault.delay and server._server.closing.wait(fault.delay):
-                    return
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # client left
-                    try:
-                        if fault is not None and fault.status is not None:
-                            raise _ApiError(fault.status, fault.message or f"fake {fault.status}")
-                        self._route(request)
-                    except _ApiError as exc:
-                        # A failed upload session is over: say so, or the SDK re-sends the chunk.
-                        final = (
-                            {"x-goog-upload-status": "final"}
-                            if request.endpoint == "upload"
-                            else {}
-                        )
-                        echo = echoed(request.headers) if server.echo_headers else None
-                        self._reply(exc.code, _error_body(exc, echo), final)
-            finally:
-                server._done()
-
-        def _route(self, request: RecordedRequest) -> None:
-            if request.endpoint == "unknown":
-                raise _ApiError(404, f"no route for {request.method} {request.path}")
-            upload_session = request.query.get("upload_id", [None])[0]
-            if upload_session is None and request.headers.get("x-goog-api-key") != server.api_key:
-                raise _ApiError(
-                    400, "API key not valid. Please pass a valid API key.", _KEY_INVALID
-                )
-            body = request.json or {}
-            resource = request.path.split("/", 2)[-1].split(":", 1)[0]  # models/m, files/f...
-            model = resource
-            if request.endpoint == "embed":
-                self._embed(body, model)
-            elif request.endpoint == "upload":
-                self._upload(request, body, upload_session)
-            elif request.endpoint in ("file_get", "file_delete"):
-                self._file(request.endpoint, resource)
-            elif request.endpoint == "batch_create":
-                self._reply(200, server._create_batch(body, model))
-            elif request.endpoint == "batch_get":
-                job = server._poll_batch(resource)
-                if job is None:
-                    raise _ApiError(404, f"{resource} not found")
-                self._reply(200, job)
-            elif request.endpoint == "batch_cancel":
-                if not server._cancel_batch(resource):
-                    raise _ApiError(404, f"{resource} not found")
-                self._reply(200, {})
-            else:
-                self._generate(request)
-
-        def _embed(self, body: dict[str, Any], model: str) -> None:
-            embeddings, total, by_modality = [], 0, {}
-            for request in body.get("requests") or []:
-                values, tokens, modalities = server._embed_one(request, model)
-                embeddings.append({"values": values})
-                total += tokens
-                for name, count in modalities.items():
-                    by_modality[name] = by_modality.get(name, 0) + count
-            details = [{"modality": m, "tokenCount": c} for m, c in by_modality.items()]
-            usage = {"promptTokenCount": total, "totalTokenCount": total}
-            self._reply(
-                200,
-                {
-                    "embeddings": embeddings,
-                    "usageMetadata": usage | {"promptTokensDetails": details},
-                },
-            )
-
-        def _upload(
-            self, request: RecordedRequest, body: dict[str, Any], session: str | None
-        ) -> None:
-            command = request.headers.get("x-goog-upload-command", "")
-            if session is None:
-                if "start" not in command:
-                    raise _ApiError(400, "resumable upload must start with command 'start'")
-                upload_id = server._start_upload(body)
-                url = f"{server.base_url}/upload/v1/files?upload_id={upload_id}"
-                self._reply(200, {}, {"x-goog-upload-url": url, "x-goog-upload-status": "active"})
-                return
-            stored = server._append_upload(session, request.body, "finalize" in command)
-            if stored is None:
-                self._reply(200, {}, {"x-goog-upload-status": "active"})
-            else:
-                resource = stored.resource(server.base_url)
-                self._reply(200, {"file": resource}, {"x-goog-upload-status": "final"})
-
-        def _file(self, endpoint: str, name: str) -> None:
-            stored = server._poll_file(name) if endpoint == "file_get" else server.files.get(name)
-            if stored is None or stored.deleted:
-                raise _ApiError(403, f"You do not have permission to access the File {name}")
-            if endpoint == "file_delete":
-                stored.deleted = True
-                self._reply(200, {})
-            else:
-                self._reply(200, stored.resource(server.base_url))
-
-        def _generate(self, request: RecordedRequest) -> None:
-            answer = server._next_generate()
-            if "stream" not in request.path:
-                self._reply(200, answer)
-                return
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(f"data: {json.dumps(answer)}\n\n".encode())
-
-        def _reply(
-            self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
-        ) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            for name, value in {"content-type": "application/json", **(headers or {})}.items():
-                self.send_header(name, value)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
-
-
-def _endpoint(method: str, path: str) -> str:
-    return next(
-        (name for name, verb, rx in _ROUTES if verb == method and rx.match(path)), "unknown"
-    )
-
-
-def _error_body(error: _ApiError, echo: str | None = None) -> dict[str, Any]:
-    message = error.message if echo is None else f"{error.message}; you sent {echo}"
-    body = {"code": error.code, "message": message, "status": STATUS_NAMES.get(error.code)}
-    if error.details:
-        body["details"] = error.details
-    return {"error": body}
