@@ -152,6 +152,41 @@ def pair_rates(first: Heard, second: Heard, setting: Setting) -> Rates:
     return right, mine, unknown, others
 
 
+def separation(heard: Mapping[str, Heard], half: int) -> str:
+    """Whatever the thresholds: over every ordered pair of ``half``, how many units of
+    named people have them as the best match of their label's voice and of their own
+    (2 s windows), the range of those right matches' cosines, and the best match's
+    cosine of units of people nobody named (label's, or own for units of 1 s or more)."""
+    right_label = right_own = mine = 0
+    cosine: list[float] = []
+    others: list[float] = []
+    stems = [s for s in heard if MEETINGS[s][1] == half]
+    for x, y in permutations(stems, 2):
+        named = namings(heard[x].units)
+        library = {
+            p: heard[x].labels[label] for label, p in named.items() if label in heard[x].labels
+        }
+        for i, (person, label, start, end) in enumerate(heard[y].units):
+            if person is None:
+                continue
+            by_label = cosines(heard[y].labels.get(label) if label else None, library)
+            own = cosines(heard[y].own[2.0].get(i), library)
+            if person in library:
+                mine += 1
+                right_label += by_label[0] == person
+                right_own += own[0] == person
+                cosine += [by_label[1]] if by_label[0] == person else []
+            else:
+                others.append(max(by_label[1], own[1] if end - start >= 1.0 else -1.0))
+    spread = f"{min(cosine):.2f}-{max(cosine):.2f}" if cosine else "none"
+    return (
+        f"{mine} units of named people: the best match of their label's voice {right_label}, "
+        f"of their own {right_own} (right label matches' cosines {spread}); units of "
+        f"others, best match: median {np.median(others):.2f}, 95th percentile "
+        f"{np.percentile(others, 95):.2f}, highest {max(others):.2f}"
+    )
+
+
 def settings() -> list[Setting]:
     label_only = [("label", VOICE_WINDOW, 0.0, t, 1.0) for t in THRESHOLDS]
     combined = list(product(RULES[1:], UNIT_WINDOWS, MIN_UNITS, THRESHOLDS, THRESHOLDS))
@@ -196,6 +231,8 @@ def main() -> int:
             held.append(rates(half, setting))
             print(f"  {rule}, half {half}, {setting}: {shown(held[-1])}")
         print(f"  {rule}, both halves: {shown(total(held))}")
+    for half in (0, 1):
+        print(f"half {half}: {separation(heard, half)}")
     package = ("label", VOICE_WINDOW, 0.0, VOICE_THRESHOLD, 1.0)
     print(f"the package's label rule {package}, half 0: {shown(rates(0, package))}")
     return 0
