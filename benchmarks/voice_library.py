@@ -141,9 +141,14 @@ def namings(found: Sequence[Unit]) -> dict[str, str]:
 def scored(second: Sequence[Unit], names: Mapping[str, str | None], named: set[str]) -> Rates:
     """(named correctly, units of ``named`` people, unknown, units of others) when each
     label of ``second`` carries the name ``names`` gives it (None: no name)."""
-    given = [(p, names.get(s) if s else None) for p, s, *_ in second if p]
-    mine = [(p, n) for p, n in given if p in named]
-    others = [n for p, n in given if p not in named]
+    return tally([(p, names.get(s) if s else None) for p, s, *_ in second], named)
+
+
+def tally(given: Sequence[tuple[str | None, str | None]], named: set[str]) -> Rates:
+    """(named correctly, units of ``named`` people, unknown, units of others) of units
+    given as (reference person, name carried); units of no one person are not counted."""
+    mine = [(p, n) for p, n in given if p and p in named]
+    others = [n for p, n in given if p and p not in named]
     right = sum(p == n for p, n in mine)
     return right, len(mine), sum(n is None for n in others), len(others)
 

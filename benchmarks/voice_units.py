@@ -56,6 +56,7 @@ from benchmarks.voice_library import (  # noqa: E402
     label_voices,
     namings,
     opened,
+    tally,
     timed_units,
 )
 from benchmarks.voice_matching import MEETINGS, Setting, best_of, shown, total  # noqa: E402
@@ -139,17 +140,7 @@ def pair_rates(first: Heard, second: Heard, setting: Setting) -> Rates:
         person: first.labels[label] for label, person in named.items() if label in first.labels
     }
     given = unit_names(second, library, setting)
-    right = mine = unknown = others = 0
-    for (person, *_), name in zip(second.units, given, strict=True):
-        if person is None:
-            continue
-        if person in library:
-            mine += 1
-            right += name == person
-        else:
-            others += 1
-            unknown += name is None
-    return right, mine, unknown, others
+    return tally([(u[0], n) for u, n in zip(second.units, given, strict=True)], set(library))
 
 
 def separation(heard: Mapping[str, Heard], half: int) -> str:
