@@ -122,9 +122,10 @@ def load(name: str) -> Meeting:
 def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> dict:
     """For every annotated question, whether the first / one of the first three turns
     found overlaps an answer stretch: plain (turns by cosine) and by chapter (chapters,
-    each the mean of its turns' vectors as at ingest, by cosine; then
-    :func:`~llama_index_video.search.by_chapter.chapter_first`). Dense only, both arms."""
-    from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, chapter_first
+    each the mean of its turns' vectors as at ingest, by cosine; the plain candidates then
+    re-scored by :func:`~llama_index_video.search.by_chapter.chapter_blend`). Dense only,
+    both arms."""
+    from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, chapter_blend
     from llama_index_video.search.speaker_named import named_speakers
 
     units = np.array(vectors, dtype=float)
@@ -138,9 +139,15 @@ def topic_search(meeting: Meeting, vectors, starts: list[int], embed_model) -> d
     by_speaker = [0, 0, 0, 0, 0]  # asked naming a speaker; plain first, top 3; filtered
     for question, spans in meeting.asked:
         query = np.array(embed_model.get_query_embedding(question), dtype=float)
-        ranked = [int(i) for i in np.argsort(-(units @ query), kind="stable")]
-        chapters = [int(c) for c in np.argsort(-(means @ query), kind="stable")[:CHAPTERS]]
-        reordered = chapter_first(ranked[: CANDIDATES * 3], chapters, chapter_of.__getitem__)
+        scores, chapter_scores = units @ query, means @ query
+        ranked = [int(i) for i in np.argsort(-scores, kind="stable")]
+        chapters = {
+            int(c): float(chapter_scores[c])
+            for c in np.argsort(-chapter_scores, kind="stable")[:CHAPTERS]
+        }
+        reordered = chapter_blend(
+            ranked[: CANDIDATES * 3], scores.__getitem__, chapter_of.__getitem__, chapters
+        )
         named = named_speakers(question, lambda: roles)
         theirs = [i for i in ranked if meeting.turns[i].speaker in named]
         arms = [(plain, ranked), (chaptered, reordered)]

@@ -74,7 +74,7 @@ class Querying(Recordings):
 
         ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
         moments of these recordings (named as :meth:`recording` takes them);
-        ``by_chapter`` ranks the chapters first and returns each one's best moments
+        ``by_chapter`` scores each moment with its chapter's match too
         (:mod:`llama_index_video.search.by_chapter`); ``by_named_speaker`` keeps only
         what the speakers a question names said
         (:mod:`llama_index_video.search.speaker_named`).
@@ -161,8 +161,8 @@ class Querying(Recordings):
 
         ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said, ``sources``
         (e.g. ``["team_sync.mp3"]``, named as :meth:`recording` takes them) only the
-        moments of these recordings; ``by_chapter``: the question's chapters first, then
-        each one's best moments (each hit's ``chapter`` names it); ``by_named_speaker``:
+        moments of these recordings; ``by_chapter``: each moment scored with its chapter's
+        match too (each hit's ``chapter`` names it); ``by_named_speaker``:
         a question naming one of the index's speakers as the one speaking ("what did the
         designer say ...") keeps that speaker's moments.
 

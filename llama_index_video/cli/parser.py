@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--by-chapter",
         action="store_true",
-        help="rank the chapters first, then each one's best moments (topic questions)",
+        help="score each moment with its chapter's match too (topic questions)",
     )
     search.add_argument(
         "--by-named-speaker",

@@ -241,8 +241,8 @@ class SearchPolicy:
         by_chapter: bool = False,
     ) -> FusionRetriever | ChapterRetriever:
         """Fused retrieval over the modalities (every moment's by default, chapters only
-        when named), thresholds applied; ``by_chapter``: the question's chapters ranked
-        first, then each one's best moments (:mod:`.by_chapter`).
+        when named), thresholds applied; ``by_chapter``: each moment re-scored with its
+        chapter's match (:mod:`.by_chapter`).
 
         Each modality is a channel (cosine similarity, the text threshold); frames are
         also ranked by their pixels when there is visual search and ``frame`` is among

@@ -1,5 +1,6 @@
-"""Topic-level retrieval on the constructed meeting: a question about a topic finds its
-chapter first, then the best moments inside it, each hit naming its chapter; through
+"""Topic-level retrieval on the constructed meeting: a question about a topic finds the
+moments of its chapter, each moment scored with its chapter's match, each hit naming
+its chapter; through
 ``search``, ``as_retriever`` and ``search --by-chapter``; the relevance gate still
 judges the hits it returns."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from llama_index_video.cli.main import main
 from llama_index_video.schema import CHAPTER
-from llama_index_video.search.by_chapter import chapter_first
+from llama_index_video.search.by_chapter import chapter_blend
 from llama_index_video.search.relevance import RelevanceGate
 from tests.chapters.meeting_script import TOPIC_SECONDS
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
@@ -19,11 +20,18 @@ def _in_colours(start: float | None) -> bool:
     return start is not None and 2 * TOPIC_SECONDS - 1 <= start < 3 * TOPIC_SECONDS
 
 
-def test_chapter_first_puts_each_ranked_chapters_best_moments_first():
-    moments = [("a1", "A"), ("b1", "B"), ("x", None), ("a2", "A"), ("a3", "A"), ("b2", "B")]
-    ordered = chapter_first(moments, ["A", "B"], lambda m: m[1], per_chapter=2)
-    assert [m[0] for m in ordered] == ["a1", "a2", "b1", "b2", "x", "a3"]
-    assert chapter_first(moments, [], lambda m: m[1]) == moments
+def test_a_moment_gains_its_chapters_match_without_losing_its_own():
+    # (name, own score, chapter): chapter A matches the question far better than B
+    moments = [("b1", 0.80, "B"), ("a1", 0.62, "A"), ("x", 0.70, None), ("b2", 0.50, "B")]
+    chapters = {"A": 0.9, "B": 0.3}
+    ordered = chapter_blend(moments, lambda m: m[1], lambda m: m[2], chapters, weight=0.2)
+    # a1: 0.62 + 0.18 = 0.80 passes x (0.70) and b2, but b1 keeps first (0.80 + 0.06)
+    assert [m[0] for m in ordered] == ["b1", "a1", "x", "b2"]
+    unranked = chapter_blend(moments, lambda m: m[1], lambda m: m[2], {"A": 0.9}, weight=0.2)
+    assert [m[0] for m in unranked] == ["b1", "a1", "x", "b2"]  # B scored as A, the lowest
+    assert chapter_blend(moments, lambda m: m[1], lambda m: m[2], {}) == sorted(
+        moments, key=lambda m: m[1], reverse=True
+    )
 
 
 def test_a_topic_question_finds_its_chapter_then_the_moments_inside(meeting_index):  # noqa: F811
@@ -37,7 +45,7 @@ def test_a_topic_question_finds_its_chapter_then_the_moments_inside(meeting_inde
     assert [n.node.metadata[CHAPTER] for n in nodes[:2]] == [colours.node_id] * 2
 
 
-def test_the_relevance_gate_judges_the_chapter_first_hits(meeting_index):  # noqa: F811
+def test_the_relevance_gate_judges_the_hits_by_chapter(meeting_index):  # noqa: F811
     index, _ = meeting_index
     before = index.relevance
     try:
