@@ -8,7 +8,11 @@ Designer``) the question names there, by the whole label or by one of its words
 ("Ben", "designer"); a speaker named by the whole label wins over those sharing a word
 of it ("Grad D" over "Grad A"). :class:`SpeakerNamedRetriever` then keeps only their transcript
 units, as ``speakers=`` does; a question that names no known speaker is searched as it
-is, and so is every question of an index without speaker labels.
+is, and so is every question of an index without speaker labels. It is opt-in
+(``search(by_named_speaker=True)``, ``search --by-named-speaker``): on QMSum's meetings
+keeping the named speaker's turns found the answer stretch first less often than
+searching everyone (``python benchmarks/meetings.py``), as the stretch often holds the
+others' replies.
 """
 
 from __future__ import annotations
