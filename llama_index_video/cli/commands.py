@@ -22,7 +22,13 @@ from llama_index_video.cli.warm_search import served_search
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
-from llama_index_video.errors import VideoIndexError, printable_path
+from llama_index_video.errors import (
+    EmbeddingError,
+    MomentRequestError,
+    RemoteAPIError,
+    VideoIndexError,
+    printable_path,
+)
 from llama_index_video.schema import format_timestamp
 
 logger = logging.getLogger(__name__)
@@ -391,7 +397,12 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
         index = _open_index(args.index, vector_store=reader, **settings)
         try:
             hits = read_once(index, lambda: _hits(index, args))
-        except Exception as exc:  # whatever it was, the usual way says it (or succeeds)
+        except (EmbeddingError, RemoteAPIError, MomentRequestError):
+            # the question's own failures (a paid API refusing it, a bad filter): asking
+            # again the usual way would repeat the call and could hide the failure
+            index.close()
+            raise
+        except Exception as exc:  # the engine-only read failed: the usual way says why
             logger.debug("%s: read as usual after %s: %s", args.index, type(exc).__name__, exc)
             hits = None
         try:
