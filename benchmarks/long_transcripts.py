@@ -1,12 +1,19 @@
 """The stored transcript of long recordings beside faster-whisper's defaults (issue 36).
 
-    python benchmarks/long_transcripts.py [--minutes 20 60] [--baseline-ref REF]
-        [--cache DIR] [--json FILE]
+    python benchmarks/long_transcripts.py [--real NAME ...] [--minutes 20 60]
+        [--baseline-ref REF] [--cache DIR] [--json FILE] [--keep DIR]
 
-For each length, the recording of :mod:`benchmarks.long_speech` (planned by
-:mod:`benchmarks.long_speech_script`: espeak-ng voices, synthetic speech, with music,
-noise beds and silences; cached outside the repository) is heard, each in a child
-process timed as a whole (wall, CPU seconds), by:
+Two kinds of long recording, all heard in the same run:
+
+- ``--real`` (default: all of :data:`benchmarks.long_real_speech.RECORDINGS`): **real
+  human speech**, kept in ``benchmarks/long_real/``: the clips of one reader joined end
+  to end (real speech, not a real long recording), the reference being each clip's
+  transcript at its place;
+- ``--minutes``: the recording of :mod:`benchmarks.long_speech` (planned by
+  :mod:`benchmarks.long_speech_script`: espeak-ng voices, **synthetic speech**, with
+  music, noise beds and silences; cached outside the repository).
+
+Each is heard, each in a child process timed as a whole (wall, CPU seconds), by:
 
 - ``ours``: ``llama-index-video ingest`` with its defaults into a fresh index (tiny.en),
   then ``transcript --format json``: the stored transcript (the words a unit repeats
@@ -16,24 +23,29 @@ process timed as a whole (wall, CPU seconds), by:
   (tiny.en, int8): ``WhisperModel.transcribe(path)`` with no option changed (beam 5,
   temperature fallback 0.0-1.0, each window prompted with the previous text, no VAD).
 
-Reported per recipe: the word error rate against the script, both normalised by
+Reported per recipe: the word error rate against the reference, both normalised by
 Whisper's own ``EnglishTextNormalizer`` (openai-whisper, in the ``whisper`` extra: "four
-hundred and twenty" and "420" are the same words); the spoken facts missing
-(:func:`missing_facts`: a fact is heard when one of its answers, normalised alike, is in
-the text heard within 2 s of where it was said); for ours, the windows decoded again and
-the spans dropped (counted from ingest's log); wall and CPU seconds. The load average is
-printed with every figure: the machine is shared. ``--keep DIR`` keeps what each recipe
-heard (JSON), and a run given the same ``--keep`` scores what is kept there instead of
-hearing it again (its process figures are then blank).
+hundred and twenty" and "420" are the same words); the spoken facts heard, and those the
+defaults hear that the recipe lacks. A fact of the synthetic recording is one of its
+planted ``FACTS`` (:func:`missing_facts`: heard when one of its answers, normalised
+alike, is in the text heard within 2 s of where it was said); a fact of a real
+recording is a word pair of a clip's reference not made of stop words alone
+(:func:`real_facts`), heard when the text heard within 2 s of the clip holds it. For
+ours, the windows decoded again and the spans dropped (counted from ingest's log);
+wall and CPU seconds. The load average is printed with every figure: the machine is
+shared. ``--keep DIR`` keeps what each recipe heard (JSON), and a run given the same
+``--keep`` scores what is kept there instead of hearing it again (its process figures
+are then blank).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -41,8 +53,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import Version, load_average, release, run, today  # noqa: E402
+from benchmarks.long_real_speech import RECORDINGS, Turn, load_recording  # noqa: E402
 from benchmarks.long_speech import DEFAULT_CACHE, recording  # noqa: E402
-from benchmarks.long_speech_script import FACTS, iter_facts, plan  # noqa: E402
+from benchmarks.long_speech_script import iter_facts, plan  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
 
 DEFAULTS = "defaults"
@@ -68,11 +81,22 @@ class Figures:
     """One recipe on one recording."""
 
     wer: float
-    missing: list[str]
+    heard: list[str]
     redecoded: int | None
     dropped: int | None
     wall_s: float
     cpu_s: float
+
+
+@dataclass(frozen=True)
+class Material:
+    """A long recording, what it says, and which of its facts a transcript heard."""
+
+    name: str
+    audio: Path
+    said: str
+    facts: int
+    heard: Callable[[Sequence[Heard]], list[str]]
 
 
 def without_overlap(units: Sequence[Heard], *, most: int = 6) -> list[Heard]:
@@ -98,22 +122,78 @@ def spoken_words(text: str) -> list[str]:
     return EnglishTextNormalizer()(text).split()
 
 
+def _around(heard: Sequence[Heard], start: float, end: float, near: float) -> list[str]:
+    """The words heard from ``near`` seconds before ``start`` to as long after ``end``."""
+    said = " ".join(h.text for h in heard if h.end >= start - near and h.start <= end + near)
+    return spoken_words(said)
+
+
 def missing_facts(
     heard: Sequence[Heard], facts: dict[str, tuple[float, float]], *, near: float = NEAR_SECONDS
 ) -> list[str]:
     """The ids of the facts none of whose answers is in the text heard around them."""
     missing = []
     for fact, start, end in iter_facts(facts):
-        said = " ".join(h.text for h in heard if h.end >= start - near and h.start <= end + near)
-        around = f" {' '.join(spoken_words(said))} "
+        around = f" {' '.join(_around(heard, start, end, near))} "
         if not any(f" {' '.join(spoken_words(answer))} " in around for answer in fact.answer):
             missing.append(fact.id)
     return missing
 
 
-def reference(minutes: float) -> str:
-    """What the recording of ``minutes`` says, in order."""
-    return " ".join(item.text for item in plan(minutes) if item.kind == "speech")
+def real_facts(turns: Sequence[Turn]) -> list[tuple[str, Turn, tuple[str, str]]]:
+    """The facts of a real recording: each word pair of a clip's reference (normalised)
+    with a word that is not a stop word, once per clip, as ``(id, clip, pair)``."""
+    from llama_index_video.search.relevance import STOPWORDS
+
+    facts = []
+    for turn in turns:
+        words = spoken_words(turn.text)
+        pairs = dict.fromkeys(itertools.pairwise(words))
+        facts += [
+            (f"{turn.id}:{a} {b}", turn, (a, b))
+            for a, b in pairs
+            if a not in STOPWORDS or b not in STOPWORDS
+        ]
+    return facts
+
+
+def heard_real_facts(
+    heard: Sequence[Heard], turns: Sequence[Turn], *, near: float = NEAR_SECONDS
+) -> list[str]:
+    """The ids of :func:`real_facts` whose word pair is in the text heard around its clip."""
+    found = []
+    pairs_near: dict[str, set[tuple[str, str]]] = {}
+    for fact, turn, pair in real_facts(turns):
+        if turn.id not in pairs_near:
+            words = _around(heard, turn.start, turn.end, near)
+            pairs_near[turn.id] = set(itertools.pairwise(words))
+        if pair in pairs_near[turn.id]:
+            found.append(fact)
+    return found
+
+
+def real_material(name: str) -> Material:
+    """A recording of ``benchmarks/long_real/``."""
+    audio, turns = load_recording(name)
+    return Material(
+        name=f"{name} (real speech)",
+        audio=audio,
+        said=" ".join(turn.text for turn in turns),
+        facts=len(real_facts(turns)),
+        heard=lambda heard: heard_real_facts(heard, turns),
+    )
+
+
+def synthetic_material(minutes: float, cache: Path) -> Material:
+    """The synthetic recording of ``minutes``."""
+    audio, facts, _ = recording(minutes, cache)
+
+    def heard_facts(heard: Sequence[Heard]) -> list[str]:
+        missing = set(missing_facts(heard, facts))
+        return [fact for fact in facts if fact not in missing]
+
+    said = " ".join(item.text for item in plan(minutes) if item.kind == "speech")
+    return Material(f"{minutes:g} min (synthetic speech)", audio, said, len(facts), heard_facts)
 
 
 def _defaults_child(audio: Path, out: Path) -> None:
@@ -164,9 +244,46 @@ def _check(name: str, returncode: int, stderr: str) -> None:
         raise SystemExit(f"{name} failed:\n{stderr[-3000:]}")
 
 
+def hear(
+    material: Material, recipes: dict[str, Version | None], keep: Path | None
+) -> dict[str, tuple[Figures, str]]:
+    """Each recipe's figures on ``material`` and the load before / after it."""
+    figures: dict[str, tuple[Figures, str]] = {}
+    for name, version in recipes.items():
+        load_before = load_average()
+        label = f"{material.audio.stem}-{name.replace(' ', '_')}"
+        kept = keep / f"{label}.json" if keep else None
+        if kept is not None and kept.is_file():  # heard in an earlier run: its figures
+            saved = json.loads(kept.read_text())
+            heard = [Heard(**h) for h in saved.pop("heard")]
+            process = Figures(**{**saved, "heard": []})
+        else:
+            with tempfile.TemporaryDirectory(prefix="long-transcripts-") as folder:
+                heard, process = measure(version, material.audio, Path(folder))
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                saved = {**asdict(process), "heard": [asdict(h) for h in heard]}
+                kept.write_text(json.dumps(saved))
+        hypothesis = spoken_words(" ".join(h.text for h in heard))
+        figures[name] = (
+            Figures(
+                wer=round(error_rate(spoken_words(material.said), hypothesis), 4),
+                heard=material.heard(heard),
+                redecoded=process.redecoded,
+                dropped=process.dropped,
+                wall_s=round(process.wall_s, 1),
+                cpu_s=round(process.cpu_s, 1),
+            ),
+            f"{load_before} / {load_average()}",
+        )
+    return figures
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--minutes", nargs="+", type=float, default=[20.0])
+    names = [source.name for source in RECORDINGS]
+    parser.add_argument("--real", nargs="*", choices=names, default=names)
+    parser.add_argument("--minutes", nargs="*", type=float, default=[20.0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--baseline-ref", help="also run ours as this git ref had it")
     parser.add_argument(
@@ -188,56 +305,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         recipes[f"ours at {args.baseline_ref}"] = release(args.baseline_ref)
     if DEFAULTS in args.recipes:
         recipes[DEFAULTS] = None
-    print("All speech is synthetic (espeak-ng voices), heard through faster-whisper tiny.en.")
-    for minutes in args.minutes:
-        audio, facts, seconds = recording(minutes, args.cache)
-        said = reference(minutes)
+    print("Heard through faster-whisper tiny.en; each recording says whether its speech is real.")
+    materials = [real_material(name) for name in args.real]
+    materials += [synthetic_material(minutes, args.cache) for minutes in args.minutes]
+    for material in materials:
+        print(f"\n## {material.name}: {len(material.said.split())} words, {material.facts} facts\n")
         print(
-            f"\n## {minutes:g} min ({seconds:.0f} s, {len(said.split())} words, "
-            f"{len(facts)}/{len(FACTS)} facts)\n"
+            "| recipe | WER | facts heard | facts the defaults hear that it lacks "
+            "| windows decoded again | spans dropped | wall s | CPU s | load before / after |"
         )
-        print(
-            "| recipe | WER | facts missing | windows decoded again | spans dropped "
-            "| wall s | CPU s | load before / after |"
-        )
-        print("|---|---|---|---|---|---|---|---|")
-        for name, version in recipes.items():
-            load = load_average()
-            label = name.replace(" ", "_")
-            kept = args.keep / f"{minutes:g}min-{label}.json" if args.keep else None
-            if kept is not None and kept.is_file():  # heard in an earlier run: its figures
-                saved = json.loads(kept.read_text())
-                heard = [Heard(**h) for h in saved.pop("heard")]
-                process = Figures(**saved)
-            else:
-                with tempfile.TemporaryDirectory(prefix="long-transcripts-") as folder:
-                    heard, process = measure(version, audio, Path(folder))
-            if kept is not None and not kept.is_file():
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                kept.write_text(
-                    json.dumps({**asdict(process), "heard": [asdict(h) for h in heard]})
-                )
-            hypothesis = spoken_words(" ".join(h.text for h in heard))
-            figures = Figures(
-                wer=round(error_rate(spoken_words(said), hypothesis), 4),
-                missing=missing_facts(heard, facts),
-                redecoded=process.redecoded,
-                dropped=process.dropped,
-                wall_s=round(process.wall_s, 1),
-                cpu_s=round(process.cpu_s, 1),
-            )
-            missing = ", ".join(figures.missing) or "none"
+        print("|---|---|---|---|---|---|---|---|---|")
+        figures = hear(material, recipes, args.keep)
+        by_defaults = set(figures[DEFAULTS][0].heard) if DEFAULTS in figures else None
+        for name, (result, loads) in figures.items():
+            lacks = "-" if by_defaults is None else _facts(sorted(by_defaults - set(result.heard)))
             print(
-                f"| {name} | {figures.wer:.1%} | {len(figures.missing)} ({missing}) | "
-                f"{_count(figures.redecoded)} | {_count(figures.dropped)} | {figures.wall_s} | "
-                f"{figures.cpu_s} | {load} / {load_average()} |",
+                f"| {name} | {result.wer:.1%} | {len(result.heard)} | {lacks} | "
+                f"{_count(result.redecoded)} | {_count(result.dropped)} | {result.wall_s} | "
+                f"{result.cpu_s} | {loads} |",
                 flush=True,
             )
             if args.json:
                 with args.json.open("a") as handle:
-                    line = {"minutes": minutes, "recipe": name, **asdict(figures)}
+                    line = {"recording": material.name, "recipe": name, **asdict(result)}
                     handle.write(json.dumps(line) + "\n")
     return 0
+
+
+def _facts(ids: list[str], *, shown: int = 6) -> str:
+    """How many facts, and which (the first ``shown``)."""
+    if not ids:
+        return "0"
+    more = f", +{len(ids) - shown}" if len(ids) > shown else ""
+    return f"{len(ids)} ({', '.join(ids[:shown])}{more})"
 
 
 def _count(value: int | None) -> str:

@@ -1,4 +1,5 @@
-"""The scoring of benchmarks/long_transcripts.py: edit distance, overlap, facts heard."""
+"""The scoring of benchmarks/long_transcripts.py: edit distance, overlap, facts heard;
+the real long recordings it hears (benchmarks/long_real_speech.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,15 @@ import random
 
 import pytest
 
+from benchmarks.long_real_speech import RECORDINGS, Turn, load_recording
 from benchmarks.long_speech_script import FACTS
-from benchmarks.long_transcripts import Heard, missing_facts, without_overlap
+from benchmarks.long_transcripts import (
+    Heard,
+    heard_real_facts,
+    missing_facts,
+    real_facts,
+    without_overlap,
+)
 from benchmarks.scoring import edit_distance
 
 
@@ -58,3 +66,42 @@ def test_a_fact_is_missing_when_its_answer_is_not_heard_near_where_it_was_said()
     assert chess.answer and missing_facts(heard_there, facts) == []
     assert missing_facts(heard_elsewhere, facts) == ["chess"]
     assert missing_facts([Heard(99.0, 106.0, "The chess club meets weekly.")], facts) == ["chess"]
+
+
+def test_a_real_fact_is_a_word_pair_of_a_clip_not_made_of_stop_words_alone():
+    turn = Turn("LJ001-0005", 10.0, 16.0, "the invention of movable metal letters")
+    facts = {fact for fact, _, _ in real_facts([turn])}
+    assert "LJ001-0005:movable metal" in facts
+    assert "LJ001-0005:invention of" in facts  # "invention" is a content word
+    assert "LJ001-0005:the invention" in facts
+    assert not any(fact.endswith(":of the") for fact in facts)
+
+
+def test_a_real_fact_is_heard_only_in_text_heard_near_its_clip():
+    turns = [
+        Turn("a", 10.0, 16.0, "the invention of movable metal letters"),
+        Turn("b", 40.0, 44.0, "printed in france"),
+    ]
+    heard = [
+        Heard(9.0, 17.0, "The invention of movable metal letters."),
+        Heard(60, 63, "in France"),
+    ]
+    found = heard_real_facts(heard, turns)
+    assert "a:movable metal" in found and "a:metal letters" in found
+    assert not any(fact.startswith("b:") for fact in found)  # "in france" heard 16 s later
+    misheard = [Heard(9.0, 17.0, "The invention of movable medal letters.")]
+    assert "a:movable metal" not in heard_real_facts(misheard, turns)
+
+
+@pytest.mark.parametrize("source", RECORDINGS, ids=lambda source: source.name)
+def test_each_kept_real_recording_has_its_reference_in_order_and_its_audio(source):
+    import av
+
+    audio, turns = load_recording(source.name)
+    assert len(turns) > 90 and turns[0].start == 0.0
+    assert all(a.end < b.start for a, b in itertools.pairwise(turns))
+    assert all(turn.text.strip() and turn.end > turn.start for turn in turns)
+    with av.open(str(audio)) as container:
+        seconds = container.duration / av.time_base
+    assert abs(seconds - turns[-1].end) < 1.0
+    assert 600 < seconds < 1500  # each at least 10 minutes: a long recording
