@@ -7,7 +7,8 @@ module runs one such pass: the call to the model with the transcriber's
 check already heard (so Silero runs once), faster-whisper's segments moved onto the
 source's timeline and clamped to it, repetition loops decoded again
 (:func:`.loops.mend`, deterministic, no prompt, with each remedy's penalties) and what
-still loops listed as dropped, and errors raised while decoding (CTranslate2 raises
+still loops listed as dropped, words a window skipped decoded again
+(:func:`.skips.filled`), and errors raised while decoding (CTranslate2 raises
 plain ``RuntimeError``) made :class:`~llama_index_video.errors.TranscriptionError`.
 """
 
@@ -21,9 +22,10 @@ import numpy as np
 
 from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription.base import SAMPLE_RATE, DroppedSpeech, Segment, Word
-from llama_index_video.transcription.loops import Remedy, mend, mended
+from llama_index_video.transcription.loops import Redecode, Remedy, mend, mended
 from llama_index_video.transcription.models import ResolvedModel
-from llama_index_video.transcription.vad import TRANSCRIPTION, VoiceActivity
+from llama_index_video.transcription.skips import SpeechSeconds, filled
+from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -125,6 +127,8 @@ def decode(
             until=len(samples) / SAMPLE_RATE if whole else run.end,
             language=language,
             mend=again,
+            speech=lambda start, end: activity.seconds(UTTERANCES, start, end),
+            redecode=redecode,
         ),
         language=info.language,
         probability=float(info.language_probability) if detected else None,
@@ -132,11 +136,9 @@ def decode(
     )
 
 
-def _redecode(
-    run: Pass, samples: np.ndarray, language: str, options: Decoding
-) -> Callable[[float, float, Remedy], Iterator[Segment]]:
-    """How :func:`.loops.mend` decodes a piece of ``samples`` again: deterministic,
-    no prompt, with the remedy's penalties."""
+def _redecode(run: Pass, samples: np.ndarray, language: str, options: Decoding) -> Redecode:
+    """How :func:`.loops.mend` and :func:`.skips.filled` decode a piece of ``samples``
+    again: deterministic, no prompt, with the remedy's penalties."""
     duration = len(samples) / SAMPLE_RATE
 
     def decode_again(start: float, end: float, remedy: Remedy) -> Iterator[Segment]:
@@ -170,13 +172,18 @@ def _convert(
     until: float,
     language: str | None = None,
     mend: Callable[[Segment, str], list[Segment]],
+    speech: SpeechSeconds,
+    redecode: Redecode,
 ) -> Iterator[Segment]:
     """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
     timeline), repetition loops into what ``mend`` makes of them (:func:`.loops.mended`;
-    the decoded audio ends at ``until``), and errors raised mid-stream into ours."""
+    the decoded audio ends at ``until``), segments that skipped ``speech`` into what
+    ``redecode`` hears there (:func:`.skips.filled`), and errors raised mid-stream into
+    ours."""
     try:
         ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
-        yield from mended((s for s in ours if s is not None), until=until, mend=mend)
+        kept = mended((s for s in ours if s is not None), until=until, mend=mend)
+        yield from filled(kept, until=until, speech=speech, redecode=redecode, where=where)
     except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
         raise TranscriptionError(
             f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"

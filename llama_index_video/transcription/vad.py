@@ -64,6 +64,7 @@ class VoiceActivity:
 
     def __init__(self, samples: np.ndarray) -> None:
         self.samples = samples
+        self._spans: dict[Grain, list[Span]] = {}
 
     @cached_property
     def probabilities(self) -> np.ndarray:
@@ -71,6 +72,14 @@ class VoiceActivity:
 
     def spans(self, grain: Grain) -> list[Span]:
         return speech_spans(self.probabilities, len(self.samples), grain)
+
+    def seconds(self, grain: Grain, start: float, end: float) -> float:
+        """Seconds of speech at ``grain`` between ``start`` and ``end`` seconds."""
+        if grain not in self._spans:
+            self._spans[grain] = self.spans(grain)
+        first, last = start * SAMPLE_RATE, end * SAMPLE_RATE
+        found = sum(max(0.0, min(last, b) - max(first, a)) for a, b in self._spans[grain])
+        return found / SAMPLE_RATE
 
 
 def speech_probabilities(samples: np.ndarray) -> np.ndarray:
