@@ -26,6 +26,7 @@ from llama_index_video.transcription.loops import Redecode, Remedy, mend, mended
 from llama_index_video.transcription.models import ResolvedModel
 from llama_index_video.transcription.skips import SpeechSeconds, filled
 from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
+from llama_index_video.transcription.windows import clip_timestamps
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
@@ -78,17 +79,22 @@ def decode(
     """Start decoding ``run`` (the whole audio, or its stretch of it).
 
     The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
-    would (the same spans), from the VAD the language check heard: Silero runs once.
-    A stretch is left to faster-whisper's own VAD. A loop is decoded again
-    (:func:`.loops.mend`); what still loops is appended to ``dropped``.
+    would (the same spans), from the VAD the language check heard: Silero runs once;
+    windows end in its pauses (:mod:`.windows`). A stretch is left to faster-whisper's
+    own VAD. A loop is decoded again (:func:`.loops.mend`); what still loops is appended
+    to ``dropped``.
     """
     samples = activity.samples
     first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
     part = samples if whole else samples[first:last]
     try:
         kept = activity.spans(TRANSCRIPTION) if whole and options.vad_filter else None
-        if kept is not None:
-            part = np.concatenate([samples[start:end] for start, end in kept] or [part[:0]])
+        clips: list[float] | str = "0"  # faster-whisper's "all of it"
+        if kept:
+            part = np.concatenate([samples[start:end] for start, end in kept])
+            clips = clip_timestamps(kept, activity.spans(UTTERANCES))
+        elif kept is not None:
+            part = part[:0]
         segments, info = run.whisper.transcribe(
             part,
             language=run.language,
@@ -98,6 +104,7 @@ def decode(
             word_timestamps=options.word_timestamps,
             condition_on_previous_text=options.condition_on_previous_text,
             initial_prompt=options.initial_prompt,
+            clip_timestamps=clips,
         )
     except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
         raise TranscriptionError(

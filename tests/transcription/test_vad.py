@@ -1,6 +1,7 @@
 """Where the speech is: the spans cut from Silero's probabilities are faster-whisper's own
 (on made-up probabilities and on real recordings), and a transcription hears Silero once,
-the language check included, with the words and times faster-whisper's own VAD gives."""
+the language check included, with the words and times faster-whisper gives on the speech
+its own VAD keeps, in windows that end in pauses."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ import pytest
 from faster_whisper import WhisperModel
 from faster_whisper import vad as faster_vad
 from faster_whisper.audio import decode_audio
+from faster_whisper.transcribe import restore_speech_timestamps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription import FasterWhisperTranscriber, resolve_model, vad
 from llama_index_video.transcription.base import SAMPLE_RATE
+from llama_index_video.transcription.windows import clip_timestamps
 from tests_support import needs_base
 
 from .conftest import SPEECH, Clip
@@ -118,24 +121,29 @@ def test_a_transcription_hears_silero_once_with_the_language_checked(
 
 
 def test_the_words_and_times_are_those_of_faster_whispers_own_vad(narration: Clip) -> None:
+    """faster-whisper's own VAD keeps the speech; its windows end in pauses (.windows)."""
     transcriber = FasterWhisperTranscriber(language="en", cpu_threads=2)
     ours = [
         (s.start, s.end, s.text, [(w.start, w.end) for w in s.words])
         for s in transcriber.transcribe(narration.audio).segments
     ]
     whisper = WhisperModel(str(resolve_model("tiny.en").path), compute_type="int8", cpu_threads=2)
+    chunks = faster_vad.get_speech_timestamps(narration.audio, faster_vad.VadOptions())
+    kept = [(c["start"], c["end"]) for c in chunks]
+    utterances = _faster_whisper_spans(narration.audio, vad.UTTERANCES)
     segments, _ = whisper.transcribe(
-        narration.audio,
+        np.concatenate([narration.audio[a:b] for a, b in kept]),
         language="en",
         beam_size=transcriber.beam_size,
         temperature=transcriber.temperature,
-        vad_filter=True,
+        vad_filter=False,
         word_timestamps=True,
         condition_on_previous_text=False,
+        clip_timestamps=clip_timestamps(kept, utterances),
     )
     theirs = [
         (s.start, s.end, s.text.strip(), [(w.start, w.end) for w in s.words or ()])
-        for s in segments
+        for s in restore_speech_timestamps(segments, chunks, SAMPLE_RATE)
     ]
     assert len(ours) == len(theirs) >= 8
     for mine, own in zip(ours, theirs, strict=True):
