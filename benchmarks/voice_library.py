@@ -127,12 +127,13 @@ def units(index: VideoIndex, stem: str) -> list[tuple[str | None, str | None]]:
 
 
 def namings(found: Sequence[Unit]) -> dict[str, str]:
-    """label -> person: each person named on the label that said most of their units,
-    unless that label is named already (a label two people said most: the first)."""
+    """label -> person: each person named on the label that said most of their units (of
+    two labels that said as many, the first in order), unless that label is named
+    already (a label two people said most: the first)."""
     named: dict[str, str] = {}
     for person in sorted({p for p, *_ in found if p}):
         said = [s for p, s, *_ in found if p == person and s]
-        label = max(set(said), key=said.count) if said else None
+        label = max(sorted(set(said)), key=said.count) if said else None
         if label is not None and label not in named:
             named[label] = person
     return named
