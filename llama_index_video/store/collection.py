@@ -149,7 +149,8 @@ def _open_local(folder: Path, name: str, load: bool) -> Any:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         client = chromadb.PersistentClient(
-            path=str(folder), settings=Settings(anonymized_telemetry=False, allow_reset=False)
+            path=_chroma_key(folder),
+            settings=Settings(anonymized_telemetry=False, allow_reset=False),
         )
         found = client.get_or_create_collection(name, configuration={"hnsw": {"space": "cosine"}})
         if load:
@@ -418,7 +419,14 @@ def open_here(folder: Path) -> bool:
         from chromadb.api.shared_system_client import SharedSystemClient
     except ImportError:
         return False
-    return str(folder) in SharedSystemClient._identifier_to_system
+    return _chroma_key(folder) in SharedSystemClient._identifier_to_system
+
+
+def _chroma_key(folder: Path) -> str:
+    """The path Chroma is given for ``folder``, and so its cache's key: absolute, else a
+    relative ``idx/chroma`` opened again after a change of directory got the database
+    of the first (a different folder's rows)."""
+    return str(folder.absolute())
 
 
 def _drop_cached_system(folder: Path) -> None:
@@ -426,8 +434,8 @@ def _drop_cached_system(folder: Path) -> None:
 
     # Chroma's cache has no public per-folder eviction; it is keyed by the path string
     # open_chroma passes. Stopping the system closes its SQLite and segment files.
-    system = SharedSystemClient._identifier_to_system.pop(str(folder), None)
-    SharedSystemClient._identifier_to_refcount.pop(str(folder), None)
+    system = SharedSystemClient._identifier_to_system.pop(_chroma_key(folder), None)
+    SharedSystemClient._identifier_to_refcount.pop(_chroma_key(folder), None)
     if system is not None:
         try:
             system.stop()
