@@ -194,7 +194,11 @@ def _verify(args: argparse.Namespace) -> int:
         )
     for source in check.sources:
         found = "?" if source.found is None else str(source.found)
-        state = "ok" if not source.missing else f"{source.missing} missing"
+        state = "ok"
+        if source.missing:
+            state = f"{source.missing} missing"
+        elif source.lost_frames:
+            state = f"{source.lost_frames} frames lost"
         print(f"{state:12} {source.expected:6} listed {found:>6} stored  {source.source}")
     problems = {
         "stray rows (of no indexed file)": sum(len(ids) for ids in check.stray_rows.values()),
@@ -202,7 +206,7 @@ def _verify(args: argparse.Namespace) -> int:
         "partial files": len(check.partial_files),
         "interrupted files": len(check.interrupted),
         "unfinished removals": len(check.removals),
-        "files with missing moments": len(check.damaged),
+        "files with missing moments or frames": len(check.damaged),
     }
     for what, count in problems.items():
         if count:

@@ -35,7 +35,6 @@ from llama_index_video.store.collection import (
 )
 from llama_index_video.store.integrity import (
     INTERRUPTED,
-    MISSING_ROWS,
     IndexCheck,
     check_index,
     media_of,
@@ -109,13 +108,13 @@ class IndexWriter:
             self._delete_content(key)
         if check.damaged:
             logger.warning(
-                "%d indexed file(s) have moments missing from the vector store "
-                "(%s); they are re-indexed when ingested again",
+                "%d indexed file(s) have moments missing from the vector store or frames "
+                "from the media folder (%s); they are re-indexed when ingested again",
                 len(check.damaged),
                 ", ".join(s.source or s.content_hash[:12] for s in check.damaged[:3]),
             )
         for source in check.damaged:
-            self._manifest.set_file(source.content_hash, "failed", error=MISSING_ROWS)
+            self._manifest.set_file(source.content_hash, "failed", error=source.error)
             self._delete_content(source.content_hash)
         stores = self._stores()
         for name, ids in check.stray_rows.items():

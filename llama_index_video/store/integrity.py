@@ -5,6 +5,9 @@ folder must back it. :func:`check_index` compares them:
 
 - per indexed content, the rows the manifest counts against the rows the store holds
   (fewer rows: the content is *missing* moments and must be re-indexed);
+- per indexed content, when ``verify`` checks each one, the frames its rows name that
+  are gone from ``media/`` (*lost* frames: a hit would show a frame that is not there,
+  so the content is re-indexed too);
 - rows of contents the manifest does not list as indexed (*stray* rows: left by an
   interrupted run, or by a removal that did not finish);
 - files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
@@ -44,7 +47,7 @@ LlamaIndex vector store the row checks are skipped and said to be.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +69,7 @@ from llama_index_video.store.folder import IndexFolder, kept_settings
 from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
 from llama_index_video.store.lock import WriterLock
 from llama_index_video.store.manifest import Manifest, PathRecord, connect_read_only
-from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS
+from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS, resolved_path
 
 
 @dataclass(frozen=True)
@@ -77,10 +80,16 @@ class SourceCheck:
     source: str
     expected: int
     found: int | None  # None: not counted
+    lost_frames: int = 0  # frames its rows name that are not in the media folder
 
     @property
     def missing(self) -> int:
         return 0 if self.found is None else max(0, self.expected - self.found)
+
+    @property
+    def error(self) -> str:
+        """Why a damaged content is indexed again (its manifest entry says so meanwhile)."""
+        return MISSING_ROWS if self.missing else LOST_FRAMES
 
 
 @dataclass(frozen=True)
@@ -104,8 +113,8 @@ class IndexCheck:
 
     @property
     def damaged(self) -> list[SourceCheck]:
-        """Indexed contents with moments missing from the store."""
-        return [s for s in self.sources if s.missing]
+        """Indexed contents with moments missing from the store, or frames from ``media/``."""
+        return [s for s in self.sources if s.missing or s.lost_frames]
 
     @property
     def ok(self) -> bool:
@@ -126,7 +135,8 @@ class IndexCheck:
 
 INTERRUPTED = "interrupted; re-indexed on the next ingest"
 MISSING_ROWS = "moments missing from the vector store; re-indexed on the next ingest"
-TO_REINDEX = (INTERRUPTED, MISSING_ROWS)
+LOST_FRAMES = "frames missing from the media folder; re-indexed on the next ingest"
+TO_REINDEX = (INTERRUPTED, MISSING_ROWS, LOST_FRAMES)
 """The errors a clean-up records on the contents it takes out to be indexed again."""
 
 ReachabilityCheck = Callable[[Any], list[str] | None]
@@ -157,7 +167,8 @@ def check_index(
         media_dir: Where frames and clips are written.
         per_source: Count each content's rows even when the totals agree.
         lexical: The index's lexical index, to check too; None: no lexical check.
-        folder: The index folder, whose voice library is checked; None: not checked.
+        folder: The index folder, whose voice library is checked, and whose frames
+            are looked for per content with ``per_source``; None: neither is checked.
     """
     from llama_index_video.store.voice_library import library_problem
 
@@ -170,12 +181,14 @@ def check_index(
     counts: dict[str, int] | None = None
     if total is not None and (per_source or total != expected_total):
         counts = row_counts(main, indexed)
+    lost = lost_frames(main, indexed, folder) if per_source and folder is not None else {}
     sources = [
         SourceCheck(
             key,
             next((p.source for p in manifest.paths_of(key)), ""),
             record.node_count,
             None if counts is None else counts[key],
+            len(lost.get(key, ())),
         )
         for key, record in indexed.items()
     ]
@@ -211,6 +224,18 @@ def check_index(
         unreachable=unreachable_rows(stores),
         voices="" if folder is None else library_problem(folder),
     )
+
+
+def lost_frames(store: Any, indexed: Collection[str], folder: Path) -> dict[str, set[str]]:
+    """Per indexed content, the frames its rows in ``store`` name (a frame's and its
+    on-screen text's ``image_path``) that are not in the index folder ``folder``; a
+    content with none is left out. Nothing from a store that cannot list its rows."""
+    lost: dict[str, set[str]] = {}
+    for metadata in row_metadata(store):
+        key, stored = metadata.get(schema.CONTENT_HASH), metadata.get(schema.IMAGE_PATH)
+        if key in indexed and stored and not Path(resolved_path(str(stored), folder)).is_file():
+            lost.setdefault(str(key), set()).add(str(stored))
+    return lost
 
 
 def lost_manifest(manifest: Manifest, rows: int, folder: Path) -> IndexCorruptError:

@@ -9,6 +9,8 @@ import pytest
 
 from llama_index_video import schema
 from llama_index_video.index import VideoIndex
+from llama_index_video.media.frames import FrameSamplingOptions
+from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import open_chroma, release_chroma
 from llama_index_video.store.ingest import Ingestor
 from llama_index_video.store.manifest import Manifest
@@ -77,6 +79,38 @@ def test_verify_reports_then_repairs(run, index_copy):
     code, out, _ = run("verify", "--index", index_copy)
     assert code == 0
     assert out.rstrip().endswith("everything the manifest lists is stored and found by search")
+
+
+def test_verify_finds_frames_gone_from_media_and_repair_makes_them_again(
+    run, tmp_path, embed_model, make_video
+):
+    media = tmp_path / "media"
+    media.mkdir()
+    make_video(media / "slides.mp4", [(2.0, (200, 0, 0)), (2.0, (0, 0, 200))], tone=False)
+    folder = tmp_path / "index"
+    reader = VideoReader(
+        media_dir=folder / "media", frames=FrameSamplingOptions(interval=1.0), ocr="off"
+    )
+    index = VideoIndex(folder, embed_model=embed_model, reader=reader)
+    assert index.ingest([media]).ok
+    index.close()
+    gone = sorted((folder / "media" / "frames").iterdir())[0]
+    gone.unlink()  # deleted by hand, or by a clean-up of the disk
+
+    code, out, _ = run("verify", "--index", folder)
+    assert code == 1
+    line = next(line for line in out.splitlines() if line.endswith("slides.mp4"))
+    assert line.split()[:3] == ["1", "frames", "lost"]
+    assert "files with missing moments or frames: 1" in out
+
+    index = VideoIndex(folder, embed_model=embed_model, reader=reader)
+    try:
+        check, report = index.verify(repair=True)
+        assert [source.lost_frames for source in check.damaged] == [1]
+        assert report is not None and report.ok and gone.is_file()
+        assert index.verify()[0].ok
+    finally:
+        index.close()
 
 
 def _interrupt_when_stored(file, stage, done, total):
