@@ -411,14 +411,14 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
             hits = None
         try:
             if hits is not None:
-                _say_if_unlabelled(index, args)
+                _say_if_unlabelled(index, args, hits)
                 return hits
         finally:
             index.close()
     index = _open_index(args.index, **settings)
     try:
         hits = read_between_writers(index, lambda: _hits(index, args))
-        _say_if_unlabelled(index, args)
+        _say_if_unlabelled(index, args, hits)
         return hits
     finally:
         index.close()
@@ -435,11 +435,30 @@ def _hits(index: VideoIndex, args: argparse.Namespace) -> list[SearchHit]:
     )
 
 
-def _say_if_unlabelled(index: VideoIndex, args: argparse.Namespace) -> None:
-    if args.by_named_speaker and not any(entry.speakers for entry in index.library()):
+def _say_if_unlabelled(index: VideoIndex, args: argparse.Namespace, hits: list[SearchHit]) -> None:
+    """A note on stderr when the speakers a search names explain what it found: none
+    labelled in the index, or none by the names ``--speaker`` gave when nothing was."""
+    if not args.by_named_speaker and not (args.speaker and not hits):
+        return
+    known = {speaker for entry in index.library() for speaker in entry.speakers}
+    if not known:
         print(
-            "note: this index has no speaker labels (they are made by 'ingest "
-            "--speakers'), so every moment was searched",
+            "note: this index has no speaker labels (they are made by 'ingest --speakers'), "
+            + (
+                "so every moment was searched"
+                if args.by_named_speaker
+                else "so --speaker finds nothing"
+            ),
+            file=sys.stderr,
+        )
+    elif unknown := [
+        speaker
+        for speaker in args.speaker or []
+        if speaker.casefold() not in {name.casefold() for name in known}
+    ]:
+        print(
+            f"note: no moment of this index was said by {', '.join(map(repr, unknown))}; "
+            f"its speakers: {', '.join(sorted(known))}",
             file=sys.stderr,
         )
 

@@ -100,3 +100,18 @@ def test_by_named_speaker_says_when_the_index_has_no_speaker_labels(example_inde
     assert "this index has no speaker labels" in capsys.readouterr().err
     assert main(args) == 0
     assert "speaker labels" not in capsys.readouterr().err
+
+
+def test_a_speaker_search_that_finds_nothing_says_why(example_index, index, capsys):  # noqa: F811
+    unlabelled = ["search", "the cache", "--index", str(example_index.path), "--speaker", "Ben"]
+    assert main(unlabelled) == 0
+    captured = capsys.readouterr()
+    assert "No relevant moments." in captured.out
+    assert "this index has no speaker labels" in captured.err and "--speaker" in captured.err
+    labelled = ["search", "rain barrel", "--index", str(index.path), "--speaker"]
+    assert main([*labelled, "Diane Lee"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'Diane Lee'" in err
+    assert "its speakers: SPEAKER_1, SPEAKER_2, SPEAKER_3" in err
+    assert main([*labelled, "speaker_2"]) == 0
+    assert capsys.readouterr().err == ""
