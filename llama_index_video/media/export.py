@@ -262,10 +262,12 @@ class _Joiner:
                 rates = av.Codec(codec, "w").audio_rates  # Opus: 48 kHz and a few below
                 rate = audio_in.rate if not rates or audio_in.rate in rates else max(rates)
                 self.audio = out.add_stream(codec, rate=rate)
-                self.audio.layout = audio_in.layout.name
-                self.resampler = av.AudioResampler(
-                    format=self.audio.format.name, layout=audio_in.layout.name, rate=rate
-                )
+                # a WAV without a channel mask says "1 channels", which encoders refuse;
+                # more than two channels are mixed down to stereo
+                layout = "mono" if audio_in.channels == 1 else "stereo"
+                self.audio.layout = layout
+                # one resampler per recording: a resampler takes one input format only
+                self.resampling = {"format": self.audio.format.name, "layout": layout, "rate": rate}
         self.burner: Burner | None = None
         self.subtitles: Subtitles | None = None
         if cues and burn:
@@ -290,6 +292,7 @@ class _Joiner:
             if main is None:
                 raise MediaError(source, "has no sound to join into an audio-only export")
             wanted = [s for s in (video_in, audio_in) if s is not None]
+            resampler = av.AudioResampler(**self.resampling) if self.audio is not None else None
             inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
             for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`
                 if frame.time is None or frame.time < start - 1e-3:  # type: ignore[union-attr]
@@ -298,12 +301,15 @@ class _Joiner:
                     if frame.time >= end:
                         break
                     self._video(frame, self.seconds + frame.time - start)
-                elif isinstance(frame, av.AudioFrame) and self.audio is not None:
+                elif isinstance(frame, av.AudioFrame) and resampler is not None:
                     if frame.time >= end:
                         if video_in is None:
                             break
                         continue
-                    self._audio(frame)
+                    frame.pts = None
+                    self._audio(resampler.resample(frame))
+            if resampler is not None:
+                self._audio(resampler.resample(None))  # what it still holds of this moment
         self.seconds += end - start
         return self
 
@@ -317,9 +323,8 @@ class _Joiner:
         frame.time_base = 1 / self.rate
         self.out.mux(self.video.encode(frame))
 
-    def _audio(self, frame: av.AudioFrame) -> None:
-        frame.pts = None
-        for part in self.resampler.resample(frame):
+    def _audio(self, parts: list[av.AudioFrame]) -> None:
+        for part in parts:
             part.pts = self.samples
             part.time_base = Fraction(1, part.sample_rate)
             self.samples += part.samples

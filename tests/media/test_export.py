@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MediaError
-from llama_index_video.media.export import export_span, keyframe_before
+from llama_index_video.media.export import export_span, join_spans, keyframe_before
 from llama_index_video.media.export_subtitles import MAX_LINES, Burner, Cue, subtitle_font
 from tests_support import CHECKOUT, TEAM_SYNC, subtitle_track
 
@@ -83,6 +83,22 @@ def test_an_audio_source_exports_audio(tmp_path, mode, suffix):
     assert report.method == ("copy" if mode == "auto" else "reencode")
     got = durations(report.path)
     assert set(got) == {"audio"} and abs(got["audio"] - 10.0) < 0.1
+
+
+def test_moments_of_recordings_with_other_sample_rates_join(tmp_path, make_wav):
+    """A phone call's 8 kHz and a 16 kHz recording: each moment has its own resampler."""
+    tone = make_wav(tmp_path / "tone.wav", 0.2 * np.sin(np.arange(16000 * 6) * 0.1))
+    phone = tmp_path / "phone.wav"
+    with av.open(str(tone)) as inp, av.open(str(phone), "w") as out:
+        narrow = out.add_stream("pcm_s16le", rate=8000, layout="stereo")
+        resampler = av.AudioResampler(format="s16", layout="stereo", rate=8000)
+        for frame in [*inp.decode(audio=0), None]:
+            for part in resampler.resample(frame):
+                out.mux(narrow.encode(part))
+        out.mux(narrow.encode())
+    report = join_spans([(phone, 1.0, 4.0), (tone, 0.5, 2.5)], tmp_path / "answer.mp3")
+    got = durations(report.path)
+    assert set(got) == {"audio"} and got["audio"] == pytest.approx(5.0, abs=0.15)
 
 
 @pytest.mark.parametrize(
