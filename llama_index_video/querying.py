@@ -68,9 +68,13 @@ class Querying(Recordings):
         sources: Sequence[str | Path] | None = None,
         by_chapter: bool = False,
         by_named_speaker: bool = False,
+        similarity_top_k: int | None = None,
     ) -> BaseRetriever:
         """Fused retrieval over the modalities (all by default), thresholds applied
         (:meth:`~llama_index_video.search.policy.SearchPolicy.retriever`).
+
+        ``similarity_top_k`` is LlamaIndex's name for ``top_k`` (``index.as_retriever(
+        similarity_top_k=3)`` as on a ``VectorStoreIndex``); given, it wins.
 
         ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
         moments of these recordings (named as :meth:`recording` takes them);
@@ -84,7 +88,7 @@ class Querying(Recordings):
         """
         return self._retriever(
             self.search_policy(),
-            top_k=top_k,
+            top_k=top_k if similarity_top_k is None else similarity_top_k,
             modalities=modalities,
             speakers=speakers,
             contents=self._contents(sources),

@@ -127,6 +127,14 @@ def test_search_and_asearch_give_the_same_hits(example_index):
     assert asynchronous == sync and sync
 
 
+def test_the_retriever_takes_llama_indexs_similarity_top_k(example_index):
+    # VectorStoreIndex.as_retriever's name for it; a TypeError before
+    one = example_index.as_retriever(similarity_top_k=1).retrieve(QUESTION)
+    three = example_index.as_retriever(similarity_top_k=3).retrieve(QUESTION)
+    assert len(one) == 1 and len(three) == 3
+    assert one[0].node.node_id == three[0].node.node_id
+
+
 def test_a_retriever_query_engine_over_the_retriever_sends_frames_as_images(
     example_index, claude, fake_anthropic, best
 ):
