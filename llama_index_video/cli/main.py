@@ -103,6 +103,9 @@ def _configure_logging(*, debug: bool) -> None:
     handler.setLevel(level)
     logging.basicConfig(level=level, handlers=[handler])
     if not debug:
+        # Every command that ingests prints each file's outcome as a report line; the
+        # ingest's own warning for a failed file would say it a second time.
+        logging.getLogger("llama_index_video.store.ingest").setLevel(logging.ERROR)
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -186,6 +186,28 @@ def test_bad_arguments_are_usage_errors(capsys, argv):
     assert exited.value.code == 2
 
 
+def test_a_failed_file_is_told_once(tmp_path):
+    # the report line; the same outcome was also logged as a warning line before
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"\x00\x01garbage" * 64)
+    result = subprocess.run(
+        [
+            Path(sys.executable).with_name("llama-index-video"),
+            "ingest",
+            str(broken),
+            "--index",
+            str(tmp_path / "index"),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert (result.stdout + result.stderr).count("broken.mp4") == 1
+    assert "failed   " in result.stdout
+
+
 def test_a_library_logging_at_debug_prints_nothing_without_debug(tmp_path):
     # bm25s sets its own logger to DEBUG and logs while the lexical index is built.
     result = subprocess.run(
