@@ -28,6 +28,7 @@ from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_un
 from llama_index_video.schema import format_timestamp
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
 from llama_index_video.transcription.base import DroppedSpeech, Segment, Speech, Transcriber
+from llama_index_video.transcription.skips import UNHEARD
 
 logger = logging.getLogger(__name__)
 
@@ -187,15 +188,24 @@ class SpeechReading:
 
 
 def dropped_note(dropped: Sequence[DroppedSpeech], *, listed: int = 5) -> str:
-    """The note that tells the user which speech is missing from the transcript."""
+    """The note that tells the user which speech is missing from the transcript, and why:
+    a repetition loop, or speech the model wrote no words for (:mod:`..transcription.skips`)."""
+    why: dict[str, list[DroppedSpeech]] = {}
+    for d in dropped:
+        looped = "the model wrote a repetition loop there, also when decoded again"
+        why.setdefault(UNHEARD if d.reason == UNHEARD else looped, []).append(d)
+    return "; ".join(
+        f"{_spans_note(spans, listed=listed)} left out of the transcript: {reason}"
+        for reason, spans in why.items()
+    )
+
+
+def _spans_note(dropped: Sequence[DroppedSpeech], *, listed: int) -> str:
     spans = ", ".join(
         f"{format_timestamp(d.start)}-{format_timestamp(d.end)}" for d in dropped[:listed]
     )
     more = f" and {len(dropped) - listed} more" if len(dropped) > listed else ""
-    return (
-        f"speech at {spans}{more} left out of the transcript: the model wrote a repetition "
-        f"loop there, also when decoded again"
-    )
+    return f"speech at {spans}{more}"
 
 
 def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:

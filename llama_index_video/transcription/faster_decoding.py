@@ -24,7 +24,7 @@ from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription.base import SAMPLE_RATE, DroppedSpeech, Segment, Word
 from llama_index_video.transcription.loops import Redecode, Remedy, mend, mended
 from llama_index_video.transcription.models import ResolvedModel
-from llama_index_video.transcription.skips import SpeechSeconds, filled
+from llama_index_video.transcription.skips import SpeechSeconds, filled, heard
 from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
 from llama_index_video.transcription.windows import clip_timestamps
 
@@ -136,6 +136,7 @@ def decode(
             mend=again,
             speech=lambda start, end: activity.seconds(UTTERANCES, start, end),
             redecode=redecode,
+            dropped=dropped,
         ),
         language=info.language,
         probability=float(info.language_probability) if detected else None,
@@ -181,16 +182,27 @@ def _convert(
     mend: Callable[[Segment, str], list[Segment]],
     speech: SpeechSeconds,
     redecode: Redecode,
+    dropped: list[DroppedSpeech],
 ) -> Iterator[Segment]:
     """Turn faster-whisper segments into ours (``offset`` seconds later, on the source's
     timeline), repetition loops into what ``mend`` makes of them (:func:`.loops.mended`;
-    the decoded audio ends at ``until``), segments that skipped ``speech`` into what
-    ``redecode`` hears there (:func:`.skips.filled`), and errors raised mid-stream into
-    ours."""
+    the decoded audio ends at ``until``), segments that skipped ``speech`` and speech no
+    segment covers into what ``redecode`` hears there (:func:`.skips.filled`,
+    :func:`.skips.heard`; what it still does not hear is appended to ``dropped``), and
+    errors raised mid-stream into ours."""
     try:
         ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
         kept = mended((s for s in ours if s is not None), until=until, mend=mend)
-        yield from filled(kept, until=until, speech=speech, redecode=redecode, where=where)
+        whole = filled(kept, until=until, speech=speech, redecode=redecode, where=where)
+        yield from heard(
+            whole,
+            since=offset,
+            until=until,
+            speech=speech,
+            redecode=redecode,
+            where=where,
+            into=dropped,
+        )
     except Exception as exc:  # ctranslate2 raises plain RuntimeErrors while decoding
         raise TranscriptionError(
             f"faster-whisper failed while decoding {where} with model {model!r}: {exc}"

@@ -17,16 +17,28 @@ to where the next segment starts (at most one window), deterministically, as a l
 first remedy is (:mod:`.loops`); what that writes replaces the segment when it holds
 more words and no loop, otherwise the segment is kept as it was. One more decode per
 skip, and none when nothing was skipped.
+
+A window can also end early with no stretched word: the model writes a few sentences,
+closes the window and faster-whisper goes on after it, so the rest of the window's speech
+is written nowhere. On a real 11-minute recording of meetings and other languages (the
+trial of issue 36), ``base`` told Spanish wrote 10 s of a 29 s window (Spanish, then
+French) and nothing more, and ``tiny.en`` wrote nothing for 36 s of a meeting (7:23-7:59)
+it hears when that stretch is decoded alone. So :func:`heard` decodes again, alone, each
+stretch between two segments (or before the first, after the last) that holds at least
+:data:`MIN_UNHEARD_SPEECH` seconds of speech, in pieces of one window, in the ways a loop
+is (:data:`.loops.REMEDIES`, until one writes words and no loop); what still writes no
+words there is listed as dropped with its span, never lost silently.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
 from llama_index_video.schema import format_timestamp
-from llama_index_video.transcription.base import Segment, Word
+from llama_index_video.transcription.base import DroppedSpeech, Segment, Word
 from llama_index_video.transcription.loops import REMEDIES, Redecode, loop_reason
 
 logger = logging.getLogger(__name__)
@@ -35,6 +47,13 @@ MAX_WORD_SECONDS: Final = 2.0
 MIN_SKIPPED_SPEECH: Final = 1.0
 WINDOW_SECONDS: Final = 30.0
 """What is decoded again at most: one Whisper window."""
+MIN_UNHEARD_SPEECH: Final = 2.0
+"""Seconds of speech (the VAD's utterances) between two segments that are decoded again."""
+MAX_AGAINS: Final = 3
+"""Decodes of one window's unheard speech at most: each starts after what the last wrote."""
+UNHEARD: Final = (
+    "the model wrote nothing usable there (no words, or a repetition loop), also when decoded again"
+)
 
 SpeechSeconds = Callable[[float, float], float]
 """Seconds of speech heard between two times of the segments' timeline."""
@@ -101,3 +120,99 @@ def _again(
 
 def _words(segments: Iterable[Segment]) -> int:
     return sum(len(segment.text.split()) for segment in segments)
+
+
+def heard(
+    segments: Iterable[Segment],
+    *,
+    since: float,
+    until: float,
+    speech: SpeechSeconds,
+    redecode: Redecode,
+    where: str,
+    into: list[DroppedSpeech],
+) -> Iterator[Segment]:
+    """``segments`` (of audio decoded from ``since`` to ``until``) with the speech no
+    segment covers decoded again alone; what still writes no words is appended to
+    ``into`` (see the module docstring). A stretch already in ``into`` (a loop) is left."""
+    covered = since
+    for segment in segments:
+        yield from _unheard(covered, segment.start, speech, redecode, where, into)
+        yield segment
+        covered = max(covered, segment.end)
+    yield from _unheard(covered, until, speech, redecode, where, into)
+
+
+def _unheard(
+    start: float,
+    end: float,
+    speech: SpeechSeconds,
+    redecode: Redecode,
+    where: str,
+    into: list[DroppedSpeech],
+) -> Iterator[Segment]:
+    """What decoding ``start``-``end`` again writes, one window at a time, when it holds
+    speech no segment covered."""
+    if speech(start, end) < MIN_UNHEARD_SPEECH or any(
+        d.start < end and d.end > start for d in into
+    ):
+        return
+    pieces = math.ceil((end - start) / WINDOW_SECONDS)
+    for index in range(pieces):
+        at = start + index * WINDOW_SECONDS
+        yield from _piece(at, min(end, at + WINDOW_SECONDS), speech, redecode, where, into)
+
+
+def _piece(
+    start: float,
+    end: float,
+    speech: SpeechSeconds,
+    redecode: Redecode,
+    where: str,
+    into: list[DroppedSpeech],
+) -> Iterator[Segment]:
+    """What decoding ``start``-``end`` (one window at most) again writes, and again after
+    the last segment it wrote while the rest still holds speech (at most
+    :data:`MAX_AGAINS` times); a rest where nothing is written goes to ``into``."""
+    at = start
+    for _ in range(MAX_AGAINS):
+        spoken = speech(at, end)
+        if spoken < MIN_UNHEARD_SPEECH:
+            return
+        found = _written(at, end, redecode)
+        logger.info(
+            "%s: decoded %s-%s again (alone): %.1f s of speech no segment covered; %d words",
+            where,
+            format_timestamp(at),
+            format_timestamp(end),
+            spoken,
+            _words(found),
+        )
+        if not found:
+            logger.warning(
+                "%s: %.1f s of speech at %s-%s left out of the transcript: %s",
+                where,
+                spoken,
+                format_timestamp(at),
+                format_timestamp(end),
+                UNHEARD,
+            )
+            into.append(DroppedSpeech(at, end, UNHEARD))
+            return
+        yield from found
+        at = max(s.end for s in found)
+
+
+def _written(start: float, end: float, redecode: Redecode) -> list[Segment]:
+    """What the first of :data:`.loops.REMEDIES` that writes words without a loop writes
+    for ``start``-``end``; none when none does."""
+    for remedy in REMEDIES:
+        found = [
+            segment
+            for a, b in remedy.pieces(start, end)
+            for segment in redecode(a, b, remedy)
+            if loop_reason(segment) is None
+        ]
+        if found:
+            return found
+    return []

@@ -64,3 +64,17 @@ def test_dropped_speech_is_in_the_files_outcome_with_its_span(tmp_path, make_wav
     spans = [f"00:{5 + start:02.0f}-00:{8 + start:02.0f}" for start in starts]
     assert f"speech at {spans[0]}, {spans[1]} left out of the transcript" in outcome.reason
     assert spans[1] in record.notes
+
+
+def test_the_note_says_why_each_span_is_missing():
+    from llama_index_video.reader.speech import dropped_note
+    from llama_index_video.transcription.skips import UNHEARD
+
+    note = dropped_note(
+        [
+            DroppedSpeech(549.0, 554.0, "its text repeats itself"),
+            DroppedSpeech(648.5, 671.8, UNHEARD),
+        ]
+    )
+    assert "speech at 09:09-09:14 left out of the transcript: the model wrote a repetition" in note
+    assert f"speech at 10:48-11:11 left out of the transcript: {UNHEARD}" in note
