@@ -134,7 +134,7 @@ def heard(
 ) -> Iterator[Segment]:
     """``segments`` (of audio decoded from ``since`` to ``until``) with the speech no
     segment covers decoded again alone; what still writes no words is appended to
-    ``into`` (see the module docstring). A stretch already in ``into`` (a loop) is left."""
+    ``into`` (see the module docstring)."""
     covered = since
     for segment in segments:
         yield from _unheard(covered, segment.start, speech, redecode, where, into)
@@ -151,56 +151,40 @@ def _unheard(
     where: str,
     into: list[DroppedSpeech],
 ) -> Iterator[Segment]:
-    """What decoding ``start``-``end`` again writes, one window at a time, when it holds
-    speech no segment covered."""
-    if speech(start, end) < MIN_UNHEARD_SPEECH or any(
-        d.start < end and d.end > start for d in into
-    ):
+    """What decoding ``start``-``end`` again writes, one window at a time, while a
+    window's rest after what the last decode wrote still holds speech (at most
+    :data:`MAX_AGAINS` decodes a window); a rest where nothing is written goes to
+    ``into``. A stretch already in ``into`` (a loop) is left."""
+    if any(d.start < end and d.end > start for d in into):
         return
-    pieces = math.ceil((end - start) / WINDOW_SECONDS)
-    for index in range(pieces):
+    for index in range(math.ceil((end - start) / WINDOW_SECONDS)):
         at = start + index * WINDOW_SECONDS
-        yield from _piece(at, min(end, at + WINDOW_SECONDS), speech, redecode, where, into)
-
-
-def _piece(
-    start: float,
-    end: float,
-    speech: SpeechSeconds,
-    redecode: Redecode,
-    where: str,
-    into: list[DroppedSpeech],
-) -> Iterator[Segment]:
-    """What decoding ``start``-``end`` (one window at most) again writes, and again after
-    the last segment it wrote while the rest still holds speech (at most
-    :data:`MAX_AGAINS` times); a rest where nothing is written goes to ``into``."""
-    at = start
-    for _ in range(MAX_AGAINS):
-        spoken = speech(at, end)
-        if spoken < MIN_UNHEARD_SPEECH:
-            return
-        found = _written(at, end, redecode)
-        logger.info(
-            "%s: decoded %s-%s again (alone): %.1f s of speech no segment covered; %d words",
-            where,
-            format_timestamp(at),
-            format_timestamp(end),
-            spoken,
-            _words(found),
-        )
-        if not found:
-            logger.warning(
-                "%s: %.1f s of speech at %s-%s left out of the transcript: %s",
+        last = min(end, at + WINDOW_SECONDS)
+        for _ in range(MAX_AGAINS):
+            spoken = speech(at, last)
+            if spoken < MIN_UNHEARD_SPEECH:
+                break
+            found = _written(at, last, redecode)
+            span = f"{format_timestamp(at)}-{format_timestamp(last)}"
+            logger.info(
+                "%s: decoded %s again (alone): %.1f s of speech no segment covered; %d words",
                 where,
+                span,
                 spoken,
-                format_timestamp(at),
-                format_timestamp(end),
-                UNHEARD,
+                _words(found),
             )
-            into.append(DroppedSpeech(at, end, UNHEARD))
-            return
-        yield from found
-        at = max(s.end for s in found)
+            if not found:
+                logger.warning(
+                    "%s: %.1f s of speech at %s left out of the transcript: %s",
+                    where,
+                    spoken,
+                    span,
+                    UNHEARD,
+                )
+                into.append(DroppedSpeech(at, last, UNHEARD))
+                break
+            yield from found
+            at = max(segment.end for segment in found)
 
 
 def _written(start: float, end: float, redecode: Redecode) -> list[Segment]:

@@ -9,6 +9,7 @@ a scripted ``redecode`` and speech measure, then on the same real clips.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,27 @@ def _speech_everywhere(start: float, end: float) -> float:
     return end - start
 
 
+def _heard(
+    segments: list[Segment],
+    redecode: Callable[[float, float, Remedy], list[Segment]],
+    dropped: list[DroppedSpeech],
+    *,
+    until: float,
+    speech: Callable[[float, float], float] = _speech_everywhere,
+) -> list[Segment]:
+    return list(
+        heard(
+            segments,
+            since=0.0,
+            until=until,
+            speech=speech,
+            redecode=redecode,
+            where="pond.wav",
+            into=dropped,
+        )
+    )
+
+
 def test_speech_between_segments_is_decoded_again_and_put_in_order():
     asked: list[tuple[float, float]] = []
 
@@ -36,16 +58,12 @@ def test_speech_between_segments_is_decoded_again_and_put_in_order():
         return [_said(start + 1.0, start + 3.0)]
 
     dropped: list[DroppedSpeech] = []
-    out = list(
-        heard(
-            [_said(0.0, 2.0), _said(12.0, 14.0)],
-            since=0.0,
-            until=14.5,
-            speech=_speech_everywhere,
-            redecode=redecode,
-            where="pond.wav",
-            into=dropped,
-        )
+    out = _heard(
+        [_said(0.0, 2.0), _said(12.0, 14.0)],
+        redecode,
+        dropped,
+        until=14.5,
+        speech=_speech_everywhere,
     )
     assert asked[0] == (2.0, 12.0)
     assert [s.start for s in out] == sorted(s.start for s in out)
@@ -61,16 +79,12 @@ def test_speech_nothing_is_heard_in_is_reported_with_its_span_and_a_pause_is_lef
         return max(0.0, min(end, 40.0) - max(start, 30.0))  # speech only at 30-40 s
 
     dropped: list[DroppedSpeech] = []
-    out = list(
-        heard(
-            [_said(0.0, 2.0), _said(20.0, 22.0), _said(50.0, 52.0)],
-            since=0.0,
-            until=52.0,
-            speech=speech,
-            redecode=deaf,
-            where="pond.wav",
-            into=dropped,
-        )
+    out = _heard(
+        [_said(0.0, 2.0), _said(20.0, 22.0), _said(50.0, 52.0)],
+        deaf,
+        dropped,
+        until=52.0,
+        speech=speech,
     )
     assert len(out) == 3
     assert dropped == [DroppedSpeech(22.0, 50.0, UNHEARD)]
@@ -81,16 +95,8 @@ def test_a_stretch_already_dropped_as_a_loop_is_not_decoded_again():
         raise AssertionError("decoded again")
 
     dropped = [DroppedSpeech(3.0, 9.0, "its text repeats itself")]
-    out = list(
-        heard(
-            [_said(0.0, 2.0), _said(10.0, 12.0)],
-            since=0.0,
-            until=12.0,
-            speech=_speech_everywhere,
-            redecode=never,
-            where="pond.wav",
-            into=dropped,
-        )
+    out = _heard(
+        [_said(0.0, 2.0), _said(10.0, 12.0)], never, dropped, until=12.0, speech=_speech_everywhere
     )
     assert len(out) == 2 and len(dropped) == 1
 
