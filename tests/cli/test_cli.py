@@ -186,23 +186,29 @@ def test_bad_arguments_are_usage_errors(capsys, argv):
     assert exited.value.code == 2
 
 
-def test_a_failed_file_is_told_once(tmp_path):
-    # the report line; the same outcome was also logged as a warning line before
-    broken = tmp_path / "broken.mp4"
-    broken.write_bytes(b"\x00\x01garbage" * 64)
-    result = subprocess.run(
+def _quiet_ingest(path: Path, index: Path) -> subprocess.CompletedProcess[str]:
+    """``llama-index-video ingest PATH --index INDEX --quiet`` as a user runs it (its
+    logging set up by the console script, which an in-process ``main`` skips)."""
+    return subprocess.run(
         [
             Path(sys.executable).with_name("llama-index-video"),
             "ingest",
-            str(broken),
+            str(path),
             "--index",
-            str(tmp_path / "index"),
+            str(index),
             "--quiet",
         ],
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_a_failed_file_is_told_once(tmp_path):
+    # the report line; the same outcome was also logged as a warning line before
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"\x00\x01garbage" * 64)
+    result = _quiet_ingest(broken, tmp_path / "index")
     assert result.returncode == 1
     assert (result.stdout + result.stderr).count("broken.mp4") == 1
     assert "failed   " in result.stdout
@@ -210,18 +216,6 @@ def test_a_failed_file_is_told_once(tmp_path):
 
 def test_a_library_logging_at_debug_prints_nothing_without_debug(tmp_path):
     # bm25s sets its own logger to DEBUG and logs while the lexical index is built.
-    result = subprocess.run(
-        [
-            Path(sys.executable).with_name("llama-index-video"),
-            "ingest",
-            str(EXAMPLES / "handbook.md"),
-            "--index",
-            str(tmp_path / "index"),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = _quiet_ingest(EXAMPLES / "handbook.md", tmp_path / "index")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
