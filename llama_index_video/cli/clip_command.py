@@ -112,8 +112,6 @@ def _open(args: argparse.Namespace, index_options: dict[str, Any]) -> VideoIndex
     """The index folder, opened as far as the clip needs: the transcript for subtitles."""
     if not args.subtitles:
         return FolderView(args.index)
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.store.folder import IndexFolder
+    from llama_index_video.cli.opening import open_index
 
-    IndexFolder(args.index).require()
-    return VideoIndex(args.index, **index_options)
+    return open_index(args.index, must_exist=True, **index_options)

@@ -13,162 +13,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index_video.cli.clip_command import run_clip
+from llama_index_video.cli.ingest_command import print_report, reading_index, run_ingest
 from llama_index_video.cli.mcp_command import run_mcp
 from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
+from llama_index_video.cli.opening import open_index, search_options, store_options
 from llama_index_video.cli.reads import read_between_writers, read_once
 from llama_index_video.cli.speakers_command import run_speakers
+from llama_index_video.cli.status import EXIT_FAILED_FILES
 from llama_index_video.cli.transcript_command import run_transcript
 from llama_index_video.cli.warm_search import served_search
-from llama_index_video.embeddings.capabilities import usage
-from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
-from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import (
     EmbeddingError,
     MomentRequestError,
     RemoteAPIError,
     VideoIndexError,
-    printable_path,
 )
 from llama_index_video.schema import format_timestamp
 
 logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
-    from llama_index_video.executor.base import Executor
     from llama_index_video.index import VideoIndex
-    from llama_index_video.ocr.base import OcrEngine
-    from llama_index_video.ocr.choice import OcrChoice
-    from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.results import SearchHit
-    from llama_index_video.sources.download import DownloadOptions
-    from llama_index_video.speakers.base import Diarizer
-    from llama_index_video.store.ingest_report import IngestReport
     from llama_index_video.store.library import LibraryEntry
-
-
-# Exit statuses of the command line.
-EXIT_FAILED_FILES = 1
-EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
-EXIT_BUG = 70  # EX_SOFTWARE: an error the package did not expect
-
-
-def _reading_index(args: argparse.Namespace) -> VideoIndex:
-    """The index ``ingest`` and ``watch`` write, reading files as their flags say."""
-    from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL, ClipEmbedding
-
-    visual = (
-        None if args.visual is None else ClipEmbedding(model_name=args.visual or DEFAULT_CLIP_MODEL)
-    )
-    try:
-        options = _reader_options(args)
-    except ValueError as exc:
-        raise VideoIndexError(f"bad {args.command} option: {exc}") from exc
-    try:
-        return _open_index(
-            args.index,
-            visual_model=visual,
-            embed_model=_embedding_spec(args),
-            reader_options=options,
-            **_store_options(args),
-        )
-    except ValueError as exc:  # an option the index refuses: clip windows for a text model
-        raise VideoIndexError(f"{args.index}: {exc}") from exc
-
-
-def _ingest(args: argparse.Namespace) -> int:
-    from llama_index_video.cli.progress import ProgressBars
-
-    index = _reading_index(args)
-    bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
-    try:
-        if args.prune:
-            for source in index.prune(wait=args.wait):
-                print(f"{'removed':8} {printable_path(source)} (file gone)")
-        if args.live:
-            from llama_index_video.cli.watch_command import run_live
-
-            report = run_live(args, index)
-        else:
-            report = index.ingest(
-                args.paths,
-                progress=bars,
-                executor=_executor(args.ray),
-                wait=args.wait,
-                downloads=_download_options(args),
-            )
-    finally:
-        bars.close()
-        index.close()
-    _print_report(report, args.index)
-    spent = usage(index.embed_model)
-    if spent is not None:
-        print(
-            f"gemini: {spent.embedded_items} items embedded in {spent.requests} requests"
-            f" and {spent.batch_jobs} batch jobs, {spent.failed_items} failed,"
-            f" {spent.prompt_tokens} input tokens, {spent.uploaded_files} files uploaded"
-        )
-    return 0 if report.ok else EXIT_FAILED_FILES
-
-
-def _reader_options(args: argparse.Namespace) -> ReaderOptions:
-    """How ``ingest`` reads files; the index adds where media goes and whether to cut clips."""
-    from llama_index_video.media.frames import FrameSamplingOptions
-    from llama_index_video.reader.clips import ClipOptions
-    from llama_index_video.reader.options import ReaderOptions
-    from llama_index_video.transcription.faster import FasterWhisperTranscriber
-
-    transcriber = {"model": args.whisper_model, "language": args.language}
-    windows = {"video_seconds": args.clip_seconds, "video_overlap": args.clip_overlap}
-    given = {key: value for key, value in windows.items() if value is not None}
-    return ReaderOptions(
-        transcriber=FasterWhisperTranscriber(
-            **{key: value for key, value in transcriber.items() if value}
-        ),
-        use_subtitles=not args.no_subtitles,
-        frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
-        ocr=_ocr(args.ocr, args.ocr_languages),
-        clips=ClipOptions(**given) if given else None,
-        diarizer=_diarizer(args.speakers, args.diarizer),
-    )
-
-
-def _ocr(choice: OcrChoice, languages: str | None) -> OcrEngine | OcrChoice:
-    """``--ocr``, or tesseract in ``--ocr-languages`` (with ``--ocr auto`` or ``tesseract``).
-
-    Raises:
-        ValueError: languages given with another engine, or none.
-    """
-    if languages is None:
-        return choice
-    if choice not in ("auto", "tesseract"):
-        raise ValueError(f"--ocr-languages reads with tesseract, not with --ocr {choice}")
-    from llama_index_video.ocr.tesseract import TesseractEngine
-
-    return TesseractEngine(languages=languages)
-
-
-def _executor(ray_address: str | None) -> Executor | None:
-    if ray_address is None:
-        return None
-    from llama_index_video.executor.ray import RayExecutor
-
-    return RayExecutor(ray_address or None)
-
-
-def _print_report(report: IngestReport, index_dir: Path) -> None:
-    for outcome in report.files:
-        detail = f" ({outcome.reason})" if outcome.reason else ""
-        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
-        shown = outcome.link or printable_path(outcome.path)
-        print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
-    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
-    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
-    if report.unreachable:
-        print(
-            f"not repaired: {report.unreachable} stored moments search still cannot reach "
-            "(found by their words only); re-ingest into a new index folder to rebuild it"
-        )
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -179,7 +46,7 @@ def _verify(args: argparse.Namespace) -> int:
     IndexFolder(args.index).require()
     for damaged, kept in set_aside_damaged(args.index, wait=args.wait) if args.repair else []:
         print(f"damaged: {damaged}: not a database; moved aside to {kept}, rebuilt below")
-    index = _open_index(args.index)
+    index = open_index(args.index)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         check, report = index.verify(repair=args.repair, progress=bars, wait=args.wait)
@@ -234,7 +101,7 @@ def _verify(args: argparse.Namespace) -> int:
     if not check.counted:
         print("this vector store cannot count its rows; only the media folder was checked")
     if report is not None:
-        _print_report(report, args.index)
+        print_report(report, args.index)
         return 0 if report.ok else EXIT_FAILED_FILES
     if check.ok:
         print(
@@ -244,14 +111,6 @@ def _verify(args: argparse.Namespace) -> int:
         return 0
     print(f"problems found; run 'llama-index-video verify --repair --index {args.index}'")
     return EXIT_FAILED_FILES
-
-
-def _download_options(args: argparse.Namespace) -> DownloadOptions:
-    from llama_index_video.sources.download import DownloadOptions
-
-    if args.max_download_mb <= 0:
-        raise VideoIndexError("--max-download-mb must be > 0")
-    return DownloadOptions(max_bytes=int(args.max_download_mb * 1_000_000))
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -293,7 +152,7 @@ def _library(args: argparse.Namespace) -> list[LibraryEntry]:
             view.close()
         if entries is not None:
             return entries
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = open_index(args.index, must_exist=True, **store_options(args))
     try:
         return index.library()
     finally:
@@ -301,7 +160,7 @@ def _library(args: argparse.Namespace) -> list[LibraryEntry]:
 
 
 def _remove(args: argparse.Namespace) -> int:
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = open_index(args.index, must_exist=True, **store_options(args))
     missing = 0
     try:
         for source in args.sources:
@@ -315,52 +174,8 @@ def _remove(args: argparse.Namespace) -> int:
     return EXIT_FAILED_FILES if missing else 0
 
 
-def _diarizer(speakers: str | None, backend: str) -> Diarizer | None:
-    """The speaker backend asked for by ``--speakers [N]`` and ``--diarizer``."""
-    if speakers is None:
-        return None
-    count = None if speakers == "auto" else _speaker_count(speakers)
-    if backend == "pyannote":
-        from llama_index_video.speakers.pyannote_diarizer import PyannoteDiarizer
-
-        return PyannoteDiarizer(num_speakers=count)
-    if backend == "resemblyzer":
-        from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
-
-        return ResemblyzerDiarizer(num_speakers=count)
-    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
-
-    return CampplusDiarizer(num_speakers=count)
-
-
-def _speaker_count(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 50:
-        raise VideoIndexError(f"--speakers takes a number of speakers from 1 to 50, not {text!r}")
-    return int(text)
-
-
-def _embedding_spec(args: argparse.Namespace) -> EmbeddingSpec | None:
-    """The embedding asked for on the command line; None: the index's own (or the default)."""
-    if args.embed is None:
-        if args.dimension is not None or args.batch_api or args.embed_model:
-            raise VideoIndexError("--dimension, --batch-api and --embed-model need --embed")
-        return None
-    if args.embed == "multilingual":
-        if args.embed_model or args.dimension is not None or args.batch_api:
-            raise VideoIndexError(
-                "--embed multilingual takes no --embed-model, --dimension or --batch-api"
-            )
-        return EmbeddingSpec(model=MULTILINGUAL_MODEL)
-    return EmbeddingSpec(
-        backend=args.embed,
-        model=args.embed_model,
-        dimension=args.dimension if args.embed == "gemini" else None,
-        batch_api=args.batch_api,
-    )
-
-
 def _search(args: argparse.Namespace) -> int:
-    settings = {**_search_options(args), **_store_options(args)}
+    settings = {**search_options(args), **store_options(args)}
     hits = None
     if not args.speaker and not args.by_chapter and not args.by_named_speaker:
         hits = served_search(
@@ -398,7 +213,7 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
         args.index, chroma_url=settings["chroma_url"], collection=settings["collection"]
     )
     if reader is not None:
-        index = _open_index(args.index, vector_store=reader, **settings)
+        index = open_index(args.index, vector_store=reader, **settings)
         try:
             hits = read_once(index, lambda: _hits(index, args))
         except (EmbeddingError, RemoteAPIError, MomentRequestError):
@@ -415,7 +230,7 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
                 return hits
         finally:
             index.close()
-    index = _open_index(args.index, **settings)
+    index = open_index(args.index, **settings)
     try:
         hits = read_between_writers(index, lambda: _hits(index, args))
         _say_if_unlabelled(index, args, hits)
@@ -472,9 +287,7 @@ def _ask(args: argparse.Namespace) -> int:
     if args.burn_subtitles and not args.export:
         raise VideoIndexError("--burn-subtitles needs --export FILE")
     reranker = make_reranker(args.rerank, top_n=args.top_k) if args.rerank else None
-    index = _open_index(
-        args.index, must_exist=True, **_search_options(args), **_store_options(args)
-    )
+    index = open_index(args.index, must_exist=True, **search_options(args), **store_options(args))
     options = AskOptions(top_k=args.top_k, num_queries=args.queries)
     try:
         stream = read_between_writers(  # the moments are found before the answer is written
@@ -518,7 +331,7 @@ def _export(index: VideoIndex, answer: Any, output: Path, *, burn: bool) -> str:
 def _watch(args: argparse.Namespace) -> int:
     from llama_index_video.cli.watch_command import run_watch
 
-    index = _reading_index(args)
+    index = reading_index(args)
     try:
         return run_watch(args, index)
     finally:
@@ -529,7 +342,7 @@ def _serve(args: argparse.Namespace) -> int:
     from llama_index_video.cli.watch_command import watching
     from llama_index_video.service.server import serve
 
-    with watching(args.watch or [], args.index, _store_options(args)):
+    with watching(args.watch or [], args.index, store_options(args)):
         serve(
             args.index,
             host=args.host,
@@ -537,28 +350,14 @@ def _serve(args: argparse.Namespace) -> int:
             token=args.token,
             llm=args.llm,
             llm_model=args.llm_model,
-            **_search_options(args),
-            **_store_options(args),
+            **search_options(args),
+            **store_options(args),
         )
     return 0
 
 
-def _store_options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"chroma_url": args.chroma_url, "collection": args.collection}
-
-
-def _open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.store.folder import IndexFolder
-
-    if must_exist:
-        IndexFolder(path).require()
-
-    return VideoIndex(path, **options)  # type: ignore[arg-type]
-
-
 def _chapters(args: argparse.Namespace) -> int:
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = open_index(args.index, must_exist=True, **store_options(args))
     try:
         return run_chapters(args, index)
     finally:
@@ -566,31 +365,25 @@ def _chapters(args: argparse.Namespace) -> int:
 
 
 def _summarize(args: argparse.Namespace) -> int:
-    index = _open_index(args.index, must_exist=True, **_store_options(args))
+    index = open_index(args.index, must_exist=True, **store_options(args))
     try:
         return run_summarize(args, index)
     finally:
         index.close()
 
 
-def _search_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``--relevance`` and ``--lexical`` as ``VideoIndex`` takes them."""
-    relevance = None if args.relevance == "off" else str(args.relevance)
-    return {"relevance": relevance, "lexical": args.lexical == "on"}
-
-
 COMMANDS = {  # subcommand -> its function
-    "ingest": _ingest,
+    "ingest": run_ingest,
     "watch": _watch,
     "list": _list,
     "remove": _remove,
     "search": _search,
     "ask": _ask,
     "serve": _serve,
-    "mcp": lambda args: run_mcp(args, _store_options(args)),
-    "clip": lambda args: run_clip(args, _store_options(args)),
-    "transcript": lambda args: run_transcript(args, _store_options(args)),
-    "speakers": lambda args: run_speakers(args, _store_options(args)),
+    "mcp": lambda args: run_mcp(args, store_options(args)),
+    "clip": lambda args: run_clip(args, store_options(args)),
+    "transcript": lambda args: run_transcript(args, store_options(args)),
+    "speakers": lambda args: run_speakers(args, store_options(args)),
     "verify": _verify,
     "chapters": _chapters,
     "summarize": _summarize,

@@ -18,13 +18,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
-from llama_index_video.cli.commands import (
-    COMMANDS,
-    EXIT_BUG,
-    EXIT_ERROR,
-    EXIT_INTERRUPTED,
-)
+from llama_index_video.cli.commands import COMMANDS
 from llama_index_video.cli.parser import build_parser
+from llama_index_video.cli.status import EXIT_BUG, EXIT_ERROR, EXIT_INTERRUPTED
 from llama_index_video.errors import VideoIndexError
 
 READ_ONLY_COMMANDS = frozenset({"search", "ask", "list", "chapters", "summarize"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from llama_index_video.cli.opening import open_index
 from llama_index_video.cli.options import index_option, source_argument, wait_options
 from llama_index_video.errors import VideoIndexError, printable_path
 from llama_index_video.speakers.base import speaker_label
@@ -50,7 +51,6 @@ def add_speakers_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
-    from llama_index_video.index import VideoIndex
     from llama_index_video.store.folder import IndexFolder
     from llama_index_video.store.voice_library import VoiceLibrary
 
@@ -62,7 +62,7 @@ def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int
         if not voices:
             print("no voices named yet: llama-index-video speakers name SOURCE SPEAKER NAME")
         return 0
-    index = VideoIndex(args.index, **index_options)
+    index = open_index(args.index, **index_options)
     try:
         if args.action == "relabel":
             return _relabel(index, args.sources, wait=args.wait)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from llama_index_video.cli.opening import open_index
 from llama_index_video.cli.options import index_option, source_argument, span_options
 from llama_index_video.cli.reads import read_between_writers
 from llama_index_video.errors import VideoIndexError, printable_path
@@ -34,13 +35,9 @@ def add_transcript_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_transcript(args: argparse.Namespace, index_options: dict[str, Any]) -> int:
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.store.folder import IndexFolder
-
     if args.start is not None and args.end is not None and args.end <= args.start:
         raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
-    IndexFolder(args.index).require()
-    index = VideoIndex(args.index, **index_options)
+    index = open_index(args.index, must_exist=True, **index_options)
     try:
         recording = index.recording(args.source)
         text = read_between_writers(

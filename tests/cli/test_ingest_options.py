@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from llama_index_video.cli.commands import EXIT_ERROR
 from llama_index_video.cli.main import main
+from llama_index_video.cli.status import EXIT_ERROR
 from llama_index_video.index import VideoIndex
 from llama_index_video.media.frames import FrameSamplingOptions
 from llama_index_video.ocr import OCR_CHOICES, TesseractEngine

@@ -23,7 +23,7 @@ from benchmarks.speaker_scoring import (
     speaker_mapping,
     unit_purity,
 )
-from llama_index_video.cli.commands import _diarizer
+from llama_index_video.cli.ingest_command import _diarizer
 from llama_index_video.errors import MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, decode_audio, iter_audio_chunks
 from llama_index_video.model_cache import ModelCache
