@@ -14,6 +14,7 @@ the file, and made again whenever the file is read again (``ingest``, and ``veri
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -79,8 +80,21 @@ def chapter_nodes(units: Sequence[BaseNode]) -> list[TextNode]:
     if not starts:
         return []
     groups = [units[a:b] for a, b in itertools.pairwise([*starts, len(units)])]
-    titles = chapter_titles([" ".join(u.get_content() for u in group) for group in groups])
+    titles = chapter_titles(
+        [" ".join(u.get_content() for u in group) for group in groups],
+        languages=[_language(group) for group in groups],
+    )
     return [_chapter_node(group, title) for group, title in zip(groups, titles, strict=True)]
+
+
+def _language(units: Sequence[BaseNode]) -> str | None:
+    """The language most of ``units`` were heard in (by characters); None if unrecorded."""
+    spoken = Counter[str]()
+    for unit in units:
+        code = unit.metadata.get(schema.LANGUAGE)
+        if code:
+            spoken[str(code)] += len(unit.get_content())
+    return spoken.most_common(1)[0][0] if spoken else None
 
 
 def _span(unit: BaseNode) -> tuple[float, float]:

@@ -9,6 +9,14 @@ title is the best :data:`TITLE_PHRASES` phrases, joined by commas, first letter
 capitalised. Both settings were chosen on QMSum's 162 training meetings and checked
 on its 70 others (``benchmarks/meetings.py --qmsum``).
 
+Stop words are the chapter's language's: English's are the lexical index's; for the
+other languages ``bm25s`` has a list for (NLTK's: Danish, Dutch, French, German, Italian,
+Norwegian, Portuguese, Russian, Spanish, Swedish, Turkish; Chinese and Korean), that list
+read as the index reads words (accents stripped, so Spanish ``está`` is ``esta``, the
+title then written as the chapter spelled it most often); any
+other language has none, so its titles may hold a function word rather than lose a
+content word to another language's list. Without the language, English's.
+
 Conversation carries words that stop-word lists leave in (``yeah``, ``gonna``,
 ``think``, contractions written without their apostrophe): :data:`FILLERS` drops them
 too, and so does :data:`MIN_LETTERS` spelled-out letters.
@@ -18,10 +26,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import cache
 
-from llama_index_video.store.tokens import scored_words, words
+from llama_index_video.store.tokens import english_stop_words, import_bm25s, words
 
 TITLE_PHRASES = 4
 IDF_FLOOR = 0.5
@@ -57,31 +67,59 @@ _GENERIC_TEXT = """
     may shall must thank thanks please sorry welcome chair minister
 """
 FILLERS = frozenset((_FILLER_TEXT + _GENERIC_TEXT).split())
+_WORD = re.compile(r"[^\W_]+")
 
 
-def chapter_titles(texts: Sequence[str]) -> list[str]:
+def chapter_titles(
+    texts: Sequence[str], *, languages: Sequence[str | None] | None = None
+) -> list[str]:
     """One title per chapter, from what was said in each (``texts``, in order); a chapter
-    with no content words gets ``""``."""
-    token_lists = [_content(words(text)) for text in texts]
+    with no content words gets ``""``.
+
+    Args:
+        texts: What was said in each chapter.
+        languages: Each chapter's language (Whisper codes, as units record them), whose
+            stop words are left out; None (or a None code): English.
+    """
+    if languages is not None and len(languages) != len(texts):
+        raise ValueError(f"{len(texts)} chapters but {len(languages)} languages")
+    codes = languages if languages is not None else [None] * len(texts)
+    token_lists = [_content(words(text), code) for text, code in zip(texts, codes, strict=True)]
     phrase_counts = [_phrases(tokens) for tokens in token_lists]
     documents = Counter(phrase for counts in phrase_counts for phrase in counts)
     total = len(texts)
     titles = []
-    for counts in phrase_counts:
+    for text, counts in zip(texts, phrase_counts, strict=True):
         scored = {
             phrase: count * (math.log(1 + total / documents[phrase]) + IDF_FLOOR)
             for phrase, count in counts.items()
         }
         best = sorted(scored, key=lambda p: (-scored[p], p))
-        titles.append(_title(_distinct(best)[:TITLE_PHRASES]))
+        written = _written(text)
+        phrases = _distinct(best)[:TITLE_PHRASES]
+        titles.append(_title([" ".join(written.get(w, w) for w in p.split()) for p in phrases]))
     return titles
 
 
 def content_words(text: str) -> list[str]:
-    """The words of ``text`` that may name a topic, in order: no stop words, fillers,
-    numbers or spelled-out letters (what titles are made of, and what segmentation
-    compares)."""
-    return [t for t in _content(words(text)) if t is not None]
+    """The words of ``text`` that may name a topic, in order: no (English) stop words,
+    fillers, numbers or spelled-out letters (what titles are made of, and what
+    segmentation compares)."""
+    return [t for t in _content(words(text), None) if t is not None]
+
+
+@cache
+def stop_words(language: str | None) -> frozenset[str]:
+    """The stop words of ``language`` (a Whisper code) as index tokens: English's (also
+    for None), else ``bm25s``'s list for it, else none (see the module docstring)."""
+    if language in (None, "en"):
+        return english_stop_words()
+    try:
+        listed = import_bm25s().tokenization.Tokenizer(stopwords=language).stopwords
+    except ValueError:  # bm25s has no list for this language
+        return frozenset()
+    # A word the index reads as several tokens (Chinese 一下: 一, 下) is no one stop word.
+    return frozenset(tokens[0] for tokens in (words(word) for word in listed) if len(tokens) == 1)
 
 
 def _stem(token: str) -> str:
@@ -89,11 +127,14 @@ def _stem(token: str) -> str:
     return token[:-1] if len(token) > 3 and token.endswith("s") and token[-2] != "s" else token
 
 
-def _content(tokens: list[str]) -> list[str | None]:
-    """``tokens`` with stop words and fillers as None (phrases do not cross them)."""
-    kept = set(scored_words(tokens))
+def _content(tokens: list[str], language: str | None) -> list[str | None]:
+    """``tokens`` with the stop words of ``language`` and fillers as None (phrases do not
+    cross them)."""
+    stop = stop_words(language)
     return [
-        t if t in kept and t not in FILLERS and len(t) >= MIN_LETTERS and not t.isdigit() else None
+        t
+        if t not in stop and t not in FILLERS and len(t) >= MIN_LETTERS and not t.isdigit()
+        else None
         for t in tokens
     ]
 
@@ -122,6 +163,17 @@ def _distinct(phrases: list[str]) -> list[str]:
         seen |= parts
         kept.append(phrase)
     return kept
+
+
+def _written(text: str) -> dict[str, str]:
+    """How each token of ``text`` was written most often, lower case with its accents
+    (``gehause``: ``gehäuse``); tokens are folded (:func:`words`), titles should not be."""
+    spelled: dict[str, Counter[str]] = {}
+    for word in _WORD.findall(text.lower()):
+        tokens = words(word)
+        if len(tokens) == 1 and tokens[0] != word:
+            spelled.setdefault(tokens[0], Counter())[word] += 1
+    return {token: forms.most_common(1)[0][0] for token, forms in spelled.items()}
 
 
 def _title(phrases: list[str]) -> str:

@@ -57,7 +57,7 @@ def _number(token: str) -> str:
 
 def scored_words(tokens: Iterable[str]) -> list[str]:
     """``tokens`` without English stop words: what BM25 scores."""
-    stop = _stop_words()
+    stop = english_stop_words()
     return [t for t in tokens if t not in stop]
 
 
@@ -72,7 +72,9 @@ _QUESTION_WORDS = (
 
 
 @cache
-def _stop_words() -> frozenset[str]:
+def english_stop_words() -> frozenset[str]:
+    """The words :func:`scored_words` leaves out: NLTK's English stop words (``bm25s``'s
+    longer list) and the words questions are put in."""
     return frozenset((*import_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
 
 

@@ -142,3 +142,72 @@ def test_formats_for_youtube_webvtt_and_reading():
         "2\n00:04:10.500 --> 01:02:05.000\nBattery, dock\n"
     )
     assert text_lines(chapters).splitlines()[1] == "[m.mp4 04:10-1:02:05] Battery, dock"
+
+
+# Two chapters each, in German and in Spanish: function words said far more often than
+# the topic's words, as in speech ("und", "die", "nicht"; "que", "los", "está").
+GERMAN = [
+    "Und die Batterie, und die Batterie ist nicht die, und wir sind nicht, und die ist "
+    "nicht, und die Batterie ist nicht da, und wir sind nicht dort, und die ist es nicht.",
+    "Und das Gehäuse, und das Gehäuse ist nicht das, und wir sind nicht, und das ist "
+    "nicht, und das Gehäuse ist nicht da, und wir sind nicht dort, und das ist es nicht.",
+]
+SPANISH = [
+    "Que los precios, que los precios están, que los que está, que los precios está en "
+    "los que, que los que están en los precios, que está en los que.",
+    "Que las pilas, que las pilas están, que las que está, que las pilas está en las "
+    "que, que las que están en las pilas, que está en las que.",
+]
+
+
+def test_titles_leave_out_the_stop_words_of_the_chapters_language():
+    from llama_index_video.chapters.titles import stop_words
+    from llama_index_video.store.tokens import words as tokens
+
+    for texts, code, topics in (
+        (GERMAN, "de", ("batterie", "gehäuse")),
+        (SPANISH, "es", ("precios", "pilas")),
+    ):
+        as_english = chapter_titles(texts)  # what every chapter got before it had a language
+        assert any(set(tokens(title)) & stop_words(code) for title in as_english)
+        titles = chapter_titles(texts, languages=[code, code])
+        for title, topic in zip(titles, topics, strict=True):
+            words = title.lower().replace(",", "").split()
+            assert words and words[0] == topic, titles
+            assert not set(tokens(title)) & stop_words(code), titles
+    # Accents go as the index reads words: Spanish "está" is listed as "esta".
+    assert {"esta", "estan", "que"} <= stop_words("es")
+    # A language bm25s has no list for has none, and one title per chapter still comes.
+    assert stop_words("ja") == frozenset()
+    assert len(chapter_titles(["金字塔 金字塔", "です"], languages=["ja", None])) == 2
+
+
+def test_ingest_gives_each_chapter_the_language_its_units_were_heard_in():
+    from llama_index.core.schema import TextNode
+
+    from llama_index_video import schema
+    from llama_index_video.chapters.nodes import chapter_nodes
+
+    units = []
+    for chapter, text in enumerate(GERMAN):
+        for i in range(30):
+            at = (chapter * 30 + i) * 10.0
+            units.append(
+                TextNode(
+                    text=text,
+                    embedding=[1.0, 0.0, 0.0] if chapter == 0 else [0.0, 1.0, 0.0],
+                    metadata={
+                        schema.MODALITY: "transcript",
+                        schema.START_S: at,
+                        schema.END_S: at + 9.0,
+                        schema.FILE_NAME: "sitzung.wav",
+                        schema.CONTENT_HASH: "0" * 64,
+                        schema.LANGUAGE: "de",
+                    },
+                )
+            )
+    chapters = chapter_nodes(units)
+    assert [c.metadata[schema.TITLE].lower().split(",")[0] for c in chapters] == [
+        "batterie",
+        "gehäuse",
+    ]
