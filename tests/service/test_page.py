@@ -96,6 +96,21 @@ def test_the_answer_appears_as_the_model_writes_it_and_ends_as_ask_gives_it(
     assert cited == [c["label"] for c in whole["citations"]] == [hit.label]
 
 
+def test_behind_a_token_the_page_loads_its_modules_and_searches(browser, example_index):
+    token = "page-token-for-tests_0123"
+    with running(create_app(example_index, token=token)) as url, opened(browser, url) as page:
+        loaded: list[tuple[str, int]] = []
+        page.on("response", lambda r: loaded.append((r.url, r.status)))
+        page.goto(f"/?token={token}")  # sets the cookie, then back to /
+        page.get_by_label("Search for a moment").fill("ozone hole")
+        page.keyboard.press("Enter")
+        page.locator("#results button.card").first.wait_for()
+        page.locator("#library .source").first.wait_for()
+    scripts = {u.rsplit("/", 1)[-1]: status for u, status in loaded if "/static/" in u}
+    assert set(scripts) >= {"app.js", "page.js", "outline.js", "transcript.js"}
+    assert set(scripts.values()) == {200}
+
+
 def test_keyboard_only_search_and_play(page):
     page.keyboard.press("Tab")  # skip link
     page.keyboard.press("Tab")

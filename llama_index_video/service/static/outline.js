@@ -1,11 +1,12 @@
 // The open recording's outline beside the player: its chapters (choose one to play from
 // its start; the one playing is marked) and its extractive summary, every line's
-// citation a link that plays the cited moment. Loaded before app.js, which hands it the
-// page's helpers; text from the index is only ever set as textContent.
-"use strict";
+// citation a link that plays the cited moment. Text from the index is only ever set as
+// textContent.
+import { $, clock, request, span } from "./page.js";
 
-window.pageOutline = ({ request, seekOpen, clock, span, stillOpen }) => {
-  const $ = (id) => document.getElementById(id);
+// `seekOpen(start, end)` plays the open recording from `start`; `stillOpen(source)`
+// says whether `source` is still the one open.
+export function pageOutline({ seekOpen, stillOpen }) {
   const chapterList = $("chapters");
   const SECTIONS = {
     overview: "Overview",
@@ -104,4 +105,4 @@ window.pageOutline = ({ request, seekOpen, clock, span, stillOpen }) => {
   }
 
   return { open, follow };
-};
+}
