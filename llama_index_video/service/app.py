@@ -5,7 +5,8 @@ Routes::
     GET  /                       the page (static/index.html)
     GET  /static/{file}          its script and style sheet
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
-    GET  /api/search?q=&top_k=&modality=   the ``search --json`` list
+    GET  /api/search?q=&top_k=&modality=&speaker=&by_chapter=&by_named_speaker=
+                                 the ``search --json`` list (the options as ``search``'s)
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
     POST /api/ask/stream         the same body -> server-sent events: ``delta`` events
                                  ({"text"}) as the model writes, then one ``answer``
@@ -35,7 +36,8 @@ model writes ends the stream with an ``error`` event carrying the one line and t
 status ``/api/ask`` would have answered.
 
 Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q``,
-``top_k`` outside 1..100 or an unknown modality (422); a query string that is not
+``top_k`` outside 1..100, an unknown modality, a blank ``speaker`` or a ``by_chapter``
+that is not a boolean (422); a query string that is not
 UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
 (400), not ``application/json`` (415) or over 64 KiB (413). The package's own errors
 map to statuses by type (:data:`ERROR_STATUS`); anything else is a logged 500 whose
@@ -80,6 +82,7 @@ from llama_index_video.service.media import (
     MediaCatalog,
     OpenedFileResponse,
 )
+from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
 from llama_index_video.store.transcript_export import MEDIA_TYPES, TranscriptFormat
 
@@ -221,11 +224,33 @@ def create_app(
         q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the query")],
         top_k: Annotated[int, Query(ge=1, le=MAX_TOP_K)] = DEFAULT_TOP_K,
         modality: Annotated[str | None, Query(max_length=200)] = None,
+        speaker: Annotated[
+            str | None,
+            Query(
+                max_length=MAX_QUERY_CHARS,
+                description="only what these speakers said, comma-separated "
+                "(SPEAKER_2, 2, or a name given to a voice)",
+            ),
+        ] = None,
+        by_chapter: Annotated[
+            bool, Query(description="score each moment with its chapter's match too")
+        ] = False,
+        by_named_speaker: Annotated[
+            bool,
+            Query(description="a question naming a speaker as the one speaking keeps theirs"),
+        ] = False,
     ) -> JSONResponse:
         query = q.strip()
         if not query:
             raise HTTPException(422, "q: the query is blank")
-        hits, catalog = live.search(query, top_k=top_k, modalities=_modalities(modality))
+        hits, catalog = live.search(
+            query,
+            top_k=top_k,
+            modalities=_modalities(modality),
+            speakers=_speakers(speaker),
+            by_chapter=by_chapter,
+            by_named_speaker=by_named_speaker,
+        )
         return JSONResponse(_with_urls([hit.to_dict() for hit in hits], catalog))
 
     @app.post("/api/ask")
@@ -362,6 +387,15 @@ def _modalities(text: str | None) -> list[str] | None:
         return parse_modalities(text)
     except ValueError as exc:
         raise HTTPException(422, f"modality: {exc}") from exc
+
+
+def _speakers(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    try:
+        return parse_speakers(text)
+    except ValueError as exc:
+        raise HTTPException(422, f"speaker: {exc}") from exc
 
 
 def _library_urls(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str | None]:

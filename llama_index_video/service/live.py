@@ -31,7 +31,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -228,11 +228,12 @@ class LiveIndex:
         return self._versions is not None
 
     def search(
-        self, query: str, *, top_k: int, modalities: Sequence[str] | None = None
+        self, query: str, *, top_k: int, **options: Any
     ) -> tuple[list[SearchHit], MediaCatalog]:
-        """The index's hits for ``query``, and the catalog that serves their media."""
+        """The index's hits for ``query`` (``options``: :meth:`VideoIndex.search`'s),
+        and the catalog that serves their media."""
         with self.reading() as (index, catalog), translated(index.folder.chroma):
-            return index.search(query, top_k=top_k, modalities=modalities), catalog
+            return index.search(query, top_k=top_k, **options), catalog
 
     def ask(self, question: str, *, top_k: int) -> tuple[Answer, MediaCatalog]:
         """The configured answerer's answer, and the catalog that serves its media."""

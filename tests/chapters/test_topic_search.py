@@ -1,15 +1,19 @@
 """Topic-level retrieval on the constructed meeting: a question about a topic finds the
 moments of its chapter, each moment scored with its chapter's match, each hit naming
 its chapter; through
-``search``, ``as_retriever`` and ``search --by-chapter``; the relevance gate still
+``search``, ``as_retriever``, ``search --by-chapter`` and the service's
+``/api/search?by_chapter=true``; the relevance gate still
 judges the hits it returns."""
 
 from __future__ import annotations
+
+from fastapi.testclient import TestClient
 
 from llama_index_video.cli.main import main
 from llama_index_video.schema import CHAPTER
 from llama_index_video.search.by_chapter import chapter_blend
 from llama_index_video.search.relevance import RelevanceGate
+from llama_index_video.service.app import create_app
 from tests.chapters.meeting_script import TOPIC_SECONDS
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 
@@ -64,3 +68,17 @@ def test_search_by_chapter_on_the_command_line(meeting_index, capsys):  # noqa: 
     assert code == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("1. ") and f"[{colours.title}]" in first
+
+
+def test_search_by_chapter_through_the_service(meeting_index):  # noqa: F811
+    index, _ = meeting_index
+    question = "How do we sell it to customers?"  # the marketing chapter, from 720 s
+    plain = [hit.to_dict() for hit in index.search(question, top_k=3)]
+    blended = [hit.to_dict() for hit in index.search(question, top_k=3, by_chapter=True)]
+    assert [h["start"] for h in plain] != [h["start"] for h in blended]
+    with TestClient(create_app(index), base_url="http://127.0.0.1") as client:
+        served = client.get(
+            "/api/search", params={"q": question, "top_k": 3, "by_chapter": "true"}
+        ).json()
+    assert [{k: v for k, v in h.items() if k in blended[0]} for h in served] == blended
+    assert all(hit["start"] >= 3 * TOPIC_SECONDS for hit in served)

@@ -69,6 +69,13 @@ def test_search_filters_by_modality(client, example_index):
     assert _without_links(hits) == _contract(expected)
 
 
+def test_search_by_a_speaker_an_index_without_labels_finds_nothing(client, example_index):
+    # the example index has no speaker labels: what SPEAKER_1 said is nothing
+    assert client.get("/api/search", params={"q": UVC}).json()
+    assert client.get("/api/search", params={"q": UVC, "speaker": "1"}).json() == []
+    assert example_index.search(UVC, speakers=["SPEAKER_1"]) == []
+
+
 def test_search_with_nothing_relevant_is_an_empty_list(client):
     assert client.get("/api/search", params={"q": "zzqx vbnm plorf"}).json() == []
 
@@ -122,6 +129,8 @@ BAD_SEARCHES = [
     ("q=x&top_k=100000", 422, "top_k"),
     ("q=x&top_k=ten", 422, "top_k"),
     ("q=x&modality=hologram", 422, "modality"),
+    ("q=x&speaker=%20,%20", 422, "speaker: name speakers"),
+    ("q=x&by_chapter=perhaps", 422, "by_chapter"),
     ("q=%FF%FE", 400, "UTF-8"),
     ("q=" + "x" * 2001, 422, "2000"),
     ("q=" + "x" * 20_000, 414, "longer than"),

@@ -175,6 +175,32 @@ def test_a_search_link_restores_the_search(page):
     page.wait_for_function("() => location.search === '?q=ozone+hole'")
 
 
+def test_search_options_reach_the_api_and_the_search_link(page):
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
+    page.get_by_label("Search for a moment").fill("ultraviolet C radiation")
+    page.get_by_text("Search options").click()
+    page.get_by_label("Only what these speakers said").fill("2")
+    page.keyboard.press("Enter")
+    # the example index has no speaker labels: nothing was said by SPEAKER_2
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'No relevant moments.'"
+    )
+    assert "speaker=2" in asked[-1] and "by_chapter" not in asked[-1]
+    assert page.evaluate("location.search") == "?q=ultraviolet+C+radiation&speaker=2"
+    page.get_by_label("Only what these speakers said").fill("")
+    page.get_by_label("Score each moment with its chapter's match too").check()
+    page.get_by_label("Search for a moment").press("Enter")
+    page.locator("#results button.card").first.wait_for()
+    assert "by_chapter=true" in asked[-1] and "speaker" not in asked[-1]
+    page.goto("/?q=ultraviolet+C+radiation&speaker=SPEAKER_3")
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent === 'No relevant moments.'"
+    )
+    assert page.get_by_label("Only what these speakers said").input_value() == "SPEAKER_3"
+    assert page.locator("#search-options").get_attribute("open") is not None
+
+
 def test_a_moment_link_opens_the_player_at_that_second(page):
     page.goto("/#source=ozone_explainer.mp4&t=29")
     assert abs(_playing_from(page, 29) - 29) < 1

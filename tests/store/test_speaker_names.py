@@ -12,12 +12,14 @@ import json
 import shutil
 
 import pytest
+from fastapi.testclient import TestClient
 
 from llama_index_video import schema
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.service.app import create_app
 from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 from llama_index_video.store.speaker_names import check_speaker_name
@@ -140,3 +142,23 @@ def test_a_named_voice_is_kept_renamed_with_its_label_and_other_voices_stay_unkn
     assert done.named == {"dialogue.ogg": {}} and not done.failed
     index.reopen()
     assert set(unit_speakers(index).values()) == {"SPEAKER_1", "Ben Okafor", "SPEAKER_3"}
+
+
+def test_the_service_searches_by_a_speaker_named_or_labelled(index):
+    assert index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben Okafor") == len(BEN)
+    question = "the budget for seeds and tools"
+    with TestClient(create_app(index), base_url="http://127.0.0.1") as client:
+        by_name = client.get("/api/search", params={"q": question, "speaker": "Ben Okafor"})
+        by_label = client.get("/api/search", params={"q": question, "speaker": "1, 3"})
+    named = by_name.json()
+    assert named and {h["speaker"] for h in named} == {"Ben Okafor"}
+    assert any(h["start"] <= 6.0 <= h["end"] for h in named)
+    assert _as_searched(named) == _as_searched(index.search(question, speakers=["Ben Okafor"]))
+    others = index.search(question, speakers=["SPEAKER_1", "SPEAKER_3"])
+    assert _as_searched(by_label.json()) == _as_searched(others)
+
+
+def _as_searched(hits: list) -> list[tuple]:
+    """Each hit's recording, span, speaker and score, whether a SearchHit or served JSON."""
+    found = [hit if isinstance(hit, dict) else hit.to_dict() for hit in hits]
+    return [(h["source"], h["start"], h["end"], h["speaker"], h["score"]) for h in found]

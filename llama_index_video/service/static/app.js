@@ -386,6 +386,16 @@ const onScreen = (hit) =>
     .map((unit) => `On screen: ${unit.text.split("\n").join("; ")}`);
 const hitText = (hit) => [hit.text || "", ...onScreen(hit)].filter(Boolean).join(" — ");
 
+// The search's options as /api/search (and a search link) take them: `speaker` when
+// one is named, `by_chapter` when checked.
+function searchOptions() {
+  const options = {};
+  const speaker = $("search-speaker").value.trim();
+  if (speaker) options.speaker = speaker;
+  if ($("search-by-chapter").checked) options.by_chapter = "true";
+  return options;
+}
+
 $("search-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const query = $("search-input").value.trim();
@@ -393,9 +403,11 @@ $("search-form").addEventListener("submit", (event) => {
     status.textContent = "Type something to search for.";
     return;
   }
-  history.replaceState(null, "", `?${new URLSearchParams({ q: query })}${location.hash}`);
+  const options = searchOptions();
+  history.replaceState(null, "", `?${new URLSearchParams({ q: query, ...options })}${location.hash}`);
   run(event.currentTarget, async () => {
-    const hits = await request(`/api/search?${new URLSearchParams({ q: query, top_k: 8 })}`);
+    const asked = new URLSearchParams({ q: query, top_k: 8, ...options });
+    const hits = await request(`/api/search?${asked}`);
     $("answer").hidden = true;
     show($("results"), hits, hitText);
     showHits(query, hits);
@@ -454,8 +466,11 @@ $("ask-form").addEventListener("submit", (event) => {
   });
 });
 
-const linkedQuery = new URLSearchParams(location.search).get("q");
-if (linkedQuery) {
-  $("search-input").value = linkedQuery;
+const linked = new URLSearchParams(location.search);
+if (linked.get("q")) {
+  $("search-input").value = linked.get("q");
+  $("search-speaker").value = linked.get("speaker") || "";
+  $("search-by-chapter").checked = linked.get("by_chapter") === "true";
+  $("search-options").open = linked.has("speaker") || linked.has("by_chapter");
   $("search-form").requestSubmit();
 }
