@@ -246,8 +246,8 @@ def create_app(
         hits, catalog = live.search(
             query,
             top_k=top_k,
-            modalities=_modalities(modality),
-            speakers=_speakers(speaker),
+            modalities=_listed(parse_modalities, "modality", modality),
+            speakers=_listed(parse_speakers, "speaker", speaker),
             by_chapter=by_chapter,
             by_named_speaker=by_named_speaker,
         )
@@ -320,7 +320,8 @@ def create_app(
 
         from llama_index_video.service.clips import cut_moment
 
-        begin, finish = _time("start", start), _time("end", end)
+        begin = _parsed(parse_time, "start", start)
+        finish = _parsed(parse_time, "end", end)
         with live.reading() as (current, _):
             path, name = cut_moment(current, source, begin, finish)
         return FileResponse(
@@ -373,29 +374,17 @@ def _attachment(name: str) -> str:
     return f"attachment; filename*=utf-8''{quoted}"
 
 
-def _time(name: str, text: str) -> float:
+def _listed(parse: Callable[[str], list[str]], name: str, text: str | None) -> list[str] | None:
+    """The comma-separated query parameter ``name`` read by ``parse``; None if not given."""
+    return None if text is None else _parsed(parse, name, text)
+
+
+def _parsed(parse: Callable[[str], _Read], name: str, text: str) -> _Read:
+    """``parse(text)``, the value of the query parameter ``name``; a 422 naming it if bad."""
     try:
-        return parse_time(text)
+        return parse(text)
     except ValueError as exc:
         raise HTTPException(422, f"{name}: {exc}") from exc
-
-
-def _modalities(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    try:
-        return parse_modalities(text)
-    except ValueError as exc:
-        raise HTTPException(422, f"modality: {exc}") from exc
-
-
-def _speakers(text: str | None) -> list[str] | None:
-    if text is None:
-        return None
-    try:
-        return parse_speakers(text)
-    except ValueError as exc:
-        raise HTTPException(422, f"speaker: {exc}") from exc
 
 
 def _library_urls(entry: LibraryEntry, catalog: MediaCatalog) -> dict[str, str | None]:
