@@ -6,9 +6,8 @@ transcribes anything, a multilingual Whisper model's language-identification hea
 to a few probes of the audio; speech found not to be English is transcribed by a
 multilingual model, or refused (see :class:`~.faster.FasterWhisperTranscriber`).
 
-How. Silero VAD finds the utterances (speech split at pauses of 300 ms or more,
-:data:`~.vad.UTTERANCES`); consecutive utterances make blocks of about
-:data:`BLOCK_SPEECH_S` seconds of speech. A block is probed in pieces: consecutive
+How. The speech is cut into blocks of about six seconds of speech
+(:mod:`.speech_blocks`). A block is probed in pieces: consecutive
 utterances (each with edges of silence) joined until they hold :data:`SURE_SPEECH_S` of
 speech, each piece identified whole, the probabilities averaged, weighted by speech.
 Each piece is encoded at its own length rather than padded to Whisper's 30 s window:
@@ -97,14 +96,14 @@ the same writing did not loop and Portuguese won by 0.04 (log probability per to
 recording that writing down finds English throughout (the AMI excerpt whose first 11 s
 the head hears as German at 0.95) has no change to refuse, and keeps its English.
 
-Between two neighbouring blocks that disagree, the change is placed at the pause that
-puts the most seconds of speech on the side each utterance sounds like.
+Between two neighbouring blocks that disagree, the change is placed at a pause
+(:func:`~.speech_blocks.change_at`).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -112,17 +111,18 @@ import numpy as np
 
 from llama_index_video.transcription.base import SAMPLE_RATE
 from llama_index_video.transcription.loops import text_loops
+from llama_index_video.transcription.speech_blocks import (
+    blocks_of,
+    change_at,
+    groups,
+    speech,
+    split_utterances,
+)
 from llama_index_video.transcription.vad import UTTERANCES, Span, VoiceActivity
 
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
 
-BLOCK_SPEECH_S: Final = 6.0
-"""Seconds of speech in one block (an utterance longer than this is cut)."""
-MIN_BLOCK_SPEECH_S: Final = 3.0
-"""A last block with less speech than this joins the block before it."""
-MIN_SPEECH_S: Final = 1.0
-"""Audio with less speech than this is not probed: there is nothing to identify."""
 FIRST_PROBES: Final = 3
 MAX_PROBES: Final = 12
 EDGE_S: Final = 0.2
@@ -319,12 +319,12 @@ def detect_stretches(
 
     Returns:
         Stretches in time order; none when the audio holds less than
-        :data:`MIN_SPEECH_S` of speech.
+        :data:`~.speech_blocks.MIN_SPEECH_S` of speech.
     """
     if utterances is None:
         utterances = VoiceActivity(samples).spans(UTTERANCES)
-    spans = _split(utterances)
-    blocks = _blocks(spans)
+    spans = split_utterances(utterances)
+    blocks = blocks_of(spans)
     if not blocks:
         return ()
     heard: dict[tuple[int, ...], Probabilities] = {}  # by the utterance indices heard
@@ -346,14 +346,15 @@ def detect_stretches(
     english = languages is None or "en" in languages
 
     def probe(block: int) -> None:
-        """The block's probabilities: its pieces (:func:`_groups`) heard in order, until
-        the speech heard is surely English (:data:`SURE_ENGLISH`) or the block ends."""
+        """The block's probabilities: its pieces (:func:`~.speech_blocks.groups`) heard in
+        order, until the speech heard is surely English (:data:`SURE_ENGLISH`) or the block
+        ends."""
         heard_here: list[Probabilities] = []
         mean: Probabilities = {}
         weights: list[int] = []
-        for piece in _groups(blocks[block], spans, SURE_SPEECH_S):
+        for piece in groups(blocks[block], spans, SURE_SPEECH_S):
             heard_here.append(listen(*piece))
-            weights.append(_speech(piece, spans))
+            weights.append(speech(piece, spans))
             mean = _mean(heard_here, weights)
             if (
                 english
@@ -408,7 +409,7 @@ def detect_stretches(
             pair = (language, spoken[block])
             around = [*blocks[block - 1], *blocks[block]]
             later = [_nearer(listen(i), pair) == pair[1] for i in around]
-            end = max(start, _cut(spans, around, later))
+            end = max(start, change_at(spans, around, later))
         scores = [probed[b].get(language, 0.0) for b in range(first, block) if b in probed]
         stretches.append(
             LanguageStretch(
@@ -482,47 +483,6 @@ def _nearer(probabilities: Probabilities, pair: tuple[str, str]) -> str:
     return after if probabilities.get(after, 0.0) > probabilities.get(before, 0.0) else before
 
 
-def _split(utterances: Sequence[Span]) -> list[Span]:
-    """The utterances, each longer than :data:`BLOCK_SPEECH_S` cut into pieces that long."""
-    size = round(BLOCK_SPEECH_S * SAMPLE_RATE)
-    return [
-        (offset, min(offset + size, end))
-        for start, end in utterances
-        for offset in range(start, end, size)
-    ]
-
-
-def _blocks(spans: Sequence[Span]) -> list[list[int]]:
-    """Consecutive utterance indices holding about :data:`BLOCK_SPEECH_S` of speech each."""
-    blocks = _groups(range(len(spans)), spans, BLOCK_SPEECH_S)
-    if len(blocks) > 1 and _speech(blocks[-1], spans) < MIN_BLOCK_SPEECH_S * SAMPLE_RATE:
-        blocks[-2].extend(blocks.pop())
-    total = _speech(range(len(spans)), spans)
-    return blocks if total >= MIN_SPEECH_S * SAMPLE_RATE else []
-
-
-def _groups(indices: Iterable[int], spans: Sequence[Span], seconds: float) -> list[list[int]]:
-    """Consecutive ``indices`` of ``spans``, grouped until each group holds ``seconds`` of
-    speech (the last group may hold less): a block's utterances, a probe's pieces."""
-    groups: list[list[int]] = []
-    group: list[int] = []
-    filled = 0
-    for index in indices:
-        group.append(index)
-        filled += spans[index][1] - spans[index][0]
-        if filled >= seconds * SAMPLE_RATE:
-            groups.append(group)
-            group, filled = [], 0
-    if group:
-        groups.append(group)
-    return groups
-
-
-def _speech(indices: Iterable[int], spans: Sequence[Span]) -> int:
-    """Samples of speech in the ``spans`` at ``indices``."""
-    return sum(spans[index][1] - spans[index][0] for index in indices)
-
-
 def _mean(heard: Sequence[Probabilities], weights: Sequence[int]) -> Probabilities:
     total = sum(weights) or 1
     mean: Probabilities = {}
@@ -556,21 +516,3 @@ def _fill(count: int, decided: dict[int, str]) -> list[str]:
     return [
         decided[min(order, key=lambda probe: (abs(probe - index), probe))] for index in range(count)
     ]
-
-
-def _cut(spans: Sequence[Span], around: list[int], later: list[bool]) -> float:
-    """Seconds mid-way through the pause, between utterances ``around`` (indices into
-    ``spans``), that puts the most speech on its side: ``later[i]`` says utterance
-    ``around[i]`` sounds like the language after the change."""
-
-    def agreement(cut: int) -> int:
-        return sum(
-            spans[i][1] - spans[i][0]
-            for position, i in enumerate(around)
-            if later[position] == (position >= cut)
-        )
-
-    if len(around) < 2:
-        return spans[around[-1]][1] / SAMPLE_RATE
-    cut = max(range(1, len(around)), key=agreement)
-    return (spans[around[cut - 1]][1] + spans[around[cut]][0]) / 2 / SAMPLE_RATE

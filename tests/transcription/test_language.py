@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llama_index_video.errors import UnsupportedLanguageError
-from llama_index_video.transcription import FasterWhisperTranscriber
+from llama_index_video.transcription import FasterWhisperTranscriber, speech_blocks
 from llama_index_video.transcription import language as lang
 from llama_index_video.transcription.base import SAMPLE_RATE, Segment, Word
 from llama_index_video.transcription.loops import (
@@ -88,7 +88,7 @@ def test_one_language_costs_a_few_probes_and_covers_the_audio(
         ("en", 0.0, len(samples) / SAMPLE_RATE)
     ]
     # FIRST_PROBES blocks of two 3 s utterances each (a block closes at 6 s of speech).
-    assert lang.BLOCK_SPEECH_S == 6.0 and lang.SURE_SPEECH_S <= 3.0
+    assert speech_blocks.BLOCK_SPEECH_S == 6.0 and lang.SURE_SPEECH_S <= 3.0
     assert sum(calls) == pytest.approx(
         lang.FIRST_PROBES * heard_per_block * (3.0 + 2 * lang.EDGE_S)
     )
@@ -138,7 +138,7 @@ def test_stretches_tile_the_audio_and_probes_stay_bounded(turns) -> None:
     stretches = lang.detect_stretches(samples, _fake_identify(calls), utterances=spans)
     if not stretches:
         # in samples, as the probing counts it (3 x 1/3 s rounds to 15,999 samples)
-        assert sum(end - start for start, end in spans) < lang.MIN_SPEECH_S * SAMPLE_RATE
+        assert sum(end - start for start, end in spans) < speech_blocks.MIN_SPEECH_S * SAMPLE_RATE
         return
     assert stretches[0].start == 0.0
     assert stretches[-1].end == pytest.approx(len(samples) / SAMPLE_RATE)
@@ -147,7 +147,7 @@ def test_stretches_tile_the_audio_and_probes_stay_bounded(turns) -> None:
     # Each utterance is heard at most twice (one longer than a block counts as pieces):
     # in its block's probe, alone or with its neighbours, and alone where a change of
     # language is placed.
-    assert len(calls) <= 2 * len(lang._split(spans))
+    assert len(calls) <= 2 * len(speech_blocks.split_utterances(spans))
 
 
 def _writes_best(kept: set[str], asked: list[list[str]]) -> lang.Confirm:
