@@ -134,7 +134,7 @@ def _list(args: argparse.Namespace) -> int:
         details = [length, moments or "no moments", entry.language or "", ", ".join(entry.speakers)]
         print(f"{entry.status:8} {entry.source}")
         print(f"         {' · '.join(d for d in details if d)} · {when} UTC")
-        if entry.status != "indexed" and entry.reason:
+        if entry.reason and (entry.status != "indexed" or not entry.moments):
             print(f"         {entry.reason}")
     return 0
 

@@ -32,6 +32,9 @@ from llama_index_video.transcription.skips import UNHEARD
 
 logger = logging.getLogger(__name__)
 
+NO_SPEECH = "no speech heard"
+"""The note of a recording whose sound holds no speech (nothing transcribed)."""
+
 
 class SpeechReading:
     """Transcript units of a file's speech (see the module docstring).
@@ -158,7 +161,7 @@ class SpeechReading:
             )
         units = self._units(info, speech.segments, notes, progress)
         if not units:
-            notes.append("no speech found")
+            notes.append(NO_SPEECH)
         if speech.dropped:
             notes.append(dropped_note(speech.dropped))
         return units, speech.language

@@ -323,8 +323,13 @@ class VideoReader(SpeechReading, BaseReader):
                 nodes.extend(shown)
         if self.clips is not None:
             nodes.extend(self._clip_nodes(self.clips, source, info, units, note, progress))
-        if not nodes:
-            raise MediaError(source.path, "; ".join(notes) or "nothing to index")
+        if not nodes and not (info.has_audio and (reads_screens or not info.has_video)):
+            # Nothing to index. Sound with no speech in it, and no pictures or pictures
+            # read, is a silent recording: indexed with no moments and its note (a
+            # re-ingest skips it). Pictures left unread (frames off), or no sound at all,
+            # fail, so that another ingest reads the file again.
+            unread = ["frames are off"] if info.has_video and not reads_screens else []
+            raise MediaError(source.path, "; ".join([*notes, *unread]) or "nothing to index")
         for text in notes:
             logger.info("%s: %s", source.path, text)
         return ReadResult(

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from llama_index_video.cli.main import main
@@ -83,6 +84,20 @@ def test_failed_file_sets_exit_code_and_keeps_the_others(capsys, tmp_path):
     assert "failed   " in out and "broken.mp4" in out and "not a readable audio or video" in out
     assert "indexed  " in out and "handbook.md" in out
     assert "Traceback" not in out + err
+
+
+def test_a_silent_recording_is_indexed_with_no_moments_and_its_note(capsys, tmp_path, make_wav):
+    silent = make_wav(tmp_path / "silent.wav", np.zeros(16_000 * 4, np.float32))
+    index = str(tmp_path / "i")
+    code, out, _ = run(capsys, "ingest", str(silent), "--index", index, "--quiet")
+    assert code == 0
+    assert out.splitlines()[0] == f"indexed  {silent}, 0 moments (no speech heard)"
+    code, out, _ = run(capsys, "list", "--index", index)
+    assert code == 0 and out.startswith(f"indexed  {silent}") and "no speech heard" in out
+    code, out, _ = run(capsys, "verify", "--index", index)
+    assert code == 0 and out.splitlines()[-1].startswith("ok: 1 files")
+    code, out, _ = run(capsys, "ingest", str(silent), "--index", index, "--quiet")
+    assert code == 0 and out.splitlines()[0] == f"skipped  {silent} (unchanged)"
 
 
 def test_ingest_names_the_subtitle_file_it_read(capsys, tmp_path):

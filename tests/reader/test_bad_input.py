@@ -12,6 +12,7 @@ import pytest
 
 from llama_index_video import schema
 from llama_index_video.errors import MediaError, VideoIndexError
+from llama_index_video.reader.speech import NO_SPEECH
 from llama_index_video.reader.video_reader import VideoReader
 from tests_support import HANDBOOK, OZONE
 
@@ -64,19 +65,27 @@ def test_video_without_audio_gives_frames_with_a_note(reader, tmp_path, make_vid
     assert result.nodes[0].metadata[schema.NOTE] == "no audio track: frames only"
 
 
-def test_audio_without_speech(reader, tmp_path, make_wav):
+def test_audio_without_speech_is_read_as_a_silent_recording(reader, tmp_path, make_wav):
     rng = np.random.default_rng(7)
     silence = make_wav(tmp_path / "silence.wav", np.zeros(16000 * 5, np.float32))
     noise = make_wav(tmp_path / "noise.wav", rng.normal(0, 0.05, 16000 * 5).astype(np.float32))
     for path in (silence, noise):
-        _one_line_error(reader, path, "no speech found")
+        result = reader.read(path)
+        assert result.nodes == [] and result.notes == (NO_SPEECH,)
+        assert result.duration == pytest.approx(5.0, abs=0.1)
+
+
+def test_a_video_with_no_speech_and_frames_off_fails_saying_so(tmp_path, transcriber, make_video):
+    blind = VideoReader(media_dir=tmp_path / "media", transcriber=transcriber, frames=None)
+    path = make_video(tmp_path / "tone.mp4", [(4.0, (0, 120, 0))], tone=True)
+    _one_line_error(blind, path, f"{NO_SPEECH}; frames are off")
 
 
 def test_video_without_speech_still_gives_frames(reader, tmp_path, make_video):
     path = make_video(tmp_path / "tone.mp4", [(4.0, (0, 120, 0))], tone=True)
     result = reader.read(path)
     assert [n.metadata[schema.MODALITY] for n in result.nodes] == ["frame"]
-    assert "no speech found" in result.notes
+    assert NO_SPEECH in result.notes
 
 
 def _sparse_ten_hour_video(path):
