@@ -192,7 +192,7 @@ def _convert(
     errors raised mid-stream into ours."""
     try:
         ours = (_segment(s, duration, offset=offset, language=language) for s in segments)
-        kept = mended((s for s in ours if s is not None), until=until, mend=mend)
+        kept = mended((s for s in ours if s is not None), since=offset, until=until, mend=mend)
         whole = filled(kept, until=until, speech=speech, redecode=redecode, where=where)
         yield from heard(
             whole,

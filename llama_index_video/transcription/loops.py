@@ -75,7 +75,9 @@ REMEDIES: Final = (
 )
 """Tried in order on a loop's audio until one writes no loop."""
 MIN_REDECODE_SECONDS: Final = 0.5
-"""A loop written over less audio than this is dropped without decoding it again."""
+"""A loop written over less audio than this is not decoded again alone (see :func:`mended`)."""
+WIDEN_SECONDS: Final = 5.0
+"""How far back a loop too short to decode alone is widened (:func:`mended`)."""
 
 _WORD = re.compile(r"\w+")
 
@@ -152,7 +154,11 @@ def mend(
 
 
 def mended(
-    segments: Iterable[Segment], *, until: float, mend: Callable[[Segment, str], list[Segment]]
+    segments: Iterable[Segment],
+    *,
+    since: float = 0.0,
+    until: float,
+    mend: Callable[[Segment, str], list[Segment]],
 ) -> Iterator[Segment]:
     """``segments`` with each repetition loop replaced by what ``mend`` makes of it.
 
@@ -160,19 +166,65 @@ def mended(
     timestamp and goes on from the end of its 30 s window (on ``sales_es.ogg`` a loop
     stamped 0.0-4.1 s swallowed speech up to 9.7 s). So ``mend`` gets the loop lasting
     up to the next segment's start, or ``until`` (where the decoded audio ends).
+
+    A loop over less than :data:`MIN_REDECODE_SECONDS` of audio is too short to hear
+    anything in, and the words it stands for may sit before it: on the synthetic
+    20-minute recording (``benchmarks/long_transcripts.py``) a loop stamped 0.4 s came
+    after "every Tuesday." while "The grammar society rehearses", said before that, was
+    written nowhere. Such a loop is widened back to :data:`WIDEN_SECONDS` (not before
+    ``since``, where the decoded audio starts), taking in whole the segments written
+    there, and ``mend`` decodes all of it again; what it writes replaces them when it
+    holds at least as many words, else the loop alone is mended as before (dropped).
+    Segments are held back for :data:`WIDEN_SECONDS` for that.
     """
+    held: list[Segment] = []
     loop: tuple[Segment, str] | None = None
     for segment in segments:
         if loop is not None:
-            yield from mend(replace(loop[0], end=max(loop[0].end, segment.start)), loop[1])
+            ate = replace(loop[0], end=max(loop[0].end, segment.start))
+            held = _mend_held(held, ate, loop[1], since=since, mend=mend)
             loop = None
         reason = loop_reason(segment)
         if reason is None:
-            yield segment
+            held.append(segment)
         else:
             loop = (segment, reason)
+        while held and held[0].end <= segment.start - WIDEN_SECONDS:  # no loop reaches it
+            yield held.pop(0)
     if loop is not None:
-        yield from mend(replace(loop[0], end=max(loop[0].end, until)), loop[1])
+        ate = replace(loop[0], end=max(loop[0].end, until))
+        held = _mend_held(held, ate, loop[1], since=since, mend=mend)
+    yield from held
+
+
+def _mend_held(
+    held: list[Segment],
+    loop: Segment,
+    reason: str,
+    *,
+    since: float,
+    mend: Callable[[Segment, str], list[Segment]],
+) -> list[Segment]:
+    """``held`` (the segments before ``loop``) and what ``mend`` makes of ``loop``,
+    widened back over them when it is too short (see :func:`mended`)."""
+    if loop.end - loop.start >= MIN_REDECODE_SECONDS:
+        return held + mend(loop, reason)
+    start = max(since, loop.end - WIDEN_SECONDS)
+    first = len(held)
+    while first and held[first - 1].end > start:
+        first -= 1
+    around = held[first:]
+    if around:
+        start = min(start, around[0].start)
+    again = mend(replace(loop, start=start), reason)
+    if word_count(again) >= word_count(around):
+        return held[:first] + again
+    return held + mend(loop, reason)
+
+
+def word_count(segments: Iterable[Segment]) -> int:
+    """The words ``segments`` wrote (as the text splits)."""
+    return sum(len(segment.text.split()) for segment in segments)
 
 
 def text_loops(text: str) -> bool:

@@ -39,7 +39,7 @@ from typing import Final
 
 from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import DroppedSpeech, Segment, Word
-from llama_index_video.transcription.loops import REMEDIES, Redecode, loop_reason
+from llama_index_video.transcription.loops import REMEDIES, Redecode, loop_reason, word_count
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ def _again(
     writes more words and no loop; else ``segment``."""
     end = min(max(segment.end, following), segment.start + WINDOW_SECONDS)
     heard = list(redecode(segment.start, end, REMEDIES[0]))
-    if any(loop_reason(s) is not None for s in heard) or _words(heard) <= _words([segment]):
+    if any(loop_reason(s) is not None for s in heard) or word_count(heard) <= word_count([segment]):
         return [segment]
     logger.info(
         "%s: decoded %s-%s again (alone): %r lasted %.1f s over speech the window had "
@@ -112,14 +112,10 @@ def _again(
         format_timestamp(end),
         word.text,
         word.end - word.start,
-        _words(heard),
-        _words([segment]),
+        word_count(heard),
+        word_count([segment]),
     )
     return heard
-
-
-def _words(segments: Iterable[Segment]) -> int:
-    return sum(len(segment.text.split()) for segment in segments)
 
 
 def heard(
@@ -171,7 +167,7 @@ def _unheard(
                 where,
                 span,
                 spoken,
-                _words(found),
+                word_count(found),
             )
             if not found:
                 logger.warning(

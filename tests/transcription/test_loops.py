@@ -129,3 +129,38 @@ def test_a_loop_is_mended_up_to_where_the_next_segment_begins():
 
     assert spans == [(4.0, 9.0), (13.0, 20.0)]
     assert [(s.start, s.end) for s in out] == [(0.0, 3.0), (4.0, 9.0), (9.0, 12.0), (13.0, 20.0)]
+
+
+def test_a_loop_too_short_to_decode_is_widened_back_over_the_segments_before_it():
+    # The synthetic 20-minute recording's 06:49: "every Tuesday." was written, then a
+    # loop stamped 0.4 s; "The grammar society rehearses", said before, was lost.
+    spans: list[tuple[float, float]] = []
+
+    def mend_span(loop: Segment, reason: str) -> list[Segment]:
+        spans.append((loop.start, loop.end))
+        heard = f"{FLUENT} The grammar society rehearses every Tuesday."
+        return [Segment(loop.start, loop.end, heard)]
+
+    earlier, before = _fluent(0.0, 3.0), Segment(8.4, 9.2, "every Tuesday.")
+    stream = [earlier, _fluent(4.0, 7.0), before, Segment(9.3, 9.7, LOOP.text)]
+    stream.append(_fluent(9.7, 12.0))
+    out = list(mended(stream, until=20.0, mend=mend_span))
+
+    assert spans == [(4.0, 9.7)]  # back 5 s from the loop's end, whole segments
+    assert [(s.start, s.end) for s in out] == [(0.0, 3.0), (4.0, 9.7), (9.7, 12.0)]
+    assert "grammar society" in out[1].text
+
+
+def test_a_widened_loop_that_hears_fewer_words_keeps_the_segments_and_drops_the_loop():
+    spans: list[tuple[float, float]] = []
+
+    def mend_span(loop: Segment, reason: str) -> list[Segment]:
+        spans.append((loop.start, loop.end))
+        return [Segment(loop.start, loop.end, "Tuesday.")] if loop.end - loop.start > 1 else []
+
+    before = _fluent(6.0, 9.2)
+    stream = [before, Segment(9.3, 9.7, LOOP.text), _fluent(9.7, 12.0)]
+    out = list(mended(stream, since=5.5, until=20.0, mend=mend_span))
+
+    assert spans == [(5.5, 9.7), (9.3, 9.7)]  # widened (not before since), then alone
+    assert [(s.start, s.end) for s in out] == [(6.0, 9.2), (9.7, 12.0)]
