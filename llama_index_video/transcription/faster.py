@@ -133,12 +133,15 @@ class FasterWhisperTranscriber:
             finds the language of each stretch (:mod:`.language`), also for an
             English-only model.
         word_timestamps: Also return word times (and tighter segment times).
-        condition_on_previous_text: Prompt each 30 s window with the previous text. Off
-            by default: with deterministic decoding (no temperature fallback to reset the
-            prompt), a window that falls into a repetition loop ("-R-R-R-...") hands it
-            to every following window; on a 20-minute recording one loop at the start of
-            an audio chunk ate the chunk's ten minutes. Without the prompt, a loop ends
-            with its window (docs/benchmarks.md, long recordings).
+        condition_on_previous_text: Prompt each clip of the audio (up to a pause, about
+            one 30 s window) with the text written before it, as faster-whisper's own
+            option does, but never with a repetition loop or an improbable clip: after
+            one the prompt starts afresh (:func:`.faster_decoding.next_prompt`).
+            faster-whisper's own prompting, with deterministic decoding (no temperature
+            fallback to reset the prompt), hands a loop ("-R-R-R-...") to every following
+            window: on a 20-minute recording one loop ate a chunk's ten minutes. Stretches
+            in another language than English (files of several languages) are decoded
+            unprompted. Off by default (docs/evaluation.md, long recordings).
         initial_prompt: Text that primes the vocabulary (names, jargon) of the first window.
         download_root: Hugging Face cache folder to look in and download to.
         allow_download: Whether a model missing locally may be downloaded.

@@ -10,19 +10,26 @@ source's timeline and clamped to it, repetition loops decoded again
 still loops listed as dropped, words a window skipped decoded again
 (:func:`.skips.filled`), and errors raised while decoding (CTranslate2 raises
 plain ``RuntimeError``) made :class:`~llama_index_video.errors.TranscriptionError`.
+
+With ``condition_on_previous_text`` the whole audio is decoded one clip at a time
+(:mod:`.windows`: each clip ends in a pause), each prompted with the text before it
+unless that text held a loop or an improbable segment (:func:`next_prompt`), so a loop
+is never handed on as faster-whisper's own prompting hands it on when the temperature
+never rises. faster-whisper takes the prompt as tokens, the ones its own prompting uses.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
 from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription.base import SAMPLE_RATE, DroppedSpeech, Segment, Word
-from llama_index_video.transcription.loops import Redecode, Remedy, mend, mended
+from llama_index_video.transcription.loops import Redecode, Remedy, loop_reason, mend, mended
 from llama_index_video.transcription.models import ResolvedModel
 from llama_index_video.transcription.skips import SpeechSeconds, filled, heard
 from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
@@ -31,6 +38,13 @@ from llama_index_video.transcription.windows import clip_timestamps
 if TYPE_CHECKING:
     from faster_whisper import WhisperModel
     from faster_whisper.transcribe import Segment as FasterSegment
+    from faster_whisper.transcribe import TranscriptionInfo as FasterInfo
+
+PROMPT_TOKENS: Final = 223
+"""Tokens of earlier text a clip is prompted with at most (faster-whisper's own bound)."""
+MIN_LOG_PROB: Final = -1.0
+"""A clip with a segment less probable than this prompts nothing (faster-whisper's
+``log_prob_threshold``, below which its default decoding falls back)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,17 +109,22 @@ def decode(
             clips = clip_timestamps(kept, activity.spans(UTTERANCES))
         elif kept is not None:
             part = part[:0]
-        segments, info = run.whisper.transcribe(
-            part,
-            language=run.language,
-            beam_size=options.beam_size,
-            temperature=options.temperature,
-            vad_filter=options.vad_filter and kept is None,
-            word_timestamps=options.word_timestamps,
-            condition_on_previous_text=options.condition_on_previous_text,
-            initial_prompt=options.initial_prompt,
-            clip_timestamps=clips,
-        )
+        elif whole and options.condition_on_previous_text:
+            clips = clip_timestamps([(0, len(part))], activity.spans(UTTERANCES))
+        if isinstance(clips, list) and options.condition_on_previous_text and len(part):
+            segments, info = _prompted(run, part, clips, options)
+        else:
+            segments, info = run.whisper.transcribe(
+                part,
+                language=run.language,
+                beam_size=options.beam_size,
+                temperature=options.temperature,
+                vad_filter=options.vad_filter and kept is None,
+                word_timestamps=options.word_timestamps,
+                condition_on_previous_text=False,
+                initial_prompt=options.initial_prompt,
+                clip_timestamps=clips,
+            )
     except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
         raise TranscriptionError(
             f"faster-whisper failed on {where} with model {run.resolved.name!r}: {exc}"
@@ -141,6 +160,79 @@ def decode(
         language=info.language,
         probability=float(info.language_probability) if detected else None,
         duration_after_vad=float(info.duration_after_vad),
+    )
+
+
+def _prompted(
+    run: Pass, part: np.ndarray, clips: list[float], options: Decoding
+) -> tuple[Iterator[FasterSegment], FasterInfo]:
+    """Decode ``part`` clip by clip (``clips`` as :func:`.windows.clip_timestamps` gives
+    them), each clip prompted with the text of the clips before it that wrote no loop
+    (:func:`next_prompt`); segments on ``part``'s timeline. The first clip is decoded
+    here (its info, the language, at once), the others as the segments are read."""
+    pairs = [
+        (round(start * SAMPLE_RATE), round(end * SAMPLE_RATE))
+        for start, end in zip(clips[::2], clips[1::2], strict=True)
+    ]
+
+    def call(
+        index: int, language: str | None, prompt: str | list[int] | None
+    ) -> tuple[Iterable[FasterSegment], FasterInfo]:
+        first, last = pairs[index]
+        return run.whisper.transcribe(
+            part[first:last],
+            language=language,
+            beam_size=options.beam_size,
+            temperature=options.temperature,
+            vad_filter=False,
+            word_timestamps=options.word_timestamps,
+            condition_on_previous_text=False,
+            initial_prompt=prompt,
+        )
+
+    opening, info = call(0, run.language, options.initial_prompt)
+    language = run.language or info.language
+
+    def segments() -> Iterator[FasterSegment]:
+        prompt: tuple[int, ...] = ()
+        for index, (first, _) in enumerate(pairs):
+            written = opening if index == 0 else call(index, language, list(prompt) or None)[0]
+            clip: list[FasterSegment] = []
+            for segment in written:
+                clip.append(_later(segment, first / SAMPLE_RATE))
+                yield clip[-1]
+            prompt = next_prompt(prompt, clip, language=language)
+
+    return segments(), replace(info, duration_after_vad=len(part) / SAMPLE_RATE)
+
+
+def next_prompt(
+    prompt: Sequence[int], clip: Sequence[FasterSegment], *, language: str | None
+) -> tuple[int, ...]:
+    """The tokens that prompt the next clip, after ``clip`` was written with ``prompt``:
+    the last :data:`PROMPT_TOKENS` of them with the clip's own, or none when one of its
+    segments is a repetition loop (:func:`.loops.loop_reason`), so a loop is never
+    handed on. A clip that wrote nothing hands on its prompt."""
+    ours = (_segment(s, math.inf, offset=0.0, language=language) for s in clip)
+    if any(s is not None and loop_reason(s) is not None for s in ours):
+        return ()
+    if any(segment.avg_logprob < MIN_LOG_PROB for segment in clip):
+        return ()
+    tokens = [*prompt, *(token for segment in clip for token in segment.tokens)]
+    return tuple(tokens[max(0, len(tokens) - PROMPT_TOKENS) :])
+
+
+def _later(segment: FasterSegment, seconds: float) -> FasterSegment:
+    """``segment`` and its words ``seconds`` later."""
+    words = [
+        replace(word, start=word.start + seconds, end=word.end + seconds)
+        for word in segment.words or ()
+    ]
+    return replace(
+        segment,
+        start=segment.start + seconds,
+        end=segment.end + seconds,
+        words=words if segment.words is not None else None,
     )
 
 
