@@ -19,6 +19,9 @@ Each is heard, each in a child process timed as a whole (wall, CPU seconds), by:
   then ``transcript --format json``: the stored transcript (the words a unit repeats
   from the one before, where a long sentence was cut, counted once);
 - ``ours at REF`` with ``--baseline-ref``: the same, as that commit had it;
+- ``prompted``: ours with ``FasterWhisperTranscriber(condition_on_previous_text=True)``
+  (each clip prompted with the text before it unless that held a loop, see
+  :mod:`llama_index_video.transcription.faster_decoding`), through the same ingest;
 - ``defaults``: faster-whisper's default decoding of the whole file with the same model
   (tiny.en, int8): ``WhisperModel.transcribe(path)`` with no option changed (beam 5,
   temperature fallback 0.0-1.0, each window prompted with the previous text, no VAD).
@@ -59,6 +62,7 @@ from benchmarks.long_speech_script import iter_facts, plan  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
 
 DEFAULTS = "defaults"
+PROMPTED = "prompted"
 NEAR_SECONDS = 2.0
 """A fact counts as heard when its answer is in text heard this close to its span."""
 REDECODED = "again ("
@@ -208,8 +212,11 @@ def _defaults_child(audio: Path, out: Path) -> None:
     out.write_text(json.dumps([asdict(h) for h in heard]))
 
 
-def measure(version: Version | None, audio: Path, work: Path) -> tuple[list[Heard], Figures]:
-    """What ``version``'s ingest stored for ``audio`` (or the defaults, for None)."""
+def measure(
+    version: Version | None, audio: Path, work: Path, *, prompted: bool = False
+) -> tuple[list[Heard], Figures]:
+    """What ``version``'s ingest stored for ``audio`` (or the defaults, for None), its
+    transcriber prompting each clip with the text before it when ``prompted``."""
     out = work / "heard.json"
     timeout = 3600.0
     if version is None:
@@ -219,7 +226,9 @@ def measure(version: Version | None, audio: Path, work: Path) -> tuple[list[Hear
         heard = [Heard(**h) for h in json.loads(out.read_text())]
         return heard, Figures(0.0, [], None, None, done.wall_s, done.cpu_s)
     index = work / "index"
-    ingest = version.cli("--debug", "ingest", str(audio), "--index", str(index), "--quiet")
+    command = ("--debug", "ingest", str(audio), "--index", str(index), "--quiet")
+    me = [sys.executable, str(Path(__file__).resolve()), "--prompted-cli"]
+    ingest = [*me, *command] if prompted else version.cli(*command)
     done = run(ingest, version.env(), timeout=timeout)
     _check("ingest", done.returncode, done.stderr)
     shown = run(
@@ -237,6 +246,22 @@ def measure(version: Version | None, audio: Path, work: Path) -> tuple[list[Hear
         done.wall_s,
         done.cpu_s,
     )
+
+
+def _prompted_cli(argv: list[str]) -> int:
+    """The command line with every transcriber it builds prompting (the ``prompted``
+    recipe: the CLI has no option for it)."""
+    from dataclasses import dataclass
+
+    from llama_index_video.cli.main import main as cli
+    from llama_index_video.transcription import faster
+
+    @dataclass(frozen=True, kw_only=True)
+    class Prompted(faster.FasterWhisperTranscriber):
+        condition_on_previous_text: bool = True
+
+    faster.FasterWhisperTranscriber = Prompted  # type: ignore[misc]
+    return cli(argv)
 
 
 def _check(name: str, returncode: int, stderr: str) -> None:
@@ -259,7 +284,9 @@ def hear(
             process = Figures(**{**saved, "heard": []})
         else:
             with tempfile.TemporaryDirectory(prefix="long-transcripts-") as folder:
-                heard, process = measure(version, material.audio, Path(folder))
+                heard, process = measure(
+                    version, material.audio, Path(folder), prompted=name == PROMPTED
+                )
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
                 saved = {**asdict(process), "heard": [asdict(h) for h in heard]}
@@ -289,20 +316,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--recipes",
         nargs="+",
-        choices=("ours", "baseline", DEFAULTS),
-        default=("ours", "baseline", DEFAULTS),
+        choices=("ours", "baseline", PROMPTED, DEFAULTS),
+        default=("ours", "baseline", PROMPTED, DEFAULTS),
         help="run only these (several runs of the script can then share a busy machine)",
     )
     parser.add_argument("--json", type=Path, help="append the figures here (JSON lines)")
     parser.add_argument("--keep", type=Path, help="keep (or score again) what each recipe heard")
     parser.add_argument("--defaults-child", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--prompted-cli", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.prompted_cli is not None:
+        return _prompted_cli(args.prompted_cli)
     if args.defaults_child:
         _defaults_child(*args.defaults_child)
         return 0
     recipes: dict[str, Version | None] = {"ours": today()} if "ours" in args.recipes else {}
     if args.baseline_ref and "baseline" in args.recipes:
         recipes[f"ours at {args.baseline_ref}"] = release(args.baseline_ref)
+    if PROMPTED in args.recipes:
+        recipes[PROMPTED] = today()
     if DEFAULTS in args.recipes:
         recipes[DEFAULTS] = None
     print("Heard through faster-whisper tiny.en; each recording says whether its speech is real.")
