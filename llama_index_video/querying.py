@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,10 +23,13 @@ from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.recordings import Recordings
 from llama_index_video.results import Answer, SearchHit
+from llama_index_video.search.fusion import Retriever
+from llama_index_video.search.node_retriever import NodeRetriever
 from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
-from llama_index_video.search.searcher import Location, VideoSearcher
-from llama_index_video.search.speaker_named import SpeakerNamedRetriever
+from llama_index_video.search.retriever import VideoRetriever
+from llama_index_video.search.searcher import Location, located
+from llama_index_video.store.folder_index import nodes_by_id
 
 if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex
@@ -86,34 +90,25 @@ class Querying(Recordings):
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
         """
-        return self._retriever(
-            self.search_policy(),
-            top_k=top_k if similarity_top_k is None else similarity_top_k,
-            modalities=modalities,
-            speakers=speakers,
-            contents=self._contents(sources),
-            by_chapter=by_chapter,
-            by_named_speaker=by_named_speaker,
+        return NodeRetriever(
+            self._retriever(
+                self.search_policy(),
+                top_k=top_k if similarity_top_k is None else similarity_top_k,
+                modalities=modalities,
+                speakers=speakers,
+                contents=self._contents(sources),
+                by_chapter=by_chapter,
+                by_named_speaker=by_named_speaker,
+            )
         )
 
-    def _retriever(
-        self,
-        policy: SearchPolicy,
-        *,
-        speakers: Sequence[str] | None,
-        by_named_speaker: bool,
-        **options: Any,
-    ) -> BaseRetriever:
-        """The policy's retriever; with ``by_named_speaker`` and no ``speakers``, one that
-        keeps only what the speakers a question names said
-        (:mod:`~llama_index_video.search.speaker_named`: opt-in, as it found the answer
-        less often on real meetings)."""
-        if speakers or not by_named_speaker:
-            return policy.retriever(speakers=speakers, **options)
-        return SpeakerNamedRetriever(
-            lambda named: policy.retriever(speakers=named, **options),
-            lambda: sorted({who for entry in self.library() for who in entry.speakers}),
-        )
+    def _retriever(self, policy: SearchPolicy, **options: Any) -> Retriever:
+        """The policy's retriever of moments (:meth:`SearchPolicy.moments`), with this
+        index's speakers for a question that names one."""
+        return policy.moments(known_speakers=self._speakers, **options)
+
+    def _speakers(self) -> list[str]:
+        return sorted({who for entry in self.library() for who in entry.speakers})
 
     def recording_scores(
         self, query: str | QueryBundle, best: NodeWithScore | None = None
@@ -126,7 +121,9 @@ class Querying(Recordings):
     def search_policy(self) -> SearchPolicy:
         """How this index searches now: its channels, weights, thresholds and gate."""
         return SearchPolicy(
-            index=self.index,
+            vectors=partial(VideoRetriever, self.index),
+            rows=partial(nodes_by_id, self.index),
+            query=QueryBundle,
             embed_model=self.embed_model,
             visible=self.manifest.indexed_among,
             locate=self.where,
@@ -176,19 +173,16 @@ class Querying(Recordings):
         self.check_store()
         contents = self._contents(sources)
         policy = self.search_policy()
-        return VideoSearcher(
-            retriever=self._retriever(
-                policy,
-                top_k=top_k,
-                modalities=modalities,
-                speakers=speakers,
-                contents=contents,
-                by_chapter=by_chapter,
-                by_named_speaker=by_named_speaker,
-            ),
-            postprocessors=[self.postprocessor()],
-            **policy.wiring(),
-        ).search(query)
+        retriever = self._retriever(
+            policy,
+            top_k=top_k,
+            modalities=modalities,
+            speakers=speakers,
+            contents=contents,
+            by_chapter=by_chapter,
+            by_named_speaker=by_named_speaker,
+        )
+        return policy.searcher(NodeRetriever(retriever), self.postprocessor()).search(query)
 
     async def asearch(
         self,
@@ -235,7 +229,7 @@ class Querying(Recordings):
         postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
         policy = self.search_policy()
         return VideoAnswerer(
-            retriever=policy.retriever(top_k=options.top_k),
+            retriever=NodeRetriever(policy.retriever(top_k=options.top_k)),
             postprocessors=postprocessors,
             llm=llm if llm is not None else _settings_llm(),
             options=options,
@@ -302,15 +296,7 @@ class Querying(Recordings):
         """Where an indexed content is now: the path as it was given (its stored one if
         still there, else a live one) and that file's absolute path, which resolves from
         any working directory (the last known one if no path of the content is left)."""
-        records = [(r, self.manifest.located(r)) for r in self.manifest.paths_of(content_hash)]
-        for record, path in records:
-            if record.source == stored_source and Path(path).exists():
-                return Location(stored_source, path)
-        for record, path in records:
-            if Path(path).exists():
-                return Location(record.source, path)
-        known = next((path for r, path in records if r.source == stored_source), None)
-        return Location(stored_source, known)
+        return located(self.manifest, content_hash, stored_source)
 
 
 def _settings_llm() -> LLM | None:

@@ -129,8 +129,6 @@ class Citation:
             source: Where the file is now, if it moved since it was indexed; the
                 stored link then no longer applies and is derived again.
         """
-        from llama_index.core.schema import ImageNode  # only nodes need LlamaIndex
-
         meta = node.metadata
         stored = str(
             meta.get(schema.SOURCE) or meta.get(schema.FILE_NAME) or node.ref_doc_id or node.node_id
@@ -138,9 +136,7 @@ class Citation:
         start = _seconds(meta.get(schema.START_S))
         if start is None:
             start = _seconds(meta.get(schema.FRAME_TIME))
-        frame_path = meta.get(schema.IMAGE_PATH) or (
-            node.image_path if isinstance(node, ImageNode) else None
-        )
+        frame_path = meta.get(schema.IMAGE_PATH) or getattr(node, "image_path", None)
         moved = source is not None and source != stored
         return cls.at(
             source if source is not None else stored,

@@ -21,7 +21,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "llama_index_video"
 ROOT_NAME = "llama_index_video"
 
 FLOORS: tuple[tuple[str, ...], ...] = (
-    # The foundation: errors, metadata keys, result types, keys, weights, caches.
+    # The foundation: errors, metadata keys, result types, stored moments as plain data,
+    # keys, weights, caches.
     (
         "_version",
         "_moved",
@@ -29,6 +30,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "errors",
         "schema",
         "results",
+        "stored",
         "api_keys",
         "weights",
         "model_cache",

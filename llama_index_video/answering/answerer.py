@@ -20,7 +20,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from llama_index.core.llms import LLM, ChatMessage
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -92,6 +92,7 @@ class VideoAnswerer:
             ``standout`` (see the same).
         calibration: Gives each hit its ``confidence`` (see the same).
         vocabulary: The words of the whole index, for the confidence (see the same).
+        query: Makes of a question the query ``retriever`` takes (see the same).
     """
 
     def __init__(
@@ -106,6 +107,7 @@ class VideoAnswerer:
         recording: Recording | None = None,
         calibration: Calibration | None = None,
         vocabulary: Callable[[], Vocabulary | None] | None = None,
+        query: Callable[[str], Any] | None = None,
     ) -> None:
         self.options = options or AskOptions()
         if self.options.num_queries > 1:
@@ -130,6 +132,7 @@ class VideoAnswerer:
             recording=recording,
             calibration=calibration,
             vocabulary=vocabulary,
+            query=query,
         )
         self.llm = llm
 

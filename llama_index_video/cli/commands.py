@@ -17,15 +17,12 @@ from llama_index_video.cli.ingest_command import print_report, reading_index, ru
 from llama_index_video.cli.mcp_command import run_mcp
 from llama_index_video.cli.meeting_commands import run_chapters, run_summarize
 from llama_index_video.cli.opening import open_index, search_options, store_options
-from llama_index_video.cli.reads import read_between_writers, read_once
+from llama_index_video.cli.reads import read_between_writers
+from llama_index_video.cli.search_command import run_search
 from llama_index_video.cli.speakers_command import run_speakers
 from llama_index_video.cli.status import EXIT_FAILED_FILES
 from llama_index_video.cli.transcript_command import run_transcript
-from llama_index_video.cli.warm_search import served_search
 from llama_index_video.errors import (
-    EmbeddingError,
-    MomentRequestError,
-    RemoteAPIError,
     VideoIndexError,
 )
 from llama_index_video.schema import format_timestamp
@@ -34,7 +31,6 @@ logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
-    from llama_index_video.results import SearchHit
     from llama_index_video.store.library import LibraryEntry
 
 
@@ -174,110 +170,6 @@ def _remove(args: argparse.Namespace) -> int:
     return EXIT_FAILED_FILES if missing else 0
 
 
-def _search(args: argparse.Namespace) -> int:
-    settings = {**search_options(args), **store_options(args)}
-    hits = None
-    if not args.speaker and not args.by_chapter and not args.by_named_speaker:
-        hits = served_search(
-            args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
-        )
-    if hits is None:
-        hits = _searched(args, settings)
-    if args.json:
-        print(json.dumps([h.to_dict() for h in hits], indent=2, ensure_ascii=False))
-        return 0
-    if not hits:
-        print("No relevant moments.")
-    for rank, hit in enumerate(hits, start=1):
-        speaker = f" {hit.speaker}" if hit.speaker else ""
-        chapter = f" [{hit.chapter}]" if hit.chapter and args.by_chapter else ""
-        print(f"{rank}. {hit.label} {hit.modality}{speaker} score={hit.score}{chapter}")
-        print(f"   {hit.text}")
-        if hit.url:
-            print(f"   play: {hit.url}")
-        if hit.frame_path:
-            print(f"   frame: {hit.frame_path}")
-    return 0
-
-
-def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[SearchHit]:
-    """``search``'s hits from the index folder itself, opened with ``settings``: first
-    through Chroma's engine alone (:mod:`llama_index_video.store.chroma_reader`), then,
-    if that cannot open the folder or a writer changed it meanwhile, as every reader
-    opens it."""
-    from llama_index_video.store.chroma_reader import one_shot_reader
-    from llama_index_video.store.folder import IndexFolder
-
-    IndexFolder(args.index).require()
-    reader = one_shot_reader(
-        args.index, chroma_url=settings["chroma_url"], collection=settings["collection"]
-    )
-    if reader is not None:
-        index = open_index(args.index, vector_store=reader, **settings)
-        try:
-            hits = read_once(index, lambda: _hits(index, args))
-        except (EmbeddingError, RemoteAPIError, MomentRequestError):
-            # the question's own failures (a paid API refusing it, a bad filter): asking
-            # again the usual way would repeat the call and could hide the failure
-            index.close()
-            raise
-        except Exception as exc:  # the engine-only read failed: the usual way says why
-            logger.debug("%s: read as usual after %s: %s", args.index, type(exc).__name__, exc)
-            hits = None
-        try:
-            if hits is not None:
-                _say_if_unlabelled(index, args, hits)
-                return hits
-        finally:
-            index.close()
-    index = open_index(args.index, **settings)
-    try:
-        hits = read_between_writers(index, lambda: _hits(index, args))
-        _say_if_unlabelled(index, args, hits)
-        return hits
-    finally:
-        index.close()
-
-
-def _hits(index: VideoIndex, args: argparse.Namespace) -> list[SearchHit]:
-    return index.search(
-        args.query,
-        top_k=args.top_k,
-        modalities=args.modality,
-        speakers=args.speaker,
-        by_chapter=args.by_chapter,
-        by_named_speaker=args.by_named_speaker,
-    )
-
-
-def _say_if_unlabelled(index: VideoIndex, args: argparse.Namespace, hits: list[SearchHit]) -> None:
-    """A note on stderr when the speakers a search names explain what it found: none
-    labelled in the index, or none by the names ``--speaker`` gave when nothing was."""
-    if not args.by_named_speaker and not (args.speaker and not hits):
-        return
-    known = {speaker for entry in index.library() for speaker in entry.speakers}
-    if not known:
-        print(
-            "note: this index has no speaker labels (they are made by 'ingest --speakers'), "
-            + (
-                "so every moment was searched"
-                if args.by_named_speaker
-                else "so --speaker finds nothing"
-            ),
-            file=sys.stderr,
-        )
-    elif unknown := [
-        speaker
-        for speaker in args.speaker or []
-        if speaker.casefold() not in {name.casefold() for name in known}
-    ]:
-        print(
-            f"note: no moment of this index was said by {', '.join(map(repr, unknown))}; "
-            f"its speakers: {', '.join(sorted(known))}",
-            file=sys.stderr,
-        )
-
-
 def _ask(args: argparse.Namespace) -> int:
     from llama_index_video.answering.answerer import AskOptions, make_llm, make_reranker
 
@@ -377,7 +269,7 @@ COMMANDS = {  # subcommand -> its function
     "watch": _watch,
     "list": _list,
     "remove": _remove,
-    "search": _search,
+    "search": run_search,
     "ask": _ask,
     "serve": _serve,
     "mcp": lambda args: run_mcp(args, store_options(args)),

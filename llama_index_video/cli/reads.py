@@ -19,7 +19,8 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from llama_index_video.errors import IndexCorruptError, VideoIndexError
 
@@ -28,6 +29,14 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+class Folder(Protocol):
+    """Anything read from an index folder (a ``VideoIndex``, a ``FolderView``)."""
+
+    @property
+    def path(self) -> Path: ...
+
 
 READ_ATTEMPTS = 5
 """How often a one-shot reader reads again when a writer changed the folder under it."""
@@ -59,11 +68,10 @@ def read_between_writers(index: VideoIndex, read: Callable[[], T]) -> T:
     )
 
 
-def read_once(index: VideoIndex, read: Callable[[], T]) -> T | None:
-    """``read()`` (which never returns None) from ``index``'s folder; None when a writer
-    changed the folder during it, so that it must be read again (see
-    :func:`read_between_writers`). A failure while no writer touched the folder is
-    raised."""
+def read_once(index: Folder, read: Callable[[], T]) -> T | None:
+    """``read()`` from ``index``'s folder; None when a writer changed the folder during
+    it, so that it must be read again (see :func:`read_between_writers`), or when
+    ``read()`` returned None. A failure while no writer touched the folder is raised."""
     from llama_index_video.store.lock import read_generation
 
     before = read_generation(index.path)

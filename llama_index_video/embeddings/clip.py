@@ -33,10 +33,11 @@ from llama_index.core.schema import ImageType
 from llama_index_video.embeddings.threaded import ThreadedEmbedding
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
 from llama_index_video.reader.nodes import MediaText
+from llama_index_video.weights import CLIP_VIT_B32
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CLIP_MODEL = "openai/clip-vit-base-patch32"
+DEFAULT_CLIP_MODEL = CLIP_VIT_B32
 
 
 class ClipEmbedding(ThreadedEmbedding, MultiModalEmbedding):

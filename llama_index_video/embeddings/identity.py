@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 SENTENCE_TRANSFORMERS = "sentence-transformers"
 TRANSFORMERS_CLIP = "transformers-clip"
+E5_EMBEDDING = "MultilingualE5Embedding"
+"""The id of the multilingual-e5-small embedding (its ``class_name()``)."""
 _FAMILIES = {
     "HuggingFaceEmbedding": SENTENCE_TRANSFORMERS,
     "OnnxSentenceEmbedding": SENTENCE_TRANSFORMERS,

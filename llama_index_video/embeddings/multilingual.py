@@ -37,6 +37,7 @@ import numpy as np
 from llama_index.core.bridge.pydantic import Field, PrivateAttr
 from llama_index.core.schema import BaseComponent
 
+from llama_index_video.embeddings.identity import E5_EMBEDDING
 from llama_index_video.embeddings.sentencepiece import SentencePieceIds, fast_tokenizer
 from llama_index_video.embeddings.threaded import ThreadedEmbedding
 from llama_index_video.errors import EmbeddingError, MissingDependencyError
@@ -229,7 +230,7 @@ class MultilingualE5Embedding(_PackagedEmbedding):
 
     @classmethod
     def class_name(cls) -> str:
-        return "MultilingualE5Embedding"
+        return E5_EMBEDDING
 
     def _load(self) -> Any:
         try:

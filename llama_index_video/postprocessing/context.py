@@ -22,11 +22,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from llama_index.core.schema import BaseNode, NodeRelationship
-
 from llama_index_video import schema
 from llama_index_video.postprocessing.timeline import Timeline, of_modality, overlaps, span
-from llama_index_video.reader.moments import closest, screen_text_ids, shows_text
+from llama_index_video.reader.moment_links import closest, screen_text_ids, shows_text
+from llama_index_video.stored import NEXT, PREVIOUS, Moment
 
 TIMED_MODALITIES = ("transcript", "frame", "ocr")
 _SHOWN = ("frame", "ocr")  # hits that are their own frame
@@ -67,12 +66,12 @@ class MomentContext:
         screen: The ``ocr`` nodes holding the text on that frame (an OCR hit's is itself).
     """
 
-    units: tuple[BaseNode, ...] = ()
-    frame: BaseNode | None = None
-    screen: tuple[BaseNode, ...] = ()
+    units: tuple[Moment, ...] = ()
+    frame: Moment | None = None
+    screen: tuple[Moment, ...] = ()
 
 
-def is_timed(node: BaseNode) -> bool:
+def is_timed(node: Moment) -> bool:
     """Whether ``node`` is a moment of a file this package can give context to."""
     return (
         span(node) is not None
@@ -82,7 +81,7 @@ def is_timed(node: BaseNode) -> bool:
 
 
 def find_contexts(
-    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
+    timeline: Timeline, hits: Sequence[Moment], options: ContextOptions
 ) -> dict[str, MomentContext]:
     """The context of each timed hit, by id: through links where they answer, else by times."""
     linked = _linked_contexts(timeline, hits, options)
@@ -91,7 +90,7 @@ def find_contexts(
 
 
 def by_links(
-    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
+    timeline: Timeline, hits: Sequence[Moment], options: ContextOptions
 ) -> dict[str, MomentContext] | None:
     """Each hit's context through the reader's links; None if they cannot answer for all.
 
@@ -104,7 +103,7 @@ def by_links(
 
 
 def _linked_contexts(
-    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
+    timeline: Timeline, hits: Sequence[Moment], options: ContextOptions
 ) -> dict[str, MomentContext]:
     """The contexts of the hits whose links answer (see :func:`by_links`), by id."""
     if not options.linkable:
@@ -123,19 +122,19 @@ def _linked_contexts(
         wanted: set[str] = set()
         for chain in chains.values():
             if hop < options.neighbours:
-                wanted.add(_link(chain[0], NodeRelationship.PREVIOUS) or "")
-                wanted.add(_link(chain[-1], NodeRelationship.NEXT) or "")
+                wanted.add(_link(chain[0], PREVIOUS) or "")
+                wanted.add(_link(chain[-1], NEXT) or "")
             if hop == 0 and options.frames:
                 wanted.add(str(chain[0].metadata.get(schema.FRAME_ID) or ""))
         _fetch(timeline, known, wanted)
         if hop == options.neighbours:
             break
         for chain in chains.values():
-            before = known.get(_link(chain[0], NodeRelationship.PREVIOUS) or "")
-            after = known.get(_link(chain[-1], NodeRelationship.NEXT) or "")
+            before = known.get(_link(chain[0], PREVIOUS) or "")
+            after = known.get(_link(chain[-1], NEXT) or "")
             chain[:0] = [before] if before is not None else []
             chain.extend([after] if after is not None else [])
-    frames: dict[str, BaseNode | None] = {}
+    frames: dict[str, Moment | None] = {}
     for hit_id in cores:
         hit = known[hit_id]
         if hit.metadata.get(schema.MODALITY) in _SHOWN:
@@ -162,7 +161,7 @@ def _linked_contexts(
 
 
 def by_time_ranges(
-    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
+    timeline: Timeline, hits: Sequence[Moment], options: ContextOptions
 ) -> dict[str, MomentContext]:
     """Each hit's context from the nodes of its file around it (one lookup per file)."""
     nearby = _nearby(timeline, hits, options)
@@ -170,7 +169,7 @@ def by_time_ranges(
     for hit in hits:
         found = nearby[str(hit.metadata[schema.CONTENT_HASH])]
         units = of_modality(found, "transcript")
-        frame: BaseNode | None = None
+        frame: Moment | None = None
         if hit.metadata.get(schema.MODALITY) in _SHOWN:
             frame = hit
         elif options.frames:
@@ -183,8 +182,8 @@ def by_time_ranges(
 
 
 def _nearby(
-    timeline: Timeline, hits: Sequence[BaseNode], options: ContextOptions
-) -> dict[str, list[BaseNode]]:
+    timeline: Timeline, hits: Sequence[Moment], options: ContextOptions
+) -> dict[str, list[Moment]]:
     """The nodes around every hit, one lookup per file covering all of its hits."""
     ranges: dict[str, tuple[float, float]] = {}
     pad = max(options.search_seconds, options.window_seconds or 0.0)
@@ -193,10 +192,12 @@ def _nearby(
         key = str(hit.metadata[schema.CONTENT_HASH])
         lo, hi = ranges.get(key, (start, end))
         ranges[key] = (min(lo, start), max(hi, end))
-    return {key: timeline.overlapping(key, lo - pad, hi + pad) for key, (lo, hi) in ranges.items()}
+    return {
+        key: list(timeline.overlapping(key, lo - pad, hi + pad)) for key, (lo, hi) in ranges.items()
+    }
 
 
-def _units_for(hit: BaseNode, units: list[BaseNode], options: ContextOptions) -> list[BaseNode]:
+def _units_for(hit: Moment, units: list[Moment], options: ContextOptions) -> list[Moment]:
     start, end = span(hit)  # type: ignore[misc]  # hits are timed
     if options.window_seconds is not None:
         lo, hi = start - options.window_seconds, end + options.window_seconds
@@ -215,8 +216,8 @@ def _units_for(hit: BaseNode, units: list[BaseNode], options: ContextOptions) ->
 
 
 def _frame_for(
-    hit: BaseNode, frames: list[BaseNode], choice: Literal["inside", "nearest"]
-) -> BaseNode | None:
+    hit: Moment, frames: list[Moment], choice: Literal["inside", "nearest"]
+) -> Moment | None:
     if not frames:
         return None
     by_id = {f.node_id: f for f in frames}
@@ -226,7 +227,7 @@ def _frame_for(
     return min(frames, key=lambda f: abs(_frame_time(f) - start))
 
 
-def _screen(frame: BaseNode | None, texts: list[BaseNode]) -> tuple[BaseNode, ...]:
+def _screen(frame: Moment | None, texts: list[Moment]) -> tuple[Moment, ...]:
     """The text on ``frame``: ``texts`` read on a frame node, an OCR hit itself."""
     if frame is None:
         return ()
@@ -235,20 +236,20 @@ def _screen(frame: BaseNode | None, texts: list[BaseNode]) -> tuple[BaseNode, ..
     return tuple(texts)
 
 
-def _frame_time(frame: BaseNode) -> float:
+def _frame_time(frame: Moment) -> float:
     return float(frame.metadata.get(schema.FRAME_TIME, frame.metadata[schema.START_S]))
 
 
-def _is_frame(node: BaseNode) -> bool:
+def _is_frame(node: Moment) -> bool:
     return node.metadata.get(schema.MODALITY) == "frame"
 
 
-def _link(node: BaseNode, relation: NodeRelationship) -> str | None:
+def _link(node: Moment, relation: str) -> str | None:
     related = node.relationships.get(relation)
     return getattr(related, "node_id", None)
 
 
-def _fetch(timeline: Timeline, known: dict[str, BaseNode], ids: Iterable[str]) -> None:
+def _fetch(timeline: Timeline, known: dict[str, Moment], ids: Iterable[str]) -> None:
     missing = {i for i in ids if i and i not in known}
     if missing:
         known.update((node.node_id, node) for node in timeline.by_ids(missing))

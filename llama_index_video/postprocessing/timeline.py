@@ -10,28 +10,24 @@ prefers the links the reader stores.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import Protocol
-
-from llama_index.core.schema import BaseNode
-from llama_index.core.storage.docstore.types import BaseDocumentStore
-from llama_index.core.vector_stores.types import (
-    BasePydanticVectorStore,
-    FilterCondition,
-    FilterOperator,
-    MetadataFilter,
-    MetadataFilters,
-)
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from llama_index_video import schema
+from llama_index_video.stored import Moment
+
+if TYPE_CHECKING:
+    from llama_index.core.schema import BaseNode
+    from llama_index.core.storage.docstore.types import BaseDocumentStore
+    from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 
 class Timeline(Protocol):
     """Looks nodes up: by id, or those of one file whose span overlaps ``[start, end]``."""
 
-    def overlapping(self, content_hash: str, start: float, end: float) -> list[BaseNode]: ...
+    def overlapping(self, content_hash: str, start: float, end: float) -> Sequence[Moment]: ...
 
-    def by_ids(self, node_ids: Collection[str]) -> list[BaseNode]: ...
+    def by_ids(self, node_ids: Collection[str]) -> Sequence[Moment]: ...
 
 
 class VectorStoreTimeline:
@@ -41,6 +37,13 @@ class VectorStoreTimeline:
         self._store = vector_store
 
     def overlapping(self, content_hash: str, start: float, end: float) -> list[BaseNode]:
+        from llama_index.core.vector_stores.types import (
+            FilterCondition,
+            FilterOperator,
+            MetadataFilter,
+            MetadataFilters,
+        )
+
         filters = MetadataFilters(
             filters=[
                 MetadataFilter(key=schema.CONTENT_HASH, value=content_hash),
@@ -53,6 +56,35 @@ class VectorStoreTimeline:
 
     def by_ids(self, node_ids: Collection[str]) -> list[BaseNode]:
         return list(self._store.get_nodes(list(node_ids))) if node_ids else []
+
+
+class RowsTimeline:
+    """Asks a Chroma collection's rows directly (``where`` as Chroma takes it), e.g.
+    Chroma's engine alone (:class:`~llama_index_video.store.chroma_engine.EngineRows`)."""
+
+    def __init__(
+        self,
+        where: Callable[[dict[str, Any]], Sequence[Moment]],
+        read: Callable[[list[str]], Sequence[Moment]],
+    ) -> None:
+        self._where = where
+        self._read = read
+
+    def overlapping(self, content_hash: str, start: float, end: float) -> list[Moment]:
+        return list(
+            self._where(
+                {
+                    "$and": [
+                        {schema.CONTENT_HASH: {"$eq": content_hash}},
+                        {schema.START_S: {"$lte": end}},
+                        {schema.END_S: {"$gte": start}},
+                    ]
+                }
+            )
+        )
+
+    def by_ids(self, node_ids: Collection[str]) -> list[Moment]:
+        return list(self._read(list(node_ids))) if node_ids else []
 
 
 class DocstoreTimeline:
@@ -83,7 +115,7 @@ class DocstoreTimeline:
         return [node for node in found if node is not None]
 
 
-def span(node: BaseNode) -> tuple[float, float] | None:
+def span(node: Moment) -> tuple[float, float] | None:
     """A node's ``(start, end)`` in seconds, or None for untimed nodes."""
     start, end = node.metadata.get(schema.START_S), node.metadata.get(schema.END_S)
     if start is None or end is None:
@@ -91,13 +123,13 @@ def span(node: BaseNode) -> tuple[float, float] | None:
     return float(start), float(end)
 
 
-def overlaps(node: BaseNode, lo: float, hi: float) -> bool:
+def overlaps(node: Moment, lo: float, hi: float) -> bool:
     """Whether a timed node's span meets ``[lo, hi]`` (touching counts); False if untimed."""
     node_span = span(node)
     return node_span is not None and node_span[0] <= hi and node_span[1] >= lo
 
 
-def of_modality(nodes: Sequence[BaseNode], *modalities: str) -> list[BaseNode]:
+def of_modality(nodes: Sequence[Moment], *modalities: str) -> list[Moment]:
     """The nodes of the given modalities, sorted by start time."""
     chosen = [n for n in nodes if n.metadata.get(schema.MODALITY) in modalities]
     return sorted(chosen, key=lambda n: (n.metadata[schema.START_S], n.metadata[schema.END_S]))

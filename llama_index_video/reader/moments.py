@@ -24,6 +24,7 @@ from llama_index.core.schema import (
 from llama_index_video import schema
 from llama_index_video.ocr.spans import ScreenTextSpan
 from llama_index_video.reader.ids import NodeIds, document_id, millis, stable_id
+from llama_index_video.reader.moment_links import closest, shows_text
 from llama_index_video.reader.nodes import FrameNode
 from llama_index_video.reader.units import TranscriptUnit
 from llama_index_video.sources.origin import Origin, moment_url
@@ -232,41 +233,3 @@ def link_moments(units: Sequence[BaseNode], shown: Sequence[BaseNode]) -> None:
         node.metadata[schema.UNIT_ID] = closest(node, units, by_overlap=False)
     for frame in frames:
         frame.metadata[schema.OCR_IDS] = " ".join(t.node_id for t in texts if shows_text(frame, t))
-
-
-def shows_text(frame: BaseNode, text: BaseNode) -> bool:
-    """Whether the ``ocr`` node ``text`` is what was read on ``frame``.
-
-    Text spans the frames that showed it (from the first one's time to the last one's
-    end, see :mod:`llama_index_video.ocr.spans`), so each frame is inside at most one span.
-    """
-    start = frame.metadata[schema.START_S]
-    return (
-        text.metadata.get(schema.CONTENT_HASH) == frame.metadata.get(schema.CONTENT_HASH)
-        and text.metadata[schema.START_S] <= start < text.metadata[schema.END_S]
-    )
-
-
-def screen_text_ids(frame: BaseNode) -> list[str]:
-    """The ids of the ``ocr`` nodes read on ``frame`` (see :func:`link_moments`)."""
-    return str(frame.metadata.get(schema.OCR_IDS) or "").split()
-
-
-def closest(node: BaseNode, candidates: Sequence[BaseNode], *, by_overlap: bool) -> str:
-    """Id of the candidate overlapping ``node`` most (or covering its start), else nearest."""
-    if not candidates:
-        return ""
-    start, end = node.metadata[schema.START_S], node.metadata[schema.END_S]
-
-    def overlap(other: BaseNode) -> float:
-        lo, hi = other.metadata[schema.START_S], other.metadata[schema.END_S]
-        if not by_overlap:  # the one spoken when the picture appeared
-            return 1.0 if lo <= start <= hi else 0.0
-        return max(0.0, min(end, hi) - max(start, lo))
-
-    def distance(other: BaseNode) -> float:
-        lo, hi = other.metadata[schema.START_S], other.metadata[schema.END_S]
-        return max(lo - end, start - hi, 0.0)
-
-    best = max(candidates, key=lambda c: (overlap(c), -distance(c)))
-    return best.node_id

@@ -18,12 +18,10 @@ weight chosen on the tuning meetings (``python benchmarks/meetings.py``, dense s
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TypeVar
-
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from typing import Any, TypeVar
 
 from llama_index_video import schema
+from llama_index_video.search.fusion import Retriever
 
 Item = TypeVar("Item")
 Key = TypeVar("Key", bound=Hashable)
@@ -57,7 +55,7 @@ def chapter_blend(
     return sorted(moments, key=blended, reverse=True)
 
 
-class ChapterRetriever(BaseRetriever):
+class ChapterRetriever:
     """Moments re-scored with their chapter's match (see the module docstring).
 
     Args:
@@ -66,13 +64,13 @@ class ChapterRetriever(BaseRetriever):
         top_k: Moments returned.
     """
 
-    def __init__(self, *, moments: BaseRetriever, chapters: BaseRetriever, top_k: int) -> None:
-        super().__init__()
+    def __init__(self, *, moments: Retriever, chapters: Retriever, top_k: int) -> None:
         self.moments = moments
         self.chapters = chapters
         self.top_k = top_k
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def retrieve(self, query_bundle: Any) -> list[Any]:
+        """The moments for a query (as the retrievers take it), best first."""
         ranked = {n.node.node_id: n.score or 0.0 for n in self.chapters.retrieve(query_bundle)}
         found = self.moments.retrieve(query_bundle)
         return chapter_blend(

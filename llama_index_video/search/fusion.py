@@ -30,12 +30,12 @@ Scores and the threshold: every channel applies its own relevance threshold to i
 own cosine similarities *before* fusion, so nothing below it enters the ranking and
 an index with nothing relevant still returns nothing. A fused hit's ``score`` is the
 fused score (descending, as LlamaIndex expects of retrievers); the cosine similarity
-from the channel that contributed most is kept beside it, as :class:`FusedHit`'s
-``similarity``. The node itself is not touched: a node's hash covers its metadata,
-and LlamaIndex de-duplicates by hash (``QueryFusionRetriever`` over several
-phrasings), so writing a per-query number into metadata would split one node in two.
-Postprocessors build new ``NodeWithScore`` objects, so :func:`similarities` maps node
-ids to similarities before they run.
+from the channel that contributed most is kept beside it, as the hit's ``similarity``
+(:class:`~llama_index_video.stored.Scored`). The node itself is not touched: a node's
+hash covers its metadata, and LlamaIndex de-duplicates by hash
+(``QueryFusionRetriever`` over several phrasings), so writing a per-query number into
+metadata would split one node in two. Postprocessors build new ``NodeWithScore``
+objects, so :func:`similarities` maps node ids to similarities before they run.
 
 The query is embedded once per embedding model (``Channel.embed_model``) and handed
 to every channel of that model, so six text channels cost one query embedding.
@@ -59,26 +59,26 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
 
 from llama_index_video import schema
 from llama_index_video.search.lexical import has_phrases, parse_query
-
-if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index_video.stored import Query, Scored
 
 RRF_K = 60.0
 
 
-class FusedHit(NodeWithScore):
-    """A fused hit: ``score`` is the fused score, ``similarity`` the cosine behind it
-    (the lexical match, for a hit found by its words alone)."""
+class Retriever(Protocol):
+    """Returns hits for a query, best first (any LlamaIndex retriever is one)."""
 
-    similarity: float | None = None
+    def retrieve(self, query: Any) -> Sequence[Any]: ...
+
+
+class QueryEmbedding(Protocol):
+    """Embeds a query (any LlamaIndex embedding, or the ONNX encoder alone)."""
+
+    def get_query_embedding(self, query: str) -> list[float]: ...
 
 
 @dataclass(frozen=True)
@@ -98,15 +98,13 @@ class Channel:
     """
 
     name: str
-    retriever: BaseRetriever
+    retriever: Retriever
     weight: float = 1.0
-    embed_model: BaseEmbedding | None = None
+    embed_model: Any = None
     modality: str | None = None
     adds: bool = False
 
-    def keep(
-        self, hits: list[NodeWithScore], phrases: Sequence[Sequence[str]] = ()
-    ) -> list[NodeWithScore]:
+    def keep(self, hits: list[Any], phrases: Sequence[Sequence[str]] = ()) -> list[Any]:
         """The channel's share of its retriever's hits: of its modality, and containing
         the query's quoted ``phrases`` (:func:`~llama_index_video.search.lexical.has_phrases`)."""
         if self.modality is not None:
@@ -123,16 +121,18 @@ class Channel:
 class RankedRetriever(Protocol):
     """A retriever that can hand its hits over in batches, best first."""
 
-    def ranked_batches(
-        self, query_bundle: QueryBundle, *, first: int
-    ) -> Iterator[list[NodeWithScore]]:
+    def ranked_batches(self, query_bundle: Any, *, first: int) -> Iterator[list[Any]]:
         """The hits ``retrieve`` returns, in its order (similarity descending), in batches
         of at least ``first`` (but the last), read as they are asked for."""
         ...
 
 
-class FusionRetriever(BaseRetriever):
+class FusionRetriever:
     """Channels blended by weighted cosine per model, models fused by rank (module docstring).
+
+    Its hits are :class:`~llama_index_video.stored.Scored`: the fused score and the
+    similarity behind it (``Querying.as_retriever`` gives them to LlamaIndex as nodes,
+    :mod:`llama_index_video.search.node_retriever`).
 
     Args:
         channels: The retrievers to fuse, with their weights.
@@ -148,12 +148,16 @@ class FusionRetriever(BaseRetriever):
         names = [c.name for c in channels]
         if len(set(names)) != len(names):
             raise ValueError(f"channel names must be unique, got {names}")
-        super().__init__()
         self.channels = tuple(channels)
         self.top_k = top_k
         self.k = k
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def retrieve(self, query_bundle: Any) -> list[Scored]:
+        """The fused hits for a query: a string, a :class:`~llama_index_video.stored.Query`
+        or a LlamaIndex ``QueryBundle`` (given to each channel's retriever as it came,
+        with the embedding of the channel's model)."""
+        if isinstance(query_bundle, str):
+            query_bundle = Query(query_bundle)
         texts = query_bundle.embedding_strs
         vectors = {id(m): _query_vector(m, texts) for m in self._models()}
         _keep_embedding(query_bundle, vectors)
@@ -165,22 +169,22 @@ class FusionRetriever(BaseRetriever):
         phrases = parse_query(query_bundle.query_str).phrases
         if len(self._groups()) <= 1:
             return self._best_of_one_model(retrievers, bundles, phrases)
-        found = {key: c.retriever.retrieve(bundles[key]) for key, c in retrievers.items()}
+        found = {key: list(c.retriever.retrieve(bundles[key])) for key, c in retrievers.items()}
         return self._combine([c.keep(found[id(c.retriever)], phrases) for c in self.channels])
 
     def _best_of_one_model(
         self,
         retrievers: dict[int, Channel],
-        bundles: dict[int, QueryBundle],
+        bundles: dict[int, Any],
         phrases: Sequence[Sequence[str]],
-    ) -> list[NodeWithScore]:
+    ) -> list[Scored]:
         """``_combine`` of every hit, reading each retriever only as far as can matter."""
         weights = {
             key: [c.weight for c in self.channels if id(c.retriever) == key and c.weight > 0]
             for key in bundles
         }
-        found: dict[int, list[NodeWithScore]] = {key: [] for key in bundles}
-        batches: dict[int, Iterator[list[NodeWithScore]]] = {}
+        found: dict[int, list[Any]] = {key: [] for key in bundles}
+        batches: dict[int, Iterator[list[Any]]] = {}
         for key, channel in retrievers.items():
             if not weights[key]:
                 continue  # its channels are muted
@@ -190,7 +194,7 @@ class FusionRetriever(BaseRetriever):
             if ranked is not None:
                 batches[key] = ranked(bundles[key], first=2 * self.top_k)
             else:
-                found[key] = channel.retriever.retrieve(bundles[key])
+                found[key] = list(channel.retriever.retrieve(bundles[key]))
         # The most an adding channel can lift a hit not read yet.
         bonus = max(
             (
@@ -218,7 +222,9 @@ class FusionRetriever(BaseRetriever):
                 else:
                     found[key].extend(batch)
 
-    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    async def aretrieve(self, query_bundle: Any) -> list[Scored]:
+        """:meth:`retrieve`, the query embedded and the channels asked through their async
+        APIs."""
         models = self._models()
         texts = query_bundle.embedding_strs
         embedded = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
@@ -227,11 +233,11 @@ class FusionRetriever(BaseRetriever):
         retrievers = self._retrievers()
         results = await asyncio.gather(
             *(
-                c.retriever.aretrieve(_bundle(query_bundle, vectors.get(id(c.embed_model))))
+                aretrieved(c.retriever, _bundle(query_bundle, vectors.get(id(c.embed_model))))
                 for c in retrievers.values()
             )
         )
-        found = dict(zip(retrievers, results, strict=True))
+        found = {key: list(hits) for key, hits in zip(retrievers, results, strict=True)}
         phrases = parse_query(query_bundle.query_str).phrases
         return self._combine([c.keep(found[id(c.retriever)], phrases) for c in self.channels])
 
@@ -246,9 +252,9 @@ class FusionRetriever(BaseRetriever):
         """The embedding models whose channels count, by id."""
         return {id(c.embed_model) for c in self.channels if c.weight > 0}
 
-    def _combine(self, results: Sequence[list[NodeWithScore]]) -> list[NodeWithScore]:
+    def _combine(self, results: Sequence[list[Any]]) -> list[Scored]:
         """Blend channels of one model by weighted similarity, then fuse models by rank."""
-        groups: dict[int, list[tuple[Channel, list[NodeWithScore]]]] = {}
+        groups: dict[int, list[tuple[Channel, list[Any]]]] = {}
         for channel, hits in zip(self.channels, results, strict=True):
             if channel.weight > 0:
                 groups.setdefault(id(channel.embed_model), []).append((channel, hits))
@@ -260,18 +266,16 @@ class FusionRetriever(BaseRetriever):
         ]
         return fuse(ranked, k=self.k, top_k=self.top_k)
 
-    def _models(self) -> list[BaseEmbedding]:
+    def _models(self) -> list[Any]:
         """The distinct embedding models of the channels that count."""
-        models: dict[int, BaseEmbedding] = {}
+        models: dict[int, Any] = {}
         for channel in self.channels:
             if channel.embed_model is not None and channel.weight > 0:
                 models.setdefault(id(channel.embed_model), channel.embed_model)
         return list(models.values())
 
 
-def blend(
-    channels: Sequence[tuple[Channel, list[NodeWithScore]]], *, top_k: int | None
-) -> list[NodeWithScore]:
+def blend(channels: Sequence[tuple[Channel, list[Any]]], *, top_k: int | None) -> list[Scored]:
     """One list from channels whose similarities share a scale (the same embedding model).
 
     Each hit scores ``weight * similarity``; a node found by several channels keeps its
@@ -279,8 +283,8 @@ def blend(
     instead. The result is ordered by that score and keeps the similarity itself (for
     a node only an adding channel found, that channel's score).
     """
-    best: dict[str, FusedHit] = {}
-    extra: dict[str, NodeWithScore] = {}  # the best hit of the adding channels, per node
+    best: dict[str, Scored] = {}
+    extra: dict[str, Scored] = {}  # the best hit of the adding channels, per node
     for channel, hits in channels:
         for hit in hits:
             similarity = hit.score or 0.0
@@ -289,17 +293,17 @@ def blend(
             if channel.adds:
                 known_extra = extra.get(node_id)
                 if known_extra is None or score > (known_extra.score or 0.0):
-                    extra[node_id] = NodeWithScore(node=hit.node, score=score)
+                    extra[node_id] = Scored(hit.node, score)
                 continue
             known = best.get(node_id)
             if known is None or score > (known.score or 0.0):
-                best[node_id] = FusedHit(node=hit.node, score=score, similarity=similarity)
+                best[node_id] = Scored(hit.node, score, similarity)
     for node_id, added in extra.items():
         share = added.score or 0.0
         known = best.get(node_id)
         if known is None:  # found by its words alone: its lexical match stands for both
             weight = max((c.weight for c, _ in channels if c.adds), default=1.0) or 1.0
-            best[node_id] = FusedHit(node=added.node, score=share, similarity=share / weight)
+            best[node_id] = Scored(added.node, share, share / weight)
         else:
             known.score = (known.score or 0.0) + share
     ordered = sorted(best.values(), key=lambda h: h.score or 0.0, reverse=True)
@@ -307,8 +311,8 @@ def blend(
 
 
 def fuse(
-    ranked: Sequence[tuple[float, list[NodeWithScore]]], *, k: float = RRF_K, top_k: int
-) -> list[NodeWithScore]:
+    ranked: Sequence[tuple[float, list[Any]]], *, k: float = RRF_K, top_k: int
+) -> list[Scored]:
     """Fuse ranked hit lists into one (see the module docstring).
 
     Args:
@@ -321,7 +325,7 @@ def fuse(
         channel that contributed most.
     """
     fused: dict[str, float] = {}
-    strongest: dict[str, tuple[float, NodeWithScore]] = {}
+    strongest: dict[str, tuple[float, Any]] = {}
     for weight, hits in ranked:
         if weight == 0:
             continue
@@ -338,16 +342,20 @@ def fuse(
 
     best = sorted(fused, key=order, reverse=True)[:top_k]
     return [
-        FusedHit(
-            node=strongest[node_id][1].node,
-            score=fused[node_id],
-            similarity=_similarity(strongest[node_id][1]),
-        )
+        Scored(strongest[node_id][1].node, fused[node_id], _similarity(strongest[node_id][1]))
         for node_id in best
     ]
 
 
-def _ceiling(hits: list[NodeWithScore], weights: list[float]) -> float:
+async def aretrieved(retriever: Retriever, query_bundle: Any) -> Sequence[Any]:
+    """``retriever``'s hits through its own async ``aretrieve``, else its ``retrieve``."""
+    asynchronous = getattr(type(retriever), "aretrieve", None)
+    if asynchronous is None:
+        return retriever.retrieve(query_bundle)
+    return list(await asynchronous(retriever, query_bundle))
+
+
+def _ceiling(hits: list[Any], weights: list[float]) -> float:
     """The best blended score a retriever's hits after ``hits`` (read best first) can get."""
     if not hits:
         return math.inf
@@ -355,20 +363,19 @@ def _ceiling(hits: list[NodeWithScore], weights: list[float]) -> float:
     return max(weight * similarity for weight in weights)
 
 
-def _similarity(hit: NodeWithScore) -> float | None:
-    return hit.similarity if isinstance(hit, FusedHit) else hit.score
+def _similarity(hit: Any) -> float | None:
+    similarity = getattr(hit, "similarity", None)
+    return hit.score if similarity is None else float(similarity)
 
 
-def similarities(hits: Sequence[NodeWithScore]) -> dict[str, float]:
+def similarities(hits: Sequence[Any]) -> dict[str, float]:
     """Node id -> similarity of the fused hits among ``hits``, to outlive postprocessing."""
     return {
-        h.node.node_id: h.similarity
-        for h in hits
-        if isinstance(h, FusedHit) and h.similarity is not None
+        h.node.node_id: h.similarity for h in hits if getattr(h, "similarity", None) is not None
     }
 
 
-def _query_vector(model: BaseEmbedding, texts: list[str]) -> list[float]:
+def _query_vector(model: Any, texts: list[str]) -> list[float]:
     """``model.get_agg_embedding_from_queries(texts)``; for one text, without its mean over
     one vector (the same numbers, without a round trip through numpy)."""
     if len(texts) == 1:
@@ -376,7 +383,7 @@ def _query_vector(model: BaseEmbedding, texts: list[str]) -> list[float]:
     return model.get_agg_embedding_from_queries(texts)
 
 
-def _keep_embedding(query_bundle: QueryBundle, vectors: dict[int, list[float]]) -> None:
+def _keep_embedding(query_bundle: Any, vectors: dict[int, list[float]]) -> None:
     """Leave the query's embedding in the caller's bundle, as LlamaIndex's own retrievers
     do, when one model embedded it (with two there is no one embedding to leave), so a
     caller querying the same store again does not embed the query twice."""
@@ -384,11 +391,6 @@ def _keep_embedding(query_bundle: QueryBundle, vectors: dict[int, list[float]]) 
         query_bundle.embedding = next(iter(vectors.values()))
 
 
-def _bundle(query_bundle: QueryBundle, vector: list[float] | None) -> QueryBundle:
+def _bundle(query_bundle: Any, vector: list[float] | None) -> Any:
     """A copy per channel: LlamaIndex's retrievers store the embedding they compute in it."""
-    return QueryBundle(
-        query_str=query_bundle.query_str,
-        image_path=query_bundle.image_path,
-        custom_embedding_strs=query_bundle.custom_embedding_strs,
-        embedding=vector,
-    )
+    return replace(query_bundle, embedding=vector)

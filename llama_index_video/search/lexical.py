@@ -1,9 +1,9 @@
 """The lexical channel: moments that contain the query's exact words, numbers and phrases.
 
-:class:`LexicalRetriever` is a LlamaIndex retriever over the index folder's lexical
-index (:mod:`llama_index_video.store.lexical`): BM25 over every node's words (the
-transcript, on-screen text, documents, frames' text), returning the vector store's
-own nodes, so it fuses with the dense channels like any other channel.
+:class:`LexicalRetriever` is a retriever over the index folder's lexical index
+(:mod:`llama_index_video.store.lexical`): BM25 over every node's words (the transcript,
+on-screen text, documents, frames' text), returning the vector store's own nodes (read
+by id), so it fuses with the dense channels like any other channel.
 
 Its score is a *lexical match* in (0, 1]: the node's BM25 score over the best BM25
 score any node reaches for each of the query's words, summed; a word no node holds
@@ -26,17 +26,15 @@ it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from llama_index.core import VectorStoreIndex
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import BaseNode, NodeWithScore, QueryBundle
-
-from llama_index_video.search.retriever import kept
+from llama_index_video.search.candidates import Visible, kept
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.tokens import words
+from llama_index_video.stored import Scored
 
 LEXICAL_CHANNEL = "lexical"
 """The fusion channel of the query's exact words."""
@@ -78,12 +76,12 @@ def has_phrases(text: str, phrases: Sequence[Sequence[str]]) -> bool:
     return all(f" {' '.join(phrase)} " in padded for phrase in phrases)
 
 
-class LexicalRetriever(BaseRetriever):
+class LexicalRetriever:
     """The best moments by lexical match (module docstring), as the vector store's nodes.
 
     Args:
         lexical: The index folder's lexical index.
-        index: The vector index whose nodes the hits are (read by id).
+        read: Ids to the nodes the hits are (those missing left out).
         top_k: How many hits to return at most.
         modalities: Only these modalities; None: all.
         speakers: Only transcript units spoken by these; None: anyone.
@@ -97,21 +95,20 @@ class LexicalRetriever(BaseRetriever):
     def __init__(
         self,
         lexical: LexicalStore,
-        index: VectorStoreIndex,
+        read: Callable[[list[str]], Sequence[Any]],
         *,
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
         threshold: float | None = None,
-        visible: Callable[[Collection[str]], set[str]] | None = None,
+        visible: Visible | None = None,
         folder: Path | None = None,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
-        super().__init__()
         self._lexical = lexical
-        self._index = index
+        self._read = read
         self._top_k = top_k
         self._modalities = list(modalities) if modalities else None
         self._speakers = list(speakers) if speakers else None
@@ -120,7 +117,8 @@ class LexicalRetriever(BaseRetriever):
         self._visible = visible
         self._folder = folder
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def retrieve(self, query_bundle: Any) -> list[Scored]:
+        """The moments holding the query's words, best first (only ``query_str`` is read)."""
         query = parse_query(query_bundle.query_str)
         snapshot = self._lexical.snapshot()
         if snapshot is None or not query.words:
@@ -144,17 +142,7 @@ class LexicalRetriever(BaseRetriever):
             found = [hit for hit in found if hit.score >= self.threshold]
         if not found:
             return []
-        rows = {node.node_id: node for node in self._nodes([h.node_id for h in found])}
+        rows = {node.node_id: node for node in self._read([h.node_id for h in found])}
         # A row deleted since the matrices were built (its file removed) is left out.
-        hits = [
-            NodeWithScore(node=rows[h.node_id], score=h.score) for h in found if h.node_id in rows
-        ]
+        hits = [Scored(rows[h.node_id], h.score) for h in found if h.node_id in rows]
         return kept(hits, self._visible, self._folder)
-
-    def _nodes(self, ids: list[str]) -> list[BaseNode]:
-        """The nodes of ``ids`` from the vector store, or, for a store that keeps only
-        vectors (``SimpleVectorStore``), from the index's docstore; missing ones left out."""
-        store = self._index.vector_store
-        if store.stores_text:
-            return list(store.get_nodes(ids))
-        return list(self._index.docstore.get_nodes(ids, raise_error=False))

@@ -32,18 +32,17 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
-
-from llama_index.core import VectorStoreIndex
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from llama_index_video import schema
-from llama_index_video.embeddings.clip import DEFAULT_CLIP_MODEL
-from llama_index_video.embeddings.identity import SENTENCE_TRANSFORMERS, TRANSFORMERS_CLIP
+from llama_index_video.embeddings.identity import (
+    E5_EMBEDDING,
+    SENTENCE_TRANSFORMERS,
+    TRANSFORMERS_CLIP,
+)
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL
-from llama_index_video.embeddings.multilingual import MultilingualE5Embedding
 from llama_index_video.search.by_chapter import CANDIDATES, CHAPTERS, ChapterRetriever
-from llama_index_video.search.fusion import Channel, FusionRetriever
+from llama_index_video.search.fusion import Channel, FusionRetriever, QueryEmbedding, Retriever
 from llama_index_video.search.lexical import (
     LEXICAL_CHANNEL,
     LEXICAL_THRESHOLD,
@@ -58,13 +57,11 @@ from llama_index_video.search.relevance import (
     Vocabulary,
     index_vocabulary,
 )
-from llama_index_video.search.retriever import VideoRetriever
-from llama_index_video.search.searcher import Locate, Recording
-from llama_index_video.store.folder_index import embedding_only
-from llama_index_video.weights import E5_MULTILINGUAL
+from llama_index_video.search.searcher import Locate, Postprocessor, Recording, VideoSearcher
+from llama_index_video.search.speaker_named import SpeakerNamedRetriever
+from llama_index_video.weights import CLIP_VIT_B32, E5_MULTILINGUAL
 
 if TYPE_CHECKING:
-    from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.core.embeddings import MultiModalEmbedding
     from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
@@ -73,7 +70,7 @@ if TYPE_CHECKING:
 CANDIDATES_PER_HIT = 10
 MIN_CANDIDATES = 50
 MINILM_IDENTITY = f"{SENTENCE_TRANSFORMERS}:{DEFAULT_LOCAL_MODEL}"
-E5_IDENTITY = f"{MultilingualE5Embedding.class_name()}:{E5_MULTILINGUAL}@384"
+E5_IDENTITY = f"{E5_EMBEDDING}:{E5_MULTILINGUAL}@384"
 """What :func:`~llama_index_video.embeddings.identity.embedding_identity` names the
 default multilingual model (384 dimensions)."""
 # Minimum cosine similarity for a hit, per embedding model: a floor under which nothing
@@ -90,7 +87,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 # 0.25-0.35 and unrelated ones around 0.10-0.20. Calibrate with the evaluation
 # benchmark on a machine that has the model.
 DEFAULT_VISUAL_THRESHOLDS: dict[str, float] = {
-    f"{TRANSFORMERS_CLIP}:{DEFAULT_CLIP_MODEL}": 0.25,
+    f"{TRANSFORMERS_CLIP}:{CLIP_VIT_B32}": 0.25,
 }
 # Each hit's confidence (the probability that it answers), per embedding model, and the
 # gate on it that applies unless told otherwise: fitted by `benchmarks/relevance_fit.py`
@@ -187,6 +184,14 @@ class Wiring(TypedDict):
     recording: Recording
     calibration: Calibration | None
     vocabulary: Callable[[], Vocabulary | None]
+    query: Callable[[str], Any]
+
+
+VectorChannel = Callable[..., Retriever]
+"""Makes the vector channel's retriever of the text index, given ``top_k``,
+``modalities``, ``threshold``, ``visible``, ``speakers``, ``contents`` and ``folder``
+(:class:`~.retriever.VideoRetriever` over a LlamaIndex index, or
+:class:`~.candidates.CollectionRetriever` over Chroma's engine)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,7 +199,11 @@ class SearchPolicy:
     """The search of one index folder: its channels, thresholds and gate, wired.
 
     Attributes:
-        index: The text index (every modality's nodes).
+        vectors: Makes the vector channel of the text index (every modality's nodes).
+        rows: Ids to the text index's nodes (those missing left out), for the lexical
+            channel.
+        query: Makes of a question the query ``vectors``' retrievers take (LlamaIndex's
+            ``QueryBundle``, or :class:`~llama_index_video.stored.Query`).
         embed_model: The model its text channels embed queries with.
         visible: Given content hashes, those whose rows are complete (the manifest's).
         locate: Maps ``(content_hash, stored source)`` to where the file is now.
@@ -215,8 +224,10 @@ class SearchPolicy:
             ``absent``); None: nothing is known to be absent.
     """
 
-    index: VectorStoreIndex
-    embed_model: BaseEmbedding
+    vectors: VectorChannel
+    rows: Callable[[list[str]], Sequence[Any]]
+    query: Callable[[str], Any]
+    embed_model: QueryEmbedding
     visible: Callable[[Collection[str]], set[str]]
     locate: Locate
     folder: Path
@@ -271,8 +282,7 @@ class SearchPolicy:
         chosen = list(modalities or schema.MOMENT_MODALITIES)
         if speakers:
             chosen = [m for m in chosen if m == "transcript"]
-        shared = VideoRetriever(  # raises on an unknown modality
-            self.index,
+        shared = self.vectors(  # raises on an unknown modality
             top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
             modalities=modalities,
             threshold=self.threshold,
@@ -287,7 +297,7 @@ class SearchPolicy:
         if self.lexical is not None and self.weights[LEXICAL_CHANNEL] > 0:
             words = LexicalRetriever(
                 self.lexical,
-                self.index,
+                self.rows,
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
                 modalities=chosen,
                 speakers=speakers,
@@ -299,6 +309,11 @@ class SearchPolicy:
             weight = self.weights[LEXICAL_CHANNEL]
             channels.append(Channel(LEXICAL_CHANNEL, words, weight, self.embed_model, adds=True))
         if self.visual_model is not None and self.frame_store is not None and "frame" in chosen:
+            from llama_index.core import VectorStoreIndex
+
+            from llama_index_video.search.retriever import VideoRetriever
+            from llama_index_video.store.folder_index import embedding_only
+
             frames = VectorStoreIndex.from_vector_store(
                 self.frame_store,
                 embed_model=self.visual_model,
@@ -316,9 +331,30 @@ class SearchPolicy:
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
         return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
 
-    def recording_scores(
-        self, query: str | QueryBundle, best: NodeWithScore | None = None
-    ) -> list[float]:
+    def moments(
+        self,
+        *,
+        speakers: Sequence[str] | None,
+        by_named_speaker: bool,
+        known_speakers: Callable[[], Sequence[str]],
+        **options: Any,
+    ) -> Retriever:
+        """:meth:`retriever`; with ``by_named_speaker`` and no ``speakers``, one that keeps
+        only what the speakers a question names (of ``known_speakers()``) said
+        (:mod:`.speaker_named`: opt-in, as it found the answer less often on real
+        meetings)."""
+        if speakers or not by_named_speaker:
+            return self.retriever(speakers=speakers, **options)
+        return SpeakerNamedRetriever(
+            lambda named: self.retriever(speakers=named, **options), known_speakers
+        )
+
+    def searcher(self, retriever: Retriever, postprocessor: Postprocessor) -> VideoSearcher:
+        """What a search runs: ``retriever``'s moments given their context by
+        ``postprocessor``, scored, and passed through the gate."""
+        return VideoSearcher(retriever=retriever, postprocessors=[postprocessor], **self.wiring())
+
+    def recording_scores(self, query: Any, best: Any = None) -> list[float]:
         """Cosine similarities of ``query``'s best candidates in one recording.
 
         The recording is ``best``'s (search passes its best moment), else that of the
@@ -328,18 +364,18 @@ class SearchPolicy:
         embedded again, so behind a search this costs one content-filtered vector query
         (slower in Chroma than an unfiltered one, but once per query).
         """
-        bundle = QueryBundle(query) if isinstance(query, str) else query
+        bundle = self.query(query) if isinstance(query, str) else query
         if bundle.embedding is None:
             bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
         if best is None:
-            found = VideoRetriever(self.index, top_k=1, visible=self.visible).retrieve(bundle)
+            found = self.vectors(top_k=1, visible=self.visible).retrieve(bundle)
             if not found:
                 return []
             best = found[0]
         content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
-        own = VideoRetriever(
-            self.index, top_k=MIN_CANDIDATES, visible=self.visible, contents=[content]
-        ).retrieve(bundle)
+        own = self.vectors(top_k=MIN_CANDIDATES, visible=self.visible, contents=[content]).retrieve(
+            bundle
+        )
         return [hit.score for hit in own if hit.score is not None]
 
     def vocabulary(self) -> Vocabulary | None:
@@ -358,4 +394,5 @@ class SearchPolicy:
             recording=self.recording_scores,
             calibration=self.calibration,
             vocabulary=self.vocabulary,
+            query=self.query,
         )

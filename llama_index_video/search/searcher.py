@@ -18,17 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
-
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from llama_index_video import results, schema
-from llama_index_video.postprocessing.timestamp_frame import MomentNode
-from llama_index_video.search.fusion import similarities
+from llama_index_video.search.fusion import Retriever, similarities
 from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate, Vocabulary
 from llama_index_video.search.seek import sentence_start
+
+if TYPE_CHECKING:
+    from llama_index_video.store.manifest import Manifest
 
 
 class Location(NamedTuple):
@@ -40,21 +38,43 @@ class Location(NamedTuple):
     """The same file as an absolute path; None when unknown."""
 
 
+def located(manifest: Manifest, content_hash: str, stored_source: str) -> Location:
+    """Where an indexed content is now, as ``manifest`` knows it: the path as it was given
+    (its stored one if still there, else a live one) and that file's absolute path,
+    which resolves from any working directory (the last known one if no path of the
+    content is left)."""
+    records = [(r, manifest.located(r)) for r in manifest.paths_of(content_hash)]
+    for record, path in records:
+        if record.source == stored_source and Path(path).exists():
+            return Location(stored_source, path)
+    for record, path in records:
+        if Path(path).exists():
+            return Location(record.source, path)
+    known = next((path for r, path in records if r.source == stored_source), None)
+    return Location(stored_source, known)
+
+
 Locate = Callable[[str, str], "str | Location"]
 """Maps ``(content_hash, stored source)`` to where the file is now: a
 :class:`Location`, or just the path as given."""
 
-Recording = Callable[[QueryBundle, NodeWithScore], Sequence[float]]
+Recording = Callable[[Any, Any], Sequence[float]]
 """Maps a query (with the embedding retrieval left in it, if any) and its best moment to
 the cosine similarities of the query's candidates from that moment's recording
 (``VideoIndex.recording_scores``): what a ``standout`` gate measures."""
+
+
+class Postprocessor(Protocol):
+    """Turns retrieved hits into others (any LlamaIndex node postprocessor is one)."""
+
+    def postprocess_nodes(self, nodes: list[Any], query_bundle: Any = None) -> list[Any]: ...
 
 
 @dataclass(frozen=True)
 class Finding:
     """A post-processed retrieved node and the search hit made of it."""
 
-    node: NodeWithScore
+    node: Any
     hit: results.SearchHit
 
 
@@ -78,18 +98,22 @@ class VideoSearcher:
             confidence.
         vocabulary: The words of the whole index now (``SearchPolicy.vocabulary``),
             for the confidence's ``absent``; None: nothing is known to be absent.
+        query: Makes of a question the query the retriever takes: LlamaIndex's
+            ``QueryBundle`` (None), or :class:`~llama_index_video.stored.Query` for
+            retrievers over plain rows (``SearchPolicy.wiring`` says which).
     """
 
     def __init__(
         self,
         *,
-        retriever: BaseRetriever,
-        postprocessors: Sequence[BaseNodePostprocessor] = (),
+        retriever: Retriever,
+        postprocessors: Sequence[Postprocessor] = (),
         locate: Locate | None = None,
         relevance: Gate | None = None,
         recording: Recording | None = None,
         calibration: Calibration | None = None,
         vocabulary: Callable[[], Vocabulary | None] | None = None,
+        query: Callable[[str], Any] | None = None,
     ) -> None:
         if relevance is not None and relevance.needs_recording and recording is None:
             raise ValueError(
@@ -105,12 +129,17 @@ class VideoSearcher:
             calibration = relevance.calibration
         self.calibration = calibration
         self.vocabulary = vocabulary
+        if query is None:
+            from llama_index.core.schema import QueryBundle
+
+            query = QueryBundle
+        self.query = query
 
     def search(self, query: str) -> list[results.SearchHit]:
         """The best moments for ``query`` (the ``search --json`` contract)."""
         return [finding.hit for finding in self.findings(query)]
 
-    def retrieve(self, query: str) -> list[NodeWithScore]:
+    def retrieve(self, query: str) -> list[Any]:
         """The post-processed nodes for ``query``, most relevant first."""
         return [finding.node for finding in self.findings(query)]
 
@@ -122,8 +151,8 @@ class VideoSearcher:
         ``lenient``: a confidence gate turns the query away only when it is sure nothing
         answers (``ConfidenceGate.sure``), as for a model that judges the hits itself.
         """
-        bundle = QueryBundle(query)
-        nodes = self.retriever.retrieve(bundle)
+        bundle = self.query(query)
+        nodes = list(self.retriever.retrieve(bundle))
         cosine = similarities(nodes)  # postprocessors build new NodeWithScores
         for postprocessor in self.postprocessors:
             nodes = postprocessor.postprocess_nodes(nodes, query_bundle=bundle)
@@ -145,9 +174,7 @@ class VideoSearcher:
             return []
         return found
 
-    def accepts(
-        self, bundle: QueryBundle, found: Sequence[Finding], *, lenient: bool = False
-    ) -> bool:
+    def accepts(self, bundle: Any, found: Sequence[Finding], *, lenient: bool = False) -> bool:
         """Whether the relevance gate lets ``found`` answer the query (True without one;
         ``lenient``: see :meth:`findings`)."""
         if self.relevance is None:
@@ -163,7 +190,7 @@ class VideoSearcher:
 
 
 def hit_from_node(
-    hit: NodeWithScore,
+    hit: Any,
     *,
     locate: Locate | None = None,
     similarity: float | None = None,
@@ -201,7 +228,7 @@ def hit_from_node(
     score = hit.score if similarity is None else similarity
     context: list[results.ContextSpan] = []
     text: str | None = node.get_content() or None
-    if isinstance(node, MomentNode):
+    if isinstance(getattr(node, "hit_ids", None), list):  # a moment with its context attached
         if node.image_path or not shows_frame:  # an ocr hit keeps its own frame otherwise
             frame_path = node.image_path
             frame_time = node.frame_time

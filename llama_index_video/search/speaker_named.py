@@ -21,8 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
+from llama_index_video.search.fusion import Retriever
 
 _SAYS = (
     "say|says|said|think|thinks|thought|propose|proposes|proposed|suggest|suggests|"
@@ -72,7 +71,7 @@ def _speaks(text: str, call: str) -> bool:
     )
 
 
-class SpeakerNamedRetriever(BaseRetriever):
+class SpeakerNamedRetriever:
     """A retriever that keeps only what the speakers a question names said.
 
     Args:
@@ -82,10 +81,9 @@ class SpeakerNamedRetriever(BaseRetriever):
 
     def __init__(
         self,
-        build: Callable[[Sequence[str] | None], BaseRetriever],
+        build: Callable[[Sequence[str] | None], Retriever],
         speakers: Callable[[], Iterable[str]],
     ) -> None:
-        super().__init__()
         self._build = build
         self._speakers = speakers
         self._everyone = build(None)
@@ -97,7 +95,8 @@ class SpeakerNamedRetriever(BaseRetriever):
             raise AttributeError(name)
         return getattr(self._everyone, name)
 
-    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+    def retrieve(self, query_bundle: Any) -> Sequence[Any]:
+        """The moments for a query (as the retrievers take it), best first."""
         named = named_speakers(query_bundle.query_str, self._speakers)
         retriever = self._build(named) if named else self._everyone
         return retriever.retrieve(query_bundle)

@@ -3,16 +3,15 @@
 Still importable from here, with a ``DeprecationWarning``, until the next release.
 """
 
-from llama_index_video._moved import moved
+from llama_index_video._moved import forward
 
-__getattr__ = moved(
+_FUSION = "llama_index_video.search.fusion"
+__getattr__ = forward(
     __name__,
-    "llama_index_video.search.fusion",
-    "RRF_K",
-    "FusedHit",
-    "Channel",
-    "FusionRetriever",
-    "blend",
-    "fuse",
-    "similarities",
+    {
+        **dict.fromkeys(
+            ("RRF_K", "Channel", "FusionRetriever", "blend", "fuse", "similarities"), _FUSION
+        ),
+        "FusedHit": "llama_index_video.search.node_retriever",
+    },
 )

@@ -22,7 +22,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llama_index_video._moved import moved
-from llama_index_video.embeddings.clip import ClipEmbedding
 from llama_index_video.embeddings.identity import (
     TRANSFORMERS_CLIP,
     canonical_identity,
@@ -80,6 +79,8 @@ def visual_model_for(
         raise IndexCompatibilityError(
             f"{folder}: frames embedded with {recorded}; pass that model as visual_model"
         )
+    from llama_index_video.embeddings.clip import ClipEmbedding  # only for such a folder
+
     return ClipEmbedding(model_name=name)
 
 

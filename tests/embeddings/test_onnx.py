@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
-from llama_index_video.embeddings.onnx import SPINNING, OnnxSentenceEmbedding, optimized_copy
+from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
+from llama_index_video.embeddings.onnx_runtime import SPINNING, optimized_copy
 from llama_index_video.errors import EmbeddingError
 from llama_index_video.weights import CACHE_ENV, ONNX_FILE, offline_weights
 

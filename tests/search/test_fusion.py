@@ -150,8 +150,10 @@ def test_reading_ranked_batches_gives_what_reading_every_hit_gives():
                 for m, share in zip(schema.MODALITIES, shares, strict=True)
             ]
 
-        batched = FusionRetriever(channels(listed), top_k=top_k).retrieve("q")
-        every = FusionRetriever(channels([_Plain(r) for r in listed]), top_k=top_k).retrieve("q")
+        batched = FusionRetriever(channels(listed), top_k=top_k).retrieve(QueryBundle("q"))
+        every = FusionRetriever(channels([_Plain(r) for r in listed]), top_k=top_k).retrieve(
+            QueryBundle("q")
+        )
         assert _found(batched) == _found(every), trial
         early += any(r.batches_read < -(-len(r.found) // r.batch) for r in listed)
     assert early > 100  # most trials stopped before the last batch of some retriever
@@ -162,10 +164,10 @@ def test_a_retriever_is_read_only_until_the_rest_cannot_reach_the_top():
     found = _modal_hits(rng, 40)
     listed = _Listed([h for h in found if h.node.metadata[schema.MODALITY] == "transcript"], 2)
     fused = FusionRetriever([Channel("transcript", listed, modality="transcript")], top_k=2)
-    assert _found(fused.retrieve("q")) == _found(
+    assert _found(fused.retrieve(QueryBundle("q"))) == _found(
         FusionRetriever(
             [Channel("transcript", _Plain(listed), modality="transcript")], top_k=2
-        ).retrieve("q")
+        ).retrieve(QueryBundle("q"))
     )
     assert listed.batches_read == 2  # the best two, then two more to see nothing beats them
 
@@ -329,7 +331,10 @@ def test_chroma_rows_read_in_batches_give_the_hits_of_reading_them_all(
             [replace(c, retriever=plain) if not c.adds else c for c in fused.channels], top_k=top_k
         )
         for query in QUERIES:
-            assert _found(fused.retrieve(query)) == _found(every.retrieve(query)), (query, top_k)
+            assert _found(fused.retrieve(query)) == _found(every.retrieve(QueryBundle(query))), (
+                query,
+                top_k,
+            )
 
 
 def test_chroma_batches_are_the_retrieved_hits_and_only_the_best_rows_are_read(
