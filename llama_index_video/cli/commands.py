@@ -62,7 +62,8 @@ def _verify(args: argparse.Namespace) -> int:
             state = f"{source.missing} missing"
         elif source.lost_frames:
             state = f"{source.lost_frames} frames lost"
-        print(f"{state:12} {source.expected:6} listed {found:>6} stored  {source.source}")
+        empty = f" ({source.notes})" if not source.expected and source.notes else ""
+        print(f"{state:12} {source.expected:6} listed {found:>6} stored  {source.source}{empty}")
     problems = {
         "stray rows (of no indexed file)": sum(len(ids) for ids in check.stray_rows.values()),
         "orphan frames and clips": len(check.orphan_media),

@@ -81,6 +81,7 @@ class SourceCheck:
     expected: int
     found: int | None  # None: not counted
     lost_frames: int = 0  # frames its rows name that are not in the media folder
+    notes: str = ""  # what its ingest noted (a silent recording: "no speech heard")
 
     @property
     def missing(self) -> int:
@@ -189,6 +190,7 @@ def check_index(
             record.node_count,
             None if counts is None else counts[key],
             len(lost.get(key, ())),
+            record.notes,
         )
         for key, record in indexed.items()
     ]

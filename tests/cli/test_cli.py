@@ -96,6 +96,7 @@ def test_a_silent_recording_is_indexed_with_no_moments_and_its_note(capsys, tmp_
     assert code == 0 and out.startswith(f"indexed  {silent}") and "no speech heard" in out
     code, out, _ = run(capsys, "verify", "--index", index)
     assert code == 0 and out.splitlines()[-1].startswith("ok: 1 files")
+    assert out.splitlines()[0].endswith(f"0 stored  {silent} (no speech heard)")
     code, out, _ = run(capsys, "ingest", str(silent), "--index", index, "--quiet")
     assert code == 0 and out.splitlines()[0] == f"skipped  {silent} (unchanged)"
 
