@@ -9,7 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from benchmarks.speaker_scoring import read_rttm
-from llama_index_video.speakers.voices import best_voice, voice_centroids
+from llama_index_video.speakers.voices import (
+    best_voice,
+    centroid,
+    voice_centroids,
+    voice_windows,
+)
 from tests_support import ROOT
 
 MEETING = ROOT / "tests" / "fixtures" / "real_speech" / "ami_dev00.flac"
@@ -46,3 +51,15 @@ def test_a_voice_is_heard_in_its_long_units_when_it_has_any():
         voice_centroids(MEETING, {"v": short}, min_unit=0.0)["v"],
         atol=1e-5,
     )
+
+
+def test_a_voices_windows_are_unit_length_and_their_mean_is_its_centroid():
+    turns = [(a, b) for a, b, who in read_rttm(MEETING.with_suffix(".rttm")) if who == "MEE009"]
+    longest = max(turns, key=lambda t: t[1] - t[0])  # 11.9 s: windows of 2 s every 1 s
+    windows = voice_windows(MEETING, {"v": [longest], "none": [(29.9, 29.95)]})
+    assert set(windows) == {"v"}  # 0.05 s holds no window of speech
+    vectors = windows["v"]
+    assert vectors.shape[1] == 192 and 6 <= len(vectors) <= 11
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    heard = voice_centroids(MEETING, {"v": [longest]}, min_unit=0.0)["v"]
+    assert np.allclose(centroid(vectors), heard, atol=1e-5)
