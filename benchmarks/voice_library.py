@@ -33,7 +33,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import permutations, product
 from pathlib import Path
 
@@ -193,6 +193,23 @@ def opened(path: Path, speakers: int) -> VideoIndex:
     return VideoIndex(path, reader=reader)
 
 
+def ingested(tmp: Path) -> Iterator[tuple[Path, dict[str, list[Unit]]]]:
+    """Each of :data:`GROUPS` ingested for real into an index of its own in a folder of
+    ``tmp`` (CAM++, ``num_speakers``: the most people of one of its excerpts), then
+    closed: the folder (the excerpts' audio, ``index/``) and each excerpt's units."""
+    for group in GROUPS:
+        folder = tmp / group[0]
+        folder.mkdir()
+        count = max(len({t[2] for t in read_rttm(REAL / f"{s}.rttm")}) for s in group)
+        index = opened(folder / "index", count)
+        try:
+            index.ingest([copy_with_subtitles(s, folder) for s in group])
+            found = {stem: timed_units(index, stem) for stem in group}
+        finally:
+            index.close()
+        yield folder, found
+
+
 def package_direction(folder: Path, first: str, second: str) -> Rates:
     """The package's own path: ``speakers name`` on ``first``, ``relabel`` on ``second``."""
     index = VideoIndex(folder)
@@ -216,14 +233,9 @@ def main() -> int:
     voices: dict[tuple[str, float, float], dict[str, np.ndarray]] = {}
     package: list[Rates] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for group in GROUPS:
-            folder = Path(tmp) / group[0]
-            folder.mkdir()
-            count = max(len({t[2] for t in read_rttm(REAL / f"{s}.rttm")}) for s in group)
-            index = opened(folder / "index", count)
-            index.ingest([copy_with_subtitles(s, folder) for s in group])
-            found |= {s: timed_units(index, s) for s in group}
-            index.close()
+        for folder, units_of in ingested(Path(tmp)):
+            group = tuple(units_of)
+            found |= units_of
             for stem, window, min_unit in product(group, WINDOWS, MIN_UNITS):
                 voices[stem, window, min_unit] = label_voices(
                     folder / f"{stem}.flac", found[stem], window=window, min_unit=min_unit

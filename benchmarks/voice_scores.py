@@ -53,15 +53,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import load_average  # noqa: E402
-from benchmarks.speaker_scoring import read_rttm  # noqa: E402
 from benchmarks.voice_library import (  # noqa: E402
-    GROUPS,
-    REAL,
     Unit,
-    copy_with_subtitles,
+    ingested,
     namings,
-    opened,
-    timed_units,
 )
 from benchmarks.voice_matching import MEETINGS, TARGETS, best_of, shown, total  # noqa: E402
 from llama_index_video.speakers.voices import (  # noqa: E402
@@ -366,14 +361,8 @@ def heard_excerpts() -> dict[str, Excerpt]:
     """Every excerpt ingested for real (CAM++ labels) and its units' embeddings."""
     excerpts = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for group in GROUPS:
-            folder = Path(tmp) / group[0]
-            folder.mkdir()
-            count = max(len({t[2] for t in read_rttm(REAL / f"{s}.rttm")}) for s in group)
-            index = opened(folder / "index", count)
-            index.ingest([copy_with_subtitles(s, folder) for s in group])
-            for stem in group:
-                units = timed_units(index, stem)
+        for folder, units_of in ingested(Path(tmp)):
+            for stem, units in units_of.items():
                 audio = folder / f"{stem}.flac"
                 spans = {str(i): [(start, end)] for i, (_, _, start, end) in enumerate(units)}
                 campplus = {
@@ -381,7 +370,6 @@ def heard_excerpts() -> dict[str, Excerpt]:
                     for w in WINDOWS
                 }
                 excerpts[stem] = Excerpt(units, campplus, resemblyzer_partials(audio, units))
-            index.close()
     return excerpts
 
 

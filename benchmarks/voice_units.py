@@ -47,17 +47,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import load_average  # noqa: E402
-from benchmarks.speaker_scoring import read_rttm  # noqa: E402
 from benchmarks.voice_library import (  # noqa: E402
-    GROUPS,
-    REAL,
     Unit,
-    copy_with_subtitles,
+    ingested,
     label_voices,
     namings,
-    opened,
     tally,
-    timed_units,
 )
 from benchmarks.voice_matching import MEETINGS, Setting, best_of, shown, total  # noqa: E402
 from llama_index_video.speakers.voices import (  # noqa: E402
@@ -188,21 +183,14 @@ def main() -> int:
     print(f"named voices per unit on real speech (AMI), CAM++; load {load_average()}")
     heard: dict[str, Heard] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for group in GROUPS:
-            folder = Path(tmp) / group[0]
-            folder.mkdir()
-            count = max(len({t[2] for t in read_rttm(REAL / f"{s}.rttm")}) for s in group)
-            index = opened(folder / "index", count)
-            index.ingest([copy_with_subtitles(s, folder) for s in group])
-            for stem in group:
-                units = timed_units(index, stem)
+        for folder, units_of in ingested(Path(tmp)):
+            for stem, units in units_of.items():
                 audio = folder / f"{stem}.flac"
                 heard[stem] = Heard(
                     units,
                     label_voices(audio, units, window=VOICE_WINDOW, min_unit=VOICE_MIN_UNIT),
                     {w: unit_voices(audio, units, w) for w in UNIT_WINDOWS},
                 )
-            index.close()
     print(f"load after the ingests and voices: {load_average()}")
 
     def rates(half: int, setting: Setting) -> Rates:
