@@ -45,7 +45,7 @@ BOUNDARY_TOLERANCE_S = 1.0
 
 # The probing rule, on audio whose loudness says which language it is: a fake language
 # head (the real one is exercised below), so every branch is cheap and exact.
-LOUDNESS = {"en": 0.1, "de": 0.2, "fr": 0.3}
+LOUDNESS = {"en": 0.1, "de": 0.2, "fr": 0.3, "es": 0.4, "pt": 0.5, "ja": 0.6, "ar": 0.7, "zh": 0.8}
 
 
 def _fake_identify(calls: list[float], sure: float = 0.9) -> lang.Identify:
@@ -58,16 +58,19 @@ def _fake_identify(calls: list[float], sure: float = 0.9) -> lang.Identify:
     return identify
 
 
-def _recording(turns: list[tuple[str, float]], pause: float = 0.5) -> tuple[np.ndarray, list]:
-    """Utterances of ``(language, seconds)`` separated by ``pause`` s of silence."""
+def _recording(
+    turns: list[tuple[str, float]], pause: float = 0.5, *, long_pauses: Sequence[int] = ()
+) -> tuple[np.ndarray, list]:
+    """Utterances of ``(language, seconds)`` separated by ``pause`` s of silence, and by
+    5 s before the turns at ``long_pauses``."""
     parts, spans, at = [], [], 0
-    gap = np.zeros(round(pause * SAMPLE_RATE), dtype=np.float32)
-    for code, seconds in turns:
+    for index, (code, seconds) in enumerate(turns):
+        gap = np.zeros(round((5.0 if index in long_pauses else pause) * SAMPLE_RATE), np.float32)
         parts.extend([gap, np.full(round(seconds * SAMPLE_RATE), LOUDNESS[code], np.float32)])
         at += len(gap)
         spans.append((at, at + round(seconds * SAMPLE_RATE)))
         at = spans[-1][1]
-    parts.append(gap)
+    parts.append(np.zeros(round(pause * SAMPLE_RATE), np.float32))
     return np.concatenate(parts), spans
 
 
@@ -124,6 +127,44 @@ def test_a_change_of_language_is_placed_at_the_pause_between_them() -> None:
     change = (spans[24][1] + spans[25][0]) / 2 / SAMPLE_RATE
     assert stretches[0].end == pytest.approx(change)
     assert stretches[1].start == stretches[0].end
+
+
+def test_speech_either_side_of_a_long_pause_is_heard_apart() -> None:
+    # Three readings 5 s apart, each 4.5 s: a block of 6 s of speech running on across
+    # the pauses held the end of one and the start of the next, and the fake head, like
+    # the real one on Japanese then Portuguese, hears such a block as one language, so
+    # the English in the middle had no block of its own and went to its neighbours.
+    turns = [("de", 1.5)] * 3 + [("en", 1.5)] * 3 + [("fr", 1.5)] * 3
+    samples, spans = _recording(turns, long_pauses=(3, 6))
+    assert speech_blocks.blocks_of(spans) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    # Speech too short to be heard alone (2 s of ami_trn05 were written best as Danish)
+    # joins the block before it, or at the start the block after it.
+    short = _recording([("en", 2.0), *turns[:3], ("en", 2.0)], long_pauses=(1, 4))[1]
+    assert speech_blocks.blocks_of(short) == [[0, 1, 2, 3, 4]]
+    assert speech_blocks.blocks_of(short[:1]) == [[0]]
+    stretches = lang.detect_stretches(samples, _fake_identify([]), utterances=spans)
+    assert [s.language for s in stretches] == ["de", "en", "fr"]
+    # each change in the 5 s pause before the next reading
+    for stretch, first in zip(stretches[1:], (3, 6), strict=True):
+        assert spans[first - 1][1] / SAMPLE_RATE < stretch.start < spans[first][0] / SAMPLE_RATE
+
+
+def test_a_recording_that_changes_language_often_gets_the_probes_it_needs() -> None:
+    # Ten minutes of English, then readings of 6 s in seven other languages in turn,
+    # twice, 5 s apart: each change needs a probe on either side, more than MAX_PROBES.
+    others = [code for code in LOUDNESS if code != "en"] * 2
+    readings = [(code, 3.0) for code in others for _ in range(2)]
+    turns = [("en", 3.0)] * 200 + readings
+    samples, spans = _recording(turns, long_pauses=range(200, 200 + len(readings), 2))
+    blocks = len(speech_blocks.blocks_of(spans))
+    assert blocks == 114 and lang.PROBED_SHARE * blocks > lang.MAX_PROBES
+    expected = ["en", *others]
+    few = lang.detect_stretches(
+        samples, _fake_identify([]), utterances=spans, max_probes=lang.MAX_PROBES
+    )
+    assert [s.language for s in few] != expected  # twelve probes miss some readings
+    stretches = lang.detect_stretches(samples, _fake_identify([]), utterances=spans)
+    assert [s.language for s in stretches] == expected
 
 
 @settings(max_examples=40, deadline=None)
@@ -358,6 +399,19 @@ def test_real_english_the_head_mistakes_for_another_language_stays_english(
     assert stretches[0].end == pytest.approx(len(audio) / SAMPLE_RATE)
 
 
+@needs_base
+def test_a_few_seconds_of_real_english_before_a_long_pause_stay_english(
+    identify: lang.Identify, confirm: lang.Confirm
+) -> None:
+    # ami_trn05: 2.1 s of speech, 5.9 s of silence, then English. Heard alone, those 2.1 s
+    # were French at 0.20 and English at 0.10 to the head, and written best in Danish.
+    from faster_whisper.audio import decode_audio
+
+    audio = decode_audio(str(REAL_SPEECH / "ami_trn05.flac"), sampling_rate=SAMPLE_RATE)
+    stretches = lang.detect_stretches(audio, identify, confirm=confirm)
+    assert [s.language for s in stretches] == ["en"]
+
+
 REAL_LANGUAGES = SPEECH.parent / "real_languages"
 
 
@@ -384,6 +438,35 @@ def test_real_speech_in_other_languages_is_never_taken_for_english(
     assert stretches and "en" not in {s.language for s in stretches}
     if manifest.stem != "fr_commonvoice":
         assert [s.language for s in stretches] == [about["language"]]
+
+
+@needs_base
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("ja_fleurs", "pt_fleurs"),  # the Portuguese was heard as Japanese (or Afrikaans)
+        ("ar_speech_corpus", "de_fleurs"),  # the Arabic went to the German
+    ],
+)
+def test_two_real_readings_five_seconds_apart_each_keep_their_language(
+    first: str, second: str, identify: lang.Identify, confirm: lang.Confirm
+) -> None:
+    # As in a new user's 11-minute join of the fixtures (benchmarks/mixed_languages.py):
+    # a block of speech ran on across the pause, holding the end of one reading and the
+    # start of the next.
+    from faster_whisper.audio import decode_audio
+
+    clips = []
+    for name in (first, second):
+        about = json.loads((REAL_LANGUAGES / f"{name}.json").read_text(encoding="utf-8"))
+        audio = decode_audio(str(REAL_LANGUAGES / about["audio"]), sampling_rate=SAMPLE_RATE)
+        clips.append((about["language"], audio))
+    gap = np.zeros(5 * SAMPLE_RATE, np.float32)
+    joined = np.concatenate([clips[0][1], gap, clips[1][1]])
+    stretches = lang.detect_stretches(joined, identify, confirm=confirm)
+    assert [s.language for s in stretches] == [clips[0][0], clips[1][0]]
+    first_ends = len(clips[0][1]) / SAMPLE_RATE
+    assert first_ends - 0.5 <= stretches[1].start <= first_ends + 5.5  # in the pause
 
 
 @needs_base
