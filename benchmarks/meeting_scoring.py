@@ -99,3 +99,20 @@ def title_matches(title: str, topic: str) -> bool:
 def overlaps(start: float, end: float, spans: Sequence[tuple[float, float]]) -> bool:
     """Whether ``[start, end]`` overlaps any of ``spans``."""
     return any(start < b and a < end for a, b in spans)
+
+
+def first_found(
+    spans: Sequence[tuple[float, float]], found: Sequence[tuple[float, float]]
+) -> int | None:
+    """The rank (from 1) of the first of ``found`` overlapping one of ``spans``; None
+    if none does."""
+    for rank, (start, end) in enumerate(found, start=1):
+        if overlaps(start, end, spans):
+            return rank
+    return None
+
+
+def found_at(ranks: Sequence[int | None], k: int) -> int:
+    """How many of the questions whose first right hit came at ``ranks`` (None: never)
+    found it in the first ``k``."""
+    return sum(rank is not None and rank <= k for rank in ranks)

@@ -7,6 +7,8 @@ import pytest
 from benchmarks.meeting_scoring import (
     boundary_f1,
     clean,
+    first_found,
+    found_at,
     overlaps,
     pk,
     title_matches,
@@ -37,3 +39,11 @@ def test_titles_match_on_a_shared_content_word_and_spans_overlap():
     assert title_matches("Battery, solar cells", "Energy sources: batteries and solar power")
     assert not title_matches("Budget", "Presentation on market inspirations")
     assert overlaps(10, 20, [(15, 30)]) and not overlaps(10, 20, [(20, 30)])
+
+
+def test_the_first_hit_overlapping_an_answer_stretch_gives_the_rank():
+    spans = [(100.0, 160.0), (400.0, 420.0)]
+    assert first_found(spans, [(10.0, 20.0), (419.0, 425.0), (120.0, 130.0)]) == 2
+    assert first_found(spans, [(160.0, 170.0), (90.0, 100.0)]) is None  # touching is not overlap
+    assert first_found(spans, []) is None
+    assert [found_at([1, 3, None, 5], k) for k in (1, 3, 5)] == [1, 2, 3]
