@@ -96,6 +96,17 @@ def title_matches(title: str, topic: str) -> bool:
     return bool(content_words(title) & content_words(topic))
 
 
+def own_words(titles: Sequence[str]) -> list[float]:
+    """For each of one recording's chapter ``titles``, the share of its words that no
+    other title has (1: a title of its own; 0: every word repeated elsewhere)."""
+    sets = [set(_WORD.findall(title.lower())) for title in titles]
+    shares = []
+    for i, words in enumerate(sets):
+        others = set().union(*(other for j, other in enumerate(sets) if j != i))
+        shares.append(len(words - others) / len(words) if words else 0.0)
+    return shares
+
+
 def overlaps(start: float, end: float, spans: Sequence[tuple[float, float]]) -> bool:
     """Whether ``[start, end]`` overlaps any of ``spans``."""
     return any(start < b and a < end for a, b in spans)

@@ -10,6 +10,7 @@ from benchmarks.meeting_scoring import (
     first_found,
     found_at,
     overlaps,
+    own_words,
     pk,
     title_matches,
     turn_times,
@@ -47,3 +48,9 @@ def test_the_first_hit_overlapping_an_answer_stretch_gives_the_rank():
     assert first_found(spans, [(160.0, 170.0), (90.0, 100.0)]) is None  # touching is not overlap
     assert first_found(spans, []) is None
     assert [found_at([1, 3, None, 5], k) for k in (1, 3, 5)] == [1, 2, 3]
+
+
+def test_a_titles_own_words_are_those_no_other_title_of_the_meeting_has():
+    titles = ["Remote control, battery", "Remote control, rubber case", "Budget"]
+    assert own_words(titles) == [pytest.approx(1 / 3), pytest.approx(2 / 4), 1.0]
+    assert own_words(["", "Budget"]) == [0.0, 1.0]
