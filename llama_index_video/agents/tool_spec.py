@@ -149,6 +149,7 @@ class VideoToolSpec(BaseToolSpec):
         source: str | None = None,
         speaker: str | None = None,
         modality: str | None = None,
+        by_chapter: bool = False,
     ) -> str:
         """Find the moments of the indexed recordings that match a query, best first.
 
@@ -162,6 +163,7 @@ class VideoToolSpec(BaseToolSpec):
             source (str): Only this recording (a name as list_recordings shows it).
             speaker (str): Only what this speaker said: a label (SPEAKER_1) or a name.
             modality (str): Comma-separated: transcript, ocr (screen text), frame, text.
+            by_chapter (bool): True for a topic question: moments scored by their chapter too.
         """
         query = _text(query, "query")
         count = _top_k(top_k)
@@ -174,6 +176,7 @@ class VideoToolSpec(BaseToolSpec):
             modalities=chosen,
             speakers=speakers,
             sources=[named] if named else None,
+            by_chapter=_flag(by_chapter, "by_chapter"),
         )
         payload: dict[str, Any] = {
             "query": query,
@@ -443,6 +446,15 @@ def _text(value: Any, name: str, *, optional: bool = False) -> str:
         return value
     given = "blank text" if isinstance(value, str) else f"{type(value).__name__} {value!r}"
     raise MomentRequestError(f"{name}: give text, not {given[:60]}")
+
+
+def _flag(value: Any, name: str) -> bool:
+    """A yes/no argument as a model sent it: true or false (also "true" or "false")."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if not isinstance(value, bool):
+        raise MomentRequestError(f"{name}: give true or false, not {value!r}"[:80])
+    return value
 
 
 def _top_k(value: Any) -> int:

@@ -29,8 +29,12 @@ from tests.agents.two_step import (
     play_openai,
     run_agent,
 )
+from tests.chapters.meeting_script import TOPIC_SECONDS
+from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import CHECKOUT, TEAM_SYNC
+
+MARKETING = "How do we sell it to customers?"  # the meeting's marketing chapter, from 720 s
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +80,23 @@ def test_search_filters_by_source_and_modality(tools):
     assert only["moments"] and {m["source"] for m in only["moments"]} == {str(CHECKOUT)}
     screen = call(tools, "search_moments", query="ozone layer", modality="ocr", top_k=3)
     assert screen["moments"] and {m["modality"] for m in screen["moments"]} == {"ocr"}
+
+
+def test_search_by_chapter_scores_moments_with_their_chapter(meeting_index):  # noqa: F811
+    index, _ = meeting_index
+    spec = VideoToolSpec(index)
+    plain = call(spec, "search_moments", query=MARKETING, top_k=3)["moments"]
+    blended = call(spec, "search_moments", query=MARKETING, top_k=3, by_chapter=True)["moments"]
+    also = call(spec, "search_moments", query=MARKETING, top_k=3, by_chapter="true")["moments"]
+    assert (
+        [m["start"] for m in plain] != [m["start"] for m in blended] == [m["start"] for m in also]
+    )
+    assert all(m["start"] >= 3 * TOPIC_SECONDS for m in blended)
+    expected = [hit.chapter for hit in index.search(MARKETING, top_k=3, by_chapter=True)]
+    assert [m["chapter"] for m in blended] == expected and all(expected)
+    described = next(t for t in spec.to_tool_list() if t.metadata.name == "search_moments")
+    parameter = described.metadata.get_parameters_dict()["properties"]["by_chapter"]
+    assert parameter["type"] == "boolean" and "chapter" in parameter["description"]
 
 
 def test_read_transcript_reads_the_span_in_order(tools):
@@ -147,6 +168,8 @@ INF = float("inf")
         ("search_moments", {"query": "cache", "source": 7}, "source: give text"),
         ("search_moments", {"query": "cache", "modality": ["ocr"]}, "modality: give text"),
         ("search_moments", {"query": "cache", "speaker": 2}, "speaker: give text"),
+        ("search_moments", {"query": "cache", "by_chapter": "perhaps"}, "by_chapter: give true"),
+        ("search_moments", {"query": "cache", "by_chapter": 1}, "by_chapter: give true or"),
         ("search_moments", {"query": "cache", "source": "nowhere.mp4"}, "unknown source"),
         ("ask", {"question": None}, "question: give text"),
         ("ask", {"question": "cache?", "top_k": [5]}, "top_k: give a whole number"),

@@ -22,14 +22,17 @@ import webvtt
 from llama_index.core.agent.workflow import FunctionAgent
 from llama_index.llms.openai import OpenAI
 from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from PIL import Image
 
+from llama_index_video.agents import VideoToolSpec
 from llama_index_video.cli.main import main
+from llama_index_video.mcp.server import build_server
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 from tests.agents.two_step import QUESTION, play_openai
+from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests_support import ROOT
 from tests_support import TEAM_SYNC as TEAM_SYNC_PATH
@@ -149,6 +152,32 @@ def test_stdio_with_the_sdk_client(example_index, tmp_path):
             return await exercise(session)
 
     check(asyncio.run(run()))
+
+
+def test_search_moments_by_chapter_through_the_sdk_client(meeting_index):  # noqa: F811
+    index, _ = meeting_index
+    question = {"query": "How do we sell it to customers?", "top_k": 3}
+
+    async def run() -> tuple[dict, list[dict]]:
+        async with Client(build_server(index), mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            results = [
+                await client.call_tool("search_moments", {**question, **flag})
+                for flag in ({}, {"by_chapter": True}, {"by_chapter": "maybe"})
+            ]
+        return tools["search_moments"].input_schema["properties"], results
+
+    properties, (plain, blended, bad) = asyncio.run(run())
+    assert properties["by_chapter"]["type"] == "boolean"
+    assert "chapter" in properties["by_chapter"]["description"]
+    assert not plain.is_error and not blended.is_error
+    assert json.loads(blended.content[0].text) == json.loads(
+        VideoToolSpec(index).search_moments(**question, by_chapter=True)
+    )
+    moments = json.loads(blended.content[0].text)["moments"]
+    assert moments != json.loads(plain.content[0].text)["moments"]
+    assert all(moment["chapter"] for moment in moments)
+    assert bad.is_error and "by_chapter" in bad.content[0].text  # the SDK checks the type
 
 
 BAD_CALLS = [
