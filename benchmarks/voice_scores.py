@@ -29,7 +29,10 @@ its threshold are chosen on one half of the meetings (``voice_matching.MEETINGS`
 person in both) and scored on the other, both ways, by two fits: ``best_of`` (the
 voice benchmarks' choice: most named while 0.95 stay unknown) and *quantile* (the
 lowest threshold keeping 0.95 of the fit half's never-named units unknown, which needs
-no named units: half 1 has 5). The **ceiling** is the most of half 0's named units any
+no named units: half 1 has 5). **Each series left out** (:func:`series_out`): the people
+of one series of meetings (the excerpts of one of ``voice_library.GROUPS``) named and
+every other excerpt looked up, with what the pairs of the other series chose; so every
+fit has named units. The **ceiling** is the most of half 0's named units any
 threshold of the rule names while 0.95 of its own never-named units stay unknown: fitted
 on the scored half itself, an upper bound, not a result.
 
@@ -54,6 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import load_average  # noqa: E402
 from benchmarks.voice_library import (  # noqa: E402
+    GROUPS,
     Unit,
     ingested,
     namings,
@@ -70,6 +74,7 @@ from llama_index_video.speakers.voices import (  # noqa: E402
 WINDOWS = (2.0, 3.0)
 MIN_ALONE = (1.0, 2.0)
 COHORT_TOPS = (30, 10_000)  # K: the named voice's (and unit's) most similar cohort voices
+SERIES = {stem: group[0] for group in GROUPS for stem in group}  # excerpts sharing people
 Rates = tuple[int, int, int, int]
 Vectors = Mapping[int, np.ndarray]  # unit index -> its embeddings (rows)
 
@@ -255,30 +260,78 @@ RULES: dict[str, tuple[Scorer, list[tuple]]] = {
 }
 
 
+def unit_cohort(excerpts: Mapping[str, Excerpt], stems: Sequence[str], window: float) -> np.ndarray:
+    """The voices of the units of 1 s or more of ``stems`` (the cohort)."""
+    voices = [
+        centroid(v)
+        for s in stems
+        for i, v in excerpts[s].campplus[window].items()
+        if length(excerpts[s].units[i]) >= 1.0
+    ]
+    return np.stack(voices) if voices else np.zeros((0, 1))
+
+
+def pair_units(first: Excerpt, second: Excerpt, given: Given) -> list[Scored]:
+    """The units of one person of ``second`` as ``given`` names them, ``first``'s people
+    named."""
+    people = set(namings(first.units).values())
+    return [
+        Scored(unit[0] in people, name == unit[0], score)
+        for unit, (name, score) in zip(second.units, given, strict=True)
+        if unit[0] is not None
+    ]
+
+
 def scored_units(
     excerpts: Mapping[str, Excerpt], half: int, scorer: Scorer, setting: tuple
 ) -> list[Scored]:
     """Every unit of one person of every ordered pair of ``half``'s excerpts, scored
     with the first's people named (the cohort: unit voices of the other half)."""
     stems = [s for s in excerpts if MEETINGS[s][1] == half]
-    window = setting[0]
-    cohort = np.stack(
-        [
-            centroid(v)
-            for s in excerpts
-            if MEETINGS[s][1] != half
-            for i, v in excerpts[s].campplus[window].items()
-            if length(excerpts[s].units[i]) >= 1.0
-        ]
-    )
+    cohort = unit_cohort(excerpts, [s for s in excerpts if s not in stems], setting[0])
     found = []
     for x, y in permutations(stems, 2):
-        people = set(namings(excerpts[x].units).values())
         given = scorer(excerpts[x], excerpts[y], setting, cohort)
-        for unit, (name, score) in zip(excerpts[y].units, given, strict=True):
-            if unit[0] is not None:
-                found.append(Scored(unit[0] in people, name == unit[0], score))
+        found += pair_units(excerpts[x], excerpts[y], given)
     return found
+
+
+def series_out(
+    excerpts: Mapping[str, Excerpt], scorer: Scorer, settings: Sequence[tuple], fit: str
+) -> Rates:
+    """Leave one series out: the people of each series (:data:`SERIES`) named, every
+    other excerpt looked up, with the setting and threshold ``fit`` chooses on the pairs
+    of excerpts of the other series (the cohort: units of the series in neither)."""
+    memo: dict[tuple, list[Scored]] = {}
+
+    def trial(x: str, y: str, setting: tuple, left_out: str) -> list[Scored]:
+        outside = frozenset({SERIES[x], SERIES[y], left_out})
+        key = (x, y, setting, outside)
+        if key not in memo:
+            stems = [s for s in excerpts if SERIES[s] not in outside]
+            cohort = unit_cohort(excerpts, stems, setting[0])
+            memo[key] = pair_units(
+                excerpts[x], excerpts[y], scorer(excerpts[x], excerpts[y], setting, cohort)
+            )
+        return memo[key]
+
+    held = []
+    for series in sorted({SERIES[s] for s in excerpts}):
+        others = [s for s in excerpts if SERIES[s] != series]
+        fitted_on = [
+            fitted([u for x, y in permutations(others, 2) for u in trial(x, y, s, series)], fit)
+            for s in settings
+        ]
+        setting = best_of(settings, [rates for _, rates in fitted_on])
+        threshold = fitted_on[list(settings).index(setting)][0]
+        tested = [
+            u
+            for x, y in permutations(excerpts, 2)
+            if SERIES[x] == series
+            for u in trial(x, y, setting, series)
+        ]
+        held.append(rates_at(tested, threshold))
+    return total(held)
 
 
 def rates_at(found: Sequence[Scored], threshold: float) -> Rates:
@@ -400,8 +453,19 @@ def main() -> int:
             for half, (setting, threshold, rates) in enumerate(found):
                 print(f"  {fit}, half {half}, {setting}, {threshold:.3f}: {shown(rates)}")
             print(f"  {fit}, both halves: {shown(total(r for *_, r in found))}")
+            left_out = series_out(excerpts, scorer, settings, fit)
+            print(f"  {fit}, each series left out: {shown(left_out)}")
     package = rates_at(scored_units(excerpts, 0, cosine_scores, PACKAGE), VOICE_THRESHOLD)
     print(f"the package's rule at its own threshold {VOICE_THRESHOLD}, half 0: {shown(package)}")
+    unused = np.zeros((1, 1))  # the label rule uses no cohort
+    every = [
+        u
+        for x, y in permutations(excerpts, 2)
+        for u in pair_units(
+            excerpts[x], excerpts[y], cosine_scores(excerpts[x], excerpts[y], PACKAGE, unused)
+        )
+    ]
+    print(f"  every ordered pair of excerpts: {shown(rates_at(every, VOICE_THRESHOLD))}")
     return 0
 
 

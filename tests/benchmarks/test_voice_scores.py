@@ -13,6 +13,7 @@ from benchmarks.voice_scores import (
     normalised,
     quantile_threshold,
     rates_at,
+    series_out,
 )
 
 
@@ -104,3 +105,19 @@ def test_rates_and_the_quantile_threshold():
     threshold = quantile_threshold(found)  # 19 of the 20 others below it
     assert rates_at(found, threshold)[2:] == (19, 20)
     assert 0.9 < threshold <= 0.95 + 1e-6
+
+
+def test_each_series_is_scored_with_the_threshold_fitted_on_the_others():
+    def alone(person: str, voice: np.ndarray) -> Excerpt:
+        return Excerpt([(person, "SPEAKER_1", 0.0, 3.0)], {2.0: {0: voice[None]}}, {})
+
+    excerpts = {  # ana in two meetings of one series (ES2003), carl and dave in one each
+        "ami_dev00": alone("ana", ANA),
+        "ami_dev01": alone("ana", ANA),
+        "ami_es2004a": alone("carl", CARL),
+        "ami_trn04": alone("dave", BEN),
+    }
+    # ES2003's threshold is fitted on carl's and dave's excerpts alone: just above their
+    # cosine to each other (0); ana's units (1.0) are named, everyone else's not
+    found = series_out(excerpts, cosine_scores, [(2.0, 1.0, 0, "", 0, False, 1)], "quantile")
+    assert found == (2, 2, 10, 10)
