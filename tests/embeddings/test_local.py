@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import huggingface_hub.constants
@@ -107,3 +110,23 @@ def test_identities_recorded_by_0_1_0_read_as_today() -> None:
     assert canonical_identity("GeminiMultimodalEmbedding:gemini-embedding-2@1536") == (
         "GeminiMultimodalEmbedding:gemini-embedding-2@1536"
     )
+
+
+def test_a_model_the_hub_cache_lacks_is_found_without_loading_the_hub_client() -> None:
+    # importing try_to_load_from_cache costs a cold search 0.05-0.15 s for nothing
+    code = (
+        "import sys\n"
+        "from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, onnx_model_folder\n"
+        "print(onnx_model_folder(DEFAULT_LOCAL_MODEL))\n"
+        "print('huggingface_hub.file_download' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "HF_HUB_CACHE": tempfile.mkdtemp(prefix="empty-hub-")},
+    )
+    folder, loaded = done.stdout.split()
+    assert (Path(folder) / ONNX_FILE).is_file() and loaded == "False"
