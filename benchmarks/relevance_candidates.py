@@ -161,7 +161,6 @@ def index_signals(folder: Path, rows: list[Row]) -> dict[str, dict[str, float]]:
     from llama_index.core.schema import QueryBundle
 
     from llama_index_video.index import VideoIndex
-    from llama_index_video.search.retriever import VideoRetriever
 
     index = VideoIndex(folder, relevance=None)
     policy = index.search_policy()
@@ -169,7 +168,7 @@ def index_signals(folder: Path, rows: list[Row]) -> dict[str, dict[str, float]]:
     for row in rows:
         bundle = QueryBundle(row.question.question)
         bundle.embedding = policy.embed_model.get_query_embedding(bundle.query_str)
-        whole = VideoRetriever(policy.index, top_k=50, visible=policy.visible).retrieve(bundle)
+        whole = policy.vectors(top_k=50, visible=policy.visible).retrieve(bundle)
         out[row.question.id] = {
             "standout": standout(policy.recording_scores(bundle)),
             "standout_all": standout([h.score for h in whole if h.score is not None]),

@@ -21,7 +21,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from llama_index_video import schema
-from llama_index_video.search.fusion import Retriever
+from llama_index_video.search.fusion import Retriever, as_query
+from llama_index_video.stored import Query
 
 Item = TypeVar("Item")
 Key = TypeVar("Key", bound=Hashable)
@@ -62,15 +63,25 @@ class ChapterRetriever:
         moments: Retrieves the candidate moments (ask it for several per hit wanted).
         chapters: Retrieves chapter nodes (modality ``chapter``), best first.
         top_k: Moments returned.
+        query: Makes of a question (a string) the query both retrievers take, once.
     """
 
-    def __init__(self, *, moments: Retriever, chapters: Retriever, top_k: int) -> None:
+    def __init__(
+        self,
+        *,
+        moments: Retriever,
+        chapters: Retriever,
+        top_k: int,
+        query: Callable[[str], Any] = Query,
+    ) -> None:
         self.moments = moments
         self.chapters = chapters
         self.top_k = top_k
+        self.query = query
 
     def retrieve(self, query_bundle: Any) -> list[Any]:
-        """The moments for a query (as the retrievers take it), best first."""
+        """The moments for a query (a string, or as the retrievers take it), best first."""
+        query_bundle = as_query(query_bundle, self.query)
         ranked = {n.node.node_id: n.score or 0.0 for n in self.chapters.retrieve(query_bundle)}
         found = self.moments.retrieve(query_bundle)
         return chapter_blend(

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -138,9 +138,18 @@ class FusionRetriever:
         channels: The retrievers to fuse, with their weights.
         top_k: How many fused hits to return at most.
         k: The RRF constant: larger values flatten the difference between ranks.
+        query: Makes of a question (a string) the query the channels' retrievers take
+            (LlamaIndex's ``QueryBundle`` for LlamaIndex retrievers).
     """
 
-    def __init__(self, channels: Sequence[Channel], *, top_k: int = 5, k: float = RRF_K) -> None:
+    def __init__(
+        self,
+        channels: Sequence[Channel],
+        *,
+        top_k: int = 5,
+        k: float = RRF_K,
+        query: Callable[[str], Any] = Query,
+    ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
         if k <= 0:
@@ -151,13 +160,14 @@ class FusionRetriever:
         self.channels = tuple(channels)
         self.top_k = top_k
         self.k = k
+        self.query = query
 
     def retrieve(self, query_bundle: Any) -> list[Scored]:
-        """The fused hits for a query: a string, a :class:`~llama_index_video.stored.Query`
-        or a LlamaIndex ``QueryBundle`` (given to each channel's retriever as it came,
-        with the embedding of the channel's model)."""
-        if isinstance(query_bundle, str):
-            query_bundle = Query(query_bundle)
+        """The fused hits for a query: a string (made a query by ``query``), a
+        :class:`~llama_index_video.stored.Query` or a LlamaIndex ``QueryBundle`` (given
+        to each channel's retriever as it came, with the embedding of the channel's
+        model)."""
+        query_bundle = as_query(query_bundle, self.query)
         texts = query_bundle.embedding_strs
         vectors = {id(m): _query_vector(m, texts) for m in self._models()}
         _keep_embedding(query_bundle, vectors)
@@ -225,6 +235,7 @@ class FusionRetriever:
     async def aretrieve(self, query_bundle: Any) -> list[Scored]:
         """:meth:`retrieve`, the query embedded and the channels asked through their async
         APIs."""
+        query_bundle = as_query(query_bundle, self.query)
         models = self._models()
         texts = query_bundle.embedding_strs
         embedded = await asyncio.gather(*(m.aget_agg_embedding_from_queries(texts) for m in models))
@@ -345,6 +356,11 @@ def fuse(
         Scored(strongest[node_id][1].node, fused[node_id], _similarity(strongest[node_id][1]))
         for node_id in best
     ]
+
+
+def as_query(query: Any, make: Callable[[str], Any]) -> Any:
+    """``query`` as retrievers take it: a string made one by ``make``, else itself."""
+    return make(query) if isinstance(query, str) else query
 
 
 async def aretrieved(retriever: Retriever, query_bundle: Any) -> Sequence[Any]:

@@ -278,6 +278,7 @@ class SearchPolicy:
                 ),
                 chapters=self.retriever(top_k=CHAPTERS, modalities=["chapter"], contents=contents),
                 top_k=top_k,
+                query=self.query,
             )
         chosen = list(modalities or schema.MOMENT_MODALITIES)
         if speakers:
@@ -329,7 +330,7 @@ class SearchPolicy:
             )
             weight = self.weights[VISUAL_CHANNEL]
             channels.append(Channel(VISUAL_CHANNEL, retriever, weight, self.visual_model))
-        return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k)
+        return FusionRetriever([c for c in channels if c.weight > 0], top_k=top_k, query=self.query)
 
     def moments(
         self,
@@ -346,7 +347,9 @@ class SearchPolicy:
         if speakers or not by_named_speaker:
             return self.retriever(speakers=speakers, **options)
         return SpeakerNamedRetriever(
-            lambda named: self.retriever(speakers=named, **options), known_speakers
+            lambda named: self.retriever(speakers=named, **options),
+            known_speakers,
+            query=self.query,
         )
 
     def searcher(self, retriever: Retriever, postprocessor: Postprocessor) -> VideoSearcher:

@@ -21,7 +21,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from llama_index_video.search.fusion import Retriever
+from llama_index_video.search.fusion import Retriever, as_query
+from llama_index_video.stored import Query
 
 _SAYS = (
     "say|says|said|think|thinks|thought|propose|proposes|proposed|suggest|suggests|"
@@ -77,15 +78,19 @@ class SpeakerNamedRetriever:
     Args:
         build: Makes the retriever for a speaker filter (None: everyone's moments).
         speakers: The index's speakers, asked only when a question may name one.
+        query: Makes of a question (a string) the query the retrievers take.
     """
 
     def __init__(
         self,
         build: Callable[[Sequence[str] | None], Retriever],
         speakers: Callable[[], Iterable[str]],
+        *,
+        query: Callable[[str], Any] = Query,
     ) -> None:
         self._build = build
         self._speakers = speakers
+        self._query = query
         self._everyone = build(None)
 
     def __getattr__(self, name: str) -> Any:
@@ -96,7 +101,8 @@ class SpeakerNamedRetriever:
         return getattr(self._everyone, name)
 
     def retrieve(self, query_bundle: Any) -> Sequence[Any]:
-        """The moments for a query (as the retrievers take it), best first."""
+        """The moments for a query (a string, or as the retrievers take it), best first."""
+        query_bundle = as_query(query_bundle, self._query)
         named = named_speakers(query_bundle.query_str, self._speakers)
         retriever = self._build(named) if named else self._everyone
         return retriever.retrieve(query_bundle)

@@ -380,3 +380,15 @@ def test_chroma_batches_of_a_filtered_or_unembedded_query_are_one_retrieval(chro
     assert len(batch) == 5
     with pytest.raises(ValueError, match="first"):
         next(plain.ranked_batches(bundle, first=0))
+
+
+@pytest.mark.parametrize("store", ["memory_index", "chroma_index"])
+def test_the_policys_plain_retrievers_take_a_question_as_a_string(store, request):
+    index = request.getfixturevalue(store)
+    policy = index.search_policy()
+    expected = _found(index.as_retriever(top_k=3).retrieve(DOBSON))
+    assert expected and _found(policy.retriever(top_k=3).retrieve(DOBSON)) == expected
+    by_chapter = policy.retriever(top_k=3, by_chapter=True).retrieve(DOBSON)
+    assert [h.node.node_id for h in by_chapter] == [
+        h.node.node_id for h in index.as_retriever(top_k=3, by_chapter=True).retrieve(DOBSON)
+    ]
