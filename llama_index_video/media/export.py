@@ -7,7 +7,9 @@ container cannot hold the source's codecs (H.264 in WebM), the moment is re-enco
 from exactly the start, within a frame: H.264 and AAC where the container holds them,
 else its own codecs (WebM: VP9 and Opus). The
 :class:`ExportReport` says which happened and the span the file really holds. Audio
-sources copy their audio packets (every audio packet starts cleanly).
+sources copy their audio packets (every audio packet starts cleanly), but into a .flac
+file, which is encoded again (losslessly): a copied FLAC stream's header would give the
+whole recording's length.
 
 Every output is written through :func:`.output.written`: never onto a recording it is
 read from, under a temporary name until complete, with errors naming the output.
@@ -153,6 +155,10 @@ def _copy(
                 raise _CannotCopy(
                     f"{out.format.name} cannot hold its {stream.codec_context.name} {stream.type}"
                 )
+        if out.format.name == "flac":
+            # The header of a copied stream (STREAMINFO) keeps the whole recording's length
+            # and checksum; FLAC's encoder writes the moment's own, losslessly all the same.
+            raise _CannotCopy("a copied FLAC stream keeps the recording's length in its header")
         targets = {s.index: out.add_stream_from_template(s) for s in streams}
         track = add_track(out) if cues and inp.streams.video else None
         if track is not None:

@@ -101,6 +101,22 @@ def test_moments_of_recordings_with_other_sample_rates_join(tmp_path, make_wav):
     assert set(got) == {"audio"} and got["audio"] == pytest.approx(5.0, abs=0.15)
 
 
+def test_a_flac_moment_says_its_own_length_not_the_recordings(tmp_path, make_wav):
+    """A copied FLAC stream kept the recording's STREAMINFO: players showed a 5 s clip of a
+    12 s recording as 12 s long (found on a 17-minute FLAC-in-Matroska recording)."""
+    tone = make_wav(tmp_path / "tone.wav", 0.2 * np.sin(np.arange(16000 * 12) * 0.1))
+    lossless = tmp_path / "tone.flac"
+    with av.open(str(tone)) as inp, av.open(str(lossless), "w") as out:
+        stream = out.add_stream("flac", rate=16000, layout="mono")
+        for frame in [*inp.decode(audio=0), None]:
+            out.mux(stream.encode(frame))
+    report = export_span(lossless, 3.0, 8.0, tmp_path / "moment.flac")
+    assert report.method == "reencode"  # lossless all the same
+    with av.open(str(report.path)) as container:
+        assert float(container.duration / av.time_base) == pytest.approx(5.0, abs=0.1)
+    assert decoded_seconds(report.path, "audio") == pytest.approx(5.0, abs=0.1)
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
