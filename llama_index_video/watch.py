@@ -204,7 +204,7 @@ class FolderWatcher:
             seen = self._pending.pop(path)
             self._done[path] = (seen.size, seen.mtime_ns)
         for outcome in report.files:
-            detail = f"{outcome.node_count} moments" if outcome.outcome == "indexed" else ""
+            detail = outcome.moments if outcome.outcome == "indexed" else ""
             self._report(WatchEvent(outcome.outcome, outcome.path, outcome.reason or detail))
 
     def _remove_gone(self) -> None:

@@ -133,7 +133,7 @@ def _executor(ray_address: str | None) -> Executor | None:
 def print_report(report: IngestReport, index_dir: Path) -> None:
     for outcome in report.files:
         detail = f" ({outcome.reason})" if outcome.reason else ""
-        nodes = f", {outcome.node_count} moments" if outcome.outcome == "indexed" else ""
+        nodes = f", {outcome.moments}" if outcome.outcome == "indexed" else ""
         shown = outcome.link or printable_path(outcome.path)
         print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
     counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}

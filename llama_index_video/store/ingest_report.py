@@ -27,6 +27,11 @@ class FileOutcome:
     link: str = ""  # the link the file was downloaded from (redacted), if any
 
     @property
+    def moments(self) -> str:
+        """How many moments the file holds, as said to the user: ``1 moment``, ``12 moments``."""
+        return f"{self.node_count} moment{'' if self.node_count == 1 else 's'}"
+
+    @property
     def shown(self) -> str:
         """How to name this input to the user: the link, else the path."""
         return self.link or str(self.path)

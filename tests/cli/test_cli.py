@@ -86,6 +86,13 @@ def test_failed_file_sets_exit_code_and_keeps_the_others(capsys, tmp_path):
     assert "Traceback" not in out + err
 
 
+def test_one_moment_is_said_so(capsys, tmp_path):
+    note = tmp_path / "note.md"
+    note.write_text("# Release\n\nVersion 2.4 ships on Friday.\n", encoding="utf-8")
+    code, out, _ = run(capsys, "ingest", str(note), "--index", str(tmp_path / "i"), "--quiet")
+    assert code == 0 and out.splitlines()[0] == f"indexed  {note}, 1 moment"
+
+
 def test_a_silent_recording_is_indexed_with_no_moments_and_its_note(capsys, tmp_path, make_wav):
     silent = make_wav(tmp_path / "silent.wav", np.zeros(16_000 * 4, np.float32))
     index = str(tmp_path / "i")
