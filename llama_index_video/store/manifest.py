@@ -38,7 +38,12 @@ from typing import Any, Literal
 from llama_index_video.api_keys import scrub
 from llama_index_video.errors import IndexReadOnlyError
 from llama_index_video.store.media_paths import resolved_source
-from llama_index_video.store.storage_errors import read_only, repaired_by_verify, translated
+from llama_index_video.store.storage_errors import (
+    made_folder,
+    read_only,
+    repaired_by_verify,
+    translated,
+)
 
 Status = Literal["indexing", "indexed", "failed"]
 
@@ -139,6 +144,7 @@ class Manifest:
     Raises:
         IndexCorruptError: the file is not a readable SQLite database.
         IndexReadOnlyError: it does not exist and cannot be created.
+        IndexStorageError: its folder cannot be made (a file is in the way).
     """
 
     def __init__(self, path: Path) -> None:
@@ -147,7 +153,7 @@ class Manifest:
         with translated(path, advice=repaired_by_verify(path.parent, REBUILT)):
             db: sqlite3.Connection | None = None
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                made_folder(path.parent)
                 db = _connect(path)
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)

@@ -84,6 +84,23 @@ def storage_error(
     return None
 
 
+def made_folder(folder: Path) -> None:
+    """Make ``folder`` and its parents for an index, if they are not there yet.
+
+    Raises:
+        IndexStorageError: a file stands where it or a parent would be, or the file
+            system makes no folder there (``/proc``); in one line naming it.
+        OSError: anything else, for :func:`translated` (a read-only disk, a full one).
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError, FileNotFoundError) as exc:
+        reason = (exc.strerror or type(exc).__name__).lower()
+        raise IndexStorageError(
+            f"{folder}: no index folder can be made here ({reason}); choose another folder"
+        ) from exc
+
+
 def disk_full(file: Path) -> DiskFullError:
     return DiskFullError(
         f"{file}: disk full; free some space and run the same command again "

@@ -37,3 +37,15 @@ def test_damaged_file_is_one_line_naming_it(run, index_copy, text_folder, name, 
     assert code == 0 and "moved aside to" in out, (out, err)
     code, out, err = run("verify", "--index", index_copy)
     assert code == 0 and out.startswith("ok"), (out, err)
+
+
+@pytest.mark.parametrize("where", ["a_file", "a_file/index", "/proc/index"])
+def test_an_index_folder_that_cannot_be_made_is_one_line_naming_it(run, tmp_path, where):
+    (tmp_path / "a_file").write_text("not a folder", encoding="utf-8")
+    note = tmp_path / "note.md"
+    note.write_text("# Release\n\nVersion 2.4 ships on Friday.\n", encoding="utf-8")
+    folder = where if where.startswith("/") else str(tmp_path / where)
+    code, out, err = run("ingest", note, "--index", folder, "--quiet")
+    assert code != 0 and "Traceback" not in out + err
+    (line,) = err.strip().splitlines()
+    assert line.startswith(f"error: {folder}: no index folder can be made here (")
