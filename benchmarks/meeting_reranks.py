@@ -104,6 +104,8 @@ def stored(index) -> Stored:
 
 
 def asked(meeting, index, store: Stored, embed_model) -> list[Asked]:
+    from llama_index.core.schema import QueryBundle
+
     from llama_index_video.search.speaker_named import named_speakers
 
     policy = index.search_policy()
@@ -111,8 +113,10 @@ def asked(meeting, index, store: Stored, embed_model) -> list[Asked]:
     roles = sorted({s for s in store.speakers if s})
     found = []
     for question, spans in meeting.asked:
-        moments = policy.retriever(top_k=CANDIDATES).retrieve(question)
-        chapters = policy.retriever(top_k=10, modalities=["chapter"]).retrieve(question)
+        moments = policy.retriever(top_k=CANDIDATES).retrieve(QueryBundle(question))
+        chapters = policy.retriever(top_k=10, modalities=["chapter"]).retrieve(
+            QueryBundle(question)
+        )
         query = np.array(embed_model.get_query_embedding(question), dtype=float)
         found.append(
             Asked(
