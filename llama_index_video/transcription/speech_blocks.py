@@ -16,9 +16,10 @@ one, heard Japanese at 0.67 and Portuguese at 0.25, so the Portuguese was transc
 Japanese; another held the end of a phone call and an Arabic reading, and the Arabic
 went to the English and German stretches round it (``benchmarks/mixed_languages.py``).
 Cut at long pauses, every reading there but a 3.6 s French one (Spanish to the head
-even alone) gets its own language, with fewer calls to the head (31 -> 20 on that
-file's two audio chunks). A pause of 1, 1.5, 2, 3 or 4 s gave the same languages there;
-2 s is also where faster-whisper's VAD ends a stretch of speech (:data:`~.vad.TRANSCRIPTION`).
+even alone) gets its own language, with fewer calls to the head (31 -> 23 on that
+file's two audio chunks). A pause of 1, 1.5, 2, 3 or 4 s gave the same languages there
+(the file heard whole, before the rule for short speech below); 2 s is also where
+faster-whisper's VAD ends a stretch of speech (:data:`~.vad.TRANSCRIPTION`).
 Meetings pause that long too (6 times in 5 of the 14 real English excerpts of
 ``tests/fixtures/real_speech``, AMI meetings and a phone call). Speech between two long
 pauses that holds less than :data:`MIN_BLOCK_SPEECH_S` is too little to be heard alone,
