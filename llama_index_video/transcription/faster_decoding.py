@@ -212,7 +212,8 @@ def next_prompt(
     """The tokens that prompt the next clip, after ``clip`` was written with ``prompt``:
     the last :data:`PROMPT_TOKENS` of them with the clip's own, or none when one of its
     segments is a repetition loop (:func:`.loops.loop_reason`), so a loop is never
-    handed on. A clip that wrote nothing hands on its prompt."""
+    handed on, or less probable than :data:`MIN_LOG_PROB`. A clip that wrote nothing
+    hands on its prompt."""
     ours = (_segment(s, math.inf, offset=0.0, language=language) for s in clip)
     if any(s is not None and loop_reason(s) is not None for s in ours):
         return ()
