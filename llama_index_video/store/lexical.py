@@ -294,8 +294,21 @@ class LexicalStore:
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:
         uri = f"{self.db_file.absolute().as_uri()}?mode=ro"
-        with translated(self.db_file), closing(sqlite3.connect(uri, uri=True)) as db:
-            yield db
+        with translated(self.db_file):
+            db = sqlite3.connect(uri, uri=True)
+            try:
+                db.execute("PRAGMA schema_version").fetchone()
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if getattr(exc, "sqlite_errorname", "") != "SQLITE_READONLY_ROLLBACK":
+                    raise
+                # A writer killed mid-transaction left a hot journal, which a read-only
+                # connection may not roll back: a writable one does so on its first read.
+                with closing(sqlite3.connect(self.db_file)) as recovering:
+                    recovering.execute("PRAGMA schema_version").fetchone()
+                db = sqlite3.connect(uri, uri=True)
+            with closing(db):
+                yield db
 
 
 @dataclass(frozen=True)

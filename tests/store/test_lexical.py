@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 from llama_index.core.schema import TextNode
@@ -154,3 +156,30 @@ def test_text_in_any_script_is_indexed_and_found(tmp_path):
     assert snapshot.search(words("首都"), top_k=2)[0].node_id == "ja"
     assert snapshot.search(words("РЕЙКЬЯВИКЕ"), top_k=2)[0].node_id == "ru"
     assert snapshot.search(words("الخميس"), top_k=2)[0].node_id == "ar"
+
+
+def test_read_after_a_writer_killed_mid_transaction(tmp_path):
+    """A writer killed inside a transaction leaves a hot journal; a read-only connection
+    may not roll it back ("attempt to write a readonly database"), so a re-ingest after
+    a kill -9 failed with "read-only here" before it wrote anything."""
+    store = LexicalStore(tmp_path)
+    store.add([_node(f"n{i:04d}", text) for i, text in enumerate(_filler(300))])
+    writer = (
+        "import sqlite3, sys, time\n"
+        "db = sqlite3.connect(sys.argv[1])\n"
+        "db.execute('PRAGMA cache_size=1')\n"
+        "db.execute('BEGIN')\n"
+        "db.execute(\"UPDATE words SET words = words || ' extra'\")\n"
+        "print('writing', flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    killed = subprocess.Popen(
+        [sys.executable, "-c", writer, str(store.db_file)], stdout=subprocess.PIPE, text=True
+    )
+    assert killed.stdout is not None and killed.stdout.readline() == "writing\n"
+    killed.kill()
+    killed.wait(timeout=30)
+    assert store.db_file.with_name(f"{store.db_file.name}-journal").exists()
+
+    assert LexicalStore(tmp_path).counts() == {"c1": 300}
+    assert not store.db_file.with_name(f"{store.db_file.name}-journal").exists()
