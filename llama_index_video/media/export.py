@@ -9,7 +9,8 @@ else its own codecs (WebM: VP9 and Opus). The
 :class:`ExportReport` says which happened and the span the file really holds. Audio
 sources copy their audio packets (every audio packet starts cleanly), but into a .flac
 file, which is encoded again (losslessly): a copied FLAC stream's header would give the
-whole recording's length.
+whole recording's length; and into a .wav file only PCM is copied (players read WAV as
+PCM: MP3 or FLAC in it is decoded).
 
 Every output is written through :func:`.output.written`: never onto a recording it is
 read from, under a temporary name until complete, with errors naming the output.
@@ -159,6 +160,11 @@ def _copy(
             # The header of a copied stream (STREAMINFO) keeps the whole recording's length
             # and checksum; FLAC's encoder writes the moment's own, losslessly all the same.
             raise _CannotCopy("a copied FLAC stream keeps the recording's length in its header")
+        if out.format.name == "wav" and any(
+            not s.codec_context.name.startswith("pcm_") for s in streams
+        ):
+            # WAV can carry MP3 or FLAC, but players and Python's wave module read only PCM.
+            raise _CannotCopy("a .wav file is read as PCM by players")
         targets = {s.index: out.add_stream_from_template(s) for s in streams}
         track = add_track(out) if cues and inp.streams.video else None
         if track is not None:

@@ -5,6 +5,7 @@ refusals."""
 from __future__ import annotations
 
 import time
+import wave
 from itertools import pairwise
 
 import av
@@ -115,6 +116,15 @@ def test_a_flac_moment_says_its_own_length_not_the_recordings(tmp_path, make_wav
     with av.open(str(report.path)) as container:
         assert float(container.duration / av.time_base) == pytest.approx(5.0, abs=0.1)
     assert decoded_seconds(report.path, "audio") == pytest.approx(5.0, abs=0.1)
+
+
+def test_a_wav_moment_holds_pcm_whatever_the_recording_holds(tmp_path):
+    """An MP3 recording's packets were copied into the .wav: Python's wave module and most
+    players refused it (format 0x55; from a FLAC recording, 0xF1AC)."""
+    report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / "moment.wav")
+    assert report.method == "reencode"
+    with wave.open(str(report.path)) as pcm:
+        assert pcm.getnframes() / pcm.getframerate() == pytest.approx(10.0, abs=0.05)
 
 
 @pytest.mark.parametrize(
