@@ -17,7 +17,9 @@ A question is found at k when one of the first k hits overlaps a stretch annotat
 marked as answering it; a question search returned nothing for is found at no k.
 The near-topic questions the meetings cannot answer
 (``benchmarks/meetings/unanswerable.json``, written by the project's team) are turned
-away when search returns nothing; the gate was fitted on other sets, so they are held
+away when search returns nothing. The meetings are one of the gate's fit sets
+(``benchmarks/relevance_sets.py`` builds their indexes with :func:`meeting_index`), so
+the gate's figures here are in-sample; ``benchmarks/relevance_fit.py`` scores them held
 out. With ``--keep DIR`` the indexes are kept there and reused by the next run;
 ``--gate off`` and ``--no-lexical`` open them without the gate or the lexical channel.
 """
@@ -72,6 +74,11 @@ def silent_wav(path: Path, seconds: float) -> Path:
     return path
 
 
+def recording_name(meeting: str) -> str:
+    """The file name of a meeting's stand-in recording (what its hits name)."""
+    return f"{meeting}.wav"
+
+
 def meeting_index(meeting: Meeting, folder: Path, embed_model, **options):
     """The meeting's index in ``folder`` (ingested unless it already holds it), opened
     with ``options`` (``VideoIndex``'s), and the recording's path."""
@@ -79,7 +86,7 @@ def meeting_index(meeting: Meeting, folder: Path, embed_model, **options):
     from llama_index_video.media.export_subtitles import Cue, srt_text
 
     folder.mkdir(parents=True, exist_ok=True)
-    audio = folder / f"{meeting.name}.wav"
+    audio = folder / recording_name(meeting.name)
     if not audio.exists():
         cues = [Cue(t.start, t.end, t.text) for t in meeting.turns if t.text.strip()]
         (folder / f"{meeting.name}.srt").write_text(srt_text(cues), encoding="utf-8")
@@ -112,7 +119,7 @@ ARMS = ("naive", "plain", "by_chapter")
 CONFIDENCES = ("answerable", "unanswerable")
 BARS = (0.15, 0.2, 0.25, 0.3)
 """Confidence bars the report tries on the plain search's first hits (the shipped gate's
-is fitted on other sets: :data:`llama_index_video.search.policy.DEFAULT_GATES`)."""
+is fitted leave-one-set-out: :data:`llama_index_video.search.policy.DEFAULT_GATES`)."""
 
 
 def score_meeting(
@@ -142,7 +149,7 @@ def score_meeting(
                 turned_away[arm] += not hits
                 if arm == "plain":
                     confidences["unanswerable"] += [h.confidence or 0.0 for h in hits[:1]]
-        chapters = len(index.chapters(f"{meeting.name}.wav") or [])
+        chapters = len(index.chapters(recording_name(meeting.name)) or [])
     finally:
         index.close()
     return {

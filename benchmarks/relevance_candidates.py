@@ -195,7 +195,7 @@ def main() -> None:
         sets[spec.name] = found.rows
         feats[spec.name] = [
             np.column_stack(
-                [f, candidates(r, found.vocabulary, by_question.get(r.question.id, {}))]
+                [f, candidates(r, found.vocabularies[r.index], by_question.get(r.question.id, {}))]
             )
             if len(f)
             else np.zeros((0, len(FEATURES) + len(TEXT_CANDIDATES) + len(INDEX_CANDIDATES)))

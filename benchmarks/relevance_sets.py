@@ -9,7 +9,10 @@ once, with what the confidence needs (each hit's cosine, fused score, text and
 context), and cached as JSON (:func:`cached`; ``benchmarks/relevance_signals/``, kept in
 the repository: a re-fit reads them and ingests nothing), with the index's vocabulary
 (each word's number of moments, for the words a question names that the index never
-holds). ``benchmarks/relevance_fit.py`` fits and scores on them.
+holds). The meetings are the exception to "indexed together": each is its own index,
+as ``benchmarks/meeting_search.py`` builds it, and its questions are asked of it (each
+cached row names its index, each index its vocabulary). ``benchmarks/relevance_fit.py``
+fits and scores on them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Literal
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.meetings import SETS as MEETING_SETS  # noqa: E402
 from benchmarks.scoring import Question  # noqa: E402
 from llama_index_video.search.policy import DEFAULT_THRESHOLDS  # noqa: E402
 from llama_index_video.search.relevance import Vocabulary  # noqa: E402
@@ -52,6 +56,12 @@ class QuestionSet:
     espeak-ng ones (``"synthetic"``, their scripts as subtitles) or those we did not make
     (``"real"``, transcribed), each question asked in the recording's language and in
     English; the files' questions are the near-topic ones, by ``near`` recording."""
+    meetings: tuple[str, ...] = ()
+    """Instead of ``media``: these QMSum meetings of ``benchmarks/meetings/`` (real
+    transcripts, synthetic timing), each ingested into its own index from subtitles as
+    :func:`benchmarks.meeting_search.meeting_index` does, with their annotators'
+    questions (answered by any of their stretches, :meth:`spans`) and the near-topic
+    ones of the files (``meetings/unanswerable.json``), asked of their meeting's index."""
     embed: str = "english"
     """The embedding model: ``"english"`` (the default) or ``"multilingual"`` (e5)."""
 
@@ -64,6 +74,8 @@ class QuestionSet:
         recordings are written."""
         if self.languages is not None:
             return languages(self, timeline, work)
+        if self.meetings:
+            return [q for _, q, _ in self.meeting_questions()], [], {}
         if self.minutes is None:
             return load_questions(self.questions), [ROOT / m for m in self.media], {}
         from benchmarks.long_speech import DEFAULT_CACHE, NAME, questions, recording
@@ -81,6 +93,30 @@ class QuestionSet:
                 answer = tuple(q.get("answer", ()))
                 own.append(Question(q["id"], q["kind"], q["question"], at, start, end, answer))
         return own, media, timeline
+
+    def meeting_questions(self) -> list[tuple[str, Question, tuple[tuple[float, float], ...]]]:
+        """The meetings' questions: each with its meeting (the index it is asked of) and
+        its answer stretches (none: unanswerable). An answerable question's ``file`` is
+        its meeting's recording, its span the first stretch."""
+        from benchmarks.meeting_search import recording_name
+        from benchmarks.meetings import load
+
+        asked = []
+        for name in self.meetings:
+            for number, (text, spans) in enumerate(load(name).asked):
+                question = Question(
+                    f"{name}/{number}", "topic", text, recording_name(name), *spans[0]
+                )
+                asked.append((name, question, tuple(spans)))
+            for file_name in self.questions:
+                near = json.loads((BENCHMARKS / file_name).read_text())["questions"]
+                for number, text in enumerate(near.get(name, [])):
+                    asked.append((name, Question(f"{name}/none/{number}", "none", text), ()))
+        return asked
+
+    def spans(self) -> dict[str, tuple[tuple[float, float], ...]]:
+        """Each meeting question's answer stretches, by id (other sets have none)."""
+        return {q.id: spans for _, q, spans in self.meeting_questions() if spans}
 
 
 Material = Literal["synthetic", "real"]
@@ -154,6 +190,11 @@ ENGLISH_SETS = (
         tuple(json.loads((BENCHMARKS / "questions_users_real.json").read_text())["media"]),
     ),
     QuestionSet("long (20 min)", ("questions_users_long.json",), minutes=20.0),
+    QuestionSet(
+        "meetings",
+        ("meetings/unanswerable.json",),
+        meetings=tuple(name for names in MEETING_SETS.values() for name in names),
+    ),
 )
 SETS = (
     *ENGLISH_SETS,
@@ -192,6 +233,11 @@ class Row:
     hits: tuple[Hit, ...]
     absent: float = 0.0
     """The question's words absent from the whole index (:meth:`Vocabulary.absent`)."""
+    spans: tuple[tuple[float, float], ...] = ()
+    """When annotators marked several stretches as the answer (the meetings'): a hit in
+    the question's file overlapping any of them answers."""
+    index: str = ""
+    """The index the question was asked of, when a set has several (the meetings')."""
 
 
 def load_questions(names: Sequence[str]) -> list[Question]:
@@ -204,21 +250,58 @@ def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline, dict
     """Each question's hits without the gate (the default threshold applied), as cached
     (see the module docstring), the long recording's timeline and the index's vocabulary
     (each word's document frequency, :class:`~llama_index_video.search.relevance.
-    Vocabulary`)."""
+    Vocabulary`; the meetings': each meeting's, under ``indexes``)."""
     from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
     from llama_index_video.embeddings.spec import EmbeddingSpec
     from llama_index_video.index import VideoIndex
-    from llama_index_video.search.relevance import hit_text
-    from llama_index_video.search.searcher import VideoSearcher
 
+    if spec.meetings:
+        rows, vocabulary = collect_meetings(spec, folder)
+        return rows, {}, vocabulary
     work = folder / "media"
     work.mkdir(parents=True, exist_ok=True)
     asked, media, timeline = spec.load(work=work)
     model = EmbeddingSpec(model=MULTILINGUAL_MODEL) if spec.embed == "multilingual" else None
     index = VideoIndex(folder / "index", relevance=None, embed_model=model)
-    report = index.ingest(media)
-    if not report.ok:
-        raise SystemExit(f"{spec.name}: ingest failed: {report.of('failed')}")
+    try:
+        report = index.ingest(media)
+        if not report.ok:
+            raise SystemExit(f"{spec.name}: ingest failed: {report.of('failed')}")
+        rows = ungated_hits(index, asked)
+        vocabulary = {"identity": index.identity, **index_words(index)}
+    finally:
+        index.close()
+    return rows, timeline, vocabulary
+
+
+def collect_meetings(spec: QuestionSet, folder: Path) -> tuple[list[dict], dict]:
+    """:func:`collect` for the meetings: each meeting's index built (or reopened from
+    ``folder``) as ``benchmarks/meeting_search.py`` builds it, its questions asked of it."""
+    from benchmarks.meeting_search import meeting_index
+    from benchmarks.meetings import load
+    from llama_index_video.embeddings.local import local_embedding
+
+    embed_model = local_embedding()
+    asked = spec.meeting_questions()
+    rows: list[dict] = []
+    vocabulary: dict = {"indexes": {}}
+    for name in spec.meetings:
+        index, _ = meeting_index(load(name), folder / name, embed_model, relevance=None)
+        try:
+            questions = [q for meeting, q, _ in asked if meeting == name]
+            rows += [{**r, "index": name} for r in ungated_hits(index, questions)]
+            vocabulary["identity"] = index.identity
+            vocabulary["indexes"][name] = index_words(index)
+        finally:
+            index.close()
+    return rows, vocabulary
+
+
+def ungated_hits(index, asked: Sequence[Question]) -> list[dict]:
+    """Each question's hits from ``index`` (opened without a gate), as cached."""
+    from llama_index_video.search.relevance import hit_text
+    from llama_index_video.search.searcher import VideoSearcher
+
     policy = index.search_policy()
     searcher = VideoSearcher(
         retriever=policy.retriever(top_k=TOP_K),
@@ -246,24 +329,27 @@ def collect(spec: QuestionSet, folder: Path) -> tuple[list[dict], Timeline, dict
                 ],
             }
         )
+    return rows
+
+
+def index_words(index) -> dict:
+    """The index's vocabulary as cached: its units and each word's document frequency."""
     snapshot = index.lexical.snapshot()
-    vocabulary = {
-        "identity": index.identity,
+    return {
         "units": len(snapshot.ids) if snapshot else 0,
         "frequencies": dict(sorted(snapshot.frequencies.items())) if snapshot else {},
     }
-    index.close()
-    return rows, timeline, vocabulary
 
 
 @dataclass(frozen=True)
 class Cached:
     """One set as cached: its questions with their hits, the embedding model's
-    identity (each model has its own calibration) and the index's vocabulary."""
+    identity (each model has its own calibration) and each index's vocabulary (by
+    :attr:`Row.index`; a set of one index: under ``""``)."""
 
     rows: list[Row]
     identity: str
-    vocabulary: Vocabulary
+    vocabularies: dict[str, Vocabulary]
 
 
 def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> Cached:
@@ -290,12 +376,18 @@ def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -
         path.write_text(json.dumps(stored, indent=0, ensure_ascii=False) + "\n")
     by_id = {r["id"]: r for r in stored["rows"]}
     words = stored["vocabulary"]
-    vocabulary = Vocabulary.of(words["frequencies"], words["units"])
-    rows = [
-        Row(q, tuple(Hit(**h) for h in by_id[q.id]["hits"]), vocabulary.absent(q.question))
-        for q in questions
-    ]
-    return Cached(rows, words["identity"], vocabulary)
+    vocabularies = {
+        name: Vocabulary.of(index["frequencies"], index["units"])
+        for name, index in words.get("indexes", {"": words}).items()
+    }
+    spans = spec.spans()
+    rows = []
+    for q in questions:
+        asked_of = by_id[q.id].get("index", "")
+        hits = tuple(Hit(**h) for h in by_id[q.id]["hits"])
+        absent = vocabularies[asked_of].absent(q.question)
+        rows.append(Row(q, hits, absent, spans.get(q.id, ()), asked_of))
+    return Cached(rows, words["identity"], vocabularies)
 
 
 def default_threshold(stored: dict) -> float | None:

@@ -72,7 +72,9 @@ def test_an_invented_citation_is_flagged_not_cited(example_index, make_claude, f
 
 
 def test_nothing_relevant_means_no_model_call(example_index, make_claude, fake_anthropic):
-    answer = example_index.ask("What is the capital of Australia?", llm=make_claude())
+    # Its hits (with the gate off) are under the sure bar; "What is the capital of
+    # Australia?" sits at the bar since the meetings joined the fit (issue 35).
+    answer = example_index.ask("What is the stock price of Apple?", llm=make_claude())
     assert not answer.found and answer.text.startswith("Not found in the index")
     assert fake_anthropic.messages_requests() == []
 

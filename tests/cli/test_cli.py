@@ -189,7 +189,7 @@ def test_ask_without_a_key_gives_an_extractive_cited_answer(capsys, index_dir):
 
 def test_ask_with_nothing_relevant_says_so(capsys, index_dir):
     code, out, _ = run(
-        capsys, "ask", "What is the capital of Australia?", "--index", str(index_dir)
+        capsys, "ask", "What is the stock price of Apple?", "--index", str(index_dir)
     )
     assert code == 0 and out.startswith("Not found in the index")
 

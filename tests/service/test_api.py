@@ -77,7 +77,7 @@ def test_search_by_a_speaker_an_index_without_labels_finds_nothing(client, examp
 
 
 def test_search_with_nothing_relevant_is_an_empty_list(client):
-    assert client.get("/api/search", params={"q": "zzqx vbnm plorf"}).json() == []
+    assert client.get("/api/search", params={"q": "What is the stock price of Apple?"}).json() == []
 
 
 def test_ask_is_the_ask_json_object_plus_media_links(client, example_index):
