@@ -121,6 +121,7 @@ def handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 body=self.rfile.read(length) if length else b"",
             )
             fault = server._record(request)
+            self._handling = True
             try:
                 if fault is not None and fault.delay and server._server.closing.wait(fault.delay):
                     return
@@ -139,6 +140,13 @@ def handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                         echo = echoed(request.headers) if server.echo_headers else None
                         self._reply(exc.code, error_body(exc, echo), final)
             finally:
+                self._finished()
+
+        def _finished(self) -> None:
+            # Before the last bytes go out: a client that has read its answer may send
+            # the next request before this thread returns, which is not two at once.
+            if self._handling:
+                self._handling = False
                 server._done()
 
         def _route(self, request: RecordedRequest) -> None:
@@ -224,6 +232,7 @@ def handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
             self.end_headers()
+            self._finished()
             self.wfile.write(f"data: {json.dumps(answer)}\n\n".encode())
 
         def _reply(
@@ -235,6 +244,7 @@ def handler_for(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.send_header("content-length", str(len(data)))
             self.end_headers()
+            self._finished()
             self.wfile.write(data)
 
     return Handler
