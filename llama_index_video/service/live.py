@@ -160,10 +160,14 @@ class IndexVersions:
 
         Raises:
             Exception: the version could not be copied or opened (tried again after
-                :data:`RETRY_SECONDS`).
+                :data:`RETRY_SECONDS`; a copy dropped because a writer started is
+                tried again as soon as that writer has finished).
         """
-        self._not_before = time.monotonic() + RETRY_SECONDS
-        return self._next()
+        try:
+            return self._next()
+        except BaseException:
+            self._not_before = time.monotonic() + RETRY_SECONDS
+            raise
 
     def retire(self) -> None:
         """Delete the copies no longer served (their index was closed)."""

@@ -178,8 +178,12 @@ def read_generation(folder: Path) -> int | None:
 
 
 def _rewrite(fd: int, record: dict[str, object]) -> None:
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, json.dumps(record).encode(), 0)
+    """Replace the record. Written over the old one, then cut to its length: a reader
+    never sees an empty file (which reads as generation 0, finished) while a writer
+    holds the lock; a read torn between the two steps is not JSON, so unknown."""
+    data = json.dumps(record).encode()
+    os.pwrite(fd, data, 0)
+    os.ftruncate(fd, len(data))
 
 
 def _generation(record: bytes) -> int | None:

@@ -7,11 +7,14 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from llama_index_video.service.live import _ReadWriteLease
+from llama_index_video.service import live
+from llama_index_video.service.live import IndexVersions, _ReadWriteLease
 from llama_index_video.service.server import app_for_folder
+from llama_index_video.store.lock import WriterLock
 from tests.service.conftest import LOOPBACK
 
 NOTE = "The purple zebra crossing on Elm Street is repainted every Tuesday by volunteers."
@@ -72,3 +75,39 @@ def test_a_reopen_waits_for_requests_in_flight_and_holds_new_ones():
     for thread in (first, reopen, second):
         thread.join(timeout=5)
     assert events == ["first in", "first out", "reopen", "second in", "second out"]
+
+
+def test_a_version_a_writer_overtook_is_followed_as_soon_as_that_writer_finishes(
+    example_index, tmp_path, monkeypatch
+):
+    """The copy of a finished version was dropped because the next writer took the lock
+    meanwhile; the service then waited 5 s before looking again, so a search right
+    after that writer finished was answered from the version before both."""
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    opened: list[Path] = []
+    versions = IndexVersions(folder, lambda path: opened.append(path) or path)
+    versions.first()
+    real_snapshot = live.take_snapshot
+    overtaken = iter([True])
+
+    def snapshot_overtaken_once(index_dir: Path):
+        if next(overtaken, False):
+            return None  # a writer took the lock while the folder was being copied
+        return real_snapshot(index_dir)
+
+    monkeypatch.setattr(live, "take_snapshot", snapshot_overtaken_once)
+    try:
+        _write(folder)
+        assert versions.changed() and versions.next() is None
+        _write(folder)
+        assert versions.changed()
+        assert versions.next() is not None and len(opened) == 2
+        assert not versions.changed()
+    finally:
+        versions.close()
+
+
+def _write(folder: Path) -> None:
+    with WriterLock(folder) as lock:
+        lock.acquire(wait=0)

@@ -11,13 +11,13 @@ import pytest
 
 from llama_index_video.errors import IndexBusyError
 from llama_index_video.index import VideoIndex
-from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.lock import WriterLock, read_generation
 from llama_index_video.store.manifest import Manifest
 
 HOLD_LOCK = """
 import sys
 from pathlib import Path
-from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.lock import WriterLock, read_generation
 lock = WriterLock(Path(sys.argv[1]))
 lock.acquire(wait=0)
 print("locked", flush=True)
@@ -94,3 +94,35 @@ def test_interrupted_means_the_holder_is_gone(spawn, index_copy, text_folder, em
     assert outcomes[victim.content_hash] == "indexed"  # cleaned up and indexed again
     assert index.verify()[0].ok
     index.close()
+
+
+TAKE_AND_GIVE_UP = """
+import sys
+from pathlib import Path
+from llama_index_video.store.lock import WriterLock, read_generation
+for _ in range(2000):
+    lock = WriterLock(Path(sys.argv[1]))
+    lock.acquire(wait=5)
+    lock.release()
+"""
+
+
+def test_a_reader_never_takes_a_writer_at_work_for_a_finished_generation(spawn, tmp_path):
+    """The record used to be emptied and then written: a reader in between read an
+    empty file, generation 0 and finished, while a writer held the lock (``serve``
+    then copied a version that was not one, or waited and served the old one)."""
+    first = WriterLock(tmp_path)
+    first.acquire(wait=0)
+    first.release()
+    writer = spawn(code=TAKE_AND_GIVE_UP.replace("sys.argv[1]", repr(str(tmp_path))))
+    read: list[int | None] = []
+    for _ in range(200_000):  # ends by count; the writer's 2,000 turns take about a second
+        if writer.poll() is not None:
+            break
+        read.append(read_generation(tmp_path))
+    _, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    finished = [generation for generation in read if generation is not None]
+    assert None in read and finished, "the reader did not overlap the writer"
+    assert min(finished) >= 1
+    assert finished == sorted(finished)
