@@ -27,7 +27,13 @@ from llama_index_video.reader.progress import Progress, no_progress
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
 from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
-from llama_index_video.transcription.base import DroppedSpeech, Segment, Speech, Transcriber
+from llama_index_video.transcription.base import (
+    DroppedSpeech,
+    Segment,
+    Speech,
+    Transcriber,
+    audio_from,
+)
 from llama_index_video.transcription.skips import UNHEARD
 
 logger = logging.getLogger(__name__)
@@ -110,7 +116,7 @@ class SpeechReading:
         total = chunk.end if duration is None else duration
         report = progress or no_progress
         segments: list[Segment] = []
-        with one_line_errors(source):
+        with one_line_errors(source), audio_from(chunk.start):
             transcription = self.transcriber.transcribe(chunk.samples, source=source)
             for segment in transcription.segments:
                 segments.append(_shifted(segment, chunk.start))

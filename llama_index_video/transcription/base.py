@@ -8,11 +8,15 @@ reader never knows which one produced the segments.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from llama_index_video.schema import format_timestamp
 
 SAMPLE_RATE = 16_000
 """Samples per second of the audio every :class:`Transcriber` takes."""
@@ -118,6 +122,33 @@ class Transcriber(Protocol):
     def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
         """Transcribe ``audio`` (16 kHz mono float32). ``source`` is for error messages."""
         ...
+
+
+_AUDIO_START: ContextVar[float] = ContextVar("audio_start", default=0.0)
+
+
+@contextmanager
+def audio_from(start: float) -> Iterator[None]:
+    """Within it, the audio handed to a transcriber begins ``start`` seconds into its
+    source (a chunk of a long recording), so the times its log and error messages name
+    (:func:`source_span`) are the source's, as the user sees them in the ingest report.
+
+    The segments and dropped spans a transcriber returns stay on the timeline of the
+    audio it was given; the caller moves them. A context rather than an argument of
+    :meth:`Transcriber.transcribe`, so transcribers written for the protocol keep working.
+    """
+    token = _AUDIO_START.set(start)
+    try:
+        yield
+    finally:
+        _AUDIO_START.reset(token)
+
+
+def source_span(start: float, end: float) -> str:
+    """``start``-``end`` (seconds of the audio a transcriber was given) as ``mm:ss-mm:ss``
+    on the source's timeline (:func:`audio_from`), for messages."""
+    offset = _AUDIO_START.get()
+    return f"{format_timestamp(start + offset)}-{format_timestamp(end + offset)}"
 
 
 def as_mono_float32(audio: np.ndarray) -> np.ndarray:

@@ -51,13 +51,13 @@ import numpy as np
 
 from llama_index_video.errors import TranscriptionError, UnsupportedLanguageError
 from llama_index_video.model_cache import ModelCache
-from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import (
     SAMPLE_RATE,
     DroppedSpeech,
     Transcription,
     TranscriptionInfo,
     as_mono_float32,
+    source_span,
 )
 from llama_index_video.transcription.faster_decoding import Decoding, Pass, decode
 from llama_index_video.transcription.features import PiecewiseFeatures
@@ -368,7 +368,7 @@ class FasterWhisperTranscriber:
         )
         heard = (
             f"{where}: {language_name(stretch.language)} speech at "
-            f"{format_timestamp(stretch.start)}-{format_timestamp(stretch.end)} ({found}), "
+            f"{source_span(stretch.start, stretch.end)} ({found}), "
             f"and faster-whisper model {resolved.name!r} is English-only"
         )
         if self.multilingual_model is None:

@@ -33,8 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Final
 
-from llama_index_video.schema import format_timestamp
-from llama_index_video.transcription.base import DroppedSpeech, Segment
+from llama_index_video.transcription.base import DroppedSpeech, Segment, source_span
 
 logger = logging.getLogger(__name__)
 
@@ -130,10 +129,9 @@ def mend(
                         looping.append((segment.start, segment.end))
             if not looping:
                 logger.info(
-                    "%s: decoded %s-%s again (%s): model %r had written a repetition loop (%s)",
+                    "%s: decoded %s again (%s): model %r had written a repetition loop (%s)",
                     where,
-                    format_timestamp(loop.start),
-                    format_timestamp(loop.end),
+                    source_span(loop.start, loop.end),
                     remedy.name,
                     model,
                     reason,
@@ -141,12 +139,11 @@ def mend(
                 return kept
     for start, end in looping:
         logger.warning(
-            "%s: dropped what model %r wrote for %s-%s, a repetition loop (%s), also when "
+            "%s: dropped what model %r wrote for %s, a repetition loop (%s), also when "
             "decoded again",
             where,
             model,
-            format_timestamp(start),
-            format_timestamp(end),
+            source_span(start, end),
             reason,
         )
         into.append(DroppedSpeech(start, end, reason))

@@ -37,8 +37,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator
 from typing import Final
 
-from llama_index_video.schema import format_timestamp
-from llama_index_video.transcription.base import DroppedSpeech, Segment, Word
+from llama_index_video.transcription.base import DroppedSpeech, Segment, Word, source_span
 from llama_index_video.transcription.loops import REMEDIES, Redecode, loop_reason, word_count
 
 logger = logging.getLogger(__name__)
@@ -105,11 +104,10 @@ def _again(
     if any(loop_reason(s) is not None for s in heard) or word_count(heard) <= word_count([segment]):
         return [segment]
     logger.info(
-        "%s: decoded %s-%s again (alone): %r lasted %.1f s over speech the window had "
+        "%s: decoded %s again (alone): %r lasted %.1f s over speech the window had "
         "skipped; %d words, before %d",
         where,
-        format_timestamp(segment.start),
-        format_timestamp(end),
+        source_span(segment.start, end),
         word.text,
         word.end - word.start,
         word_count(heard),
@@ -161,7 +159,7 @@ def _unheard(
             if spoken < MIN_UNHEARD_SPEECH:
                 break
             found = _written(at, last, redecode)
-            span = f"{format_timestamp(at)}-{format_timestamp(last)}"
+            span = source_span(at, last)
             logger.info(
                 "%s: decoded %s again (alone): %.1f s of speech no segment covered; %d words",
                 where,

@@ -7,10 +7,13 @@ ingest's per-file outcome (printed by the CLI, in its JSON) and the manifest car
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from llama_index_video.schema import format_timestamp
 from llama_index_video.transcription.base import (
     DroppedSpeech,
     Segment,
@@ -78,3 +81,72 @@ def test_the_note_says_why_each_span_is_missing():
     )
     assert "speech at 09:09-09:14 left out of the transcript: the model wrote a repetition" in note
     assert f"speech at 10:48-11:11 left out of the transcript: {UNHEARD}" in note
+
+
+class StillLoopingTranscriber:
+    """Writes a repetition loop over 5-8 s of every chunk that every remedy writes again,
+    so the real :func:`~llama_index_video.transcription.loops.mend` drops it (and warns),
+    and leaves 10-14 s of speech unheard after it, which the real
+    :func:`~llama_index_video.transcription.skips.heard` decodes again (8-15 s) and drops
+    (and warns): both on the chunk's own timeline, as a transcriber is given a chunk."""
+
+    name = "still-looping"
+
+    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
+        from llama_index_video.transcription.loops import loop_reason, mend
+        from llama_index_video.transcription.skips import heard
+
+        dropped: list[DroppedSpeech] = []
+        loop = Segment(5.0, 8.0, "la la la " * 30)
+        reason = loop_reason(loop)
+        assert reason is not None
+
+        def segments() -> Iterator[Segment]:
+            yield Segment(1.0, 4.0, "The pump keeps the pond water moving.")
+            mend(loop, reason, _looping, where=str(source), model="m", into=dropped)
+            yield from heard(
+                [],
+                since=8.0,
+                until=15.0,
+                speech=lambda start, end: max(0.0, min(end, 14.0) - max(start, 10.0)),
+                redecode=lambda start, end, remedy: [],
+                where=str(source),
+                into=dropped,
+            )
+
+        info = TranscriptionInfo(backend=self.name, model="m", language="en")
+        return Transcription(info=info, segments=segments(), dropped=dropped)
+
+
+def _looping(start: float, end: float, remedy: object) -> list[Segment]:
+    return [Segment(start, end, "la la la " * 30)]
+
+
+def test_the_warnings_name_the_files_times_in_a_later_chunk(tmp_path, make_wav, caplog):
+    # The trial: a span dropped at 10:05 of a file was warned as 00:05, its time within
+    # the second 600 s chunk (the ingest line was right); chunks of 30 s here.
+    from llama_index_video.reader.video_reader import VideoReader
+
+    caplog.set_level(logging.INFO, logger="llama_index_video.transcription")
+    seconds = np.arange(45 * 16_000) / 16_000
+    source = make_wav(tmp_path / "pond.wav", 0.1 * np.sin(2 * np.pi * 220 * seconds))
+    reader = VideoReader(
+        media_dir=tmp_path / "media",
+        transcriber=StillLoopingTranscriber(),
+        audio_chunk_seconds=CHUNK_SECONDS,
+    )
+    chunks = reader.speech_chunks(source)
+    assert chunks is not None
+    second = [chunk.start for chunk in chunks][1]
+    assert second >= 20.0
+
+    notes = reader.read(source).notes
+
+    def span(start: float, end: float) -> str:
+        return f"{format_timestamp(start)}-{format_timestamp(end)}"
+
+    loop, unheard = span(5.0 + second, 8.0 + second), span(8.0 + second, 15.0 + second)
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(f"dropped what model 'm' wrote for {loop}" in m for m in warned), warned
+    assert any(f"4.0 s of speech at {unheard} left out" in m for m in warned), warned
+    assert any(f"{span(5.0, 8.0)}, {loop}" in note for note in notes), notes  # as the note
