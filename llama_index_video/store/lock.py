@@ -38,6 +38,7 @@ import socket
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from llama_index_video.errors import IndexBusyError, IndexStorageError
 from llama_index_video.store.storage_errors import storage_error
@@ -186,11 +187,22 @@ def _rewrite(fd: int, record: dict[str, object]) -> None:
     os.ftruncate(fd, len(data))
 
 
-def _generation(record: bytes) -> int | None:
+def _parsed(record: bytes) -> dict[str, Any] | None:
+    """The record at the start of the file; what follows it is ignored: a writer killed
+    between :func:`_rewrite`'s two steps leaves a record followed by the end of the
+    longer one before it. None: no record can be read (a read torn mid-write)."""
     try:
-        data = json.loads(record.decode())
-        return int(data["generation"])
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        data, _end = json.JSONDecoder().raw_decode(record.decode())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _generation(record: bytes) -> int | None:
+    data = _parsed(record)
+    try:
+        return None if data is None else int(data["generation"])
+    except (ValueError, KeyError, TypeError):
         return None
 
 
@@ -199,20 +211,19 @@ def _finished_generation(record: bytes) -> int | None:
     empty record, as a new lock file or an earlier version's released one holds: 0)."""
     if not record:
         return 0
-    try:
-        held = "pid" in json.loads(record.decode())
-    except (ValueError, TypeError, UnicodeDecodeError):
-        return None
-    return None if held else _generation(record)
+    data = _parsed(record)
+    return None if data is None or "pid" in data else _generation(record)
 
 
 def _describe(record: bytes) -> str:
     """``"ingest pid 123 on host-a since 05:40:01 UTC"`` from a lock record ("" if none)."""
+    data = _parsed(record)
+    if data is None:
+        return ""
     try:
-        data = json.loads(record.decode())
         since = time.strftime("%H:%M:%S UTC", time.gmtime(float(data["since"])))
         return f"pid {int(data['pid'])} on {data['host']} (since {since})"
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+    except (ValueError, KeyError, TypeError):
         return ""
 
 

@@ -126,3 +126,30 @@ def test_a_reader_never_takes_a_writer_at_work_for_a_finished_generation(spawn, 
     assert None in read and finished, "the reader did not overlap the writer"
     assert min(finished) >= 1
     assert finished == sorted(finished)
+
+
+def test_a_writer_killed_while_releasing_leaves_the_count_going_on(tmp_path):
+    """A release writes its short record over the holder's long one, then cuts the file
+    to its length; a writer killed between the two leaves the release record followed by
+    the end of the holder's. That file read as no record at all: the next writer counted
+    from 1 again, so a process that had loaded the vectors at generation 1 long before
+    took them for current (and wrote from them). Written here as the kill leaves it."""
+    for _ in range(3):
+        with WriterLock(tmp_path) as lock:
+            lock.acquire(wait=0)
+    with WriterLock(tmp_path) as lock:
+        lock.acquire(wait=0)
+        holder = (tmp_path / "write.lock").read_bytes()
+    released = (tmp_path / "write.lock").read_bytes()
+    assert b"pid" in holder and len(released) < len(holder) and b"pid" not in released
+    (tmp_path / "write.lock").write_bytes(released + holder[len(released) :])
+
+    assert read_generation(tmp_path) == 4
+    after = WriterLock(tmp_path)
+    after.acquire(wait=0)
+    try:
+        assert (after.generation_before, after.generation, after.previous_holder) == (4, 5, "")
+        assert read_generation(tmp_path) is None  # held
+    finally:
+        after.release()
+    assert read_generation(tmp_path) == 5
