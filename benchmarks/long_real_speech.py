@@ -13,6 +13,10 @@ The recordings and their references are kept in ``benchmarks/long_real/`` (Opus,
 mono, :data:`BITRATE` bit/s: lossy, a few MB), so a fresh clone measures them with no
 download. This script rebuilds them from checkouts of the source repositories (named by
 repository and commit in each JSON), for anyone who wants to check what was joined.
+
+:data:`HOUR` is the kept recordings of :data:`RECORDINGS` joined end to end (62 minutes,
+two readers), made by :func:`joined` from the kept files into a cache folder, so an hour
+of real speech costs the repository nothing more.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ class Source:
     transcripts: str
     reader: str
     licence: str
+    first: str = ""
+    """The first clip joined (by id; the clips before it are left out)."""
 
 
 RECORDINGS: Final = (
@@ -72,7 +78,21 @@ RECORDINGS: Final = (
         licence="Apache-2.0 (the repository's LICENSE, dc_tts by Kyubyong Park, to which "
         "the recordings were committed); the sentences are LJ Speech's public-domain text",
     ),
+    Source(
+        name="lj_reader_next",
+        repository="github.com/PrernaSocity/lj_speech_dataset_part_1",
+        commit="328134a60409b5d1060f411fde6fa0eb20b22150",
+        wavs="LJSpeech-1.1/wavs",
+        transcripts="LJSpeech-1.1/metadata.csv",
+        reader="LJ Speech's reader (LibriVox, one woman, American English): the dataset's "
+        "own clips LJ001-0101 to LJ002-0200 (285 clips, the ones after lj_reader's), 22.05 kHz",
+        licence="public domain (LJ Speech 1.1, the dataset's README kept beside the clips: "
+        "LibriVox recordings of public-domain texts; keithito.com/LJ-Speech-Dataset)",
+        first="LJ001-0101",
+    ),
 )
+HOUR: Final = ("lj_reader", "lj_reader_next", "amateur_reader")
+"""The recordings :func:`joined` joins into an hour of real speech, in this order."""
 
 
 @dataclass(frozen=True)
@@ -92,12 +112,45 @@ def load_recording(name: str) -> tuple[Path, list[Turn]]:
     return FOLDER / described["audio"], turns
 
 
+def joined(names: Sequence[str], cache: Path) -> tuple[Path, list[Turn]]:
+    """The kept recordings ``names`` joined end to end with :data:`PAUSE_SECONDS` of
+    silence between them (a WAV in ``cache``, made once), and their turns moved onto the
+    joined timeline."""
+    from faster_whisper.audio import decode_audio
+
+    audio = cache / f"{'+'.join(names)}.wav"
+    turns: list[Turn] = []
+    pieces: list[np.ndarray] = []
+    at = 0
+    pause = np.zeros(round(PAUSE_SECONDS * SAMPLE_RATE), dtype=np.float32)
+    for name in names:
+        kept, own = load_recording(name)
+        samples = decode_audio(str(kept), sampling_rate=SAMPLE_RATE)
+        shift = at / SAMPLE_RATE
+        turns += [Turn(t.id, t.start + shift, t.end + shift, t.text) for t in own]
+        pieces += [samples, pause]
+        at += len(samples) + len(pause)
+    if not audio.is_file():
+        import wave
+
+        cache.mkdir(parents=True, exist_ok=True)
+        pcm = (np.clip(np.concatenate(pieces), -1.0, 1.0) * 32767).astype("<i2")
+        partial = audio.with_suffix(".part")
+        with wave.open(str(partial), "wb") as out:
+            out.setnchannels(1)
+            out.setsampwidth(2)
+            out.setframerate(SAMPLE_RATE)
+            out.writeframes(pcm.tobytes())
+        partial.replace(audio)
+    return audio, turns
+
+
 def assemble(source: Source, checkout: Path) -> None:
     """Join ``source``'s clips from ``checkout`` (at its commit) into the kept files."""
     from faster_whisper.audio import decode_audio
 
     texts = _transcripts(checkout / source.transcripts)
-    clips = sorted((checkout / source.wavs).glob("LJ*.wav"))
+    clips = [c for c in sorted((checkout / source.wavs).glob("LJ*.wav")) if c.stem >= source.first]
     pause = np.zeros(round(PAUSE_SECONDS * SAMPLE_RATE), dtype=np.float32)
     pieces: list[np.ndarray] = []
     turns: list[dict[str, float | str]] = []

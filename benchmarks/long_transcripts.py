@@ -1,6 +1,6 @@
 """The stored transcript of long recordings beside faster-whisper's defaults (issue 36).
 
-    python benchmarks/long_transcripts.py [--real NAME ...] [--minutes 20 60]
+    python benchmarks/long_transcripts.py [--real NAME ...] [--hour] [--minutes 20 60]
         [--baseline-ref REF] [--cache DIR] [--json FILE] [--keep DIR]
 
 Two kinds of long recording, all heard in the same run:
@@ -9,6 +9,9 @@ Two kinds of long recording, all heard in the same run:
   human speech**, kept in ``benchmarks/long_real/``: the clips of one reader joined end
   to end (real speech, not a real long recording), the reference being each clip's
   transcript at its place;
+- ``--hour``: the kept real recordings of :data:`benchmarks.long_real_speech.HOUR`
+  joined into one file of an hour (**real speech**, two readers; made once in
+  ``--cache``);
 - ``--minutes``: the recording of :mod:`benchmarks.long_speech` (planned by
   :mod:`benchmarks.long_speech_script`: espeak-ng voices, **synthetic speech**, with
   music, noise beds and silences; cached outside the repository).
@@ -56,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.baseline import Version, load_average, release, run, today  # noqa: E402
-from benchmarks.long_real_speech import RECORDINGS, Turn, load_recording  # noqa: E402
+from benchmarks.long_real_speech import HOUR, RECORDINGS, Turn, joined, load_recording  # noqa: E402
 from benchmarks.long_speech import DEFAULT_CACHE, recording  # noqa: E402
 from benchmarks.long_speech_script import iter_facts, plan  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
@@ -176,9 +179,10 @@ def heard_real_facts(
     return found
 
 
-def real_material(name: str) -> Material:
-    """A recording of ``benchmarks/long_real/``."""
-    audio, turns = load_recording(name)
+def real_material(name: str, cache: Path | None = None) -> Material:
+    """A recording of ``benchmarks/long_real/``, or with ``cache`` the hour they make
+    (:data:`HOUR`, joined there)."""
+    audio, turns = joined(HOUR, cache) if cache is not None else load_recording(name)
     return Material(
         name=f"{name} (real speech)",
         audio=audio,
@@ -310,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     names = [source.name for source in RECORDINGS]
     parser.add_argument("--real", nargs="*", choices=names, default=names)
+    parser.add_argument("--hour", action="store_true", help="also the hour of real speech")
     parser.add_argument("--minutes", nargs="*", type=float, default=[20.0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--baseline-ref", help="also run ours as this git ref had it")
@@ -339,6 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         recipes[DEFAULTS] = None
     print("Heard through faster-whisper tiny.en; each recording says whether its speech is real.")
     materials = [real_material(name) for name in args.real]
+    materials += [real_material("hour", args.cache.parent / "long_real")] if args.hour else []
     materials += [synthetic_material(minutes, args.cache) for minutes in args.minutes]
     for material in materials:
         print(f"\n## {material.name}: {len(material.said.split())} words, {material.facts} facts\n")
