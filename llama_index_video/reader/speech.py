@@ -1,8 +1,9 @@
 """Reading speech: subtitles or transcription, speakers, and the API that spreads it.
 
 :class:`SpeechReading` is the part of :class:`~llama_index_video.reader.video_reader.VideoReader`
-that turns a file's sound into transcript units: subtitles when usable, else the
-transcriber over bounded audio chunks, with speaker labels when there is a diarizer.
+that turns a file's sound into transcript units: subtitles when usable (and the speech
+their cues do not cover, :mod:`.uncovered`), else the transcriber over bounded audio
+chunks, with speaker labels when there is a diarizer.
 
 Its public methods are the distributed-speech API a Ray ingest uses
 (:mod:`llama_index_video.executor.ray`): :meth:`SpeechReading.speech_chunks` cuts a long
@@ -34,6 +35,7 @@ from llama_index_video.transcription.base import (
     Transcriber,
     audio_from,
 )
+from llama_index_video.transcription.openmp import import_faster_whisper
 from llama_index_video.transcription.skips import UNHEARD
 
 logger = logging.getLogger(__name__)
@@ -76,8 +78,8 @@ class SpeechReading:
             The chunks, decoded as they are iterated (cut at quiet moments, at most
             ``audio_chunk_seconds`` each); None when reading would transcribe one chunk
             or none: a text file, media no longer than ``audio_chunk_seconds``, without
-            sound, over ``max_duration``, with usable subtitles, or that cannot be probed
-            (reading it says why).
+            sound, over ``max_duration``, with usable subtitles (reading transcribes what
+            they do not cover), or that cannot be probed (reading it says why).
         """
         path = Path(path)
         if path.suffix.lower() not in VIDEO_SUFFIXES | AUDIO_SUFFIXES or not path.is_file():
@@ -139,6 +141,7 @@ class SpeechReading:
         """
         with suppress(MissingDependencyError):
             self._transcriber = self.transcriber
+            import_faster_whisper()  # the VAD's too: speech subtitles leave out, speakers
 
     def _transcript(
         self, info: MediaInfo, notes: list[str], progress: Progress, speech: Speech | None
@@ -150,10 +153,13 @@ class SpeechReading:
             if transcription is None and note:
                 notes.append(note)
             if transcription is not None:
-                units = self._units(info, transcription.segments, notes, progress)
-                if units:
-                    notes.append(note or "transcript from subtitles")
-                    return units, transcription.info.language
+                cues = list(transcription.segments)
+                if next(build_units(cues, self.units), None) is not None:
+                    shown = note or "transcript from subtitles"
+                    heard = self._uncovered(info, cues, shown, notes, progress)
+                    segments = sorted([*cues, *heard.segments], key=lambda s: s.start)
+                    units = self._units(info, segments, notes, progress)
+                    return units, transcription.info.language or heard.language
                 logger.info("%s: subtitles are empty; transcribing", info.path)
         if not info.has_audio:
             notes.append("no audio track: frames only")
@@ -171,6 +177,49 @@ class SpeechReading:
         if speech.dropped:
             notes.append(dropped_note(speech.dropped))
         return units, speech.language
+
+    def _uncovered(
+        self,
+        info: MediaInfo,
+        cues: Sequence[Segment],
+        shown: str,
+        notes: list[str],
+        progress: Progress,
+    ) -> Speech:
+        """The speech the subtitle ``cues`` (``shown``: the note naming them) do not
+        cover, transcribed (:mod:`.uncovered`); the note says where the transcript came
+        from."""
+        if not info.has_audio:
+            notes.append(shown)
+            return Speech()
+        from llama_index_video.reader.uncovered import covered, uncovered_speech
+
+        cover = covered(cues)
+        spans: list[tuple[float, float]] = []
+
+        def pieces() -> Iterator[AudioChunk]:
+            for chunk in self._audio_chunks(info.path):
+                for piece in uncovered_speech(chunk, cover):
+                    spans.append((piece.start, piece.end))
+                    yield piece
+
+        try:
+            import_faster_whisper()  # the VAD's
+            speech = Speech.joined(
+                self.transcribe_chunk(
+                    piece, source=info.path, duration=info.duration, progress=progress
+                )
+                for piece in pieces()
+            )
+        except MissingDependencyError as exc:
+            notes.append(f"{shown}; speech outside the subtitles not looked for: {exc}")
+            return Speech()
+        if speech.segments:
+            shown += f" and from {_spans_note(spans)}, which they do not cover"
+        notes.append(shown)
+        if speech.dropped:
+            notes.append(dropped_note(speech.dropped))
+        return speech
 
     def _units(
         self, info: MediaInfo, segments: Iterable[Segment], notes: list[str], progress: Progress
@@ -204,17 +253,16 @@ def dropped_note(dropped: Sequence[DroppedSpeech], *, listed: int = 5) -> str:
         looped = "the model wrote a repetition loop there, also when decoded again"
         why.setdefault(UNHEARD if d.reason == UNHEARD else looped, []).append(d)
     return "; ".join(
-        f"{_spans_note(spans, listed=listed)} left out of the transcript: {reason}"
+        f"{_spans_note([(d.start, d.end) for d in spans], listed=listed)} left out of the "
+        f"transcript: {reason}"
         for reason, spans in why.items()
     )
 
 
-def _spans_note(dropped: Sequence[DroppedSpeech], *, listed: int) -> str:
-    spans = ", ".join(
-        f"{format_timestamp(d.start)}-{format_timestamp(d.end)}" for d in dropped[:listed]
-    )
-    more = f" and {len(dropped) - listed} more" if len(dropped) > listed else ""
-    return f"speech at {spans}{more}"
+def _spans_note(spans: Sequence[tuple[float, float]], *, listed: int = 5) -> str:
+    shown = ", ".join(f"{format_timestamp(a)}-{format_timestamp(b)}" for a, b in spans[:listed])
+    more = f" and {len(spans) - listed} more" if len(spans) > listed else ""
+    return f"speech at {shown}{more}"
 
 
 def _has_subtitle_units(path: Path, options: UnitOptions) -> bool:
