@@ -75,7 +75,15 @@ def chapter_nodes(units: Sequence[BaseNode]) -> list[TextNode]:
     """The chapter nodes of one recording's embedded transcript ``units`` (in time order);
     each unit learns its chapter. ``[]`` for a recording too short to chapter."""
     starts = chapter_starts(
-        [TimedVector(*_span(unit), unit.embedding or (), unit.get_content()) for unit in units]
+        [
+            TimedVector(
+                *_span(unit),
+                unit.embedding or (),
+                unit.get_content(),
+                unit.metadata.get(schema.LANGUAGE) or None,
+            )
+            for unit in units
+        ]
     )
     if not starts:
         return []

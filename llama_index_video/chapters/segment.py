@@ -1,7 +1,8 @@
 """Where a recording's topic changes: TextTiling over vectors and words, no model call.
 
 The transcript units of a recording are already embedded at ingest; this module reads
-their vectors and their words as a TextTiling sequence (Hearst 1997). At each gap
+their vectors and their words (in each unit's language: its stop words left out, Chinese and
+Japanese read as words, see :mod:`.titles`) as a TextTiling sequence (Hearst 1997). At each gap
 between two units it compares what was said in the :data:`WINDOW_SECONDS` before with
 what was said in the same time after, twice: the cosine of the two blocks' summed
 vectors (what it is about) and of their summed TF-IDF word counts (the words it uses:
@@ -72,6 +73,9 @@ class TimedVector:
     end: float
     vector: Sequence[float]
     text: str = ""
+    language: str | None = None
+    """The language it was heard in (a Whisper code), whose stop words its words leave
+    out; None: English."""
 
 
 def worth_chapters(spans: Sequence[tuple[float, float]]) -> bool:
@@ -91,7 +95,8 @@ def chapter_starts(units: Sequence[TimedVector]) -> list[int]:
     starts = np.array([u.start for u in units], dtype=float)
     ends = np.array([u.end for u in units], dtype=float)
     vectors = _normalised(np.array([list(u.vector) for u in units], dtype=float))
-    similarity = LEXICAL_WEIGHT * block_similarity(starts, tf_idf([u.text for u in units]))
+    lexical = tf_idf([content_words(u.text, u.language, kanji_pairs=True) for u in units])
+    similarity = LEXICAL_WEIGHT * block_similarity(starts, lexical)
     similarity += (1 - LEXICAL_WEIGHT) * block_similarity(starts, vectors)
     depths = gap_depths(starts, ends, _smoothed(starts[1:], similarity))
     cues = np.array([bool(CUE.search(u.text)) for u in units[1:]], dtype=float)
@@ -115,17 +120,18 @@ def block_similarity(starts: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     return similarity
 
 
-def tf_idf(texts: Sequence[str]) -> np.ndarray:
-    """One row per text: its content words
-    (:func:`~llama_index_video.chapters.titles.content_words`), each counted with the
-    weight of its inverse unit frequency, folded onto :data:`LEXICAL_COLUMNS` columns."""
+def tf_idf(unit_words: Sequence[Sequence[str]]) -> np.ndarray:
+    """One row per unit: its content words
+    (:func:`~llama_index_video.chapters.titles.content_words`, in the unit's language),
+    each counted with the weight of its inverse unit frequency, folded onto
+    :data:`LEXICAL_COLUMNS` columns."""
     columns: dict[str, int] = {}
-    rows = [[columns.setdefault(w, len(columns)) for w in content_words(t)] for t in texts]
+    rows = [[columns.setdefault(w, len(columns)) for w in said] for said in unit_words]
     units_with = np.zeros(max(1, len(columns)))
     for ids in rows:
         units_with[list(set(ids))] += 1
-    idf = np.log(len(texts) / np.maximum(units_with, 1.0))
-    weighed = np.zeros((len(texts), min(LEXICAL_COLUMNS, len(units_with))), np.float32)
+    idf = np.log(len(rows) / np.maximum(units_with, 1.0))
+    weighed = np.zeros((len(rows), min(LEXICAL_COLUMNS, len(units_with))), np.float32)
     for row, ids in enumerate(rows):
         np.add.at(weighed[row], np.array(ids, dtype=int) % LEXICAL_COLUMNS, idf[ids])
     return weighed

@@ -17,6 +17,16 @@ title then written as the chapter spelled it most often); any
 other language has none, so its titles may hold a function word rather than lose a
 content word to another language's list. Without the language, English's.
 
+Chinese and Japanese are written without spaces, so their words are found another way
+(:func:`terms`): a run of kanji (Han characters) is cut at the Chinese stop words (bm25s's
+list) and kana are left out (hiragana carry Japanese grammar; a katakana run is one
+loanword); a piece of two to :data:`CJK_WORD` characters is one word, a longer one gives
+its two-character words. Korean words are spaced: a word loses its trailing particle
+(:data:`HANGUL_PARTICLES`), a verb's polite ending drops it (:data:`HANGUL_VERB_ENDINGS`),
+and Korean's stop words are left out. :data:`CJK_FILLERS` are talk words the lists
+leave in. These words count from two characters, and a phrase of them is written
+without spaces.
+
 Conversation carries words that stop-word lists leave in (``yeah``, ``gonna``,
 ``think``, contractions written without their apostrophe): :data:`FILLERS` drops them
 too, and so does :data:`MIN_LETTERS` spelled-out letters.
@@ -31,7 +41,7 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 
-from llama_index_video.store.tokens import english_stop_words, import_bm25s, words
+from llama_index_video.store.tokens import CJK, english_stop_words, import_bm25s, words
 
 TITLE_PHRASES = 4
 IDF_FLOOR = 0.5
@@ -39,7 +49,11 @@ IDF_FLOOR = 0.5
 recording still counts a little: people name a section with the recording's own words
 ("remote control design")."""
 MIN_LETTERS = 3
-"""Shorter tokens ("p", "th", a spelled-out "l c") are no title words."""
+"""Shorter tokens ("p", "th", a spelled-out "l c") are no title words (but for Chinese,
+Japanese and Korean ones, see the module docstring)."""
+CJK_WORD = 4
+"""A kanji piece (between stop words) of up to this many characters is one word; a longer
+one is read as its two-character words."""
 MIN_PHRASE_COUNT = 2
 """A two-word phrase said fewer times than this in a chapter is not a title phrase."""
 _FILLER_TEXT = """
@@ -68,6 +82,16 @@ _GENERIC_TEXT = """
 """
 FILLERS = frozenset((_FILLER_TEXT + _GENERIC_TEXT).split())
 _WORD = re.compile(r"[^\W_]+")
+_CJK_FILLER_TEXT = "很 还 都 会 不 没 做 说 想 看 讨论 接下来 然后 那么 好的 对 嗯 一下 대해"
+CJK_FILLERS = frozenset(_CJK_FILLER_TEXT.split())
+_PARTICLE_TEXT = "에서 으로 에게 까지 부터 은 는 이 가 을 를 에 로 의 도 와 과 만"
+HANGUL_PARTICLES = tuple(_PARTICLE_TEXT.split())
+"""Two-syllable ones first, so ``에서`` goes before ``에``."""
+HANGUL_VERB_ENDINGS = ("니다", "시다", "요")
+_CJK_RUN = re.compile(rf"[{CJK}]+")
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_SCRIPT_RUN = re.compile(rf"[{_HAN}]+|[\u30a0-\u30ff]+|[\uac00-\ud7af]+")
+"""A run of kanji, of katakana, or of Hangul (hiragana between them are left out)."""
 
 
 def chapter_titles(
@@ -84,7 +108,7 @@ def chapter_titles(
     if languages is not None and len(languages) != len(texts):
         raise ValueError(f"{len(texts)} chapters but {len(languages)} languages")
     codes = languages if languages is not None else [None] * len(texts)
-    token_lists = [_content(words(text), code) for text, code in zip(texts, codes, strict=True)]
+    token_lists = [terms(text, code) for text, code in zip(texts, codes, strict=True)]
     phrase_counts = [_phrases(tokens) for tokens in token_lists]
     documents = Counter(phrase for counts in phrase_counts for phrase in counts)
     total = len(texts)
@@ -97,15 +121,33 @@ def chapter_titles(
         best = sorted(scored, key=lambda p: (-scored[p], p))
         written = _written(text)
         phrases = _distinct(best)[:TITLE_PHRASES]
-        titles.append(_title([" ".join(written.get(w, w) for w in p.split()) for p in phrases]))
+        titles.append(_title([_spelled(p, written) for p in phrases]))
     return titles
 
 
-def content_words(text: str) -> list[str]:
-    """The words of ``text`` that may name a topic, in order: no (English) stop words,
-    fillers, numbers or spelled-out letters (what titles are made of, and what
-    segmentation compares)."""
-    return [t for t in _content(words(text), None) if t is not None]
+def content_words(
+    text: str, language: str | None = None, *, kanji_pairs: bool = False
+) -> list[str]:
+    """The words of ``text`` that may name a topic, in order (:func:`terms` without the
+    gaps): what titles are made of, and what segmentation compares (with
+    ``kanji_pairs``, every two-character word of a kanji piece, however long: the usual
+    way to compare Chinese text, which also finds 预算 in 超出预算)."""
+    return [t for t in terms(text, language, kanji_pairs=kanji_pairs) if t is not None]
+
+
+def terms(text: str, language: str | None = None, *, kanji_pairs: bool = False) -> list[str | None]:
+    """The tokens of ``text`` (as the lexical index reads them; Chinese, Japanese and
+    Korean as words, see the module docstring), None in place of a stop word of
+    ``language`` (a Whisper code; None: English), a filler, a number or a spelled-out
+    letter: two-word phrases do not cross a None."""
+    found: list[str | None] = []
+    at = 0
+    for run in _CJK_RUN.finditer(text):
+        found += _content(words(text[at : run.start()]), language)
+        found += _cjk_words("".join(words(run[0])), kanji_pairs=kanji_pairs)
+        found.append(None)
+        at = run.end()
+    return found + _content(words(text[at:]), language)
 
 
 @cache
@@ -139,6 +181,55 @@ def _content(tokens: list[str], language: str | None) -> list[str | None]:
     ]
 
 
+def _cjk_words(run: str, *, kanji_pairs: bool) -> list[str | None]:
+    """The words of a run of Chinese, Japanese or Korean characters (module docstring;
+    ``kanji_pairs``: see :func:`content_words`)."""
+    found: list[str | None] = []
+    for piece in _SCRIPT_RUN.findall(run):
+        if "\uac00" <= piece[0] <= "\ud7af":
+            found.append(_korean_word(piece))
+        elif "\u30a0" <= piece[0] <= "\u30ff":
+            found.append(piece if len(piece) > 1 else None)
+        else:
+            for part in _han_stop_words().split(piece):
+                if len(part) <= (1 if kanji_pairs else CJK_WORD):
+                    found.append(part if len(part) > 1 and part not in CJK_FILLERS else None)
+                else:
+                    # (overlapping pairs are no phrase: None between them)
+                    found += [w for i in range(len(part) - 1) for w in (part[i : i + 2], None)]
+                found.append(None)
+    return found
+
+
+@cache
+def _han_stop_words() -> re.Pattern[str]:
+    """Chinese stop words (``bm25s``'s list and the one-character fillers), longest first, as
+    a pattern to cut at."""
+    listed = {*import_bm25s().stopwords.STOPWORDS_CHINESE, *(w for w in CJK_FILLERS if len(w) == 1)}
+    return re.compile("|".join(sorted(map(re.escape, listed), key=len, reverse=True)))
+
+
+def _korean_word(word: str) -> str | None:
+    """``word`` without its particle; None for a stop word, a verb or one syllable."""
+    if word.endswith(HANGUL_VERB_ENDINGS):
+        return None
+    for particle in HANGUL_PARTICLES:
+        if word.endswith(particle) and len(word) > len(particle) + 1:
+            word = word[: -len(particle)]
+            break
+    kept = len(word) > 1 and word not in _hangul_stop_words() and word not in CJK_FILLERS
+    return word if kept else None
+
+
+@cache
+def _hangul_stop_words() -> frozenset[str]:
+    return frozenset(import_bm25s().stopwords.STOPWORDS_KOREAN)
+
+
+def _cjk(word: str) -> bool:
+    return bool(_CJK_RUN.fullmatch(word))
+
+
 def _phrases(tokens: list[str | None]) -> Counter[str]:
     """Single content words, and two-word phrases said at least :data:`MIN_PHRASE_COUNT`
     times; a phrase's words are then not counted on their own."""
@@ -158,6 +249,8 @@ def _distinct(phrases: list[str]) -> list[str]:
     kept = []
     for phrase in phrases:
         parts = {_stem(word) for word in phrase.split()}
+        # Kanji words overlap in their characters (電池, 電池寿命): compare their pairs.
+        parts |= {w[i : i + 2] for w in phrase.split() if _cjk(w) for i in range(len(w) - 1)}
         if parts & seen:
             continue
         seen |= parts
@@ -174,6 +267,16 @@ def _written(text: str) -> dict[str, str]:
         if len(tokens) == 1 and tokens[0] != word:
             spelled.setdefault(tokens[0], Counter())[word] += 1
     return {token: forms.most_common(1)[0][0] for token, forms in spelled.items()}
+
+
+def _spelled(phrase: str, written: dict[str, str]) -> str:
+    """``phrase`` as the chapter wrote it: its words' usual spelling, kanji and kana
+    words joined without a space."""
+    parts = phrase.split()
+    text = written.get(parts[0], parts[0])
+    for before, word in itertools.pairwise(parts):
+        text += ("" if _cjk(before) and _cjk(word) else " ") + written.get(word, word)
+    return text
 
 
 def _title(phrases: list[str]) -> str:

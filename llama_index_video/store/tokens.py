@@ -24,8 +24,9 @@ from llama_index_video.errors import MissingDependencyError
 
 # A number: digits with inner separators ("20,000", "3.5", "1.000.000"); else a run of
 # letters and digits; or one Chinese/Japanese/Korean character.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{_CJK}]|[^\W_{_CJK}]+")
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+"""The Chinese, Japanese (kana) and Korean characters, each one token (a regex class body)."""
+_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK}]|[^\W_{CJK}]+")
 _ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
 
