@@ -20,7 +20,7 @@ without opening the vectors (``clip`` without subtitles).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
@@ -263,7 +263,8 @@ class Recordings(ManifestRecordings):
 
         recording = self.recording(source)
         self._follow_releases()
-        return stored_chapters(self.vector_store, recording.content_hash)
+        chapters = stored_chapters(self.vector_store, recording.content_hash)
+        return [replace(chapter, source=recording.source) for chapter in chapters]
 
     def summarize(
         self,

@@ -4,7 +4,7 @@ recording's chapters.
 Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
 ``ask --json`` contracts). One search hit, best first in a list::
 
-    {"source": "talks/ozone.mp4", "modality": "transcript", "start": 36.0, "end": 45.2,
+    {"source": "/home/me/talks/ozone.mp4", "modality": "transcript", "start": 36.0, "end": 45.2,
      "score": 0.71, "text": "...", "label": "[ozone.mp4 00:36-00:45]",
      "url": "/home/me/talks/ozone.mp4#t=36.0",
      "frame_path": "/home/me/video_index/media/frames/ab12_000036000.jpg",
@@ -13,10 +13,15 @@ Every result is a frozen dataclass with ``to_dict()`` (the ``search --json`` and
      "speaker": null, "site_url": null, "source_path": "/home/me/talks/ozone.mp4",
      "confidence": 0.83}
 
-``source`` is the path as it was given to ``ingest`` (for display; relative to the
-directory ingest ran in), ``source_path`` the same file as an absolute path, and
-``url`` that path with the moment (``#t=``), so both resolve from any working
-directory; ``frame_path`` is absolute too, wherever the index folder now is.
+``source`` is the recording's file as an absolute path, where it is now (the index
+follows a file moved or copied since ingest, and a download follows the index folder),
+so it resolves from any working directory, whatever path was typed at ingest; the
+tools that take a recording (``clip``, ``transcript``, the agents' and MCP tools) take
+it as it is. ``source_path`` is the same path (kept for programs written when
+``source`` was the path as typed), ``url`` that path with the moment (``#t=``), and
+``frame_path`` is absolute too, wherever the index folder now is. Only a hit of nodes
+no index manifest knows (a LlamaIndex retriever over other stores) keeps the stored
+path, made absolute when it exists from the working directory.
 
 ``start``/``end``/``url`` are null for text documents; ``frame_path``/``frame_time``
 are null when no frame is attached; ``context`` lists the units shown with the hit.
@@ -54,7 +59,8 @@ class Citation:
     """A retrieved moment an answer may cite.
 
     Attributes:
-        source: Path of the media or document (where it is now, when known).
+        source: Path of the media or document: absolute, where it is now, when the
+            index knows it (see the module docstring).
         file_name: File name shown in the label.
         start: Start in seconds on the source's timeline (None for untimed documents).
         end: End in seconds (None for a single instant or an untimed document).

@@ -200,10 +200,10 @@ def hit_from_node(
 
     Args:
         hit: The node and its score.
-        locate: Maps ``(content_hash, stored_source)`` to the file's current path, so a
-            file moved after indexing is reported where it is now; a :class:`Location`
-            also gives ``source_path`` (else it is the source's absolute path if the
-            source exists from the working directory).
+        locate: Maps ``(content_hash, stored_source)`` to where the file is now; a
+            :class:`Location` gives its absolute path, the hit's ``source`` and
+            ``source_path`` (without one, the stored path made absolute if it exists
+            from the working directory, else the stored path as it is).
         similarity: The hit's cosine similarity, reported as ``score``; ``None``: the
             node's own score.
         query: The search query: a unit of several sentences then starts (with its
@@ -216,10 +216,12 @@ def hit_from_node(
     key = metadata.get(schema.CONTENT_HASH)
     located = locate(str(key), str(stored)) if locate and key and stored else None
     moved, source_path = located if isinstance(located, Location) else (located, None)
-    citation = results.Citation.from_node(node, source=moved)  # label as stored at ingest
+    given = moved or stored
+    if source_path is None and given and Path(given).exists():
+        source_path = str(Path(given).absolute())
+    # Named by where the file is (the path typed at ingest resolves only where it ran).
+    citation = results.Citation.from_node(node, source=source_path or moved)
     source = citation.source
-    if source_path is None and stored and Path(source).exists():
-        source_path = str(Path(source).absolute())
     modality = str(metadata.get(schema.MODALITY, "text"))
     start = _float(metadata.get(schema.START_S))
     shows_frame = modality in ("frame", "ocr")
@@ -247,8 +249,6 @@ def hit_from_node(
     if start is not None and said is not None and said > start:  # seek to what was said
         start, label = said, schema.moment_label(citation.file_name, said, end)
         url = schema.media_fragment_url(source, said)
-    if url is not None and source_path is not None and url.startswith(source):
-        url = source_path + url[len(source) :]  # the same moment, playable from anywhere
     return results.SearchHit(
         source=source,
         source_path=source_path,

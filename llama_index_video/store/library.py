@@ -43,7 +43,7 @@ _NOTHING = ContentSummary(moments={}, language=None, speakers=[])
 class LibraryEntry:
     """One source of the index, as ``list`` and ``/api/library`` show it."""
 
-    source: str  # the path as ingested, or the link it was downloaded from
+    source: str  # the link it was downloaded from, else ``path``
     path: str | None  # the local file, absolute (None for a failure with no path)
     content_hash: str
     status: str  # "indexed", "live", "failed", "indexing", or "missing" (file gone)
@@ -114,7 +114,7 @@ def _entries(
             status = "live"  # still being recorded (store.live)
         entries.append(
             LibraryEntry(
-                source=origin.url if origin else record.source,
+                source=origin.url if origin else path,
                 path=path,
                 content_hash=record.content_hash,
                 status=status,

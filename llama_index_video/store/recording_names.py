@@ -21,7 +21,7 @@ from llama_index_video.store.manifest import Manifest, PathRecord
 class IndexedSource:
     """An indexed recording named by a caller (an agent's tool, MCP, ``clip``)."""
 
-    source: str  # the path as ingested
+    source: str  # how results name it: its file's absolute path, where it is now
     path: str  # the local file, absolute
     content_hash: str
     duration: float | None
@@ -57,9 +57,8 @@ def resolve_source(manifest: Manifest, name: str) -> IndexedSource:
     content = manifest.file(record.content_hash)
     if content is None or content.status != "indexed":
         raise MomentRequestError(f"{shown}: not indexed (yet); run 'llama-index-video ingest'")
-    return IndexedSource(
-        record.source, manifest.located(record), record.content_hash, content.duration
-    )
+    path = manifest.located(record)
+    return IndexedSource(path, path, record.content_hash, content.duration)
 
 
 def check_span(
