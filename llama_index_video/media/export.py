@@ -4,13 +4,22 @@ Stream copy is tried first: packets are copied unchanged from the last keyframe 
 before the start, so the file begins up to ``copy_slack`` seconds early (never more
 than one GOP) and costs no decoding. When no keyframe is that close, or the output's
 container cannot hold the source's codecs (H.264 in WebM), the moment is re-encoded
-from exactly the start, within a frame: H.264 and AAC where the container holds them,
-else its own codecs (WebM: VP9 and Opus). The
-:class:`ExportReport` says which happened and the span the file really holds. Audio
-sources copy their audio packets (every audio packet starts cleanly), but into a .flac
-file, which is encoded again (losslessly): a copied FLAC stream's header would give the
-whole recording's length; and into a .wav file only PCM is copied (players read WAV as
-PCM: MP3 or FLAC in it is decoded).
+from exactly the start: H.264 and AAC where the container holds them, else its own
+codecs (WebM: VP9 and Opus). The :class:`ExportReport` says which happened and the span
+the file really holds. A re-encoded moment starts with the picture on screen at the start
+and its sound to the sample (the decoded frame holding the start is cut there).
+
+Audio sources are re-encoded (a copy is still made when asked, ``mode="copy"``): a
+copy starts at the first whole packet after the start (up to 26 ms late), and the first
+packets of a cut MP3 decode silent without the ones before (its bit reservoir), so a
+sound at the start was heard 60-84 ms late (``benchmarks/clip_starts.py``). A copy
+into a .flac file is refused (a copied FLAC stream's header would give the whole
+recording's length), as is a copy of anything but PCM into a .wav file (players read
+WAV as PCM). The sound of a copied video starts with the first audio packet at or after
+its keyframe, in step with the picture (within 1 ms in ``benchmarks/clip_starts.py``).
+
+Times are on the file's own timeline, which starts at the container's start time (an
+MP3's encoder delay, an MPEG-TS clock): the timeline of the transcript and search hits.
 
 Every output is written through :func:`.output.written`: never onto a recording it is
 read from, under a temporary name until complete, with errors naming the output.
@@ -30,10 +39,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
 import av
+import numpy as np
 
 from llama_index_video.errors import MediaError
 from llama_index_video.media.export_subtitles import Burner, Cue, add_track, shift_cues, write_track
 from llama_index_video.media.output import written
+from llama_index_video.media.probe import container_start
 
 logger = logging.getLogger(__name__)
 
@@ -85,12 +96,15 @@ def keyframe_before(source: Path, at: float) -> float | None:
             return None
         stream = container.streams.video[0]
         tb = stream.time_base or Fraction(1, 1000)
-        container.seek(max(0, int(at / tb)), stream=stream, backward=True, any_frame=False)
+        origin = container_start(container)
+        container.seek(
+            max(0, int((at + origin) / tb)), stream=stream, backward=True, any_frame=False
+        )
         best = 0.0
         for packet in container.demux(stream):  # ends: at the first packet past `at`
             if packet.pts is None:
                 continue
-            when = float(packet.pts * tb)
+            when = float(packet.pts * tb) - origin
             if when > at:
                 break
             if packet.is_keyframe:
@@ -126,7 +140,7 @@ def export_span(
             raise _nothing_to_burn_into(source)
         copy = not (burn and cues) and (
             mode == "copy"
-            or (mode == "auto" and (keyframe is None or start - keyframe <= copy_slack))
+            or (mode == "auto" and keyframe is not None and start - keyframe <= copy_slack)
         )
         if copy:
             begin = start if keyframe is None else keyframe
@@ -170,7 +184,10 @@ def _copy(
         if track is not None:
             write_track(out, track, shift_cues(cues, begin, length=end - begin))
         main = inp.streams.video[0] if inp.streams.video else streams[0]
-        inp.seek(int(begin / _time_base(main)), stream=main, backward=True, any_frame=False)
+        origin = container_start(inp)
+        inp.seek(
+            int((begin + origin) / _time_base(main)), stream=main, backward=True, any_frame=False
+        )
         first: float | None = None
         last = begin
         past: set[int] = set()  # the streams that reached `end`: interleaved, they differ
@@ -178,7 +195,7 @@ def _copy(
             if packet.pts is None or packet.dts is None:
                 continue
             tb = packet.time_base
-            when = float(packet.pts * tb)
+            when = float(packet.pts * tb) - origin
             if when < begin - 1e-3:
                 continue
             if when >= end:
@@ -187,7 +204,7 @@ def _copy(
                     break
                 continue
             first = when if first is None else min(first, when)
-            offset = int(begin / tb)
+            offset = int((begin + origin) / tb)
             packet.pts -= offset
             packet.dts -= offset
             last = max(last, when + float((packet.duration or 0) * tb))
@@ -305,21 +322,33 @@ class _Joiner:
                 raise MediaError(source, "has no sound to join into an audio-only export")
             wanted = [s for s in (video_in, audio_in) if s is not None]
             resampler = av.AudioResampler(**self.resampling) if self.audio is not None else None
-            inp.seek(max(0, int((start - 1) / _time_base(main))), stream=main, backward=True)
+            origin = container_start(inp)  # where the file's timeline starts (0 s)
+            inp.seek(
+                max(0, int((start - 1 + origin) / _time_base(main))), stream=main, backward=True
+            )
+            shown: av.VideoFrame | None = None  # the picture on screen at `start`
             for frame in inp.decode(*wanted):  # ends: when the file does, or past `end`
-                if frame.time is None or frame.time < start - 1e-3:  # type: ignore[union-attr]
+                if not isinstance(frame, av.VideoFrame | av.AudioFrame) or frame.time is None:
                     continue
+                at = frame.time - origin  # on the file's timeline
                 if isinstance(frame, av.VideoFrame):
-                    if frame.time >= end:
+                    if at < start - 1e-3:
+                        shown = frame
+                        continue
+                    if at >= end:
                         break
-                    self._video(frame, self.seconds + frame.time - start)
+                    if shown is not None and at > start + 1e-3:
+                        self._video(shown, self.seconds)  # until this frame replaces it
+                    shown = None
+                    self._video(frame, self.seconds + at - start)
                 elif isinstance(frame, av.AudioFrame) and resampler is not None:
-                    if frame.time >= end:
+                    if at >= end:
                         if video_in is None:
                             break
                         continue
-                    frame.pts = None
-                    self._audio(resampler.resample(frame))
+                    head = _from(frame, at, start)
+                    if head is not None:
+                        self._audio(resampler.resample(head))
             if resampler is not None:
                 self._audio(resampler.resample(None))  # what it still holds of this moment
         self.seconds += end - start
@@ -346,6 +375,28 @@ class _Joiner:
         for encoder in (self.video, self.audio):
             if encoder is not None:
                 self.out.mux(encoder.encode())
+
+
+def _from(frame: av.AudioFrame, at: float, start: float) -> av.AudioFrame | None:
+    """``frame`` (at ``at`` s on the file's timeline) from ``start`` on, to the sample:
+    None when it ends before ``start``, its later part when it holds ``start`` (whole
+    packets started the moment up to one packet, 20-26 ms, late), else ``frame`` itself,
+    made to follow what was resampled before."""
+    skip = round((start - at) * frame.sample_rate)
+    if skip >= frame.samples:
+        return None
+    if skip > 0:
+        samples = frame.to_ndarray()
+        step = 1 if frame.format.is_planar else len(frame.layout.channels)
+        head = av.AudioFrame.from_ndarray(
+            np.ascontiguousarray(samples[:, skip * step :]),  # type: ignore[arg-type]
+            format=frame.format.name,
+            layout=frame.layout.name,
+        )
+        head.sample_rate = frame.sample_rate
+        frame = head
+    frame.pts = None
+    return frame
 
 
 def _open_output(handle: BinaryIO, output: Path) -> Any:

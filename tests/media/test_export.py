@@ -7,12 +7,14 @@ from __future__ import annotations
 import time
 import wave
 from itertools import pairwise
+from pathlib import Path
 
 import av
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
+from benchmarks.clip_starts import FPS, lateness, make_fixtures
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MediaError
 from llama_index_video.media.export import export_span, join_spans, keyframe_before
@@ -81,7 +83,7 @@ def test_webm_cannot_hold_h264_or_mp3_so_moments_become_vp9_and_opus(tmp_path):
 )
 def test_an_audio_source_exports_audio(tmp_path, mode, suffix):
     report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / f"moment.{suffix}", mode=mode)
-    assert report.method == ("copy" if mode == "auto" else "reencode")
+    assert report.method == "reencode"  # from the sample asked (copied packets ran late)
     got = durations(report.path)
     assert set(got) == {"audio"} and abs(got["audio"] - 10.0) < 0.1
 
@@ -249,3 +251,29 @@ def test_burned_letters_beyond_ascii_are_drawn_not_boxed():
 
     missing = ink("\uffff")  # a code point no font has: the box drawn for any missing letter
     assert all(not np.array_equal(ink(letter), missing) for letter in "éüßñł")
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory) -> dict[str, Path]:
+    """A video and audio files whose sound and picture change at known times (5 s, 9 s)."""
+    return make_fixtures(tmp_path_factory.mktemp("events"))
+
+
+@pytest.mark.parametrize(("suffix", "start"), [("mp3", 5.0), ("mp3", 4.99), ("m4a", 5.0)])
+def test_an_audio_moment_sounds_from_the_start_asked(events, tmp_path, suffix, start):
+    """Copied packets started an MP3 moment at the packet after the start, and its first
+    frames decoded silent without the ones before: the tone at 5 s came 60-84 ms late."""
+    out = tmp_path / f"moment.{suffix}"
+    report = export_span(events[suffix], start, start + 2.0, out)
+    assert report.start == start
+    late = lateness(events[suffix], out, start, report.start)["sound_late_ms"]
+    assert late is not None and abs(late) <= 20.0
+
+
+@pytest.mark.parametrize("start", [4.5, 7.99])
+def test_a_video_moment_shows_and_sounds_its_events_where_it_says(events, tmp_path, start):
+    """Copied from the keyframe at 4 s (the report says so), re-encoded from 7.99 s."""
+    report = export_span(events["mp4"], start, start + 2.0, tmp_path / "moment.mp4")
+    assert report.start == (4.0 if start == 4.5 else start)
+    late = lateness(events["mp4"], report.path, start, report.start)
+    assert abs(late["picture_late_ms"]) <= 1000 / FPS and abs(late["sound_late_ms"]) <= 20.0
