@@ -21,8 +21,9 @@ def add_clip_parser(commands: Any) -> argparse.ArgumentParser:
         help="cut a moment of an indexed recording into a file",
         description="Write SOURCE from --from to --to into OUTPUT (its suffix picks the "
         "format: .mp4, .mkv, .mp3, .m4a...). Packets are copied when a keyframe is within "
-        "a second before the start (the clip then starts at that keyframe); otherwise the "
-        "moment is re-encoded from the exact start. The line printed says which. "
+        "a second before the start (the clip then starts at that keyframe); otherwise, and "
+        "for audio, the moment is re-encoded from the exact start. The line printed says "
+        "which. "
         "--subtitles adds what was said as a subtitle track (and OUTPUT.srt); "
         "--burn-subtitles draws it onto the frames, which re-encodes.",
     )

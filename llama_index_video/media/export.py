@@ -337,8 +337,10 @@ class _Joiner:
                         continue
                     if at >= end:
                         break
-                    if shown is not None and at > start + 1e-3:
-                        self._video(shown, self.seconds)  # until this frame replaces it
+                    if shown is not None and self._slot(self.seconds + at - start) > self._slot(
+                        self.seconds
+                    ):  # the picture at the start shows until this frame replaces it
+                        self._video(shown, self.seconds)
                     shown = None
                     self._video(frame, self.seconds + at - start)
                 elif isinstance(frame, av.AudioFrame) and resampler is not None:
@@ -354,13 +356,17 @@ class _Joiner:
         self.seconds += end - start
         return self
 
+    def _slot(self, at: float) -> int:
+        """The output frame a picture at ``at`` s falls in."""
+        return round(at * self.rate)
+
     def _video(self, frame: av.VideoFrame, at: float) -> None:
         if (frame.width, frame.height) != (self.video.width, self.video.height):
             frame = frame.reformat(width=self.video.width, height=self.video.height)
         if self.burner is not None:
             frame = self.burner(frame, at)
         # strictly increasing, as the muxer wants, even where the source repeats a time
-        self.last_pts = frame.pts = max(self.last_pts + 1, round(at * self.rate))
+        self.last_pts = frame.pts = max(self.last_pts + 1, self._slot(at))
         frame.time_base = 1 / self.rate
         self.out.mux(self.video.encode(frame))
 

@@ -13,8 +13,6 @@ import asyncio
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +25,7 @@ from llama_index_video.agents import VideoToolSpec
 from llama_index_video.index import VideoIndex
 from llama_index_video.mcp.server import build_server
 from llama_index_video.service.app import create_app
+from tests.store.test_media_paths import _cli
 from tests_support import OZONE, OZONE_SRT
 
 QUESTION = "Why does the temperature rise with altitude in the stratosphere?"
@@ -56,18 +55,9 @@ def relative(tmp_path_factory, embed_model) -> Iterator[tuple[VideoIndex, Path, 
 
 def test_the_cli_names_it_by_its_absolute_path_from_another_directory(relative):
     _, video, elsewhere = relative
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 
     def cli(*argv: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "-m", "llama_index_video.cli.main", *argv, "--index", "../a/idx"],
-            cwd=elsewhere,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=600,
-        )
+        done = _cli(*argv, "--index", "../a/idx", cwd=elsewhere)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
