@@ -100,6 +100,7 @@ def _reader_options(args: argparse.Namespace) -> ReaderOptions:
             **{key: value for key, value in transcriber.items() if value}
         ),
         use_subtitles=not args.no_subtitles,
+        audio_track=args.audio_track,
         frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
         ocr=_ocr(args.ocr, args.ocr_languages),
         clips=ClipOptions(**given) if given else None,

@@ -270,6 +270,13 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
         "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
     )
     parser.add_argument(
+        "--audio-track",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the audio track to hear in files with several, from 1 (default: the first)",
+    )
+    parser.add_argument(
         "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
     )
     parser.add_argument("--no-frames", action="store_true", help="do not sample frames")

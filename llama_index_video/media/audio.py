@@ -19,8 +19,13 @@ from pathlib import Path
 import av
 import numpy as np
 
-from llama_index_video.errors import UnsupportedMediaError
-from llama_index_video.media.probe import container_start, decoded_frames, open_container, probe
+from llama_index_video.media.probe import (
+    audio_stream,
+    container_start,
+    decoded_frames,
+    open_container,
+    probe,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,26 +46,31 @@ class AudioChunk:
         return self.start + len(self.samples) / SAMPLE_RATE
 
 
-def decode_audio(path: str | Path) -> np.ndarray:
-    """Decode a whole file's first audio stream to 16 kHz mono float32, from time 0.
+def decode_audio(path: str | Path, *, track: int = 1) -> np.ndarray:
+    """Decode a whole file's audio ``track`` (from 1) to 16 kHz mono float32, from time 0.
 
     Fine for short files; prefer :func:`iter_audio_chunks` for long recordings.
     """
-    parts = [chunk.samples for chunk in iter_audio_chunks(path, chunk_seconds=None)]
+    parts = [chunk.samples for chunk in iter_audio_chunks(path, chunk_seconds=None, track=track)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
 
 
 def iter_audio_chunks(
-    path: str | Path, *, chunk_seconds: float | None = 600.0, search_seconds: float = 10.0
+    path: str | Path,
+    *,
+    chunk_seconds: float | None = 600.0,
+    search_seconds: float = 10.0,
+    track: int = 1,
 ) -> Iterator[AudioChunk]:
     """Yield the audio as consecutive chunks of at most ``chunk_seconds`` (None: one chunk).
 
     The first chunk starts at 0.0 (leading silence included) so sample offsets map to
     source time. Each cut lands on the quietest 100 ms within ``search_seconds`` of the
-    limit.
+    limit. ``track`` is the audio track, from 1, as players number them; its channels
+    are mixed down to one.
 
     Raises:
-        UnsupportedMediaError: no audio stream.
+        UnsupportedMediaError: no audio stream, or none numbered ``track``.
         MediaDecodeError: nothing could be decoded.
     """
     path = Path(path)
@@ -69,7 +79,7 @@ def iter_audio_chunks(
     buffer: list[np.ndarray] = []
     buffered = 0
     chunk_start = 0  # in samples
-    for block in _iter_resampled(path):
+    for block in _iter_resampled(path, track):
         buffer.append(block)
         buffered += len(block)
         while limit is not None and buffered >= limit:
@@ -97,9 +107,7 @@ def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioCh
     parts: list[np.ndarray] = []
     got = 0
     with open_container(path) as container:
-        if not container.streams.audio:
-            raise UnsupportedMediaError(path, "no audio stream")
-        stream = container.streams.audio[0]
+        stream = audio_stream(container, path)
         origin = container_start(container)
         if start > 0:
             container.seek(int((start + origin) * av.time_base), backward=True)
@@ -124,13 +132,11 @@ def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioCh
     return AudioChunk(start, samples)
 
 
-def _iter_resampled(path: Path) -> Iterator[np.ndarray]:
+def _iter_resampled(path: Path, track: int) -> Iterator[np.ndarray]:
     """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration."""
     with open_container(path) as container:
-        if not container.streams.audio:
-            raise UnsupportedMediaError(path, "no audio stream")
+        stream = audio_stream(container, path, track)
         total = round(probe(path).duration * SAMPLE_RATE)
-        stream = container.streams.audio[0]
         resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
         origin = container_start(container)
         emitted = 0

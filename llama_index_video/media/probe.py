@@ -49,8 +49,25 @@ LONGEST_PACKET_S = 60.0
 
 
 @dataclass(frozen=True)
+class AudioTrack:
+    """One audio stream of a file, numbered from 1 in the order players list them."""
+
+    number: int
+    channels: int
+    language: str | None = None
+    title: str | None = None
+
+    def __str__(self) -> str:
+        """``track 2 (spa, Commentary, stereo)``: how a note names it."""
+        layout = {1: "mono", 2: "stereo"}.get(self.channels, f"{self.channels} channels")
+        about = [part for part in (self.language, self.title) if part] + [layout]
+        return f"track {self.number} ({', '.join(about)})"
+
+
+@dataclass(frozen=True)
 class MediaInfo:
-    """What is inside a media file. Times in seconds."""
+    """What is inside a media file. Times in seconds. ``audio_codec``, ``sample_rate``
+    and ``channels`` are the first audio track's; ``audio_tracks`` lists them all."""
 
     path: Path
     duration: float
@@ -66,6 +83,7 @@ class MediaInfo:
     channels: int | None = None
     subtitle_streams: int = 0
     start_time: float = 0.0
+    audio_tracks: tuple[AudioTrack, ...] = ()
 
 
 def open_container(path: Path) -> av.container.InputContainer:
@@ -161,6 +179,15 @@ def probe(path: str | Path) -> MediaInfo:
             channels=audio.codec_context.channels if audio is not None else None,
             subtitle_streams=len(container.streams.subtitles),
             start_time=max(0.0, start),
+            audio_tracks=tuple(
+                AudioTrack(
+                    number=number,
+                    channels=stream.codec_context.channels,
+                    language=_tag(stream, "language"),
+                    title=_tag(stream, "title"),
+                )
+                for number, stream in enumerate(container.streams.audio, 1)
+            ),
         )
     if info.duration <= 0:
         raise UnsupportedMediaError(path, "has no duration (truncated or still being written?)")
@@ -255,6 +282,28 @@ def _packets_end(
         start + min(length, longest.get(i, length)) for i, (start, length) in last.items()
     )
     return measured, max(start + length for start, length in last.values())
+
+
+def audio_stream(
+    container: av.container.InputContainer, path: Path, track: int = 1
+) -> av.audio.stream.AudioStream:
+    """The audio stream players list as ``track`` (from 1).
+
+    Raises:
+        UnsupportedMediaError: the file has no audio stream, or fewer than ``track``.
+    """
+    streams = container.streams.audio
+    if not streams:
+        raise UnsupportedMediaError(path, "no audio stream")
+    if not 1 <= track <= len(streams):
+        raise UnsupportedMediaError(path, f"has {len(streams)} audio track(s), no track {track}")
+    return streams[track - 1]
+
+
+def _tag(stream: av.stream.Stream, key: str) -> str | None:
+    """A stream's metadata tag, None when it is missing or ``und`` (undetermined)."""
+    value = str(stream.metadata.get(key, "")).strip()
+    return value if value and value != "und" else None
 
 
 def _frame_rate(video: av.video.stream.VideoStream | None) -> float | None:

@@ -54,6 +54,9 @@ class ReaderOptions:
         audio_chunk_seconds: Audio is decoded and transcribed this many seconds at a
             time, which bounds memory for long recordings; a Ray ingest transcribes the
             chunks of a longer file on several workers.
+        audio_track: Which audio track is heard (transcribed, speakers), from 1 as
+            players number them: a file with several (two languages, a commentary) is
+            read from the first unless told; a file with fewer tracks fails (one line).
 
     Raises:
         ValueError: a limit is out of range or ``ocr`` names no engine.
@@ -72,11 +75,13 @@ class ReaderOptions:
     text_chunk_overlap: int = 64
     max_duration: float | None = None
     audio_chunk_seconds: float = 600.0
+    audio_track: int = 1
 
     def __post_init__(self) -> None:
         check_reading_limits(
             max_duration=self.max_duration,
             audio_chunk_seconds=self.audio_chunk_seconds,
+            audio_track=self.audio_track,
             text_chunk_size=self.text_chunk_size,
             text_chunk_overlap=self.text_chunk_overlap,
         )
@@ -87,6 +92,7 @@ def check_reading_limits(
     *,
     max_duration: float | None,
     audio_chunk_seconds: float,
+    audio_track: int,
     text_chunk_size: int,
     text_chunk_overlap: int,
 ) -> None:
@@ -99,6 +105,8 @@ def check_reading_limits(
         raise ValueError(f"max_duration must be > 0, got {max_duration}")
     if audio_chunk_seconds < 30:
         raise ValueError(f"audio_chunk_seconds must be >= 30, got {audio_chunk_seconds}")
+    if audio_track < 1:
+        raise ValueError(f"audio_track counts from 1, got {audio_track}")
     if not 0 <= text_chunk_overlap < text_chunk_size:
         raise ValueError("need 0 <= text_chunk_overlap < text_chunk_size")
 

@@ -20,7 +20,11 @@ from contextlib import suppress
 from dataclasses import replace
 from pathlib import Path
 
-from llama_index_video.errors import MissingDependencyError, one_line_errors
+from llama_index_video.errors import (
+    MissingDependencyError,
+    UnsupportedMediaError,
+    one_line_errors,
+)
 from llama_index_video.media.audio import AudioChunk, iter_audio_chunks
 from llama_index_video.media.probe import MediaInfo, probe
 from llama_index_video.reader.options import AUDIO_SUFFIXES, VIDEO_SUFFIXES
@@ -55,6 +59,7 @@ class SpeechReading:
     diarizer: Diarizer | None
     max_duration: float | None
     audio_chunk_seconds: float
+    audio_track: int
     _transcriber: Transcriber | None
 
     @property
@@ -142,6 +147,29 @@ class SpeechReading:
         with suppress(MissingDependencyError):
             self._transcriber = self.transcriber
             import_faster_whisper()  # the VAD's too: speech subtitles leave out, speakers
+
+    def _track_note(self, info: MediaInfo) -> str | None:
+        """Which audio track is heard, when the file has several (a second language, a
+        commentary): a note naming each, so none is left out silently.
+
+        Raises:
+            UnsupportedMediaError: the file has fewer audio tracks than ``audio_track``.
+        """
+        tracks = info.audio_tracks
+        if not tracks or (len(tracks) == 1 and self.audio_track == 1):
+            return None
+        if self.audio_track > len(tracks):
+            raise UnsupportedMediaError(
+                info.path,
+                f"has {len(tracks)} audio track(s), no track {self.audio_track}: pick one of "
+                f"1-{len(tracks)} (audio_track, --audio-track)",
+            )
+        heard = tracks[self.audio_track - 1]
+        others = ", ".join(str(track) for track in tracks if track is not heard)
+        return (
+            f"{len(tracks)} audio tracks: heard {heard}, not {others}; "
+            f"audio_track (--audio-track) picks another"
+        )
 
     def _transcript(
         self, info: MediaInfo, notes: list[str], progress: Progress, speech: Speech | None
@@ -242,7 +270,9 @@ class SpeechReading:
         return units
 
     def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
-        return iter_audio_chunks(path, chunk_seconds=self.audio_chunk_seconds)
+        return iter_audio_chunks(
+            path, chunk_seconds=self.audio_chunk_seconds, track=self.audio_track
+        )
 
 
 def dropped_note(dropped: Sequence[DroppedSpeech], *, listed: int = 5) -> str:

@@ -122,6 +122,8 @@ class VideoReader(SpeechReading, BaseReader):
             time (cut at the quietest moment near the limit), which bounds memory for
             long recordings; a Ray ingest transcribes the chunks of a longer file on
             several workers (:meth:`speech_chunks`).
+        audio_track: Which audio track is heard, from 1 as players number them; a file
+            with fewer tracks fails, naming how many it has.
         raise_on_error: In ``lazy_load_data`` over several files, raise on the first bad
             file instead of logging it and going on with the others (one file always
             raises, so that its caller, e.g. ``SimpleDirectoryReader``, decides).
@@ -143,11 +145,13 @@ class VideoReader(SpeechReading, BaseReader):
         text_chunk_overlap: int = DEFAULT_OPTIONS.text_chunk_overlap,
         max_duration: float | None = DEFAULT_OPTIONS.max_duration,
         audio_chunk_seconds: float = DEFAULT_OPTIONS.audio_chunk_seconds,
+        audio_track: int = DEFAULT_OPTIONS.audio_track,
         raise_on_error: bool = False,
     ) -> None:
         check_reading_limits(
             max_duration=max_duration,
             audio_chunk_seconds=audio_chunk_seconds,
+            audio_track=audio_track,
             text_chunk_size=text_chunk_size,
             text_chunk_overlap=text_chunk_overlap,
         )
@@ -163,6 +167,7 @@ class VideoReader(SpeechReading, BaseReader):
         self.text_chunk_overlap = text_chunk_overlap
         self.max_duration = max_duration
         self.audio_chunk_seconds = audio_chunk_seconds
+        self.audio_track = audio_track
         self.raise_on_error = raise_on_error
         self._transcriber = transcriber
 
@@ -294,6 +299,9 @@ class VideoReader(SpeechReading, BaseReader):
                 f"{format_timestamp(self.max_duration)} (raise max_duration to index it)",
             )
         notes: list[str] = []
+        track = self._track_note(info)
+        if track is not None:
+            notes.append(track)
         if is_video and not info.has_video:
             notes.append("no video stream: transcript only")
         reads_screens = info.has_video and self.frames is not None

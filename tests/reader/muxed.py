@@ -26,10 +26,11 @@ def write_mkv(
     tracks: Sequence[np.ndarray],
     *,
     languages: Sequence[str] = (),
+    titles: Sequence[str] = (),
     cues: Sequence[tuple[float, float, str]] = (),
 ) -> Path:
     """Write FLAC audio tracks (16 kHz; a 1-D array is mono, ``(2, n)`` stereo), each
-    tagged with its language when given, and a SubRip track of ``cues`` when any."""
+    tagged with its language and title when given, and a SubRip track of ``cues`` when any."""
     with av.open(str(path), "w") as out:
         streams = []
         for index, samples in enumerate(tracks):
@@ -38,6 +39,8 @@ def write_mkv(
             stream = out.add_stream("flac", rate=RATE, layout=layout)
             if index < len(languages):
                 stream.metadata["language"] = languages[index]
+            if index < len(titles):
+                stream.metadata["title"] = titles[index]
             streams.append((stream, planes, layout))
         subtitles = add_subtitle_stream(out, "subrip") if cues else None
         out.start_encoding()
