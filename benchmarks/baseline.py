@@ -15,6 +15,7 @@ time and peak resident memory from ``os.wait4`` (``ru_utime + ru_stime`` and
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -24,6 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / "benchmarks" / ".cache"
@@ -139,6 +141,23 @@ def compiled_env(version: Version) -> dict[str, str]:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
     return env
+
+
+def measured_in(version: Version, code: str, *, timeout: float = 600.0) -> Any:
+    """What ``code`` (Python that prints JSON last) prints when run with ``version``'s
+    package first on ``sys.path`` and this checkout's ``benchmarks`` after it."""
+    env = version.env()
+    env["PYTHONPATH"] = os.pathsep.join([str(version.source), str(ROOT)])
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=version.source,  # -c puts the working directory first on sys.path
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=timeout,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def load_average() -> str:

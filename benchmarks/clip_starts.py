@@ -17,8 +17,6 @@ child process of its own.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from fractions import Fraction
@@ -30,7 +28,7 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.baseline import Version, load_average, release, today
+from benchmarks.baseline import Version, load_average, measured_in, release, today
 
 EVENTS = (5.0, 9.0)
 """When the picture flashes white and the tone sounds, for 0.2 s each."""
@@ -165,22 +163,11 @@ def measure(folder: Path) -> list[dict]:
 
 
 def _run(version: Version, folder: Path) -> list[dict]:
-    code = (
-        "import json, sys; from pathlib import Path; from benchmarks.clip_starts import measure;"
-        f"print(json.dumps(measure(Path({str(folder)!r}))))"
+    return measured_in(
+        version,
+        "import json; from pathlib import Path; from benchmarks.clip_starts import measure;"
+        f"print(json.dumps(measure(Path({str(folder)!r}))))",
     )
-    env = version.env()
-    env["PYTHONPATH"] = f"{version.source}:{Path(__file__).resolve().parents[1]}"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=version.source,  # -c puts the working directory first on sys.path
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -338,6 +338,8 @@ class VideoToolSpec(BaseToolSpec):
                 for line in lines
             )
         payload = {"source": recording.source, "extractive": summary.extractive, "items": items}
+        if summary.note:  # why there are no decisions (a recording of one voice)
+            payload["note"] = summary.note
         return _fit(payload, "items", self.max_result_bytes)
 
     def export_clip(self, source: str, start: float | str, end: float | str) -> str:

@@ -13,6 +13,13 @@ questions are units that say a matter is still open (``we still need to decide``
 ``open question``). Each line is the unit's own text with its label, so every citation
 points at a stored moment by construction.
 
+Only a conversation (:func:`is_conversation`: two speakers or more, as ``ingest
+--speakers`` labels them; without labels, talk full of listeners' "yeah") is read with
+every cue. In a lecture, a narration or a reading, a decision must be stated as one (:data:`STATED`:
+"we decided", "let's go with") and an action item must say by when ("I'll send the
+quotes by Friday"): the loose cues listed a speaker's chatter there ("so we'll look at
+the next slide"), and such a summary says it found none.
+
 Cue phrases are English; other languages get an overview only. The work is a few
 regular expressions per unit: milliseconds for an hour of transcript.
 """
@@ -20,6 +27,7 @@ regular expressions per unit: milliseconds for an hour of transcript.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from llama_index_video import schema
@@ -104,6 +112,54 @@ OPEN_QUESTION = re.compile(
 )
 MIN_WORDS = 4
 """A unit shorter than this ("Okay, agreed.") is no line of its own."""
+STATED = re.compile(
+    r"\b(?:we(?:'ve| have| all)? (?:decided|agreed|settled on|chose|voted)"
+    r"|we(?:'re| are) (?:agreed|going with)|let'?s go with|we(?:'ll| will) go with"
+    r"|(?:that|this) (?:settles|decides)|so it'?s decided|(?:our|the) final decision)\b",
+    re.IGNORECASE,
+)
+"""A decision stated as one: a group as the subject of a deciding verb ("we decided",
+"let's go with", "that settles it"); what a recording that is no conversation must say
+for a line of it to be a decision (:func:`is_conversation`)."""
+NOT_A_CONVERSATION = (
+    "read as one voice, not a conversation: only decisions stated as such and work given "
+    "with a when are listed; ingest a meeting with --speakers to read it as one"
+)
+"""The summary's note when that left lines out (:func:`is_conversation`)."""
+MIN_SPEAKER_SHARE = 0.1
+"""A conversation has at least two speakers who each say this share of its units."""
+ASSENT = re.compile(r"\b(?:yeah|yep|yup|mm-?hmm|uh-huh)\b", re.IGNORECASE)
+"""What a listener says while another talks; no reading or narration says it."""
+MIN_ASSENT_RATE = 3.0
+"""Without speaker labels, a conversation says :data:`ASSENT` at least this often per
+1,000 words (and :data:`MIN_ASSENTS` times): the 32 AMI meetings of
+``benchmarks/decisions.py`` say it 7.2-64.7 times, readings and the example narrations
+never (``benchmarks/decision_gate.py``)."""
+MIN_ASSENTS = 5
+
+
+def is_conversation(lines: Sequence[TranscriptLine]) -> bool:
+    """Whether ``lines`` are a conversation (a meeting, a call): at least two speakers
+    who each say :data:`MIN_SPEAKER_SHARE` of the units; without speaker labels, talk
+    full of listeners' "yeah" (:data:`MIN_ASSENT_RATE`). A lecture (a question or two
+    from the room included), a narration or a reading is not."""
+    counts = Counter(unit.speaker for unit in lines if unit.speaker)
+    if counts:
+        return sum(n >= MIN_SPEAKER_SHARE * len(lines) for n in counts.values()) >= 2
+    said = sum(len(unit.text.split()) for unit in lines)
+    assents = sum(len(ASSENT.findall(unit.text)) for unit in lines)
+    return assents >= MIN_ASSENTS and assents * 1000 >= MIN_ASSENT_RATE * said
+
+
+def _stated_decision(unit: TranscriptLine) -> bool:
+    return bool(STATED.search(unit.text)) and not unit.text.rstrip().endswith("?")
+
+
+def _assigned_work(unit: TranscriptLine) -> bool:
+    """Work given with a subject, a verb and a when ("I'll send the quotes by Friday")."""
+    return bool(ACTION.search(unit.text)) and bool(
+        DEADLINE.search(unit.text) or FOLLOW_UP.search(unit.text)
+    )
 
 
 def extractive_summary(
@@ -127,9 +183,18 @@ def extractive_summary(
 
     long_enough = [u for u in lines if len(u.text.split()) >= MIN_WORDS]
     overview = [line(u) for u in _central(long_enough, chapters)]
-    decisions = [line(u) for u in _surest(long_enough, DECISION_CUES)]
+    talk = is_conversation(lines)
+    # Outside a conversation the loose cues ("so we'll", "let's have") are a speaker's
+    # chatter ("so we'll look at the next slide"): only stated decisions and work given
+    # with a when count there.
+    decided = long_enough if talk else [u for u in long_enough if _stated_decision(u)]
+    assigned = long_enough if talk else [u for u in long_enough if _assigned_work(u)]
+    decisions = [line(u) for u in _surest(decided, DECISION_CUES)]
     actions = []
-    for unit in _surest(long_enough, ACTION_CUES):
+    chosen = _surest(assigned, ACTION_CUES)
+    loose = len(_surest(long_enough, DECISION_CUES)) + len(_surest(long_enough, ACTION_CUES))
+    passed_over = not talk and len(decisions) + len(chosen) < loose
+    for unit in chosen:
         deadline = DEADLINE.search(unit.text)
         actions.append(line(unit, owner=unit.speaker, by=deadline[0] if deadline else None))
     questions = [line(u) for u in long_enough if OPEN_QUESTION.search(u.text)][:MAX_LINES]
@@ -140,6 +205,7 @@ def extractive_summary(
         decisions=tuple(decisions),
         action_items=tuple(actions),
         open_questions=tuple(questions),
+        note=NOT_A_CONVERSATION if passed_over else None,
     )
 
 

@@ -76,6 +76,9 @@ class Summary:
     open_questions: tuple[SummaryLine, ...]
     model: str | None = None
     dropped_citations: int = 0
+    note: str | None = None
+    """Why sections are empty that a reader may expect filled (a recording read as no
+    conversation), or None."""
 
     def sections(self) -> dict[str, tuple[SummaryLine, ...]]:
         return {
@@ -96,6 +99,7 @@ class Summary:
                 else {}
             ),
             **{name: [line.to_dict() for line in lines] for name, lines in self.sections().items()},
+            **({"note": self.note} if self.note else {}),
         }
 
     @classmethod
@@ -110,6 +114,7 @@ class Summary:
             extractive=bool(data["extractive"]),
             model=data.get("model"),
             dropped_citations=int(data.get("dropped_citations", 0)),
+            note=data.get("note"),
             **lines,
         )
 
@@ -119,6 +124,8 @@ class Summary:
         if self.model:
             kind = f" (written by {self.model})"
         out = [f"Summary of {self.source}{kind}"]
+        if self.note:
+            out.append(f"({self.note})")
         if self.dropped_citations:
             out.append(
                 f"({self.dropped_citations} item(s) the model wrote cited no stored moment "
