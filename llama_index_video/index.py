@@ -70,6 +70,7 @@ from llama_index_video.store.folder_index import (
     FolderVectorStoreIndex,
     embedding_only,
 )
+from llama_index_video.store.lease import folder_lease
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.lock import WriterLock
 from llama_index_video.store.manifest import Manifest
@@ -257,7 +258,7 @@ class VideoIndex(Verifying, Querying):
             if self._local_vectors and self.folder.vectors_stale(lock):
                 self.reopen()  # never write from vectors loaded before another writer's
             else:
-                self._follow_releases()
+                self._follow_writers()
             self.folder.written_by(lock)
             with translated(self.folder.chroma):
                 yield
@@ -267,11 +268,16 @@ class VideoIndex(Verifying, Querying):
 
         Only the local Chroma folder this index opened itself is reopened (a Chroma
         server, or a store passed in, is used as it is); every ``VideoIndex`` of this
-        process over the same folder reopens too, at its next use. ``ingest``,
-        ``remove``, ``prune`` and ``verify`` do this by themselves when another writer
-        wrote since; a reader calls it when :attr:`changed_on_disk` says so. Not while
-        another thread uses an index over the same folder.
+        process over the same folder reopens too, at its next use. Reads do this by
+        themselves once another process's writer has finished (:meth:`_follow_writers`),
+        and ``ingest``, ``remove``, ``prune`` and ``verify`` when another writer wrote
+        since. It waits for the reads of the folder in progress in this process (the
+        folder's lease), so it may not be called inside one.
         """
+        with folder_lease(self.path).exclusive():
+            self._reopen()
+
+    def _reopen(self) -> None:
         if self._local_vectors:
             self.folder.release()
         self.manifest.close()  # a read-only folder's manifest may be read as immutable
@@ -282,7 +288,8 @@ class VideoIndex(Verifying, Querying):
     @property
     def changed_on_disk(self) -> bool:
         """Whether another process wrote to the index since this process loaded its
-        vectors, so that search would not find what it added (:meth:`reopen`)."""
+        vectors (also while it is still writing); the next read reopens once it has
+        finished."""
         return self._local_vectors and self.folder.changed_since_loaded()
 
     @property
@@ -306,10 +313,21 @@ class VideoIndex(Verifying, Querying):
         self.frame_store = None
         self.index = self._open_index(frame_store)
 
-    def _follow_releases(self) -> None:
-        """Open the vectors again if this process dropped its Chroma for the folder
-        since they were opened (another ``VideoIndex`` over it reopened)."""
-        if self._local_vectors and self._releases != releases(self.folder.chroma):
+    def _follow_writers(self) -> None:
+        """Before a read: load the vectors afresh when another process's writer has
+        finished a version since they were loaded (a long-lived index otherwise found
+        nothing of a file replaced meanwhile, and a filtered search failed with chromadb's
+        ``Error finding id``), or open them again when another ``VideoIndex`` of this
+        process over the folder did. Never inside a read of this thread, nor while a
+        writer is at work (its version is not finished; this one is served meanwhile)."""
+        lease = folder_lease(self.path)
+        if not self._local_vectors or lease.reading_here():
+            return
+        if self.folder.behind_writers():
+            with lease.exclusive():
+                if self.folder.behind_writers():  # not reopened by another thread meanwhile
+                    self._reopen()
+        if self._releases != releases(self.folder.chroma):
             self._open_vectors()
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:

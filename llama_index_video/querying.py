@@ -9,11 +9,12 @@ index's, set when it opens its folder (:mod:`llama_index_video.index`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
@@ -23,7 +24,7 @@ from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.recordings import Recordings
 from llama_index_video.results import Answer, SearchHit
-from llama_index_video.search.fusion import Retriever
+from llama_index_video.search.fusion import Retriever, aretrieved
 from llama_index_video.search.node_retriever import NodeRetriever
 from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
@@ -90,16 +91,16 @@ class Querying(Recordings):
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
         """
+        options = {
+            "top_k": top_k if similarity_top_k is None else similarity_top_k,
+            "modalities": modalities,
+            "speakers": speakers,
+            "contents": self._contents(sources),
+            "by_chapter": by_chapter,
+            "by_named_speaker": by_named_speaker,
+        }
         return NodeRetriever(
-            self._retriever(
-                self.search_policy(),
-                top_k=top_k if similarity_top_k is None else similarity_top_k,
-                modalities=modalities,
-                speakers=speakers,
-                contents=self._contents(sources),
-                by_chapter=by_chapter,
-                by_named_speaker=by_named_speaker,
-            )
+            _Following(self, lambda: self._retriever(self.search_policy(), **options))
         )
 
     def _retriever(self, policy: SearchPolicy, **options: Any) -> Retriever:
@@ -170,19 +171,20 @@ class Querying(Recordings):
         Raises:
             MomentRequestError: a source names no indexed recording, or several.
         """
-        self.check_store()
-        contents = self._contents(sources)
-        policy = self.search_policy()
-        retriever = self._retriever(
-            policy,
-            top_k=top_k,
-            modalities=modalities,
-            speakers=speakers,
-            contents=contents,
-            by_chapter=by_chapter,
-            by_named_speaker=by_named_speaker,
-        )
-        return policy.searcher(NodeRetriever(retriever), self.postprocessor()).search(query)
+        with self._reading():
+            self.check_store()
+            contents = self._contents(sources)
+            policy = self.search_policy()
+            retriever = self._retriever(
+                policy,
+                top_k=top_k,
+                modalities=modalities,
+                speakers=speakers,
+                contents=contents,
+                by_chapter=by_chapter,
+                by_named_speaker=by_named_speaker,
+            )
+            return policy.searcher(NodeRetriever(retriever), self.postprocessor()).search(query)
 
     async def asearch(
         self,
@@ -249,7 +251,8 @@ class Querying(Recordings):
         Returns "not found in the index" without calling the model when nothing
         relevant is retrieved.
         """
-        return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
+        with self._reading():
+            return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
 
     async def aask(
         self,
@@ -278,8 +281,9 @@ class Querying(Recordings):
         their frames. ``streaming=True`` returns ``StreamingResponse``s. The arguments
         are :meth:`answerer`'s.
         """
-        answerer = self.answerer(llm=llm, options=options, reranker=reranker)
-        return VideoQueryEngine(answerer, streaming=streaming)
+        return _FollowingQueryEngine(
+            self, lambda: self.answerer(llm=llm, options=options, reranker=reranker), streaming
+        )
 
     def _contents(self, sources: Sequence[str | Path] | None) -> list[str] | None:
         """The content hashes of the recordings ``sources`` names; None for every file."""
@@ -306,3 +310,59 @@ def _settings_llm() -> LLM | None:
     its package and key), so only an LLM the app chose counts.
     """
     return Settings._llm
+
+
+class _Following:
+    """:meth:`Querying.as_retriever`'s retriever: ``make()``'s, made again whenever the
+    index has loaded its vectors afresh (another process's writer finished), so that a
+    retriever an app keeps finds what was ingested since, and never queries the vectors
+    the reload dropped. What the retriever shows (``channels``, ``top_k``) shows through."""
+
+    def __init__(self, index: Querying, make: Callable[[], Retriever]) -> None:
+        self._index = index
+        self._make = make
+        self._made_for = index.index
+        self._retriever = make()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._current(), name)
+
+    def retrieve(self, query: Any) -> Sequence[Any]:
+        with self._index._reading():
+            return self._current().retrieve(query)
+
+    async def aretrieve(self, query: Any) -> Sequence[Any]:
+        return await aretrieved(self._current(), query)
+
+    def _current(self) -> Retriever:
+        self._index._follow_writers()
+        if self._made_for is not self._index.index:
+            self._made_for, self._retriever = self._index.index, self._make()
+        return self._retriever
+
+
+class _FollowingQueryEngine(VideoQueryEngine):
+    """:meth:`Querying.as_query_engine`'s engine: its answerer made again whenever the
+    index has loaded its vectors afresh (see :class:`_Following`)."""
+
+    def __init__(self, index: Querying, make: Callable[[], VideoAnswerer], streaming: bool) -> None:
+        self._index = index
+        self._make = make
+        self._made_for = index.index
+        super().__init__(make(), streaming=streaming)
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        with self._index._reading():
+            self._follow()
+            return super()._query(query_bundle)
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        self._index._follow_writers()
+        self._follow()
+        return await super()._aquery(query_bundle)
+
+    def _follow(self) -> None:
+        if self._made_for is not self._index.index:
+            self._made_for, self.answerer = self._index.index, self._make()

@@ -19,13 +19,14 @@ without opening the vectors (``clip`` without subtitles).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from llama_index_video import schema
-from llama_index_video.errors import MomentRequestError, printable_path
+from llama_index_video.errors import IndexBusyError, MomentRequestError, printable_path
 
 if TYPE_CHECKING:
     from llama_index.core.llms.llm import LLM
@@ -214,16 +215,45 @@ class Recordings(ManifestRecordings):
     def check_store(self) -> None:
         """Fail when the store lost rows the manifest lists (``VideoIndex`` checks)."""
 
-    def _follow_releases(self) -> None:
-        """Reopen vectors another index of this process reopened (``VideoIndex`` does)."""
+    def _follow_writers(self) -> None:
+        """Load the vectors afresh when a writer has finished since (``VideoIndex`` does)."""
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """One read of the folder: the vectors brought up to the last finished writer's
+        version first, then held (the folder's lease, shared) so that no other thread of
+        this process reloads them meanwhile (:mod:`llama_index_video.store.lease`).
+
+        Raises:
+            IndexBusyError: a writer at work changed what the read was reading (Chroma's
+                ``Error finding id``, or rows it was adding taken for missing ones).
+        """
+        from llama_index_video.store.lease import folder_lease
+        from llama_index_video.store.lock import caused_by_a_writer, read_generation
+
+        self._follow_writers()
+        before = read_generation(self.path)
+        with folder_lease(self.path).shared():
+            try:
+                yield
+            except Exception as exc:
+                if isinstance(exc, IndexBusyError) or not caused_by_a_writer(exc):
+                    raise
+                if before is not None and read_generation(self.path) == before:
+                    raise  # no writer touched the folder: the failure is its own
+                raise IndexBusyError(
+                    f"{self.path}: another process is writing to this index and changed "
+                    "what this read was reading; read again when it has finished"
+                ) from exc
 
     def library(self) -> list[LibraryEntry]:
         """Every source in the index with its duration, moments, language, speakers,
         status and failure reason (see :mod:`llama_index_video.store.library`)."""
         from llama_index_video.store.library import library
 
-        self.check_store()
-        return library(self.manifest, self.vector_store)
+        with self._reading():
+            self.check_store()
+            return library(self.manifest, self.vector_store)
 
     def transcript(
         self,
@@ -246,11 +276,11 @@ class Recordings(ManifestRecordings):
         from llama_index_video.store.library import transcript
         from llama_index_video.store.recording_names import check_span
 
-        recording = self.recording(source)
-        if start is not None and end is not None:
-            check_span(recording, start, end, max_seconds=max_seconds, instant=True)
-        self._follow_releases()
-        return transcript(self.vector_store, recording.content_hash, start=start, end=end)
+        with self._reading():
+            recording = self.recording(source)
+            if start is not None and end is not None:
+                check_span(recording, start, end, max_seconds=max_seconds, instant=True)
+            return transcript(self.vector_store, recording.content_hash, start=start, end=end)
 
     def chapters(self, source: str | Path | IndexedSource) -> list[Chapter]:
         """The chapters of a recording in time order (``[]`` for one too short to chapter,
@@ -261,9 +291,9 @@ class Recordings(ManifestRecordings):
         """
         from llama_index_video.chapters.nodes import stored_chapters
 
-        recording = self.recording(source)
-        self._follow_releases()
-        chapters = stored_chapters(self.vector_store, recording.content_hash)
+        with self._reading():
+            recording = self.recording(source)
+            chapters = stored_chapters(self.vector_store, recording.content_hash)
         return [replace(chapter, source=recording.source) for chapter in chapters]
 
     def summarize(
@@ -351,12 +381,12 @@ class Recordings(ManifestRecordings):
         from llama_index_video.store.media_paths import resolved_path
         from llama_index_video.store.recording_names import check_span
 
-        recording = self.recording(source)
-        check_span(recording, at, at, instant=True)
-        self._follow_releases()
-        nodes = moments_between(
-            self.vector_store, recording.content_hash, at, at, ("frame", "ocr", "transcript")
-        )
+        with self._reading():
+            recording = self.recording(source)
+            check_span(recording, at, at, instant=True)
+            nodes = moments_between(
+                self.vector_store, recording.content_hash, at, at, ("frame", "ocr", "transcript")
+            )
         nodes.sort(key=lambda n: float(n.metadata[schema.START_S]))
         by_kind = {
             kind: [n for n in nodes if n.metadata[schema.MODALITY] == kind]

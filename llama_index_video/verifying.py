@@ -96,7 +96,7 @@ class Verifying(Writing):
             IndexCorruptError: rows are missing, e.g. ``chroma/`` was deleted or emptied;
                 or the manifest was emptied or lost.
         """
-        self._follow_releases()
+        self._follow_writers()
         if self._store_checked:
             return
         with translated(self.folder.chroma):

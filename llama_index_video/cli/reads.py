@@ -16,13 +16,12 @@ copying the folder for every one-shot command would cost more than it waits.)
 from __future__ import annotations
 
 import logging
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from llama_index_video.errors import IndexCorruptError, VideoIndexError
+from llama_index_video.errors import VideoIndexError
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -72,26 +71,16 @@ def read_once(index: Folder, read: Callable[[], T]) -> T | None:
     """``read()`` from ``index``'s folder; None when a writer changed the folder during
     it, so that it must be read again (see :func:`read_between_writers`), or when
     ``read()`` returned None. A failure while no writer touched the folder is raised."""
-    from llama_index_video.store.lock import read_generation
+    from llama_index_video.store.lock import caused_by_a_writer, read_generation
 
     before = read_generation(index.path)
     try:
         result = read()
     except Exception as exc:
         unchanged = before is not None and read_generation(index.path) == before
-        if unchanged or not _what_a_writer_causes(exc):
+        if unchanged or not caused_by_a_writer(exc):
             raise
         return None
     if before is None or read_generation(index.path) == before:
         return result
     return None
-
-
-def _what_a_writer_causes(exc: Exception) -> bool:
-    """Whether ``exc`` is what a read raises when a writer changes the folder under it:
-    Chroma's ``InternalError`` (``Error finding id``), or rows taken for damage. Checked
-    without importing ``chromadb``: an error of it means it is imported already."""
-    if isinstance(exc, IndexCorruptError):
-        return True
-    errors = sys.modules.get("chromadb.errors")
-    return errors is not None and isinstance(exc, errors.InternalError)

@@ -40,6 +40,7 @@ from llama_index_video.answering.answerer import AnswerStream, AskOptions
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
+from llama_index_video.store.lease import ReadWriteLease
 from llama_index_video.store.lock import read_generation
 from llama_index_video.store.snapshot import Snapshot, take_snapshot
 from llama_index_video.store.storage_errors import translated
@@ -222,7 +223,7 @@ class LiveIndex:
         self._index = index
         self._versions = versions
         self._answer = answer or ask_with(None)
-        self._lease = _ReadWriteLease()
+        self._lease = ReadWriteLease()
         self._moving = threading.Lock()
         self._catalog = self._new_catalog(index)
 
@@ -313,39 +314,3 @@ class LiveIndex:
 def _one_line(exc: Exception) -> str:
     text = str(exc) if isinstance(exc, VideoIndexError) else f"{type(exc).__name__}: {exc}"
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-class _ReadWriteLease:
-    """Many readers at once, or one writer; a waiting writer holds new readers back."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-        self._writers_waiting = 0
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._writer and not self._writers_waiting)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        with self._cond:
-            self._writers_waiting += 1
-            self._cond.wait_for(lambda: not self._writer and not self._readers)
-            self._writers_waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()

@@ -154,6 +154,14 @@ class IndexFolder:
         """This process holds ``lock`` and writes through its own Chroma from now on."""
         _LOADED[self.path.absolute()] = lock.generation
 
+    def behind_writers(self) -> bool:
+        """Whether a writer of another process has finished a version since this process
+        loaded the vectors (or loaded them while one was at work): the folder's write
+        generation is a finished one, and not the one loaded. False while a writer is at
+        work: its version is not finished, and loading the vectors then would race it."""
+        generation = read_generation(self.path)
+        return generation is not None and generation != _LOADED.get(self.path.absolute())
+
     def changed_since_loaded(self) -> bool:
         """Whether another process wrote since this process loaded the vectors (a cheap
         read of the lock file; True when that cannot be known)."""

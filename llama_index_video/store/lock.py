@@ -35,12 +35,13 @@ import json
 import logging
 import os
 import socket
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from llama_index_video.errors import IndexBusyError, IndexStorageError
+from llama_index_video.errors import IndexBusyError, IndexCorruptError, IndexStorageError
 from llama_index_video.store.storage_errors import storage_error
 
 logger = logging.getLogger(__name__)
@@ -176,6 +177,17 @@ def read_generation(folder: Path) -> int | None:
         return 0
     except OSError:
         return None
+
+
+def caused_by_a_writer(exc: BaseException) -> bool:
+    """Whether ``exc`` is what a read raises when a writer changes the folder under it:
+    Chroma's ``InternalError`` (``Error finding id``: rows its loaded vector index does
+    not know), a half-done state taken for damage, or a read that said so already.
+    Checked without importing ``chromadb``: an error of it means it is imported already."""
+    if isinstance(exc, IndexBusyError | IndexCorruptError):
+        return True
+    errors = sys.modules.get("chromadb.errors")
+    return errors is not None and isinstance(exc, errors.InternalError)
 
 
 def _rewrite(fd: int, record: dict[str, object]) -> None:

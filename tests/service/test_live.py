@@ -5,14 +5,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from llama_index_video.service import live
-from llama_index_video.service.live import IndexVersions, _ReadWriteLease
+from llama_index_video.service.live import IndexVersions
 from llama_index_video.service.server import app_for_folder
 from llama_index_video.store.lock import WriterLock
 from tests.service.conftest import LOOPBACK
@@ -46,35 +44,6 @@ def test_content_ingested_by_another_process_is_found_without_a_restart(example_
         # Nothing changed since: no further reopen.
         assert app.state.live.refresh() is False
     app.state.live.close()
-
-
-def test_a_reopen_waits_for_requests_in_flight_and_holds_new_ones():
-    lease = _ReadWriteLease()
-    events: list[str] = []
-    reading = threading.Event()
-
-    def reader(name: str, hold: float) -> None:
-        with lease.shared():
-            events.append(f"{name} in")
-            reading.set()
-            time.sleep(hold)
-            events.append(f"{name} out")
-
-    def writer() -> None:
-        with lease.exclusive():
-            events.append("reopen")
-
-    first = threading.Thread(target=reader, args=("first", 0.3))
-    first.start()
-    reading.wait()
-    reopen = threading.Thread(target=writer)
-    reopen.start()
-    time.sleep(0.05)
-    second = threading.Thread(target=reader, args=("second", 0))
-    second.start()
-    for thread in (first, reopen, second):
-        thread.join(timeout=5)
-    assert events == ["first in", "first out", "reopen", "second in", "second out"]
 
 
 def test_a_version_a_writer_overtook_is_followed_as_soon_as_that_writer_finishes(

@@ -1,0 +1,83 @@
+"""The read-write lease: reads run together, a swap waits for them and holds new ones."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from llama_index_video.store.lease import ReadWriteLease, folder_lease
+
+
+def _until(condition, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_a_swap_waits_for_reads_in_flight_and_holds_new_ones():
+    """Moved from the service's tests, where the second read started 50 ms after the
+    swap on a guess that the swap was waiting by then: on a busy machine it was not, the
+    second read went in first, and the order asserted failed. Each step now waits for
+    the state it needs."""
+    lease = ReadWriteLease()
+    events: list[str] = []
+    first_in, first_may_leave = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with lease.shared():
+            events.append("first in")
+            first_in.set()
+            assert first_may_leave.wait(30)
+            events.append("first out")
+
+    def swap() -> None:
+        with lease.exclusive():
+            events.append("swap")
+
+    def second() -> None:
+        with lease.shared():
+            events.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=swap)]
+    threads[0].start()
+    assert first_in.wait(30)
+    threads[1].start()
+    _until(lambda: lease._writers_waiting == 1)
+    threads.append(threading.Thread(target=second))
+    threads[2].start()  # held back from here on, whenever it asks: the swap waits
+    first_may_leave.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert events == ["first in", "first out", "swap", "second in"]
+
+
+def test_a_read_inside_a_read_is_one_read_and_a_swap_inside_one_is_refused():
+    """A search inside a search (a tool that searches while answering) must not wait
+    for a swap that waits for the outer search; a swap inside a read would wait for
+    itself, so it is refused at once."""
+    lease = ReadWriteLease()
+    swapped = threading.Event()
+
+    def swap() -> None:
+        with lease.exclusive():
+            swapped.set()
+
+    with lease.shared():
+        other = threading.Thread(target=swap)
+        other.start()
+        _until(lambda: lease._writers_waiting == 1)
+        with lease.shared():  # would wait for the swap, which waits for this read
+            assert lease.reading_here()
+        with pytest.raises(RuntimeError, match="inside a read"), lease.exclusive():
+            pass
+        assert not swapped.is_set()
+    other.join(timeout=30)
+    assert swapped.is_set() and not lease.reading_here()
+
+
+def test_one_lease_per_folder(tmp_path):
+    assert folder_lease(tmp_path / "a") is folder_lease(tmp_path / "a")
+    assert folder_lease(tmp_path / "a") is not folder_lease(tmp_path / "b")

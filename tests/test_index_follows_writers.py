@@ -1,0 +1,134 @@
+"""An app keeps a ``VideoIndex`` open while another process re-ingests a file in its folder.
+
+Written the way a third-party app uses the library: one ``VideoIndex``, a retriever, a
+query engine and an agent's tools made once and kept, and ``llama-index-video ingest``
+run by someone else.
+Once that ingest had replaced the file, the app's retriever found nothing (its loaded
+vectors held only the old edition's rows, which the manifest no longer lists), a search
+filtered by modality failed with chromadb's ``InternalError: Error finding id``, and so
+on until the app called ``reopen()``; after which the retriever and the query engine it
+had kept failed (they queried the Chroma that ``reopen`` dropped). Reads now load the
+vectors afresh once another process's writer has finished, and what the app kept follows.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+from llama_index_video.agents import VideoToolSpec
+from llama_index_video.errors import IndexBusyError
+from llama_index_video.index import VideoIndex
+
+QUESTION = "how often is valve 12 checked"
+SECTIONS = 40
+
+
+def _manual(path: Path, edition: str) -> None:
+    path.write_text(
+        "\n\n".join(
+            f"## Valve {n}\n\nIn the {edition} edition, valve {n} is checked every "
+            f"{n % 9 + 1} days."
+            for n in range(SECTIONS)
+        )
+    )
+
+
+def _first_edition(path: Path, index_dir: Path) -> None:
+    """The first edition, ingested in this process (quicker than another one), which
+    then lets Chroma go, as if the app started afresh."""
+    from llama_index_video.cli.main import main
+    from llama_index_video.store.folder import IndexFolder
+
+    _manual(path, "first")
+    assert main(["ingest", str(path), "--index", str(index_dir), "--quiet"]) == 0
+    IndexFolder(index_dir).release()
+
+
+def _ingest_elsewhere(spawn, path: Path, index_dir: Path) -> None:
+    process = spawn("ingest", str(path), "--index", str(index_dir), "--quiet")
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, (out, err)
+
+
+def _editions(texts: list[str]) -> set[str]:
+    return {text.split(" edition")[0].rsplit(" ", 1)[-1] for text in texts}
+
+
+def test_what_an_app_keeps_reads_the_file_another_process_replaced(spawn, tmp_path):
+    manual = tmp_path / "docs" / "manual.md"
+    manual.parent.mkdir()
+    index_dir = tmp_path / "index"
+    _first_edition(manual, index_dir)
+
+    app = VideoIndex(index_dir)
+    try:
+        retriever = app.as_retriever(similarity_top_k=3)
+        engine = app.as_query_engine()
+        tools = VideoToolSpec(app)  # an agent's tools over the same index
+        found = retriever.retrieve(QUESTION)
+        assert len(found) == 3 and _editions([n.node.get_content() for n in found]) == {"first"}
+
+        _manual(manual, "second")
+        _ingest_elsewhere(spawn, manual, index_dir)
+
+        found = retriever.retrieve(QUESTION)
+        assert len(found) == 3, [n.node.get_content() for n in found]
+        assert _editions([n.node.get_content() for n in found]) == {"second"}
+        hits = app.search(QUESTION, top_k=3, modalities=["text"])
+        assert hits and _editions([hit.text for hit in hits]) == {"second"}
+        response = engine.query(QUESTION)
+        assert response.source_nodes
+        assert _editions([n.node.get_content() for n in response.source_nodes]) == {"second"}
+        moments = json.loads(tools.search_moments(QUESTION, top_k=3, modality="text"))["moments"]
+        assert moments and _editions([moment["text"] for moment in moments]) == {"second"}
+        assert [entry.moments for entry in app.library()] == [{"text": SECTIONS}]
+    finally:
+        app.close()
+
+
+def test_threads_searching_while_another_process_replaces_the_file(spawn, tmp_path):
+    """The reload that follows the other process waits for the searches in flight on
+    other threads (it drops the Chroma they query) and holds new ones back. While the
+    writer is at work a search filtered by modality may meet the rows it is adding
+    (chromadb's ``Error finding id``, a traceback): that is one line in the package's
+    errors now, ``IndexBusyError``, and the app searches again."""
+    manual = tmp_path / "manual.md"
+    index_dir = tmp_path / "index"
+    _first_edition(manual, index_dir)
+    app = VideoIndex(index_dir)
+    done = threading.Event()
+    errors: list[BaseException] = []
+    last: dict[int, set[str]] = {}
+
+    def search(number: int) -> None:
+        for _ in range(5000):  # ends by count, or when the writer is done and followed
+            try:
+                hits = app.search(QUESTION, top_k=3, modalities=["text"])
+            except IndexBusyError as exc:
+                assert str(exc).count("\n") == 0 and "another process is writing" in str(exc)
+                continue
+            except BaseException as exc:
+                errors.append(exc)
+                return
+            last[number] = _editions([hit.text for hit in hits])
+            if done.is_set() and last[number] == {"second"}:
+                return
+            time.sleep(0.01)  # leaves the writer a core; nothing waits on it
+
+    threads = [threading.Thread(target=search, args=(n,)) for n in range(2)]
+    try:
+        for thread in threads:
+            thread.start()
+        _manual(manual, "second")
+        _ingest_elsewhere(spawn, manual, index_dir)
+        done.set()
+        for thread in threads:
+            thread.join(timeout=300)
+        assert errors == []
+        assert last == {0: {"second"}, 1: {"second"}}
+    finally:
+        done.set()
+        app.close()
