@@ -261,17 +261,9 @@ class Ingestor(IndexWriter):
         nodes = [
             resolved_node(node_from_json(item.node_type, item.node_json), folder) for item in items
         ]
-        self._manifest.forget_pending(file_hash)
-        left = self._add_nodes(path, nodes)
+        left = self._add_nodes(path, nodes, retried=file_hash)
         record = self._manifest.file(file_hash)
-        count = (record.node_count if record else 0) + len(nodes) - left
-        self._manifest.set_file(
-            file_hash,
-            "indexed",
-            node_count=count,
-            duration=record.duration if record else None,
-            notes=record.notes if record else "",
-        )
+        count = record.node_count if record else 0
         reason = f"embedded {len(nodes) - left} of {len(items)} pending moments"
         if left:
             reason += (
@@ -286,8 +278,14 @@ class Ingestor(IndexWriter):
         logger.debug("failure detail for %s", printable_path(path), exc_info=exc)
         return FileOutcome(path, "failed", reason, content_hash=record.content_hash)
 
-    def _add_nodes(self, path: Path, nodes: list[BaseNode]) -> int:
-        """Embed and store ``nodes`` in batches; returns how many were left pending."""
+    def _add_nodes(self, path: Path, nodes: list[BaseNode], *, retried: str | None = None) -> int:
+        """Embed and store ``nodes`` in batches; returns how many were left pending.
+
+        ``retried``: the content whose pending nodes these are. Each stays pending until
+        it is stored, and is then counted in the content's moments in the same
+        transaction: a retry killed or failing half-way (a full disk, Ctrl-C while the
+        model answers) loses none of them, and the next ingest retries what is left.
+        """
         total, pending = len(nodes), 0
         for start in range(0, total, self._batch_size):
             batch = nodes[start : start + self._batch_size]
@@ -303,8 +301,23 @@ class Ingestor(IndexWriter):
                 self._index.insert_nodes(batch)
                 if self._lexical is not None:
                     self._lexical.add(batch)
+                if retried is not None:
+                    self._count_stored(retried, [node.node_id for node in batch])
             self._progress(path, "embed", min(start + self._batch_size, total), total)
         return pending
+
+    def _count_stored(self, file_hash: str, node_ids: list[str]) -> None:
+        """Pending nodes of ``file_hash`` now stored: no longer pending, and counted."""
+        with self._manifest.transaction():
+            self._manifest.forget_pending(file_hash, node_ids)
+            record = self._manifest.file(file_hash)
+            self._manifest.set_file(
+                file_hash,
+                "indexed",
+                node_count=(record.node_count if record else 0) + len(node_ids),
+                duration=record.duration if record else None,
+                notes=record.notes if record else "",
+            )
 
 
 def _reason(path: Path, exc: VideoIndexError) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import IndexCompatibilityError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.options import ReaderOptions
-from tests.fakes.gemini_server import FakeGeminiServer
+from llama_index_video.store.folder import IndexFolder
+from tests.fakes.gemini_server import FakeGeminiServer, Fault
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
 
 FAST = {"retry_initial_delay": 0.001, "retry_max_delay": 0.01, "timeout": 5.0}
@@ -129,6 +131,54 @@ def test_a_failing_batch_is_kept_and_retried_by_the_next_ingest(
     ids = _rows(index)["ids"]
     assert len(ids) == len(set(ids)) == stored + outcome.pending
     assert index.ingest([folder / "team_sync.mp3"]).files[0].reason == "unchanged"
+    index.close()
+
+
+RETRY_IN_ANOTHER_PROCESS = """
+import sys
+from pathlib import Path
+from llama_index_video.embeddings.gemini import GeminiMultimodalEmbedding
+from llama_index_video.index import VideoIndex
+embed = GeminiMultimodalEmbedding(max_retries=1, embed_batch_size=4, timeout=120.0)
+VideoIndex(Path(sys.argv[1]), embed_model=embed).ingest([Path(sys.argv[2])])
+"""
+
+
+def test_a_retry_of_pending_moments_killed_half_way_loses_none_of_them(
+    gemini, folder, tmp_path, spawn
+):
+    """The retry forgot a file's pending moments before embedding them: killed while
+    the model answered (Ctrl-C, a crash, a full disk while storing), it left the file
+    indexed without them and nothing pending, so every later ingest said "unchanged"
+    and search never found them. They stay pending now until stored."""
+    path, handbook = tmp_path / "index", folder / "handbook.md"
+    embed = GeminiMultimodalEmbedding(max_retries=1, embed_batch_size=4, **FAST)
+    index = VideoIndex(path, embed_model=embed)
+    gemini.fail("embed", 500, 500)  # the first batch fails twice: out of retries
+    first = index.ingest([handbook]).files[0]
+    assert first.outcome == "indexed" and first.pending > 0
+    stored = len(_rows(index)["ids"])
+    index.close()
+    IndexFolder(path).release()  # another process writes next
+
+    gemini.fail("embed", Fault(delay=60.0))  # the model takes its time to answer
+    asked = len(gemini.requests_to("embed"))
+    code = RETRY_IN_ANOTHER_PROCESS.replace("sys.argv[1]", repr(str(path)))
+    retry = spawn(code=code.replace("sys.argv[2]", repr(str(handbook))))
+    deadline = time.monotonic() + 120
+    while len(gemini.requests_to("embed")) == asked:  # ends: the deadline is fixed
+        assert retry.poll() is None, retry.communicate()
+        assert time.monotonic() < deadline, "the retry never asked the model"
+        time.sleep(0.02)
+    retry.kill()
+    retry.communicate()
+
+    index = VideoIndex(path, embed_model=embed)
+    again = index.ingest([handbook]).files[0]
+    assert again.pending == 0 and "embedded" in again.reason, again
+    ids = _rows(index)["ids"]
+    assert len(ids) == len(set(ids)) == stored + first.pending == again.node_count
+    assert index.verify()[0].ok
     index.close()
 
 
