@@ -15,6 +15,7 @@ it, which would wait for itself: :meth:`ReadWriteLease.reading_here` tells it so
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,7 +75,8 @@ class ReadWriteLease:
                 self._cond.notify_all()
 
 
-_FOLDERS: dict[Path, ReadWriteLease] = {}
+_FOLDERS: weakref.WeakValueDictionary[Path, ReadWriteLease] = weakref.WeakValueDictionary()
+"""Kept while someone holds or waits for it: a service's private copies come and go."""
 _MADE = threading.Lock()
 
 
@@ -82,4 +84,7 @@ def folder_lease(folder: Path) -> ReadWriteLease:
     """The lease of the index folder ``folder`` in this process."""
     key = folder.absolute()
     with _MADE:
-        return _FOLDERS.setdefault(key, ReadWriteLease())
+        lease = _FOLDERS.get(key)
+        if lease is None:
+            lease = _FOLDERS[key] = ReadWriteLease()
+        return lease

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from llama_index_video.store import lease as lease_module
 from llama_index_video.store.lease import ReadWriteLease, folder_lease
 
 
@@ -81,3 +82,12 @@ def test_a_read_inside_a_read_is_one_read_and_a_swap_inside_one_is_refused():
 def test_one_lease_per_folder(tmp_path):
     assert folder_lease(tmp_path / "a") is folder_lease(tmp_path / "a")
     assert folder_lease(tmp_path / "a") is not folder_lease(tmp_path / "b")
+
+
+def test_a_lease_nobody_holds_is_let_go(tmp_path):
+    """``serve`` reads a new private copy at each version: their leases do not pile up."""
+    lease = folder_lease(tmp_path / "copy")
+    with lease.shared():
+        assert folder_lease(tmp_path / "copy") is lease
+    del lease
+    assert (tmp_path / "copy").absolute() not in lease_module._FOLDERS
