@@ -1,0 +1,133 @@
+"""What following other writers costs a long-lived ``VideoIndex``'s reads.
+
+Run from the repository root::
+
+    python benchmarks/follow_cost.py [--searches 200] [--rounds 3] [--baseline-ref REF]
+                                     [--json FILE]
+
+A ``VideoIndex`` an app keeps open reads the folder's lock file before each read, to
+load its vectors afresh once another process's writer has finished, and holds the
+folder's lease (:mod:`llama_index_video.store.lease`) while it reads. This measures
+what that adds to a warm search and to a kept retriever's ``retrieve``: each version
+(today's checkout, and the source at ``--baseline-ref``, by default the commit before
+reads followed writers) opens the same index in a process of its own and times
+``--searches`` calls of each after five warm-up calls, ``--rounds`` times, the
+versions taking turns. Nobody writes meanwhile, so both versions do the same work but
+the check. Synthetic material: a Markdown manual of 300 sections, ingested once by
+today's code (the default local embedding).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.baseline import Version, compiled_env, load_average, release, run, today
+
+BASELINE_REF = "a8e21c7"
+"""The last commit before reads followed other processes' writers."""
+QUESTION = "how often is valve 12 of the cooling loop checked"
+SECTIONS = 300
+
+TIMED = """
+import json, statistics, sys, time
+from llama_index_video.index import VideoIndex
+index = VideoIndex(sys.argv[1])
+retriever = index.as_retriever(top_k=5)
+calls = {"search": lambda: index.search(QUESTION, top_k=5),
+         "retrieve": lambda: retriever.retrieve(QUESTION)}
+found = {}
+for name, call in calls.items():
+    for _ in range(5):
+        call()
+    times = []
+    for _ in range(int(sys.argv[2])):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    times.sort()
+    found[name] = [statistics.median(times) * 1000, times[int(len(times) * 0.95)] * 1000]
+print(json.dumps(found))
+""".replace("QUESTION", repr(QUESTION))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--searches", type=int, default=200, help="timed calls per round")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per version (1-20)")
+    parser.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref of the baseline")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if not 1 <= args.rounds <= 20 or not 10 <= args.searches <= 10_000:
+        parser.error("--rounds must be within 1..20 and --searches within 10..10000")
+    versions = [release(args.baseline_ref), today()]
+    load_before = load_average()
+    with tempfile.TemporaryDirectory(prefix="follow-cost-") as scratch:
+        index = _index(versions[1], Path(scratch))
+        runs: dict[str, list[dict[str, list[float]]]] = {v.name: [] for v in versions}
+        for round_ in range(args.rounds):  # ends: a fixed number of rounds
+            for version in versions if round_ % 2 == 0 else versions[::-1]:
+                runs[version.name].append(_timed(version, index, args.searches))
+    medians = {
+        name: {
+            call: {
+                "median_ms": statistics.median(r[call][0] for r in found),
+                "p95_ms": statistics.median(r[call][1] for r in found),
+            }
+            for call in ("search", "retrieve")
+        }
+        for name, found in runs.items()
+    }
+    result = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}",
+        "load_average": {"before": load_before, "after": load_average()},
+        "searches": args.searches,
+        "rounds": args.rounds,
+        "versions": [v.name for v in versions],
+        "figures": medians,
+    }
+    for name, calls in medians.items():
+        for call, figure in calls.items():
+            print(
+                f"{name:>22} {call:>8}: median {figure['median_ms']:6.2f} ms, "
+                f"p95 {figure['p95_ms']:6.2f} ms"
+            )
+    print(f"load {result['load_average']}; {result['machine']}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0
+
+
+def _index(version: Version, scratch: Path) -> Path:
+    manual = scratch / "manual.md"
+    manual.write_text(
+        "\n\n".join(
+            f"## Valve {n}\n\nValve {n} of the cooling loop is checked every {n % 9 + 1} days."
+            for n in range(SECTIONS)
+        )
+    )
+    index = scratch / "index"
+    done = run(version.cli("ingest", str(manual), "--index", str(index), "--quiet"), version.env())
+    if done.returncode != 0:
+        raise SystemExit(f"ingest failed:\n{done.stderr}")
+    return index
+
+
+def _timed(version: Version, index: Path, searches: int) -> dict[str, list[float]]:
+    done = run([sys.executable, "-c", TIMED, str(index), str(searches)], compiled_env(version))
+    if done.returncode != 0:
+        raise SystemExit(f"{version.name} failed:\n{done.stderr}")
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
