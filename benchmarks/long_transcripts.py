@@ -25,6 +25,9 @@ Each is heard, each in a child process timed as a whole (wall, CPU seconds), by:
 - ``prompted``: ours with ``FasterWhisperTranscriber(condition_on_previous_text=True)``
   (each clip prompted with the text before it unless that held a loop, see
   :mod:`llama_index_video.transcription.faster_decoding`), through the same ingest;
+- ``prompted+fallback``: the same with faster-whisper's temperature fallback
+  (``temperature=FALLBACK``): faster-whisper's own prompting over ours' clips, reset
+  after a window decoded hotter than 0.5 (it samples at random);
 - ``defaults``: faster-whisper's default decoding of the whole file with the same model
   (tiny.en, int8): ``WhisperModel.transcribe(path)`` with no option changed (beam 5,
   temperature fallback 0.0-1.0, each window prompted with the previous text, no VAD).
@@ -66,6 +69,9 @@ from benchmarks.scoring import error_rate  # noqa: E402
 
 DEFAULTS = "defaults"
 PROMPTED = "prompted"
+WITH_FALLBACK = "prompted+fallback"
+FALLBACK = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+"""faster-whisper's default temperatures."""
 NEAR_SECONDS = 2.0
 """A fact counts as heard when its answer is in text heard this close to its span."""
 REDECODED = "again ("
@@ -217,10 +223,11 @@ def _defaults_child(audio: Path, out: Path) -> None:
 
 
 def measure(
-    version: Version | None, audio: Path, work: Path, *, prompted: bool = False
+    version: Version | None, audio: Path, work: Path, *, prompted: str | None = None
 ) -> tuple[list[Heard], Figures]:
     """What ``version``'s ingest stored for ``audio`` (or the defaults, for None), its
-    transcriber prompting each clip with the text before it when ``prompted``."""
+    transcriber prompting each clip with the text before it when ``prompted`` (the
+    recipe: :data:`PROMPTED` or :data:`WITH_FALLBACK`)."""
     out = work / "heard.json"
     timeout = 3600.0
     if version is None:
@@ -231,7 +238,7 @@ def measure(
         return heard, Figures(0.0, [], None, None, done.wall_s, done.cpu_s)
     index = work / "index"
     command = ("--debug", "ingest", str(audio), "--index", str(index), "--quiet")
-    me = [sys.executable, str(Path(__file__).resolve()), "--prompted-cli"]
+    me = [sys.executable, str(Path(__file__).resolve()), "--prompted-cli", str(prompted)]
     ingest = [*me, *command] if prompted else version.cli(*command)
     done = run(ingest, version.env(), timeout=timeout)
     _check("ingest", done.returncode, done.stderr)
@@ -253,16 +260,19 @@ def measure(
 
 
 def _prompted_cli(argv: list[str]) -> int:
-    """The command line with every transcriber it builds prompting (the ``prompted``
-    recipe: the CLI has no option for it)."""
+    """The command line with every transcriber it builds prompting, with the fallback for
+    :data:`WITH_FALLBACK` (``argv[0]``, the recipe: the CLI has no option for either)."""
     from dataclasses import dataclass
 
     from llama_index_video.cli.main import main as cli
     from llama_index_video.transcription import faster
 
+    fallback = argv.pop(0) == WITH_FALLBACK
+
     @dataclass(frozen=True, kw_only=True)
     class Prompted(faster.FasterWhisperTranscriber):
         condition_on_previous_text: bool = True
+        temperature: float | tuple[float, ...] = FALLBACK if fallback else 0.0
 
     faster.FasterWhisperTranscriber = Prompted  # type: ignore[misc]
     return cli(argv)
@@ -289,7 +299,10 @@ def hear(
         else:
             with tempfile.TemporaryDirectory(prefix="long-transcripts-") as folder:
                 heard, process = measure(
-                    version, material.audio, Path(folder), prompted=name == PROMPTED
+                    version,
+                    material.audio,
+                    Path(folder),
+                    prompted=name if name in (PROMPTED, WITH_FALLBACK) else None,
                 )
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
@@ -321,8 +334,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--recipes",
         nargs="+",
-        choices=("ours", "baseline", PROMPTED, DEFAULTS),
-        default=("ours", "baseline", PROMPTED, DEFAULTS),
+        choices=("ours", "baseline", PROMPTED, WITH_FALLBACK, DEFAULTS),
+        default=("ours", "baseline", PROMPTED, WITH_FALLBACK, DEFAULTS),
         help="run only these (several runs of the script can then share a busy machine)",
     )
     parser.add_argument("--json", type=Path, help="append the figures here (JSON lines)")
@@ -338,8 +351,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     recipes: dict[str, Version | None] = {"ours": today()} if "ours" in args.recipes else {}
     if args.baseline_ref and "baseline" in args.recipes:
         recipes[f"ours at {args.baseline_ref}"] = release(args.baseline_ref)
-    if PROMPTED in args.recipes:
-        recipes[PROMPTED] = today()
+    for prompted in (PROMPTED, WITH_FALLBACK):
+        if prompted in args.recipes:
+            recipes[prompted] = today()
     if DEFAULTS in args.recipes:
         recipes[DEFAULTS] = None
     print("Heard through faster-whisper tiny.en; each recording says whether its speech is real.")

@@ -11,11 +11,17 @@ still loops listed as dropped, words a window skipped decoded again
 (:func:`.skips.filled`), and errors raised while decoding (CTranslate2 raises
 plain ``RuntimeError``) made :class:`~llama_index_video.errors.TranscriptionError`.
 
-With ``condition_on_previous_text`` the whole audio is decoded one clip at a time
-(:mod:`.windows`: each clip ends in a pause), each prompted with the text before it
-unless that text held a loop or an improbable segment (:func:`next_prompt`), so a loop
-is never handed on as faster-whisper's own prompting hands it on when the temperature
-never rises. faster-whisper takes the prompt as tokens, the ones its own prompting uses.
+With ``condition_on_previous_text`` and a temperature fallback that resets the prompt
+(:func:`fallback_resets`), faster-whisper prompts each window with the text before it
+itself, over the same clips: a window that loops or is improbable is decoded again
+hotter, and above :data:`PROMPT_RESET_TEMPERATURE` the prompt starts afresh. With
+deterministic decoding nothing would reset it, so the whole audio is decoded one clip at
+a time instead (:mod:`.windows`: each clip ends in a pause), each prompted with the text
+before it unless that text held a loop or an improbable segment (:func:`next_prompt`),
+so a loop is never handed on as faster-whisper's own prompting hands it on when the
+temperature never rises. faster-whisper takes the prompt as tokens, the ones its own
+prompting uses. On real readers faster-whisper's own prompting with the fallback wrote
+fewer wrong words than either (docs/evaluation.md, long recordings).
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ if TYPE_CHECKING:
 
 PROMPT_TOKENS: Final = 223
 """Tokens of earlier text a clip is prompted with at most (faster-whisper's own bound)."""
+PROMPT_RESET_TEMPERATURE: Final = 0.5
+"""faster-whisper's ``prompt_reset_on_temperature``: a window decoded hotter than this
+prompts the next one with nothing."""
 MIN_LOG_PROB: Final = -1.0
 """A clip with a segment less probable than this prompts nothing (faster-whisper's
 ``log_prob_threshold``, below which its default decoding falls back)."""
@@ -111,7 +120,9 @@ def decode(
             part = part[:0]
         elif whole and options.condition_on_previous_text:
             clips = clip_timestamps([(0, len(part))], activity.spans(UTTERANCES))
-        if isinstance(clips, list) and options.condition_on_previous_text and len(part):
+        prompted = isinstance(clips, list) and options.condition_on_previous_text
+        own = fallback_resets(options.temperature)  # faster-whisper's prompting, reset
+        if isinstance(clips, list) and prompted and len(part) and not own:
             segments, info = _prompted(run, part, clips, options)
         else:
             segments, info = run.whisper.transcribe(
@@ -121,7 +132,7 @@ def decode(
                 temperature=options.temperature,
                 vad_filter=options.vad_filter and kept is None,
                 word_timestamps=options.word_timestamps,
-                condition_on_previous_text=False,
+                condition_on_previous_text=prompted,
                 initial_prompt=options.initial_prompt,
                 clip_timestamps=clips,
             )
@@ -161,6 +172,13 @@ def decode(
         probability=float(info.language_probability) if detected else None,
         duration_after_vad=float(info.duration_after_vad),
     )
+
+
+def fallback_resets(temperature: float | tuple[float, ...]) -> bool:
+    """Whether decoding at ``temperature`` (or falling back through them) can reach a
+    temperature at which faster-whisper's prompting starts afresh."""
+    temperatures = temperature if isinstance(temperature, tuple) else (temperature,)
+    return any(value > PROMPT_RESET_TEMPERATURE for value in temperatures)
 
 
 def _prompted(

@@ -1,8 +1,10 @@
-"""Guarded prompting: each clip is prompted with the text before it, never with a loop.
+"""Guarded prompting: each clip is prompted with the text before it, never with a loop;
+with a temperature fallback that resets it, faster-whisper's own prompting.
 
 :func:`~llama_index_video.transcription.faster_decoding.next_prompt` is checked on
 constructed faster-whisper segments; the real model checks that the prompt reaches each
-clip after the first and that the prompted transcript keeps its times.
+clip after the first, that with the fallback faster-whisper prompts over the same clips,
+and that the prompted transcript keeps its times.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from llama_index_video.transcription.faster_decoding import (
     MIN_LOG_PROB,
     PROMPT_TOKENS,
+    fallback_resets,
     next_prompt,
 )
 
@@ -63,24 +66,58 @@ def test_a_loop_or_an_improbable_clip_prompts_nothing_and_silence_keeps_the_prom
     assert next_prompt((1, 2), [], language="en") == (1, 2)
 
 
+def test_only_a_fallback_that_gets_hot_enough_resets_faster_whispers_prompt():
+    assert fallback_resets((0.0, 0.2, 0.4, 0.6, 0.8, 1.0)) and fallback_resets(0.7)
+    assert not fallback_resets(0.0) and not fallback_resets((0.0, 0.2, 0.4))
+
+
+def _calls(transcriber: FasterWhisperTranscriber, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """The options of each call the transcriber's model gets for a clip or the clips
+    (decoding a piece again uses the VAD), recorded as the real model runs."""
+    whisper = transcriber._load(transcriber.model)[1]
+    original = whisper.transcribe
+    calls: list[dict] = []
+
+    def transcribe(audio, **options):
+        if not options["vad_filter"]:
+            calls.append(options)
+        return original(audio, **options)
+
+    monkeypatch.setattr(whisper, "transcribe", transcribe)
+    return calls
+
+
 def test_each_clip_after_the_first_is_prompted_and_times_hold(
     narration: Clip, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     transcriber = FasterWhisperTranscriber(language="en", condition_on_previous_text=True)
-    whisper = transcriber._load(transcriber.model)[1]
-    original = whisper.transcribe
-    prompts: list[object] = []
-
-    def transcribe(audio, **options):  # the real model; what each clip is prompted with
-        if not options["vad_filter"]:  # a clip (decoding again uses the VAD)
-            prompts.append(options.get("initial_prompt"))
-        return original(audio, **options)
-
-    monkeypatch.setattr(whisper, "transcribe", transcribe)
+    calls = _calls(transcriber, monkeypatch)
     segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
 
+    prompts = [call.get("initial_prompt") for call in calls]
     assert len(prompts) >= 2 and prompts[0] is None
     assert all(isinstance(p, list) and p for p in prompts[1:])
+    _heard_in_time(narration, segments)
+
+
+def test_with_the_fallback_faster_whisper_prompts_over_the_same_clips(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fallback = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    transcriber = FasterWhisperTranscriber(
+        language="en", condition_on_previous_text=True, temperature=fallback
+    )
+    calls = _calls(transcriber, monkeypatch)
+    segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
+
+    assert len(calls) == 1 and calls[0]["condition_on_previous_text"] is True
+    clips = calls[0]["clip_timestamps"]
+    assert isinstance(clips, list) and len(clips) >= 4  # two clips or more, ending in pauses
+    assert calls[0]["temperature"] == fallback
+    _heard_in_time(narration, segments)
+
+
+def _heard_in_time(narration: Clip, segments) -> None:
     heard = " ".join(s.text for s in segments)
     spoken = " ".join(s["text"] for s in narration.sentences)
     assert word_error_rate(spoken, heard) <= 0.3
