@@ -277,6 +277,11 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
         help="the audio track to hear in files with several, from 1 (default: the first)",
     )
     parser.add_argument(
+        "--mix-channels",
+        action="store_true",
+        help="hear stereo mixed to one even when each channel holds its own voice",
+    )
+    parser.add_argument(
         "--frame-interval", type=float, default=5.0, help="seconds between sampled frames"
     )
     parser.add_argument("--no-frames", action="store_true", help="do not sample frames")

@@ -19,6 +19,7 @@ from pathlib import Path
 import av
 import numpy as np
 
+from llama_index_video.errors import UnsupportedMediaError
 from llama_index_video.media.probe import (
     audio_stream,
     container_start,
@@ -61,13 +62,14 @@ def iter_audio_chunks(
     chunk_seconds: float | None = 600.0,
     search_seconds: float = 10.0,
     track: int = 1,
+    channel: int | None = None,
 ) -> Iterator[AudioChunk]:
     """Yield the audio as consecutive chunks of at most ``chunk_seconds`` (None: one chunk).
 
     The first chunk starts at 0.0 (leading silence included) so sample offsets map to
     source time. Each cut lands on the quietest 100 ms within ``search_seconds`` of the
     limit. ``track`` is the audio track, from 1, as players number them; its channels
-    are mixed down to one.
+    are mixed down to one, or only ``channel`` (from 0: left, right, ...) is kept.
 
     Raises:
         UnsupportedMediaError: no audio stream, or none numbered ``track``.
@@ -79,7 +81,7 @@ def iter_audio_chunks(
     buffer: list[np.ndarray] = []
     buffered = 0
     chunk_start = 0  # in samples
-    for block in _iter_resampled(path, track):
+    for block in _iter_resampled(path, track, channel):
         buffer.append(block)
         buffered += len(block)
         while limit is not None and buffered >= limit:
@@ -132,12 +134,21 @@ def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioCh
     return AudioChunk(start, samples)
 
 
-def _iter_resampled(path: Path, track: int) -> Iterator[np.ndarray]:
-    """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration."""
+def _iter_resampled(path: Path, track: int, channel: int | None) -> Iterator[np.ndarray]:
+    """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration:
+    the channels mixed to one, or ``channel`` alone."""
     with open_container(path) as container:
         stream = audio_stream(container, path, track)
         total = round(probe(path).duration * SAMPLE_RATE)
-        resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+        if channel is None:
+            resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
+            plane = 0
+        else:
+            layout = stream.codec_context.layout
+            if not 0 <= channel < len(layout.channels):
+                raise UnsupportedMediaError(path, f"audio track {track} has no channel {channel}")
+            resampler = av.AudioResampler(format="fltp", layout=layout.name, rate=SAMPLE_RATE)
+            plane = channel
         origin = container_start(container)
         emitted = 0
 
@@ -155,11 +166,11 @@ def _iter_resampled(path: Path, track: int) -> Iterator[np.ndarray]:
                     for start in range(0, gap, _SILENCE_BLOCK):
                         yield until_end(np.zeros(min(_SILENCE_BLOCK, gap - start), np.float32))
             for out in resampler.resample(frame):
-                yield until_end(out.to_ndarray().reshape(-1).astype(np.float32, copy=False))
+                yield until_end(out.to_ndarray()[plane].astype(np.float32, copy=False))
             if emitted >= total:
                 return
         for out in resampler.resample(None):
-            yield until_end(out.to_ndarray().reshape(-1).astype(np.float32, copy=False))
+            yield until_end(out.to_ndarray()[plane].astype(np.float32, copy=False))
 
 
 def _quietest_cut(samples: np.ndarray, search: int) -> int:

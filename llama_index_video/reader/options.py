@@ -57,6 +57,9 @@ class ReaderOptions:
         audio_track: Which audio track is heard (transcribed, speakers), from 1 as
             players number them: a file with several (two languages, a commentary) is
             read from the first unless told; a file with fewer tracks fails (one line).
+        split_channels: Hear a stereo track one channel at a time, each channel's speech
+            labelled as one speaker (``SPEAKER_1`` left), when its channels hold two
+            voices (a call recorder's file; see :mod:`.channels`); False: always mixed.
 
     Raises:
         ValueError: a limit is out of range or ``ocr`` names no engine.
@@ -76,6 +79,7 @@ class ReaderOptions:
     max_duration: float | None = None
     audio_chunk_seconds: float = 600.0
     audio_track: int = 1
+    split_channels: bool = True
 
     def __post_init__(self) -> None:
         check_reading_limits(

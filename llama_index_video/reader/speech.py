@@ -31,7 +31,7 @@ from llama_index_video.reader.options import AUDIO_SUFFIXES, VIDEO_SUFFIXES
 from llama_index_video.reader.progress import Progress, no_progress
 from llama_index_video.reader.units import TranscriptUnit, UnitOptions, build_units
 from llama_index_video.schema import format_timestamp
-from llama_index_video.speakers.base import Diarizer, SpeakerTimeline
+from llama_index_video.speakers.base import Diarizer, SpeakerTimeline, speaker_name
 from llama_index_video.transcription.base import (
     DroppedSpeech,
     Segment,
@@ -60,6 +60,7 @@ class SpeechReading:
     max_duration: float | None
     audio_chunk_seconds: float
     audio_track: int
+    split_channels: bool
     _transcriber: Transcriber | None
 
     @property
@@ -84,7 +85,8 @@ class SpeechReading:
             ``audio_chunk_seconds`` each); None when reading would transcribe one chunk
             or none: a text file, media no longer than ``audio_chunk_seconds``, without
             sound, over ``max_duration``, with usable subtitles (reading transcribes what
-            they do not cover), or that cannot be probed (reading it says why).
+            they do not cover), with two voices on two channels (:mod:`.channels`), or
+            that cannot be probed (reading it says why).
         """
         path = Path(path)
         if path.suffix.lower() not in VIDEO_SUFFIXES | AUDIO_SUFFIXES or not path.is_file():
@@ -97,7 +99,7 @@ class SpeechReading:
         too_long = self.max_duration is not None and info.duration > self.max_duration
         if subtitled or too_long or not info.has_audio:
             return None
-        if info.duration <= self.audio_chunk_seconds:
+        if info.duration <= self.audio_chunk_seconds or self._two_voices(info) is not None:
             return None
         return self._audio_chunks(path)
 
@@ -193,18 +195,63 @@ class SpeechReading:
             notes.append("no audio track: frames only")
             return [], None
         if speech is None:
-            speech = Speech.joined(
-                self.transcribe_chunk(
-                    chunk, source=info.path, duration=info.duration, progress=progress
-                )
-                for chunk in self._audio_chunks(info.path)
-            )
+            voices = self._two_voices(info)
+            if voices is not None:
+                return self._by_channel(info, voices, notes, progress)
+            speech = self._heard(info, progress)
         units = self._units(info, speech.segments, notes, progress)
         if not units:
             notes.append(NO_SPEECH)
         if speech.dropped:
             notes.append(dropped_note(speech.dropped))
         return units, speech.language
+
+    def _heard(self, info: MediaInfo, progress: Progress, *, channel: int | None = None) -> Speech:
+        """The file's speech: the channels mixed to one, or ``channel`` alone."""
+        return Speech.joined(
+            self.transcribe_chunk(
+                chunk, source=info.path, duration=info.duration, progress=progress
+            )
+            for chunk in self._audio_chunks(info.path, channel=channel)
+        )
+
+    def _two_voices(self, info: MediaInfo) -> float | None:
+        """The loudness correlation of the heard track's two channels when they hold two
+        voices, one each (:mod:`.channels`); None to hear them mixed."""
+        if not self.split_channels or not 1 <= self.audio_track <= len(info.audio_tracks):
+            return None
+        from llama_index_video.reader.channels import two_voices
+
+        channels = info.audio_tracks[self.audio_track - 1].channels
+        return two_voices(info.path, track=self.audio_track, channels=channels)
+
+    def _by_channel(
+        self, info: MediaInfo, correlation: float, notes: list[str], progress: Progress
+    ) -> tuple[list[TranscriptUnit], str | None]:
+        """Units of each channel heard alone, labelled with its speaker (``SPEAKER_1``
+        left, ``SPEAKER_2`` right), in time order (:mod:`.channels`)."""
+        units: list[TranscriptUnit] = []
+        heard: list[Speech] = []
+        for channel in (0, 1):
+            speech = self._heard(info, progress, channel=channel)
+            label = speaker_name(channel + 1)
+            units.extend(
+                build_units(speech.segments, self.units, speaker_at=lambda *_, of=label: of)
+            )
+            heard.append(speech)
+        units.sort(key=lambda unit: unit.start)
+        both = Speech.joined(heard)
+        instead = f", not by {self.diarizer.name}" if self.diarizer is not None else ""
+        notes.append(
+            f"two voices on two channels (loudness correlation {correlation:.2f}): each heard "
+            f"alone as a speaker{instead}, {speaker_name(1)} left, {speaker_name(2)} right "
+            f"(--mix-channels mixes them)"
+        )
+        if not units:
+            notes.append(NO_SPEECH)
+        if both.dropped:
+            notes.append(dropped_note(sorted(both.dropped, key=lambda d: d.start)))
+        return units, both.language
 
     def _uncovered(
         self,
@@ -269,9 +316,9 @@ class SpeechReading:
             notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
         return units
 
-    def _audio_chunks(self, path: Path) -> Iterator[AudioChunk]:
+    def _audio_chunks(self, path: Path, *, channel: int | None = None) -> Iterator[AudioChunk]:
         return iter_audio_chunks(
-            path, chunk_seconds=self.audio_chunk_seconds, track=self.audio_track
+            path, chunk_seconds=self.audio_chunk_seconds, track=self.audio_track, channel=channel
         )
 
 

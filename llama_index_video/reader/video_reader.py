@@ -124,6 +124,8 @@ class VideoReader(SpeechReading, BaseReader):
             several workers (:meth:`speech_chunks`).
         audio_track: Which audio track is heard, from 1 as players number them; a file
             with fewer tracks fails, naming how many it has.
+        split_channels: Hear a stereo track one channel at a time, each labelled as one
+            speaker, when its channels hold two voices (:mod:`.channels`).
         raise_on_error: In ``lazy_load_data`` over several files, raise on the first bad
             file instead of logging it and going on with the others (one file always
             raises, so that its caller, e.g. ``SimpleDirectoryReader``, decides).
@@ -146,6 +148,7 @@ class VideoReader(SpeechReading, BaseReader):
         max_duration: float | None = DEFAULT_OPTIONS.max_duration,
         audio_chunk_seconds: float = DEFAULT_OPTIONS.audio_chunk_seconds,
         audio_track: int = DEFAULT_OPTIONS.audio_track,
+        split_channels: bool = DEFAULT_OPTIONS.split_channels,
         raise_on_error: bool = False,
     ) -> None:
         check_reading_limits(
@@ -168,6 +171,7 @@ class VideoReader(SpeechReading, BaseReader):
         self.max_duration = max_duration
         self.audio_chunk_seconds = audio_chunk_seconds
         self.audio_track = audio_track
+        self.split_channels = split_channels
         self.raise_on_error = raise_on_error
         self._transcriber = transcriber
 

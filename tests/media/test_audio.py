@@ -61,3 +61,19 @@ def test_video_without_audio_has_no_audio_to_decode(tmp_path, make_video):
     silent = make_video(tmp_path / "silent.mp4", [(2.0, (255, 0, 0))], tone=False)
     with pytest.raises(UnsupportedMediaError, match="no audio stream"):
         decode_audio(silent)
+
+
+def test_one_channel_or_one_track_is_decoded_alone(tmp_path):
+    from tests.reader.muxed import write_mkv
+
+    seconds = np.arange(2 * SAMPLE_RATE) / SAMPLE_RATE
+    low, high = (0.3 * np.sin(2 * np.pi * f * seconds).astype(np.float32) for f in (200, 700))
+    path = write_mkv(tmp_path / "tones.mkv", [np.stack([low, high]), high])
+
+    left, right = (next(iter_audio_chunks(path, channel=c)).samples for c in (0, 1))
+    assert np.abs(left - low).max() < 1e-3 and np.abs(right - high).max() < 1e-3
+    assert np.abs(decode_audio(path, track=2) - high).max() < 1e-3
+    with pytest.raises(UnsupportedMediaError, match="audio track 1 has no channel 2"):
+        next(iter_audio_chunks(path, channel=2))
+    with pytest.raises(UnsupportedMediaError, match="has 2 audio track"):
+        decode_audio(path, track=3)

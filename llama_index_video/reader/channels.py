@@ -1,0 +1,68 @@
+"""Two voices on two channels: a call recorder's stereo, heard one channel at a time.
+
+Call recorders and two-microphone interviews write each person on a channel of their
+own. Mixed to one, whoever talks over the other is lost: on real speech (the LibriVox
+reader left, LJ Speech's reader right, turns overlapping by 1 s;
+``benchmarks/stereo_speakers.py``) tiny.en kept 65 % of the left speaker's words from
+the downmix and 97 % from the left channel alone; talking at once, 10 % against 97 %.
+
+So a stereo track is heard channel by channel when its channels hold two voices: each
+has speech (:data:`MIN_SPEECH_SECONDS` in its first :data:`PROBE_SECONDS`) and their
+loudness moves apart, the correlation of their 50 ms loudness envelopes under
+:data:`MAX_ENVELOPE_CORRELATION`. One voice through two microphones, or a stereo mix,
+moves both channels together whatever the delay between them (0.9 and more); two people
+taking turns move them apart (around 0, below when they never overlap). The speaker of
+each unit is then its channel's: ``SPEAKER_1`` left, ``SPEAKER_2`` right.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import numpy as np
+
+from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
+from llama_index_video.transcription.vad import UTTERANCES, VoiceActivity
+
+PROBE_SECONDS: Final = 120.0
+"""How much of the start of a file the decision hears."""
+MIN_SPEECH_SECONDS: Final = 2.0
+"""Seconds of speech each channel needs in the probe (fewer: one channel is silent)."""
+MAX_ENVELOPE_CORRELATION: Final = 0.5
+"""Loudness envelopes correlated at least this much are one sound on two channels."""
+ENVELOPE_SECONDS: Final = 0.05
+
+
+def two_voices(path: Path, *, track: int, channels: int) -> float | None:
+    """The correlation of the two channels' loudness envelopes when ``track`` of
+    ``path`` holds two voices, one a channel (see the module docstring); None when it
+    does not (or is not stereo)."""
+    if channels != 2:
+        return None
+    heard = [_start(path, track=track, channel=channel) for channel in (0, 1)]
+    if any(len(samples) == 0 for samples in heard):
+        return None
+    end = len(heard[0]) / SAMPLE_RATE
+    if any(VoiceActivity(s).seconds(UTTERANCES, 0.0, end) < MIN_SPEECH_SECONDS for s in heard):
+        return None
+    left, right = (loudness_envelope(samples) for samples in heard)
+    if left.std() == 0 or right.std() == 0:
+        return None
+    correlation = float(np.corrcoef(left, right)[0, 1])
+    return correlation if correlation < MAX_ENVELOPE_CORRELATION else None
+
+
+def _start(path: Path, *, track: int, channel: int) -> np.ndarray:
+    """The first :data:`PROBE_SECONDS` of one channel (the decoder closes with the
+    generator, dropped at once)."""
+    chunks = iter_audio_chunks(path, chunk_seconds=PROBE_SECONDS, track=track, channel=channel)
+    first = next(chunks, None)
+    return np.zeros(0, np.float32) if first is None else first.samples
+
+
+def loudness_envelope(samples: np.ndarray) -> np.ndarray:
+    """Root-mean-square loudness of each :data:`ENVELOPE_SECONDS` of ``samples``."""
+    frame = int(ENVELOPE_SECONDS * SAMPLE_RATE)
+    usable = len(samples) - len(samples) % frame
+    return np.sqrt(np.square(samples[:usable].reshape(-1, frame)).mean(axis=1))
