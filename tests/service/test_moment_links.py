@@ -3,13 +3,21 @@ opened elsewhere, "Copy link" (clipboard, else a text field) and "Download this 
 
 from __future__ import annotations
 
+import json
+import shutil
 from urllib.parse import parse_qs, urlsplit
 
 import av
 import pytest
 
+from llama_index_video.agents import VideoToolSpec
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.service.app import create_app
+from llama_index_video.sources.origin import Origin, write_origin
 from tests.service.conftest import opened
 from tests.service.test_page import _playing_from, _uvc_card
+from tests_support import OZONE, OZONE_SRT, running
 
 pytestmark = pytest.mark.browser
 
@@ -105,3 +113,30 @@ def test_a_link_may_give_the_second_as_m_ss(page):
     page.goto("/#source=ozone_explainer.mp4&t=0:29")
     assert abs(_playing_from(page, 29) - 29) < 1
     assert _linked(page.url) == {"source": "ozone_explainer.mp4", "t": "29"}
+
+
+def test_a_downloaded_recording_plays_from_the_link_an_agent_gives(browser, tmp_path, embed_model):
+    """A download is listed by its link, but hits (and the agents' page links) name its
+    file: the page found no recording by that name."""
+    folder = tmp_path / "idx"
+    downloads = folder / "media" / "downloads"
+    downloads.mkdir(parents=True)
+    video = downloads / OZONE.name
+    shutil.copy(OZONE, video)
+    shutil.copy(OZONE_SRT, downloads)
+    write_origin(video, Origin(url="https://example.org/ozone.mp4"))
+    reader = VideoReader(media_dir=folder / "media", ocr="off")
+    index = VideoIndex(folder, embed_model=embed_model, reader=reader)
+    try:
+        assert index.ingest([video]).ok
+        with running(create_app(index)) as url:
+            tools = VideoToolSpec(index, page_url=url)
+            (moment,) = json.loads(tools.search_moments("ultraviolet C radiation", top_k=1))[
+                "moments"
+            ]
+            assert moment["source"] == str(video.resolve())
+            with opened(browser, url) as page:
+                page.goto(moment["url"])
+                assert abs(_playing_from(page, moment["start"]) - moment["start"]) < 1
+    finally:
+        index.close()

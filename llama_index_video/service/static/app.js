@@ -238,14 +238,16 @@ $("library-refresh").addEventListener("click", loadLibrary);
 loadLibrary();
 
 // Deep links, to paste into a chat: /#source=talk.mp4&t=94 opens the player at that
-// second (a source as the library names it, or its file name; t in seconds or m:ss,
-// and an optional end=, the moment's end for its download); /?q=... runs a search.
+// second (a source as the library names it, its file's path as search hits name it, or
+// its file name; t in seconds or m:ss, and an optional end=, the moment's end for its
+// download); /?q=... runs a search.
 function openLinkedMoment() {
   const link = new URLSearchParams(location.hash.slice(1));
   const wanted = link.get("source");
   if (!wanted || !state.library) return;
   const entry = state.library.find(
-    (e) => e.media_url && (e.source === wanted || nameOf(e.source) === wanted),
+    (e) =>
+      e.media_url && (e.source === wanted || e.path === wanted || nameOf(e.source) === wanted),
   );
   if (!entry) {
     status.textContent = `No playable recording is named ${wanted}.`;
