@@ -22,6 +22,7 @@ from pathlib import Path
 
 from llama_index_video.errors import (
     MissingDependencyError,
+    TranscriptionError,
     UnsupportedMediaError,
     one_line_errors,
 )
@@ -288,6 +289,10 @@ class SpeechReading:
             )
         except MissingDependencyError as exc:
             notes.append(f"{shown}; speech outside the subtitles not looked for: {exc}")
+            return Speech()
+        except TranscriptionError as exc:  # e.g. another language and no model for it
+            logger.warning("%s: speech outside the subtitles not transcribed: %s", info.path, exc)
+            notes.append(f"{shown}; {_spans_note(spans)}, outside them, not transcribed: {exc}")
             return Speech()
         if speech.segments:
             shown += f" and from {_spans_note(spans)}, which they do not cover"

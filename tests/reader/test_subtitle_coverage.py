@@ -90,6 +90,27 @@ def test_a_gap_between_cues_with_speech_in_it_is_transcribed_alone(tmp_path):
     assert given == pytest.approx(gap, abs=2 * TOLERANCE)
 
 
+def test_speech_outside_the_cues_that_cannot_be_transcribed_leaves_the_cues_indexed(tmp_path):
+    # Subtitles alone indexed the file before: speech outside them in a language no
+    # allowed model writes must not fail it now.
+    from llama_index_video.errors import UnsupportedLanguageError
+
+    class Refusing:
+        name = "refusing"
+
+        def transcribe(self, audio, *, source=None):
+            raise UnsupportedLanguageError(f"{source}: German speech", language="de")
+
+    video = write_mkv(tmp_path / "reading.mkv", [read_speech(LIBRIVOX)], cues=CUES[:2])
+    reader = VideoReader(media_dir=tmp_path / "media", transcriber=Refusing(), frames=None)
+
+    result = reader.read(video)
+
+    assert " ".join(u.text for u in _transcript(result.nodes)) == " ".join(t for *_, t in CUES[:2])
+    (note,) = [n for n in result.notes if "subtitles" in n]
+    assert ", outside them, not transcribed: " in note and "German speech" in note
+
+
 def test_cues_cover_their_time_and_a_margin_and_speech_outside_is_found():
     from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
     from llama_index_video.reader.uncovered import COVER_MARGIN, covered, uncovered_speech
