@@ -31,7 +31,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(1, str(ROOT / "tests"))
 
 from benchmarks.baseline import load_average, measured_in, release, today  # noqa: E402
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import av
 import numpy as np
-from fixtures.make_speech import add_subtitle_stream, mux_cues
+
+from tests.fixtures.make_speech import add_subtitle_stream, mux_cues
 
 RATE = 16_000
 
