@@ -96,7 +96,18 @@ def test_mixing_can_be_asked_for(call, tmp_path):
     reader.read(call)
 
     assert len(counting.given) == 1
-    assert reader.speech_chunks(call) is None  # short: read in one piece either way
+
+
+def test_a_long_call_is_not_spread_over_workers_as_a_downmix(tmp_path):
+    # A Ray ingest transcribes speech_chunks on workers: mixed, they would undo the split.
+    reading, meeting = read_speech(LIBRIVOX), read_speech(MEETING)
+    track = _stereo(np.tile(reading, 2), np.tile(meeting, 2))
+    long_call = write_mkv(tmp_path / "long_call.mkv", [track])
+    options = {"media_dir": tmp_path, "frames": None, "audio_chunk_seconds": 30}
+
+    assert VideoReader(**options).speech_chunks(long_call) is None
+    mixed = VideoReader(**options, split_channels=False).speech_chunks(long_call)
+    assert mixed is not None and len(list(mixed)) >= 2
 
 
 def test_ingest_can_mix_the_channels():
