@@ -162,10 +162,15 @@ class SpeechReading:
         if not tracks or (len(tracks) == 1 and self.audio_track == 1):
             return None
         if self.audio_track > len(tracks):
+            pick = (
+                "read it without audio_track (--audio-track)"
+                if len(tracks) == 1
+                else f"pick one of 1-{len(tracks)} (audio_track, --audio-track)"
+            )
             raise UnsupportedMediaError(
                 info.path,
-                f"has {len(tracks)} audio track(s), no track {self.audio_track}: pick one of "
-                f"1-{len(tracks)} (audio_track, --audio-track)",
+                f"has {len(tracks)} audio track{'s' if len(tracks) > 1 else ''}, no track "
+                f"{self.audio_track}: {pick}",
             )
         heard = tracks[self.audio_track - 1]
         others = ", ".join(str(track) for track in tracks if track is not heard)

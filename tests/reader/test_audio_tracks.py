@@ -86,8 +86,14 @@ def test_a_track_the_file_does_not_have_fails_in_one_line(two_tracks, tmp_path):
     with pytest.raises(UnsupportedMediaError) as failed:
         reader.read(two_tracks)
 
-    assert str(failed.value).startswith(f"{two_tracks}: has 2 audio track(s), no track 3")
+    assert str(failed.value) == (
+        f"{two_tracks}: has 2 audio tracks, no track 3: pick one of 1-2 (audio_track, "
+        "--audio-track)"
+    )
     assert "\n" not in str(failed.value)
+    one = write_mkv(tmp_path / "one.mkv", [read_speech(LIBRIVOX)[:16_000]])
+    with pytest.raises(UnsupportedMediaError, match="has 1 audio track, no track 3: read it"):
+        reader.read(one)
     with pytest.raises(ValueError, match="audio_track counts from 1"):
         VideoReader(media_dir=tmp_path, audio_track=0)
 
