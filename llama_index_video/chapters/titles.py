@@ -9,6 +9,16 @@ title is the best :data:`TITLE_PHRASES` phrases, joined by commas, first letter
 capitalised. Both settings were chosen on QMSum's 162 training meetings and checked
 on its 70 others (``benchmarks/meetings.py --qmsum``).
 
+People name a meeting's sections with some words more than others ("presentation",
+"budget", "evaluation", "design"; "yeah" never): ``topic_words.tsv`` holds, for the
+words that named an annotated topic of a chapter saying them in those 162 meetings, how
+often they did (``benchmarks/meeting_topic_words.py``). An English phrase's score is
+multiplied by one plus :data:`TOPIC_WORD_WEIGHT` times its best word's rate (smoothed
+towards the table's overall rate by :data:`TOPIC_WORD_PRIOR` chapters; a word not in
+the table has that overall rate). The weight was chosen on the same meetings (fitted on
+one half, scored on the other) as the largest that kept three quarters of a title's
+words its own among the meeting's titles.
+
 Stop words are the chapter's language's: English's are the lexical index's; for the
 other languages ``bm25s`` has a list for (NLTK's: Danish, Dutch, French, German, Italian,
 Norwegian, Portuguese, Russian, Spanish, Swedish, Turkish; Chinese and Korean), that list
@@ -40,6 +50,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 
 from llama_index_video.store.tokens import CJK, english_stop_words, import_bm25s, words
 
@@ -54,6 +65,10 @@ Japanese and Korean ones, see the module docstring)."""
 CJK_WORD = 4
 """A kanji piece (between stop words) of up to this many characters is one word; a longer
 one is read as its two-character words."""
+TOPIC_WORD_WEIGHT = 3.0
+TOPIC_WORD_PRIOR = 5.0
+"""A word's topic rate counts as if this many more chapters had said it at the table's
+overall rate."""
 MIN_PHRASE_COUNT = 2
 """A two-word phrase said fewer times than this in a chapter is not a title phrase."""
 _FILLER_TEXT = """
@@ -82,6 +97,7 @@ _GENERIC_TEXT = """
 """
 FILLERS = frozenset((_FILLER_TEXT + _GENERIC_TEXT).split())
 _WORD = re.compile(r"[^\W_]+")
+TOPIC_WORDS = Path(__file__).with_name("topic_words.tsv")
 _CJK_FILLER_TEXT = "很 还 都 会 不 没 做 说 想 看 讨论 接下来 然后 那么 好的 对 嗯 一下 대해"
 CJK_FILLERS = frozenset(_CJK_FILLER_TEXT.split())
 _PARTICLE_TEXT = "에서 으로 에게 까지 부터 은 는 이 가 을 를 에 로 의 도 와 과 만"
@@ -113,9 +129,12 @@ def chapter_titles(
     documents = Counter(phrase for counts in phrase_counts for phrase in counts)
     total = len(texts)
     titles = []
-    for text, counts in zip(texts, phrase_counts, strict=True):
+    for text, counts, code in zip(texts, phrase_counts, codes, strict=True):
+        named = topic_rate if code in (None, "en") else None
         scored = {
-            phrase: count * (math.log(1 + total / documents[phrase]) + IDF_FLOOR)
+            phrase: count
+            * (math.log(1 + total / documents[phrase]) + IDF_FLOOR)
+            * (1 + TOPIC_WORD_WEIGHT * max(map(named, phrase.split())) if named else 1)
             for phrase, count in counts.items()
         }
         best = sorted(scored, key=lambda p: (-scored[p], p))
@@ -148,6 +167,25 @@ def terms(text: str, language: str | None = None, *, kanji_pairs: bool = False) 
         found.append(None)
         at = run.end()
     return found + _content(words(text[at:]), language)
+
+
+def topic_rate(word: str) -> float:
+    """How often ``word`` (an index token) named a chapter's topic when said in it, on the
+    meetings of ``topic_words.tsv`` (module docstring)."""
+    rates, overall = _topic_rates()
+    return rates.get(word, overall)
+
+
+@cache
+def _topic_rates() -> tuple[dict[str, float], float]:
+    rows = [line.split("\t") for line in TOPIC_WORDS.read_text(encoding="utf-8").splitlines()]
+    (_, named, said), *words = rows
+    overall = int(named) / int(said)
+    rates = {
+        word: (int(n) + TOPIC_WORD_PRIOR * overall) / (int(s) + TOPIC_WORD_PRIOR)
+        for word, n, s in words
+    }
+    return rates, overall
 
 
 @cache

@@ -13,7 +13,7 @@ from llama_index_video.chapters.segment import (
     chapter_starts,
     worth_chapters,
 )
-from llama_index_video.chapters.titles import chapter_titles
+from llama_index_video.chapters.titles import chapter_titles, topic_rate
 from llama_index_video.results import Chapter
 
 
@@ -116,6 +116,18 @@ def test_titles_name_what_sets_a_chapter_apart():
     assert titles[1].lower().startswith("battery")
     assert "yeah" not in titles[0].lower() and "okay" not in titles[1].lower()
     assert chapter_titles(["yeah um okay"]) == [""]
+
+
+def test_titles_lean_to_the_words_people_name_meeting_topics_with():
+    # "presentation" named many annotated topics in the table's meetings, "apricot" none:
+    # said three times against four, it still comes first (in English only).
+    said = " yeah ".join(["presentation"] * 3 + ["apricot"] * 4)
+    other = "The battery dock, the battery and the battery."
+    assert topic_rate("presentation") > 10 * topic_rate("apricot")
+    assert topic_rate("apricot") == topic_rate("zzzz-never-said")
+    assert chapter_titles([said, other])[0] == "Presentation, apricot"
+    french = chapter_titles([said, other], languages=["fr", "fr"])[0].lower().split(", ")
+    assert french.index("apricot") < french.index("presentation")
 
 
 def test_titles_leave_out_talk_words_and_a_plural_beside_its_singular():
