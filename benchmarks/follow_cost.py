@@ -135,6 +135,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:>22} {call:>8}: median {figure['median_ms']:6.2f} ms, "
                 f"p95 {figure['p95_ms']:6.2f} ms"
             )
+    check = _check_cost()
+    result["check_us"] = check
+    print(
+        f"{'today':>22} the check alone: lock file read {check['read_generation']:.1f} us, "
+        f"lease taken and given back {check['lease']:.1f} us (a read makes two and one)"
+    )
     for name, figure in after.items():
         print(
             f"{name:>22} after a re-ingest elsewhere: second-edition hits of 5 per round "
@@ -145,6 +151,31 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(result, indent=2))
     return 0
+
+
+def _check_cost(*, calls: int = 20_000) -> dict[str, float]:
+    """Microseconds per call of what a read adds, in this process (today's code): one
+    read of the lock file, and the folder's lease taken shared and given back."""
+    import timeit
+
+    from llama_index_video.store.lease import folder_lease
+    from llama_index_video.store.lock import WriterLock, read_generation
+
+    with tempfile.TemporaryDirectory(prefix="follow-check-") as folder:
+        path = Path(folder)
+        with WriterLock(path) as lock:
+            lock.acquire(wait=0)
+
+        def leased() -> None:
+            with folder_lease(path).shared():
+                pass
+
+        return {
+            "read_generation": timeit.timeit(lambda: read_generation(path), number=calls)
+            / calls
+            * 1e6,
+            "lease": timeit.timeit(leased, number=calls) / calls * 1e6,
+        }
 
 
 def _index(version: Version, scratch: Path) -> Path:
