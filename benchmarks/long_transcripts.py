@@ -55,7 +55,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,6 +99,8 @@ class Figures:
     dropped: int | None
     wall_s: float
     cpu_s: float
+    parts: dict[str, float] = field(default_factory=dict)
+    """The word error rate on each part of a joined recording (:attr:`Material.parts`)."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,23 @@ class Material:
     said: str
     facts: int
     heard: Callable[[Sequence[Heard]], list[str]]
+    parts: tuple[Part, ...] = ()
+
+
+@dataclass(frozen=True)
+class Part:
+    """One recording of a joined one: where it is and what it says."""
+
+    name: str
+    start: float
+    end: float
+    said: str
+
+
+def part_error_rate(part: Part, heard: Sequence[Heard]) -> float:
+    """The word error rate of what was heard in ``part`` (units by their middle)."""
+    inside = [h.text for h in heard if part.start <= (h.start + h.end) / 2 < part.end]
+    return error_rate(spoken_words(part.said), spoken_words(" ".join(inside)))
 
 
 def without_overlap(units: Sequence[Heard], *, most: int = 6) -> list[Heard]:
@@ -189,12 +208,21 @@ def real_material(name: str, cache: Path | None = None) -> Material:
     """A recording of ``benchmarks/long_real/``, or with ``cache`` the hour they make
     (:data:`HOUR`, joined there)."""
     audio, turns = joined(HOUR, cache) if cache is not None else load_recording(name)
+    parts: list[Part] = []
+    if cache is not None:
+        at = 0
+        for each in HOUR:
+            own = turns[at : at + len(load_recording(each)[1])]
+            at += len(own)
+            said = " ".join(turn.text for turn in own)
+            parts.append(Part(each, own[0].start, own[-1].end + 0.25, said))
     return Material(
         name=f"{name} (real speech)",
         audio=audio,
         said=" ".join(turn.text for turn in turns),
         facts=len(real_facts(turns)),
         heard=lambda heard: heard_real_facts(heard, turns),
+        parts=tuple(parts),
     )
 
 
@@ -317,6 +345,7 @@ def hear(
                 dropped=process.dropped,
                 wall_s=round(process.wall_s, 1),
                 cpu_s=round(process.cpu_s, 1),
+                parts={p.name: round(part_error_rate(p, heard), 4) for p in material.parts},
             ),
             f"{load_before} / {load_average()}",
         )
@@ -381,6 +410,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 with args.json.open("a") as handle:
                     line = {"recording": material.name, "recipe": name, **asdict(result)}
                     handle.write(json.dumps(line) + "\n")
+        if material.parts:
+            print(f"\n| WER per part | {' | '.join(p.name for p in material.parts)} |")
+            print(f"|---|{'---|' * len(material.parts)}")
+            for name, (result, _) in figures.items():
+                print(f"| {name} | {' | '.join(f'{w:.1%}' for w in result.parts.values())} |")
     return 0
 
 

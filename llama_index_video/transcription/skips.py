@@ -9,10 +9,16 @@ reference says "... of the Elzevirs of the seventeenth century for his model", w
 "the" lasting 2.2 s; and "used in the | etc.", "the" lasting 2.5 s over "many splendid
 missals, psalters". Decoded again alone, the same audio is heard whole.
 
+The model can also go on writing after a skip with no word stretched over it: on an
+hour of real speech (three readings joined), "like the C, the A and so on, | and In
+short", where the reader said "... and so on, an ugly pear-shaped swelling defacing the
+form of the letter: In short", 4.7 s with no word between "on," and "and".
+
 A segment has skipped speech when one of its words lasts more than
-:data:`MAX_WORD_SECONDS` (faster-whisper's own bound for a plausible word) over at
-least :data:`MIN_SKIPPED_SPEECH` seconds of speech (the VAD's utterances: a word drawn
-out over a pause is not a skip). Such a segment is decoded again alone, from its start
+:data:`MAX_WORD_SECONDS` (faster-whisper's own bound for a plausible word), or two of its
+words are that far apart, over at least :data:`MIN_SKIPPED_SPEECH` seconds of speech (the
+VAD's utterances: a word drawn out over a pause, or a pause between two words, is not a
+skip). Such a segment is decoded again alone, from its start
 to where the next segment starts (at most one window), deterministically, as a loop's
 first remedy is (:mod:`.loops`); what that writes replaces the segment when it holds
 more words and no loop, otherwise the segment is kept as it was. One more decode per
@@ -32,6 +38,7 @@ words there is listed as dropped with its span, never lost silently.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from collections.abc import Callable, Iterable, Iterator
@@ -59,8 +66,10 @@ SpeechSeconds = Callable[[float, float], float]
 
 
 def stretched_word(segment: Segment, speech: SpeechSeconds) -> Word | None:
-    """The first word of ``segment`` that lasts too long over speech, or None."""
-    for word in segment.words:
+    """The first word of ``segment`` that lasts too long over speech, or the first
+    stretch between two of its words that does (as a word with no text), or None."""
+    gaps = (Word(a.end, b.start, "") for a, b in itertools.pairwise(segment.words))
+    for word in sorted([*segment.words, *gaps], key=lambda word: word.start):
         if (
             word.end - word.start > MAX_WORD_SECONDS
             and speech(word.start, word.end) >= MIN_SKIPPED_SPEECH
@@ -104,11 +113,11 @@ def _again(
     if any(loop_reason(s) is not None for s in heard) or word_count(heard) <= word_count([segment]):
         return [segment]
     logger.info(
-        "%s: decoded %s again (alone): %r lasted %.1f s over speech the window had "
-        "skipped; %d words, before %d",
+        "%s: decoded %s again (alone): %s %.1f s over speech the window had skipped; "
+        "%d words, before %d",
         where,
         source_span(segment.start, end),
-        word.text,
+        f"{word.text!r} lasted" if word.text else "no word written for",
         word.end - word.start,
         word_count(heard),
         word_count([segment]),

@@ -12,8 +12,10 @@ from benchmarks.long_real_speech import RECORDINGS, Turn, load_recording
 from benchmarks.long_speech_script import FACTS
 from benchmarks.long_transcripts import (
     Heard,
+    Part,
     heard_real_facts,
     missing_facts,
+    part_error_rate,
     real_facts,
     without_overlap,
 )
@@ -105,3 +107,12 @@ def test_each_kept_real_recording_has_its_reference_in_order_and_its_audio(sourc
         seconds = container.duration / av.time_base
     assert abs(seconds - turns[-1].end) < 1.0
     assert 600 < seconds < 2400  # each at least 10 minutes: a long recording
+
+
+def test_each_part_of_a_joined_recording_is_scored_on_what_was_heard_inside_it():
+    first = Part("one", 0.0, 10.25, "the press was idle")
+    second = Part("two", 10.25, 20.0, "the ink was dry")
+    heard = [Heard(1.0, 4.0, "The press was idle."), Heard(10.4, 14.0, "The ink was wet.")]
+    assert part_error_rate(first, heard) == 0.0
+    assert part_error_rate(second, heard) == 0.25
+    assert part_error_rate(second, heard[:1]) == 1.0  # nothing heard there

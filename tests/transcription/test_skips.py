@@ -54,6 +54,32 @@ def test_a_word_lasting_over_two_seconds_of_speech_is_a_skip_and_over_a_pause_is
     assert stretched_word(NEXT, _all_speech) is None
 
 
+def test_words_over_two_seconds_apart_over_speech_are_a_skip_and_over_a_pause_are_not():
+    gap = _segment(
+        796.1, [(796.1, 796.6, "so"), (796.6, 797.4, "on,"), (802.1, 802.1, "and")]
+    )  # the hour of real speech: 4.7 s said between "on," and "and", nothing written
+    assert stretched_word(gap, _all_speech) == Word(797.4, 802.1, "")
+    assert stretched_word(gap, _no_speech) is None
+    close = _segment(10.0, [(10.0, 10.4, "so"), (11.9, 12.2, "on")])  # 1.5 s apart
+    assert stretched_word(close, _all_speech) is None
+
+
+def test_a_segment_with_no_word_for_a_skip_is_decoded_again_up_to_the_next_one(caplog):
+    caplog.set_level(logging.INFO, logger="llama_index_video.transcription.skips")
+    gap = _segment(10.0, [(10.0, 10.4, "taken"), (10.4, 10.7, "the"), (13.4, 13.6, "his")])
+    out = list(
+        filled(
+            [gap, NEXT],
+            until=60.0,
+            speech=_all_speech,
+            redecode=lambda start, end, remedy: [WHOLE],
+            where="a.ogg",
+        )
+    )
+    assert out == [WHOLE, NEXT]
+    assert "no word written for 2.7 s" in caplog.text
+
+
 def test_a_segment_that_skipped_speech_is_decoded_again_up_to_the_next_one(caplog):
     caplog.set_level(logging.INFO, logger="llama_index_video.transcription.skips")
     asked: list[tuple[float, float, str]] = []
