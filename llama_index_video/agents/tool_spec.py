@@ -45,7 +45,7 @@ from llama_index_video.api_keys import scrub
 from llama_index_video.errors import MomentRequestError, VideoIndexError
 from llama_index_video.recordings import MAX_MOMENT_SECONDS, moment_file_name
 from llama_index_video.results import compacted
-from llama_index_video.speakers.base import parse_speakers
+from llama_index_video.speakers.base import parse_speakers, unknown_speakers
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -183,11 +183,9 @@ class VideoToolSpec(BaseToolSpec):
             "moments": self._linked([hit.to_dict(compact=True) for hit in hits]),
         }
         if not hits:
-            if speakers and not any(entry.speakers for entry in self.index.library()):
-                raise MomentRequestError(
-                    "speaker: this index has no speaker labels (they are made by "
-                    "'llama-index-video ingest --speakers'); search without a speaker"
-                )
+            known = [who for entry in self.index.library() for who in entry.speakers]
+            if speakers and (note := unknown_speakers(speakers, known)):
+                raise MomentRequestError(f"speaker: {note}; name one of them or none")
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 

@@ -21,6 +21,7 @@ from llama_index_video.cli.opening import open_index, search_options, store_opti
 from llama_index_video.cli.reads import Folder, read_between_writers, read_once
 from llama_index_video.cli.warm_search import served_search
 from llama_index_video.errors import EmbeddingError, MomentRequestError, RemoteAPIError
+from llama_index_video.speakers.base import unknown_speakers
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -162,13 +163,5 @@ def _say_if_unlabelled(
             ),
             file=sys.stderr,
         )
-    elif unknown := [
-        speaker
-        for speaker in args.speaker or []
-        if speaker.casefold() not in {name.casefold() for name in known}
-    ]:
-        print(
-            f"note: no moment of this index was said by {', '.join(map(repr, unknown))}; "
-            f"its speakers: {', '.join(sorted(known))}",
-            file=sys.stderr,
-        )
+    elif note := unknown_speakers(args.speaker or [], known):
+        print(f"note: {note}", file=sys.stderr)

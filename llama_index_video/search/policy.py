@@ -59,6 +59,7 @@ from llama_index_video.search.relevance import (
 )
 from llama_index_video.search.searcher import Locate, Postprocessor, Recording, VideoSearcher
 from llama_index_video.search.speaker_named import SpeakerNamedRetriever
+from llama_index_video.speakers.base import as_known
 from llama_index_video.weights import CLIP_VIT_B32, E5_MULTILINGUAL
 
 if TYPE_CHECKING:
@@ -342,11 +343,14 @@ class SearchPolicy:
         known_speakers: Callable[[], Sequence[str]],
         **options: Any,
     ) -> Retriever:
-        """:meth:`retriever`; with ``by_named_speaker`` and no ``speakers``, one that keeps
-        only what the speakers a question names (of ``known_speakers()``) said
+        """:meth:`retriever`, ``speakers`` spelled as ``known_speakers()`` spells them
+        (a name in any case); with ``by_named_speaker`` and no ``speakers``, one that
+        keeps only what the speakers a question names (of ``known_speakers()``) said
         (:mod:`.speaker_named`: opt-in, as it found the answer less often on real
         meetings)."""
-        if speakers or not by_named_speaker:
+        if speakers:  # as the index spells them: a name in any case
+            return self.retriever(speakers=as_known(speakers, known_speakers()), **options)
+        if not by_named_speaker:
             return self.retriever(speakers=speakers, **options)
         return SpeakerNamedRetriever(
             lambda named: self.retriever(speakers=named, **options),

@@ -36,8 +36,9 @@ model writes ends the stream with an ``error`` event carrying the one line and t
 status ``/api/ask`` would have answered.
 
 Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q``,
-``top_k`` outside 1..100, an unknown modality, a blank ``speaker`` or a ``by_chapter``
-that is not a boolean (422); a query string that is not
+``top_k`` outside 1..100, an unknown modality, a blank ``speaker``, a ``speaker`` the
+index does not have when nothing is found (the line names the ones it has) or a
+``by_chapter`` that is not a boolean (422); a query string that is not
 UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
 (400), not ``application/json`` (415) or over 64 KiB (413). The package's own errors
 map to statuses by type (:data:`ERROR_STATUS`); anything else is a logged 500 whose
@@ -82,7 +83,7 @@ from llama_index_video.service.media import (
     MediaCatalog,
     OpenedFileResponse,
 )
-from llama_index_video.speakers.base import parse_speakers
+from llama_index_video.speakers.base import parse_speakers, unknown_speakers
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
 from llama_index_video.store.transcript_export import MEDIA_TYPES, TranscriptFormat
 
@@ -243,14 +244,20 @@ def create_app(
         query = q.strip()
         if not query:
             raise HTTPException(422, "q: the query is blank")
+        speakers = _listed(parse_speakers, "speaker", speaker)
         hits, catalog = live.search(
             query,
             top_k=top_k,
             modalities=_listed(parse_modalities, "modality", modality),
-            speakers=_listed(parse_speakers, "speaker", speaker),
+            speakers=speakers,
             by_chapter=by_chapter,
             by_named_speaker=by_named_speaker,
         )
+        if speakers and not hits:  # nothing, because the index has no such speaker?
+            with live.reading() as (current, _):
+                known = [who for entry in current.library() for who in entry.speakers]
+            if note := unknown_speakers(speakers, known):
+                raise HTTPException(422, f"speaker: {note}")
         return JSONResponse(_with_urls([hit.to_dict() for hit in hits], catalog))
 
     @app.post("/api/ask")

@@ -113,6 +113,31 @@ def parse_speakers(text: str) -> list[str]:
     return names
 
 
+def as_known(requested: Sequence[str], known: Iterable[str]) -> list[str]:
+    """``requested`` speakers spelled as the index spells them (``known``): a person's
+    name is theirs in any case ("diane" asks for "Diane", as a question naming her does);
+    a speaker the index does not know stays as it was asked for."""
+    spelled = {name.casefold(): name for name in known}
+    return [spelled.get(name.casefold(), name) for name in requested]
+
+
+def unknown_speakers(requested: Sequence[str], known: Iterable[str]) -> str | None:
+    """Why a search for what ``requested`` said can find nothing, given the index's
+    speakers (``known``): no speaker labels at all, or speakers it does not have, as one
+    line naming the ones it has; None when it knows every one."""
+    names = sorted(set(known))
+    if not names:
+        return "this index has no speaker labels (they are made by 'ingest --speakers')"
+    spelled = {name.casefold() for name in names}
+    missing = [name for name in requested if name.casefold() not in spelled]
+    if not missing:
+        return None
+    return (
+        f"no moment of this index was said by {', '.join(map(repr, missing))}; "
+        f"its speakers: {', '.join(names)}"
+    )
+
+
 def name_in_order(turns: Iterable[tuple[float, float, object]]) -> list[SpeakerTurn]:
     """Turns with the backend's cluster ids renamed ``SPEAKER_n`` by first appearance."""
     names: dict[object, str] = {}

@@ -69,10 +69,14 @@ def test_search_filters_by_modality(client, example_index):
     assert _without_links(hits) == _contract(expected)
 
 
-def test_search_by_a_speaker_an_index_without_labels_finds_nothing(client, example_index):
-    # the example index has no speaker labels: what SPEAKER_1 said is nothing
+def test_search_by_a_speaker_an_index_without_labels_says_why_it_finds_nothing(
+    client, example_index
+):
+    # the example index has no speaker labels: what SPEAKER_1 said is nothing, and why
     assert client.get("/api/search", params={"q": UVC}).json()
-    assert client.get("/api/search", params={"q": UVC, "speaker": "1"}).json() == []
+    response = client.get("/api/search", params={"q": UVC, "speaker": "1"})
+    assert response.status_code == 422
+    assert "no speaker labels" in response.json()["detail"]
     assert example_index.search(UVC, speakers=["SPEAKER_1"]) == []
 
 
