@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.baseline import Version, compiled_env, load_average, release, run, today
 
-BASELINE_REF = "a8e21c7"
-"""The last commit before reads followed other processes' writers."""
+BASELINE_REF = "a62fde0"
+"""The commit just before reads followed other processes' writers (049d7dd)."""
 QUESTION = "how often is valve 12 of the cooling loop checked"
 SECTIONS = 300
 
