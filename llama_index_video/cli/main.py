@@ -2,8 +2,10 @@
 
 It parses arguments, builds the library objects and prints; every error the package
 raises on purpose ends the command with one line on stderr and a non-zero status
-(``--debug`` shows the traceback). API keys are masked in everything it prints and
-logs, tracebacks included (:mod:`llama_index_video.api_keys`).
+(``--debug`` shows the traceback). Output piped to a reader that stops reading
+(``| head``) ends the command quietly, with status 141 as a shell reports SIGPIPE. API
+keys are masked in everything it prints and logs, tracebacks included
+(:mod:`llama_index_video.api_keys`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ from typing import NoReturn
 from llama_index_video.api_keys import ScrubbingFormatter, scrub, scrubbed_traceback
 from llama_index_video.cli.commands import COMMANDS
 from llama_index_video.cli.parser import build_parser
-from llama_index_video.cli.status import EXIT_BUG, EXIT_ERROR, EXIT_INTERRUPTED
+from llama_index_video.cli.status import (
+    EXIT_BUG,
+    EXIT_CLOSED_PIPE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+)
 from llama_index_video.errors import VideoIndexError
 
 READ_ONLY_COMMANDS = frozenset({"search", "ask", "list", "chapters", "summarize"})
@@ -62,6 +69,9 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted; run the same command again to resume", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `| head` read what it wanted: stop quietly, as cat does
+        _discard_stdout()
+        return EXIT_CLOSED_PIPE
     except VideoIndexError as exc:
         if args.debug:
             print(scrubbed_traceback(exc), end="", file=sys.stderr)
@@ -75,6 +85,15 @@ def _run(args: argparse.Namespace) -> int:
             return EXIT_ERROR
         print(scrubbed_traceback(exc), end="", file=sys.stderr)
         return EXIT_BUG
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so the flush at exit finds no closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout (a caller's own stream)
+        pass
 
 
 def _storage_error(exc: Exception, args: argparse.Namespace) -> VideoIndexError | None:
