@@ -45,10 +45,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Final
 
 from llama_index_video.transcription.base import Segment
 
-_SENTENCE_END = re.compile(r"[.!?…]['\")\]]*$")
+SENTENCE_END: Final = re.compile(r"[.!?…]['\")\]]*$")
+"""A word that ends a sentence (unless it is one no clause ends on)."""
 _CLAUSE_END = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
 _TRAILING = re.compile(r"[.…,;:\u2013\u2014'\")\]]+$")
 _UNFINISHED = frozenset(
@@ -218,7 +220,7 @@ def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
         chars += len(token.text) + (1 if sentence and not token.glued else 0)
         sentence.append(token)
         previous = token
-        if _SENTENCE_END.search(token.text) and not _unfinished(token):
+        if SENTENCE_END.search(token.text) and not _unfinished(token):
             yield from _cut(sentence, options)
             sentence, chars = [], 0
         elif len(sentence) > 1 and (

@@ -8,7 +8,10 @@ seconds earlier. The pick is lexical and costs no model call: the sentence holdi
 most of the query's content words, each weighted by how few of the unit's sentences
 hold it (the weighting of :func:`~llama_index_video.search.relevance.coverage`).
 When no sentence shares a content word with the query (a paraphrase), the hit keeps
-the unit's start.
+the unit's start. A long sentence's clauses are places to seek to as well; when the
+clause before the best one, in the same sentence, also holds words of the query, the
+match began there, and so does the seek ("for one shilling, | with costs of 8
+shillings" asked as "a debt of one shilling and the costs": not 2 s into the phrase).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from llama_index_video.reader.units import SENTENCE_END
 from llama_index_video.search.relevance import content_words
 
 
@@ -49,4 +53,10 @@ def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]
         return None
     scores = [sum(weight.get(w, 0.0) for w in vocabulary) for vocabulary in vocabularies]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))  # ties: the earlier one
+    while best > 0 and scores[best - 1] > 0 and not _ends_sentence(text[: sentences[best][0]]):
+        best -= 1  # the match began in the clause before, of the same sentence
     return sentences[best][1]
+
+
+def _ends_sentence(text: str) -> bool:
+    return bool(SENTENCE_END.search(text.rstrip()))

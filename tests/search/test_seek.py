@@ -94,3 +94,23 @@ def test_a_search_seeks_into_a_long_sentence_at_the_clause_that_answers():
 
     start = sentence_start("Who is the orchestra's principal violinist?", unit.text, unit.sentences)
     assert start == pytest.approx(words[text.split().index("orchestra's") - 1].start)  # "the"
+
+
+def test_a_match_over_two_clauses_of_a_sentence_seeks_to_the_first():
+    # real speech (the hour of LJ Speech readings, benchmarks/long_real_speech.py): the
+    # query's words sit in "for one shilling," and "with costs of ...": the seek went to
+    # the second clause, 2 s into the phrase and 7 s into the sentence
+    from llama_index_video.reader.units import build_units
+    from llama_index_video.transcription.base import Segment, Word
+
+    text = "Thomas Dobson, on 22 August 1799, for one shilling, with costs of 8 shillings 10p."
+    words = [Word(0.45 * i, 0.45 * i + 0.4, piece) for i, piece in enumerate(text.split())]
+    (unit,) = build_units([Segment(0.0, words[-1].end, text, tuple(words))])
+    assert len(unit.sentences) > 2  # a long sentence: its clauses are places to seek to
+
+    start = sentence_start("a debt of one shilling and the costs", unit.text, unit.sentences)
+    assert start == pytest.approx(words[text.split().index("for")].start)
+    # a clause of the next sentence does not pull the seek back over a full stop
+    two = "The debtors paid the costs. For one shilling, with costs of eight shillings."
+    pieces = [(0, 0.0), (28, 2.0), (46, 3.5)]
+    assert sentence_start("one shilling and the costs", two, pieces) == 2.0

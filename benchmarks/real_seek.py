@@ -1,0 +1,107 @@
+"""Where a hit seeks to on real speech: each sentence of an hour asked as the query.
+
+    python benchmarks/real_seek.py --index DIR [--baseline-ref REF] [--step N]
+
+The hour of real speech (:data:`benchmarks.long_real_speech.HOUR`: LJ Speech and an
+amateur reader, 63.9 min; each reference turn is one clip as its reader recorded it,
+mostly one sentence) is ingested once by today's code into ``--index`` (kept there:
+about ten minutes on 2 cores; delete the folder to ingest again), then every ``step``-th
+turn's reference text is searched (top 3) by today's code and, with ``--baseline-ref``,
+by that commit's, over the same index folder (a search-side comparison). A turn is
+found when one of its top 3 hits overlaps it (within 0.5 s, as ``long_speech.py``
+scores a fact); the seek error is that hit's start minus the turn's start
+(:func:`score`). Printed per version: turns found, the error's median and 95th
+percentile of its absolute value, its signed median, and how many hits start over 2 s
+late. Real speech, heard through faster-whisper tiny.en; the load average is printed
+with each figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.baseline import load_average, measured_in, release, run, today  # noqa: E402
+from benchmarks.long_real_speech import HOUR, joined  # noqa: E402
+from benchmarks.long_speech import percentile, seek_error  # noqa: E402
+from benchmarks.scoring import Question, RankedHit  # noqa: E402
+
+CACHE = Path.home() / ".cache" / "llama-index-video" / "long_real"
+LATE_S = 2.0
+FILE = "hour"
+
+SEARCH = """
+import json, sys
+from pathlib import Path
+from benchmarks.long_real_speech import HOUR, joined
+from llama_index_video import VideoIndex
+_, turns = joined(HOUR, Path({cache!r}))
+index = VideoIndex({index!r})
+found = []
+for turn in turns[::{step}]:
+    hits = index.search(turn.text, top_k=3)
+    found.append([[h.start, h.end] for h in hits if h.start is not None and h.end is not None])
+print(json.dumps(found))
+"""
+
+
+def score(turns: Sequence[tuple[float, float]], hits: Sequence[Sequence[Sequence[float]]]) -> dict:
+    """Seek errors (:func:`benchmarks.long_speech.seek_error`: the first of the top 3 hits
+    overlapping the turn) of each turn ``(start, end)``, from its hits ``[[start, end],
+    ...]`` in rank order: how many were found, the absolute error's median and 95th
+    percentile, the signed median, and how many start over :data:`LATE_S` late."""
+    errors = [
+        seek_error(
+            Question(str(number), "fact", "", file=FILE, start=start, end=end),
+            [RankedHit(FILE, hit[0], hit[1], "") for hit in found],
+        )
+        for number, ((start, end), found) in enumerate(zip(turns, hits, strict=True))
+    ]
+    seen = [e for e in errors if e is not None]
+    absolute = [abs(e) for e in seen]
+    return {
+        "turns": len(turns),
+        "found": len(seen),
+        "median_s": statistics.median(absolute) if seen else None,
+        "p95_s": percentile(absolute, 0.95) if seen else None,
+        "signed_median_s": statistics.median(seen) if seen else None,
+        "late": sum(e > LATE_S for e in seen),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--index", type=Path, required=True, help="kept index folder")
+    parser.add_argument("--baseline-ref", help="also search as this git ref had it")
+    parser.add_argument("--step", type=int, default=1, help="ask every step-th turn")
+    args = parser.parse_args(argv)
+    audio, turns = joined(HOUR, CACHE)
+    if not (args.index / "manifest.sqlite").is_file():
+        ingest = run(today().cli("ingest", str(audio), "--index", str(args.index)), today().env())
+        took = f"{ingest.wall_s:.0f} s wall, {ingest.cpu_s:.0f} CPU s"
+        print(f"ingest: {took}, load {load_average()}")
+    asked = [(t.start, t.end) for t in turns[:: args.step]]
+    versions = [today()] + ([release(args.baseline_ref)] if args.baseline_ref else [])
+    print("| version | turns found | seek median / p95 | signed median | over 2 s late | load |")
+    print("|---|---|---|---|---|---|")
+    for version in versions:
+        code = SEARCH.format(cache=str(CACHE), index=str(args.index.resolve()), step=args.step)
+        figures = score(asked, measured_in(version, code, timeout=3600))
+        print(
+            f"| {version.name} | {figures['found']}/{figures['turns']} | "
+            f"{figures['median_s']:.2f} / {figures['p95_s']:.2f} s | "
+            f"{figures['signed_median_s']:+.2f} s | {figures['late']} | {load_average()} |"
+        )
+        print(json.dumps({"version": version.name, **figures}), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
