@@ -108,8 +108,8 @@ def ingest_live(
         The report of the final ingest of the whole file (or of the stream's copy).
 
     Raises:
-        MediaError: the file does not appear within ``settle`` seconds, or is not a
-            growing audio or video file.
+        MediaError: the file does not appear within ``settle`` seconds, stays empty
+            that long, or is not a growing audio or video file.
         DownloadError: the stream cannot be opened or has no audio.
     """
     from llama_index_video.sources.stream import is_stream
@@ -137,6 +137,10 @@ def ingest_live(
         time.sleep(POLL_SECONDS)
     if not path.is_file():
         raise MediaError(path, f"file not found (waited {settle:g} s for it to appear)")
+    if growth.size() == 0:  # a recorder that holds back its first bytes (ffmpeg: ~30 s)
+        raise MediaError(
+            path, f"still empty after {settle:g} s without growing; give it a longer --live-settle"
+        )
     with path.open("rb") as handle:
         key = live_key(path, handle.read(HEAD_BYTES))
     follow(path, key, ended=lambda: growth.ended(deadline, stop))

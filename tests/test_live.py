@@ -241,12 +241,14 @@ def test_the_command_killed_with_sigkill_mid_recording_resumes_on_real_speech(
 
 
 def test_the_command_refuses_several_files_and_a_missing_one_in_one_line(tmp_path):
+    (tmp_path / "empty.mkv").touch()  # a recorder that has written nothing yet
     command = [sys.executable, "-m", "llama_index_video.cli.main", "ingest", "--live"]
     options = ["--index", str(tmp_path / "index"), "--live-settle", "0.5", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for paths, reason in (
         (["a.mkv", "b.mkv"], "ingest --live takes one file being recorded"),
         ([str(tmp_path / "nowhere.mkv")], "nowhere.mkv: file not found"),
+        ([str(tmp_path / "empty.mkv")], "empty.mkv: still empty after 0.5 s without growing"),
     ):
         done = subprocess.run(
             [*command, *paths, *options], capture_output=True, text=True, env=env, timeout=300
