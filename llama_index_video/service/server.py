@@ -107,7 +107,7 @@ def serve(
     settings = index_settings(
         relevance=relevance, lexical=lexical, chroma_url=chroma_url, collection=collection
     )
-    _announce_while_serving(app, Path(index_dir), page_address(host, port), settings)
+    _while_serving(app, Path(index_dir), page_address(host, port), settings)
     try:
         # uvicorn's own "running on http://..." line tells the user where, once bound.
         uvicorn.run(app, host=host, port=port, log_level="info", **UVICORN_OPTIONS)  # type: ignore[arg-type]
@@ -115,22 +115,24 @@ def serve(
         app.state.live.close()
 
 
-def _announce_while_serving(
-    app: FastAPI, folder: Path, url: str, settings: dict[str, Any] | None
-) -> None:
+def _while_serving(app: FastAPI, folder: Path, url: str, settings: dict[str, Any] | None) -> None:
     """Keep the page's address and the index's ``settings`` in ``folder`` from the app's
     start-up to its shutdown (:func:`~llama_index_video.service.address.announced`), so
-    other doors over the index link to it (``mcp``) or search through it (``search``).
-    In the lifespan, not around ``uvicorn.run``: after a SIGTERM uvicorn ends the
-    process by raising the signal again once the app is shut down, so code after
-    ``run`` never runs."""
+    other doors over the index link to it (``mcp``) or search through it (``search``);
+    at shutdown close the index and delete its private copies. In the lifespan, not
+    around ``uvicorn.run``: after a SIGTERM uvicorn ends the process by raising the
+    signal again once the app is shut down, so code after ``run`` never runs (each
+    SIGTERM left a copy of the index in the temporary folder)."""
     started = app.router.lifespan_context
 
     @asynccontextmanager
     async def lifespan(inner: Any) -> AsyncIterator[Any]:
         async with started(inner) as state:
-            with announced(folder, url, settings=settings):
-                yield state
+            try:
+                with announced(folder, url, settings=settings):
+                    yield state
+            finally:
+                app.state.live.close()
 
     app.router.lifespan_context = lifespan
 

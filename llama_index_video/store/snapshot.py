@@ -18,12 +18,22 @@ the lock meanwhile (its record names it, or its generation is newer) makes the c
 worthless, and it is deleted. SQLite files are copied with SQLite's backup API (a
 manifest's committed ``-wal`` pages included), the rest byte for byte. A read-only
 folder is copied the same way: the copy is the reader's own.
+
+A copy is as big as the index, so none outlives its reader: the reader deletes it when
+it moves on or closes, and at exit; and since a reader killed with ``-9`` (or by the
+out-of-memory killer) runs no code, each copy's folder holds an ``owner.lock`` its
+reader keeps locked (``flock``, released by the kernel however the process ends). The
+first copy a process takes deletes every copy whose owner is gone.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
+import functools
 import logging
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -41,6 +51,8 @@ logger = logging.getLogger(__name__)
 
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3")
 """Files copied through SQLite's backup API rather than byte for byte."""
+PREFIX = "llama-index-video-snapshot-"
+OWNER_LOCK = "owner.lock"
 
 
 @dataclass(frozen=True)
@@ -50,11 +62,15 @@ class Snapshot:
 
     folder: Path
     generation: int
+    owner: int
+    """The open descriptor of the copy's locked ``owner.lock``."""
 
     def discard(self) -> None:
         """Delete the copy (close what was opened from it first)."""
         release_chroma(self.folder / CHROMA_FOLDER)
         shutil.rmtree(self.folder.parent, ignore_errors=True)
+        with contextlib.suppress(OSError):  # closed already: discarded twice
+            os.close(self.owner)
 
 
 def take_snapshot(index_dir: Path) -> Snapshot | None:
@@ -68,9 +84,15 @@ def take_snapshot(index_dir: Path) -> Snapshot | None:
     generation = read_generation(index_dir)
     if generation is None:
         return None
-    root = Path(tempfile.mkdtemp(prefix="llama-index-video-snapshot-"))
+    _sweep_once()
+    root = Path(tempfile.mkdtemp(prefix=PREFIX))
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     target = root / "index"
+    try:
+        owner = _own(root)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
     try:
         target.mkdir()
         _copy(index_dir / MANIFEST_FILE, target / MANIFEST_FILE)
@@ -80,12 +102,48 @@ def take_snapshot(index_dir: Path) -> Snapshot | None:
         (target / MEDIA_FOLDER).symlink_to(IndexFolder(index_dir).media.absolute())
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
+        os.close(owner)
         raise
     if read_generation(index_dir) != generation:
         logger.debug("%s: a writer started while it was copied; copy dropped", index_dir)
         shutil.rmtree(root, ignore_errors=True)
+        os.close(owner)
         return None
-    return Snapshot(target, generation)
+    return Snapshot(target, generation, owner)
+
+
+def _own(root: Path) -> int:
+    """Lock ``root``'s ``owner.lock`` for this process; the open descriptor. Locked
+    under another name, then renamed: a sweep never sees the file unlocked."""
+    claim = root / f".{OWNER_LOCK}"
+    fd = os.open(claim, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        claim.rename(root / OWNER_LOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+@functools.cache
+def _sweep_once() -> None:
+    """Delete the copies whose reader is gone (once per process)."""
+    for root in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            fd = os.open(root / OWNER_LOCK, os.O_RDONLY)
+        except OSError:  # no owner.lock: being made, or not this package's kind
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # its reader is alive
+            os.close(fd)
+            continue
+        try:
+            shutil.rmtree(root, ignore_errors=True)
+            logger.debug("deleted %s, left by a reader that was killed", root)
+        finally:
+            os.close(fd)
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+from pathlib import Path
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.store import snapshot as snapshots
@@ -58,3 +60,44 @@ def test_no_snapshot_while_a_writer_holds_the_lock_or_takes_it_during_the_copy(
     assert take_snapshot(folder) is None
     assert made and not any(path.exists() for path in made)  # the copy was deleted
     assert list(tmp_path.glob("*")) == copies
+
+
+TAKE_AND_HOLD = """
+import sys
+from pathlib import Path
+from llama_index_video.store.snapshot import take_snapshot
+taken = take_snapshot(Path(sys.argv[1]))
+print(taken.folder.parent, flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_copy_whose_reader_was_killed_is_deleted_by_the_next_reader_and_no_other(
+    example_index, tmp_path, spawn
+):
+    """A copy is as big as the index; a reader killed with -9 runs no code to delete
+    its own, so they piled up in the temporary folder (277 in one day of test runs)."""
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    code = TAKE_AND_HOLD.replace("sys.argv[1]", repr(str(folder)))
+    env = {**os.environ, "TMPDIR": str(temp)}
+    killed, alive = spawn(code=code, env=env), spawn(code=code, env=env)
+    killed_copy = Path(killed.stdout.readline().strip())
+    alive_copy = Path(alive.stdout.readline().strip())
+    assert killed_copy.is_dir() and alive_copy.is_dir(), killed.stderr.read()
+    killed.kill()
+    killed.wait(timeout=60)
+    assert killed_copy.is_dir()  # nobody is left to delete it
+
+    third = spawn(code=code, env=env)
+    third_copy = Path(third.stdout.readline().strip())
+    assert third_copy.is_dir(), third.stderr.read()
+    assert not killed_copy.exists()
+    assert alive_copy.is_dir()  # its reader still reads it
+    for reader in (alive, third):
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        reader.wait(timeout=60)
+    assert sorted(temp.iterdir()) == []  # each deleted its own at exit
