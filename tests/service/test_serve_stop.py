@@ -7,13 +7,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
-
-import httpx
 
 from llama_index_video.store.snapshot import PREFIX
 from tests.real_servers import free_port
+from tests.service.test_versions import _wait_for
 
 
 def test_sigterm_deletes_the_private_copy_of_the_index(example_index, tmp_path):
@@ -25,33 +23,26 @@ def test_sigterm_deletes_the_private_copy_of_the_index(example_index, tmp_path):
     temp = tmp_path / "temp"
     temp.mkdir()
     port = free_port()
+    log = tmp_path / "serve.log"
     command = ("serve", "--index", str(folder), "--port", str(port))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_index_video.cli.main", *command],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TMPDIR": str(temp)},
-    )
+    with log.open("w") as errors:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "llama_index_video.cli.main", *command],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            env={**os.environ, "TMPDIR": str(temp)},
+        )
     try:
-        deadline = time.monotonic() + 240
-        while True:  # ends: the deadline is fixed
-            assert server.poll() is None, server.communicate()
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=10).raise_for_status()
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "serve did not answer"
-                time.sleep(0.5)
+        _wait_for(f"http://127.0.0.1:{port}", server, log)
         assert len(_copies(temp)) == 1
         server.send_signal(signal.SIGTERM)
-        _, err = server.communicate(timeout=120)
+        server.wait(timeout=120)
     finally:
         if server.poll() is None:
             server.kill()
-            server.communicate()
-    assert "Traceback" not in err, err
+            server.wait()
+    assert "Traceback" not in log.read_text(), log.read_text()
     assert _copies(temp) == []
 
 
