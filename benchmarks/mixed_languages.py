@@ -40,7 +40,6 @@ import random
 import sys
 import tempfile
 import unicodedata
-import wave
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # after PYTHONPATH: a child imports the version it was given
 
 from benchmarks.baseline import Version, load_average, release, run, today  # noqa: E402
+from benchmarks.multilingual import write_wav  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE_RATE = 16_000
@@ -140,12 +140,7 @@ def join(arrangement: str, into: Path, *, seed: int = SEED) -> list[Clip]:
             Clip(path.name, language, at / SAMPLE_RATE, (at + len(parts[-1])) / SAMPLE_RATE)
         )
         at += len(parts[-1])
-    pcm = (np.clip(np.concatenate(parts), -1.0, 1.0) * 32767).astype("<i2")
-    with wave.open(str(into), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(SAMPLE_RATE)
-        out.writeframes(pcm.tobytes())
+    write_wav(into, np.clip(np.concatenate(parts), -1.0, 1.0) * 32767, SAMPLE_RATE)
     return clips
 
 

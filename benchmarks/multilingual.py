@@ -178,12 +178,13 @@ def write_real(recording: RealRecording, folder: Path) -> None:
 
 
 def write_wav(path: Path, samples: np.ndarray, rate: int) -> None:
-    """16-bit mono ``samples`` as a WAV file."""
+    """16-bit ``samples`` as a WAV file: mono, or one channel per column of a 2-D array."""
+    pcm = samples.astype(np.int16)
     with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
+        out.setnchannels(1 if pcm.ndim == 1 else pcm.shape[1])
         out.setsampwidth(2)
         out.setframerate(rate)
-        out.writeframes(samples.astype(np.int16).tobytes())
+        out.writeframes(pcm.tobytes())
 
 
 def cue_times(

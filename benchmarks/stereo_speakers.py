@@ -28,7 +28,6 @@ import json
 import sys
 import tempfile
 import time
-import wave
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.multilingual import write_wav  # noqa: E402
 from benchmarks.transcription_speed import normalise_words  # noqa: E402
 
 RATE = 16_000
@@ -85,12 +85,7 @@ def conversation(left: list, right: list, overlap: float | None) -> tuple[np.nda
 
 
 def write_stereo(path: Path, left: np.ndarray, right: np.ndarray) -> Path:
-    pcm = (np.clip(np.stack([left, right], axis=1), -1, 1) * 32767).astype("<i2")
-    with wave.open(str(path), "wb") as handle:
-        handle.setnchannels(2)
-        handle.setsampwidth(2)
-        handle.setframerate(RATE)
-        handle.writeframes(pcm.tobytes())
+    write_wav(path, np.clip(np.stack([left, right], axis=1), -1, 1) * 32767, RATE)
     return path
 
 
