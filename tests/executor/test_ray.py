@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 import ray
+from ray._private import ray_constants
 from ray.cluster_utils import Cluster
 
 from llama_index_video.executor.ray import RayExecutor
@@ -105,11 +106,19 @@ def _words(folder: Path) -> set[tuple[str, str]]:
 
 
 @contextmanager
-def _killing(at_work: bytes) -> Iterator[list[int]]:
-    """While the block runs, SIGKILL the first actor seen at ``at_work``; yields the pids."""
+def _killing(cluster: Cluster, at_work: bytes) -> Iterator[list[int]]:
+    """While the block runs, SIGKILL the first of ``cluster``'s actors seen at
+    ``at_work``; yields the pids."""
     stop = threading.Event()
     killed: list[int] = []
-    killer = threading.Thread(target=lambda: killed.extend(_kill_a_busy_actor(stop, at_work)))
+    raylets = {
+        info.process.pid
+        for node in cluster.list_all_nodes()
+        for info in node.all_processes[ray_constants.PROCESS_TYPE_RAYLET]
+    }
+    killer = threading.Thread(
+        target=lambda: killed.extend(_kill_a_busy_actor(stop, at_work, raylets))
+    )
     killer.start()
     try:
         yield killed
@@ -118,29 +127,56 @@ def _killing(at_work: bytes) -> Iterator[list[int]]:
         killer.join(timeout=30)
 
 
-def _kill_a_busy_actor(stop: threading.Event, at_work: bytes) -> list[int]:
-    """SIGKILL the first actor process seen at ``at_work``; returns the pids killed."""
+def _kill_a_busy_actor(stop: threading.Event, at_work: bytes, raylets: set[int]) -> list[int]:
+    """SIGKILL the first actor process seen at ``at_work`` that one of ``raylets``
+    started (another test session's cluster on the machine runs actors with the same
+    command line); returns the pids killed."""
     deadline = time.monotonic() + KILL_WAIT_SECONDS
     while not stop.is_set() and time.monotonic() < deadline:
         for entry in Path("/proc").iterdir():
             try:
                 busy = entry.name.isdigit() and (entry / "cmdline").read_bytes().startswith(at_work)
+                ours = busy and _parent(int(entry.name)) in raylets
             except OSError:
                 continue
-            if busy:
+            if ours:
                 os.kill(int(entry.name), signal.SIGKILL)
                 return [int(entry.name)]
         time.sleep(0.02)
     return []
 
 
+def _parent(pid: int) -> int:
+    """The parent pid of ``pid`` (a raylet starts its workers itself)."""
+    # The command name in field 2 may hold spaces and parentheses: split after the last ")".
+    return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+@contextmanager
+def _decoy(at_work: bytes) -> Iterator[subprocess.Popen[bytes]]:
+    """A process outside the cluster whose command line reads ``at_work``, as another
+    session's actor does; the test ends it."""
+    decoy = subprocess.Popen(["bash", "-c", f'exec -a "{at_work.decode()}" sleep 600'])
+    try:
+        deadline = time.monotonic() + 10.0
+        cmdline = Path("/proc") / str(decoy.pid) / "cmdline"
+        while not cmdline.read_bytes().startswith(at_work) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cmdline.read_bytes().startswith(at_work)
+        yield decoy
+    finally:
+        decoy.kill()
+        decoy.wait(timeout=30)
+
+
 def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
     tmp_path, cluster, subtitled_media, embed_model
 ):
     _, local_rows = _ingest(tmp_path / "local", subtitled_media, embed_model)
-    with _killing(ACTOR_AT_WORK) as killed:
+    with _decoy(ACTOR_AT_WORK) as decoy, _killing(cluster, ACTOR_AT_WORK) as killed:
         report, rows = _ingest(tmp_path / "ray", subtitled_media, embed_model, RayExecutor())
-    assert killed, "no actor was seen at work"
+        assert decoy.poll() is None, "a process outside the cluster was killed"
+    assert killed and killed != [decoy.pid], "no actor was seen at work"
     assert report.ok, report
     _assert_same_rows(rows, local_rows)
     assert len(rows) == sum(f.node_count for f in report.files)
@@ -186,7 +222,7 @@ def test_a_worker_killed_mid_chunk_is_retried_without_duplicates_or_orphans(
 ):
     media, options, local_rows, local_frames = speech
     with (
-        _killing(b"ray::_ProducerActor.recognise") as killed,
+        _killing(cluster, b"ray::_ProducerActor.recognise") as killed,
         caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"),
     ):
         report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
