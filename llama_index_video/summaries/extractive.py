@@ -13,7 +13,7 @@ questions are units that say a matter is still open (``we still need to decide``
 ``open question``). Each line is the unit's own text with its label, so every citation
 points at a stored moment by construction.
 
-Only a conversation (:func:`is_conversation`: two speakers or more, as ``ingest
+Only a conversation (:func:`is_conversation`: voices besides the main one, as ``ingest
 --speakers`` labels them; without labels, talk full of listeners' "yeah") is read with
 every cue. In a lecture, a narration or a reading, a decision must be stated as one (:data:`STATED`:
 "we decided", "let's go with") and an action item must say by when ("I'll send the
@@ -127,25 +127,31 @@ NOT_A_CONVERSATION = (
 )
 """The summary's note when that left lines out (:func:`is_conversation`)."""
 MIN_SPEAKER_SHARE = 0.1
-"""A conversation has at least two speakers who each say this share of its units."""
+"""A conversation has voices besides its main speaker's that say this share of its
+units together: a committee's members each ask a few questions (on 15 of the 36 Welsh and
+Canadian parliament hearings of QMSum, no second voice says a tenth alone), a lecture's
+room asks one or two."""
 ASSENT = re.compile(r"\b(?:yeah|yep|yup|mm-?hmm|uh-huh)\b", re.IGNORECASE)
 """What a listener says while another talks; no reading or narration says it."""
 MIN_ASSENT_RATE = 3.0
 """Without speaker labels, a conversation says :data:`ASSENT` at least this often per
 1,000 words (and :data:`MIN_ASSENTS` times): the 32 AMI meetings of
 ``benchmarks/decisions.py`` say it 7.2-64.7 times, readings and the example narrations
-never (``benchmarks/decision_gate.py``)."""
+never (``benchmarks/decision_gate.py``). Held out: ICSI's meetings 8.1-33.9, podcast
+conversations transcribed verbatim 3.2-21.2, lightly edited 0.7-10.5 (4 of 12 under
+the bar); parliament hearings' edited records and one-voice podcasts never."""
 MIN_ASSENTS = 5
 
 
 def is_conversation(lines: Sequence[TranscriptLine]) -> bool:
-    """Whether ``lines`` are a conversation (a meeting, a call): at least two speakers
-    who each say :data:`MIN_SPEAKER_SHARE` of the units; without speaker labels, talk
-    full of listeners' "yeah" (:data:`MIN_ASSENT_RATE`). A lecture (a question or two
-    from the room included), a narration or a reading is not."""
+    """Whether ``lines`` are a conversation (a meeting, a call, a hearing): voices
+    besides the main speaker's that say :data:`MIN_SPEAKER_SHARE` of the units together;
+    without speaker labels, talk full of listeners' "yeah" (:data:`MIN_ASSENT_RATE`). A
+    lecture (a question or two from the room included), a narration or a reading is not."""
     counts = Counter(unit.speaker for unit in lines if unit.speaker)
     if counts:
-        return sum(n >= MIN_SPEAKER_SHARE * len(lines) for n in counts.values()) >= 2
+        others = sum(counts.values()) - max(counts.values())
+        return others > 0 and others >= MIN_SPEAKER_SHARE * len(lines)
     said = sum(len(unit.text.split()) for unit in lines)
     assents = sum(len(ASSENT.findall(unit.text)) for unit in lines)
     return assents >= MIN_ASSENTS and assents * 1000 >= MIN_ASSENT_RATE * said

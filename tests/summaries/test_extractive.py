@@ -84,10 +84,13 @@ def test_a_lecture_lists_no_asides_only_what_it_states_and_says_why():
     assert plain.note is None  # nothing was left out
 
 
-def test_a_conversation_is_two_voices_that_each_say_a_tenth():
+def test_a_conversation_is_voices_besides_the_main_one_saying_a_tenth_together():
     assert is_conversation(MEETING)
     questions = [*_lecture(*ASIDES * 3, speaker="A"), TranscriptLine(300.0, 304.0, "Why?", "B")]
     assert not is_conversation(questions)  # a question from the room: still a lecture
+    # A hearing: the minister answers, eight members each ask one question (4.5 % each).
+    asked = [TranscriptLine(400.0 + i, 401.0 + i, "And the budget?", f"M{i}") for i in range(8)]
+    assert is_conversation([*_lecture(*ASIDES * 2, speaker="minister"), *asked])
     assert not is_conversation(_lecture(*ASIDES))  # no labels
     # Without labels: listeners' "yeah" (AMI meetings say it 7-65 times in 1,000 words).
     chat = [*ASIDES, "Yeah, yeah.", "Yep, okay.", "Mm-hmm, yeah that works.", "Yeah."]
