@@ -4,6 +4,7 @@ each channel transcribed alone.
 Run from the repository root::
 
     python benchmarks/stereo_speakers.py [--overlaps 0,1,2.5,full]
+    python benchmarks/stereo_speakers.py --held-out
 
 Material (real speech, both with per-sentence references): the LibriVox reader
 (``tests/fixtures/speech/librivox_en.flac``, five sentences, 24.7 s) on the left channel
@@ -19,6 +20,18 @@ speaker: the share of its reference words the transcript holds in order (longest
 subsequence of words over the reference's words; the other speaker's words in between
 do not count against it), the words written, the correlation of the channels' loudness
 envelopes (:mod:`llama_index_video.reader.channels` splits under 0.5) and the seconds.
+
+``--held-out``: the split decision (:func:`llama_index_video.reader.channels.two_voices`,
+its bars chosen on the pair above) on stereo files it was not chosen on, no speech
+recognition. To split: other pairs of real voices, one a channel (a man and a woman
+reading, another language on each side, two voices recorded in a meeting room; turns
+taking over from each other, overlapping, or all at once; one side 12 or 20 dB quieter;
+each voice leaking into the other's microphone). To stay mixed: one real recording on
+both channels as two microphones would hear it (:func:`two_microphones`: one side
+delayed 1-30 ms, quieter, low-passed, with noise of its own; the simulation is
+synthetic, the speech real): single readers, a voice recorded in a meeting room, and a
+phone call of two women mixed to one. Printed per file: the envelopes' correlation, the
+decision and whether it is the right one.
 """
 
 from __future__ import annotations
@@ -35,6 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.baseline import load_average  # noqa: E402
 from benchmarks.multilingual import write_wav  # noqa: E402
 from benchmarks.transcription_speed import normalise_words  # noqa: E402
 
@@ -84,6 +98,32 @@ def conversation(left: list, right: list, overlap: float | None) -> tuple[np.nda
     return tuple(np.pad(c, (0, length - len(c))) for c in channels)
 
 
+def two_microphones(
+    samples: np.ndarray,
+    *,
+    delay_ms: float = 0.0,
+    gain_db: float = 0.0,
+    lowpass_hz: float | None = None,
+    snr_db: float | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``samples`` as two microphones hear one sound: the right one ``delay_ms`` later,
+    ``gain_db`` louder (negative: quieter), low-passed at ``lowpass_hz`` (cut in the
+    spectrum), each with white noise of its own ``snr_db`` under the sound."""
+    right = np.concatenate([np.zeros(round(delay_ms * RATE / 1000), np.float32), samples])
+    right = right[: len(samples)] * np.float32(10 ** (gain_db / 20))
+    if lowpass_hz is not None:
+        spectrum = np.fft.rfft(right)
+        spectrum[np.fft.rfftfreq(len(right), 1 / RATE) > lowpass_hz] = 0
+        right = np.fft.irfft(spectrum, len(right)).astype(np.float32)
+    left = samples.astype(np.float32)
+    if snr_db is not None:
+        noise = np.random.default_rng(seed).normal(size=(2, len(samples))).astype(np.float32)
+        scale = np.sqrt(np.mean(np.square(samples))) * 10 ** (-snr_db / 20)
+        left, right = left + scale * noise[0], right + scale * noise[1]
+    return left, right
+
+
 def write_stereo(path: Path, left: np.ndarray, right: np.ndarray) -> Path:
     write_wav(path, np.clip(np.stack([left, right], axis=1), -1, 1) * 32767, RATE)
     return path
@@ -106,10 +146,128 @@ def heard(transcriber, samples: np.ndarray) -> list:
     return list(transcriber.transcribe(samples).segments)
 
 
+REAL = ROOT / "tests" / "fixtures"
+MICROPHONES = {
+    "1 ms later": {"delay_ms": 1.0},
+    "30 ms later, 6 dB quieter": {"delay_ms": 30.0, "gain_db": -6.0},
+    "10 ms later, low-passed at 1 kHz": {"delay_ms": 10.0, "lowpass_hz": 1000.0},
+    "5 ms later, 12 dB quieter, noise 15 dB under": {
+        "delay_ms": 5.0,
+        "gain_db": -12.0,
+        "snr_db": 15.0,
+    },
+    "20 ms later, 3 kHz low-pass, 20 dB quieter, noise 20 dB under": {
+        "delay_ms": 20.0,
+        "lowpass_hz": 3000.0,
+        "gain_db": -20.0,
+        "snr_db": 20.0,
+    },
+}
+"""The second microphone of each one-voice file (:func:`two_microphones`)."""
+
+
+def held_out_files() -> list[tuple[str, bool, np.ndarray, np.ndarray]]:
+    """``(what, should split, left, right)`` of each held-out stereo file."""
+    from llama_index_video.media.audio import decode_audio
+
+    man = sentences(
+        ROOT / "benchmarks/long_real/amateur_reader.opus",
+        ROOT / "benchmarks/long_real/amateur_reader.json",
+        "turns",
+        skip=20,
+        seconds=40,
+    )
+    woman = sentences(
+        ROOT / "benchmarks/long_real/lj_reader_next.opus",
+        ROOT / "benchmarks/long_real/lj_reader_next.json",
+        "turns",
+        skip=20,
+        seconds=40,
+    )
+    one = {
+        name: decode_audio(REAL / path)
+        for name, path in {
+            "Spanish reader (MLS)": "real_languages/es_mls.opus",
+            "German speaker (FLEURS)": "real_languages/de_fleurs.ogg",
+            "Portuguese speaker (FLEURS)": "real_languages/pt_fleurs.ogg",
+            "Japanese speaker (FLEURS)": "real_languages/ja_fleurs.flac",
+            "a man in a meeting room (AMI)": "real_speech/ami_trn03.flac",
+            "a woman in a meeting room (AMI)": "real_speech/ami_trn05.flac",
+            "a phone call of two women, mixed": "real_speech/phone_call_2f.flac",
+        }.items()
+    }
+    files = []
+    for shown, overlap in (("taking turns", 0.0), ("overlapping 1 s", 1.0), ("all at once", None)):
+        left, right = conversation(man, woman, overlap)
+        files.append((f"man / woman reading, {shown}", True, left, right))
+    left, right = conversation(man, woman, 1.0)
+    for db in (12, 20):
+        files.append((f"man / woman, woman {db} dB quieter", True, left, right * 10 ** (-db / 20)))
+    for db in (20, 12):
+        heard = [two_microphones(side, delay_ms=2.0, gain_db=-db) for side in (left, right)]
+        files.append(
+            (
+                f"man / woman, each leaking {db} dB under into the other's microphone",
+                True,
+                heard[0][0] + heard[1][1],
+                heard[1][0] + heard[0][1],
+            )
+        )
+    for a, b in (
+        ("Spanish reader (MLS)", "German speaker (FLEURS)"),
+        ("Portuguese speaker (FLEURS)", "Japanese speaker (FLEURS)"),
+        ("a man in a meeting room (AMI)", "a woman in a meeting room (AMI)"),
+    ):
+        for shown, overlap in (("overlapping 1 s", 1.0), ("all at once", None)):
+            left, right = conversation([(one[a], "")], [(one[b], "")], overlap)
+            files.append((f"{a} / {b}, {shown}", True, left, right))
+    voices = {
+        "man reading (amateur)": np.concatenate([s for s, _ in man]),
+        "woman reading (LJ Speech)": np.concatenate([s for s, _ in woman]),
+        **one,
+    }
+    for name, samples in voices.items():
+        for shown, options in MICROPHONES.items():
+            files.append((f"{name}: {shown}", False, *two_microphones(samples, **options)))
+    return files
+
+
+def held_out() -> None:
+    """The split decision on the held-out files (see the module docstring)."""
+    from llama_index_video.reader.channels import (
+        MAX_ENVELOPE_CORRELATION,
+        loudness_envelope,
+        two_voices,
+    )
+
+    print(f"load {load_average()}; split under {MAX_ENVELOPE_CORRELATION} envelope correlation")
+    right = {True: [0, 0], False: [0, 0]}
+    with tempfile.TemporaryDirectory() as folder:
+        for what, should, left, other in held_out_files():
+            path = write_stereo(Path(folder) / "held_out.wav", left, other)
+            envelopes = float(np.corrcoef(loudness_envelope(left), loudness_envelope(other))[0, 1])
+            split = two_voices(path, track=1, channels=2) is not None
+            right[should][0] += split == should
+            right[should][1] += 1
+            print(
+                f"{'split' if split else 'mixed':5} {'ok ' if split == should else 'WRONG'} "
+                f"{envelopes:5.2f}  {what}"
+            )
+    print(
+        f"two voices split: {right[True][0]}/{right[True][1]}; "
+        f"one sound kept mixed: {right[False][0]}/{right[False][1]}"
+    )
+    print(f"load {load_average()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--overlaps", default="0,1,2.5,full")
+    parser.add_argument("--held-out", action="store_true", help="the split decision on other files")
     args = parser.parse_args()
+    if args.held_out:
+        held_out()
+        return
 
     from llama_index_video.media.audio import decode_audio
     from llama_index_video.reader.channels import loudness_envelope

@@ -12,7 +12,11 @@ loudness moves apart, the correlation of their 50 ms loudness envelopes under
 :data:`MAX_ENVELOPE_CORRELATION`. One voice through two microphones, or a stereo mix,
 moves both channels together whatever the delay between them (0.9 and more); two people
 taking turns move them apart (around 0, below when they never overlap). The speaker of
-each unit is then its channel's: ``SPEAKER_1`` left, ``SPEAKER_2`` right.
+each unit is then its channel's: ``SPEAKER_1`` left, ``SPEAKER_2`` right. Held out
+(``benchmarks/stereo_speakers.py --held-out``, real speech): 13 of 13 other pairs of
+voices split (-0.38 to 0.19, each voice leaking 12 dB under into the other's channel the
+highest) and 45 of 45 single recordings through two simulated microphones (1-30 ms apart,
+quieter, low-passed, noisy) stay mixed (0.77 to 1.00).
 """
 
 from __future__ import annotations

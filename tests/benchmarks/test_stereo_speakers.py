@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.stereo_speakers import RATE, conversation, in_order_recall
+from benchmarks.stereo_speakers import RATE, conversation, in_order_recall, two_microphones
 
 
 def test_recall_counts_a_speakers_words_in_order_whatever_is_said_between():
@@ -27,3 +27,15 @@ def test_turns_alternate_and_overlap_by_the_given_seconds():
     assert not right[:RATE].any() and right[RATE : 3 * RATE].all() and not right[3 * RATE :].any()
     together = conversation([(one, "a")], [(one, "b")], None)
     assert together[0].all() and together[1].all()
+
+
+def test_two_microphones_delay_quieten_low_pass_and_add_noise_of_their_own():
+    tone = np.sin(2 * np.pi * 3000 * np.arange(RATE) / RATE).astype(np.float32)
+    left, right = two_microphones(tone, delay_ms=10.0, gain_db=-6.0)
+    assert np.array_equal(left, tone) and not right[:160].any()  # 10 ms = 160 samples
+    assert np.allclose(right[160:], tone[:-160] * 10 ** (-6 / 20), atol=1e-6)
+    assert np.abs(two_microphones(tone, lowpass_hz=1000.0)[1]).max() < 1e-3  # 3 kHz cut
+    noisy = two_microphones(tone, snr_db=20.0)
+    noise = [side - tone for side in noisy]
+    assert np.sqrt(np.mean(np.square(noise[0]))) == pytest.approx(0.1 * np.sqrt(0.5), rel=0.05)
+    assert abs(np.corrcoef(*noise)[0, 1]) < 0.05  # each microphone's own
