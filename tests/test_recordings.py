@@ -7,7 +7,8 @@ import av
 import pytest
 
 from llama_index_video.errors import MomentRequestError
-from llama_index_video.recordings import MAX_MOMENT_SECONDS
+from llama_index_video.recordings import MAX_MOMENT_SECONDS, moment_file_name
+from llama_index_video.store.recording_names import IndexedSource
 from tests_support import CHECKOUT, OZONE, TEAM_SYNC
 
 
@@ -95,3 +96,21 @@ def test_search_keeps_to_the_named_recordings(example_index):
     assert by_words == []  # the quoted phrase is only said in the ozone explainer
     with pytest.raises(MomentRequestError, match="unknown source"):
         example_index.search("ozone layer", sources=["nowhere.mp4"])
+
+
+@pytest.mark.parametrize(
+    ("recorded", "cut"),
+    [
+        ("team_sync.mp3", "team_sync_0005-0015.mp3"),
+        ("call.wma", "call_0005-0015.m4a"),  # no .wma writer: sound-only M4A
+        ("phone.amr", "phone_0005-0015.m4a"),
+        ("talk.wmv", "talk_0005-0015.mp4"),
+        ("interview.3gp", "interview_0005-0015.mp4"),
+    ],
+)
+def test_a_moment_is_cut_into_a_file_a_cut_can_be_written_as(recorded, cut):
+    recording = IndexedSource(
+        source=f"/media/{recorded}", path=f"/media/{recorded}", content_hash="0" * 64, duration=60
+    )
+
+    assert moment_file_name(recording, 5, 15) == cut

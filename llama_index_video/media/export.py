@@ -54,8 +54,11 @@ Subtitles = Literal["track", "burned"]
 AAC_FORMATS = frozenset({"mp4", "mov", "ipod", "matroska", "adts"})
 """Output formats (PyAV's names) whose re-encoded audio is AAC."""
 AUDIO_FORMATS = frozenset({"mp3", "ipod", "wav", "flac", "ogg", "opus", "adts"})
-"""Output formats of audio files (.mp3, .m4a, .wav, .flac, .ogg, .opus, .aac): a join
-into one is sound only (MP3 and FLAC would otherwise take video as a cover image)."""
+"""Output formats of audio files (:data:`AUDIO_FILE_SUFFIXES`): a join into one is sound
+only (MP3 and FLAC would otherwise take video as a cover image)."""
+AUDIO_FILE_SUFFIXES = frozenset({".mp3", ".m4a", ".wav", ".flac", ".ogg", ".opus", ".aac"})
+"""The audio files a moment is cut into in its recording's own format; a recording in
+another (.wma, .amr...) is cut into .m4a."""
 # libvpx-vp9 at its defaults encodes a 10 s moment in minutes; realtime at the fastest
 # setting takes about as long as H.264 does.
 _ENCODER_OPTIONS = {"libvpx-vp9": {"deadline": "realtime", "cpu-used": "8", "row-mt": "1"}}

@@ -22,11 +22,18 @@ from llama_index_video.reader.units import UnitOptions
 from llama_index_video.speakers.base import Diarizer
 from llama_index_video.transcription.base import Transcriber
 
-VIDEO_SUFFIXES = frozenset({".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mpg", ".mpeg"})
-AUDIO_SUFFIXES = frozenset({".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac"})
+VIDEO_SUFFIXES = frozenset(
+    {".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mpg", ".mpeg", ".wmv", ".asf", ".3gp"}
+    | {".3g2", ".flv", ".ogv", ".ts", ".mts", ".m2ts", ".vob"}
+)
+AUDIO_SUFFIXES = frozenset(
+    {".mp3", ".wav", ".m4a", ".flac", ".ogg", ".opus", ".aac", ".wma", ".amr", ".aif", ".aiff"}
+    | {".oga", ".mka", ".caf", ".weba"}
+)
 TEXT_SUFFIXES = frozenset({".md", ".txt"})
 SUPPORTED_SUFFIXES = VIDEO_SUFFIXES | AUDIO_SUFFIXES | TEXT_SUFFIXES
-"""The files the reader reads, by suffix (lower case)."""
+"""The files the reader reads, by suffix (lower case). The bundled FFmpeg decodes a file
+by its content, not its name: one with a wrong media suffix is read as what it is."""
 
 
 @dataclass(frozen=True, kw_only=True)

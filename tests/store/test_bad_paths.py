@@ -99,3 +99,13 @@ def test_unreadable_sub_folder_is_reported_not_skipped_silently():
     assert [tuple(item) for item in unreadable] == [
         (str(locked), "folder cannot be read (Permission denied)")
     ]
+
+
+def test_a_folder_walk_takes_other_encoders_files_and_passes_over_documents(tmp_path):
+    names = ["call.WMA", "clip.wmv", "phone.3gp", "memo.amr", "song.aiff", "tv.ts", "deck.pdf"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"\0")
+
+    found = [p.name for p in expand_paths([tmp_path])]
+
+    assert found == sorted(n for n in names if n != "deck.pdf")

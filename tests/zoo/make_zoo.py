@@ -142,6 +142,21 @@ ZOO: tuple[ZooFile, ...] = (
     ZooFile("flac_stereo.flac", (*_tone(2, rate=44100), "-ac", "2"), 2.0, False, True),
     ZooFile("ogg_vorbis.ogg", (*_tone(2, rate=44100), "-c:a", "libvorbis"), 2.0, False, True),
     ZooFile("opus_mono.opus", (*_tone(2), "-c:a", "libopus"), 2.0, False, True),
+    # Other encoders' files (Windows Media, phones, Apple, Flash, broadcast).
+    ZooFile("wmv_wmv2_wma.wmv", (*_CLIP, *_opts("-c:v wmv2 -c:a wmav2")), 3.0, True, True),
+    ZooFile("wma_wmav2.wma", (*_tone(2), *_opts("-c:a wmav2 -b:a 48k")), 2.0, False, True),
+    ZooFile(
+        "phone_h263_aac_8k.3gp",
+        (*_video(3, size="176x144"), *_tone(3), *_opts("-c:v h263 -c:a aac -ar 8000 -ac 1")),
+        3.0,
+        True,
+        True,
+    ),
+    ZooFile("aiff_s16.aiff", (*_tone(2, rate=44100), "-c:a", "pcm_s16be"), 2.0, False, True),
+    ZooFile(
+        "flv_flv1_mp3.flv", (*_CLIP, *_opts("-c:v flv1 -c:a libmp3lame -ar 44100")), 3.0, True, True
+    ),
+    ZooFile("mpegts_h264_aac.ts", (*_CLIP, *_H264_AAC), 3.0, True, True),
     # Timing oddities.
     ZooFile(
         "odd_duration.mp4",
