@@ -204,8 +204,9 @@ class FolderWatcher:
             seen = self._pending.pop(path)
             self._done[path] = (seen.size, seen.mtime_ns)
         for outcome in report.files:
-            detail = outcome.moments if outcome.outcome == "indexed" else ""
-            self._report(WatchEvent(outcome.outcome, outcome.path, outcome.reason or detail))
+            count = outcome.moments if outcome.outcome == "indexed" else ""
+            detail = "; ".join(part for part in (count, outcome.reason) if part)
+            self._report(WatchEvent(outcome.outcome, outcome.path, detail))
 
     def _remove_gone(self) -> None:
         """Remove the indexed sources under the folders whose files are gone."""

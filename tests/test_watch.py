@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -243,3 +244,31 @@ def test_without_watchfiles_the_extra_is_named_before_anything_is_written(
     with pytest.raises(MissingDependencyError, match=r"llama-index-video\[watch\]"):
         watcher.run(threading.Event(), max_seconds=5)
     assert not index.library()
+
+
+def test_a_file_indexed_with_a_note_is_reported_with_its_moments_too(
+    tmp_path, embed_model, timeline
+):
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+    from tests.conftest import ScriptTranscriber
+
+    folder = tmp_path / "drop"
+    folder.mkdir()
+    shutil.copyfile(TEAM_SYNC, folder / "call.mp4")  # sound only, named as a video
+    hears = ScriptTranscriber({"call.mp4": timeline[TEAM_SYNC.name]})
+    index = VideoIndex(
+        tmp_path / "index",
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=tmp_path / "index" / "media", frames=None, transcriber=hears),
+    )
+    try:
+        with watching(index, folder) as running:
+            running.until(lambda: running.of("indexed"), "the file")
+        [event] = running.events
+        [entry] = index.library()
+    finally:
+        index.close()
+
+    assert event.detail.endswith(" moments; no video stream: transcript only"), event.detail
+    assert int(event.detail.split()[0]) == sum(entry.moments.values()) > 0
