@@ -12,6 +12,17 @@ folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and
 only files whose moments are completely written. A folder this process may not write
 is opened read-only: search and ask work, ingest fails with one line.
 
+An index an app keeps reads a *snapshot* (:mod:`llama_index_video.store.snapshot`): a
+private copy of the folder as the last finished writer left it, moved to each new
+finished version at the next read. Another process's writer at work changes the folder
+in place (a file it replaces loses its old rows long before its run ends, and the rows
+it adds are unknown to the loaded vector index, so a filtered search met them); the
+copy never changes, so every read answers from one complete version. Its own writes
+(``ingest``, ``remove``, ...) go to the folder in place, and its next read copies the
+version they made. One-shot readers (the CLI's ``search``) read in place instead
+(``snapshot_reads=False``): one copy per command would cost more than the retries
+they make (:mod:`llama_index_video.cli.reads`).
+
 ``VideoIndex`` inherits each side of the facade from the module that says it:
 searching and asking from :mod:`llama_index_video.querying` (every search and answer
 goes through the index's search policy, :mod:`llama_index_video.search.policy`: its
@@ -27,7 +38,9 @@ the writer lock every writer holds. Where frame vectors are kept is explained in
 from __future__ import annotations
 
 import logging
+import sqlite3
 import warnings
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -72,8 +85,9 @@ from llama_index_video.store.folder_index import (
 )
 from llama_index_video.store.lease import folder_lease
 from llama_index_video.store.lexical import LexicalStore
-from llama_index_video.store.lock import WriterLock
+from llama_index_video.store.lock import WriterLock, read_generation
 from llama_index_video.store.manifest import Manifest
+from llama_index_video.store.snapshot import Snapshot, take_snapshot
 from llama_index_video.store.storage_errors import read_only, translated
 from llama_index_video.store.visual import (
     FRAMES_COLLECTION,
@@ -136,6 +150,12 @@ class VideoIndex(Verifying, Querying):
             :mod:`llama_index_video.search.lexical`), fused with the dense channels;
             False: by meaning only. Writers keep the lexical index either way.
         lexical_threshold: The least lexical match (0-1) of a lexical hit.
+        snapshot_reads: Read a private copy of the version the last writer finished (a
+            local Chroma folder only; see the module docstring), moved to each newer one
+            at the next read: another process's writer never changes what is read. The
+            copy is as big as the index, in the temporary folder, deleted when the index
+            is closed or collected, or at exit. False: read the folder in place (what
+            one-shot readers and processes that only write want).
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -160,6 +180,7 @@ class VideoIndex(Verifying, Querying):
         chroma_url: str | None = None,
         lexical: bool = True,
         lexical_threshold: float | None = LEXICAL_THRESHOLD,
+        snapshot_reads: bool = True,
     ) -> None:
         if frame_store is not None and not frame_store.stores_text:
             raise ValueError("frame_store must store nodes (stores_text), as Chroma does")
@@ -205,8 +226,18 @@ class VideoIndex(Verifying, Querying):
         self._store_checked = False
         self._releases = 0
         self.frame_store: BasePydanticVectorStore | None = None
-        self._open_vectors()
-        self.read_only = self.manifest.read_only or is_read_only_copy(self.folder.chroma)
+        self.snapshot_reads = snapshot_reads
+        """Whether reads are served from a private copy of the last finished version."""
+        self._view: Snapshot | None = None
+        self._discard_view: weakref.finalize[[], VideoIndex] | None = None
+        self._view_failed: int | None = None
+        read_only_manifest = self.manifest.read_only
+        view = self._new_view()
+        if view is None:
+            self._open_vectors()
+        else:
+            self._move(view)
+        self.read_only = read_only_manifest or is_read_only_copy(self.folder.chroma)
         """Opened from a folder this process may not write: search only."""
         self._reader = reader
         self.threshold = threshold_for(threshold, DEFAULT_THRESHOLDS.get(self.identity))
@@ -242,8 +273,12 @@ class VideoIndex(Verifying, Querying):
         self._reader = reader
 
     def close(self) -> None:
-        """Close the folder's manifest (its SQLite connection)."""
+        """Close the folder's manifest (its SQLite connection), and delete the copy the
+        reads were served from."""
         self.manifest.close()
+        if self._discard_view is not None:
+            self._discard_view()
+        self._view = self._discard_view = None
 
     @contextmanager
     def _writing(self, wait: float) -> Iterator[None]:
@@ -256,9 +291,16 @@ class VideoIndex(Verifying, Querying):
             if lock.previous_holder:
                 logger.info("the last writer, %s, did not finish", lock.previous_holder)
             if self._local_vectors and self.folder.vectors_stale(lock):
-                self.reopen()  # never write from vectors loaded before another writer's
+                with folder_lease(self.path).exclusive():  # see reopen()
+                    self._move(None, release=True)  # never write from vectors of before
+            elif self._view is not None:  # writes go to the folder, never to the copy
+                with folder_lease(self.path).exclusive():
+                    self._move(None)
             else:
                 self._follow_writers()
+            if is_read_only_copy(self.folder.chroma):  # only its Chroma is read-only
+                self.read_only = True
+                raise read_only(self.folder.chroma)
             self.folder.written_by(lock)
             with translated(self.folder.chroma):
                 yield
@@ -266,30 +308,71 @@ class VideoIndex(Verifying, Querying):
     def reopen(self) -> None:
         """Load the vectors (and the manifest) afresh, to see what another process wrote.
 
-        Only the local Chroma folder this index opened itself is reopened (a Chroma
-        server, or a store passed in, is used as it is); every ``VideoIndex`` of this
-        process over the same folder reopens too, at its next use. Reads do this by
-        themselves once another process's writer has finished (:meth:`_follow_writers`),
-        and ``ingest``, ``remove``, ``prune`` and ``verify`` when another writer wrote
-        since. It waits for the reads of the folder in progress in this process (the
-        folder's lease), so it may not be called inside one.
+        With ``snapshot_reads``, a copy of the version the last writer finished is read
+        from now on (the folder in place while a writer is at work). Only the local
+        Chroma folder this index opened itself is reopened (a Chroma server, or a store
+        passed in, is used as it is); every ``VideoIndex`` of this process reading the
+        same folder in place reopens too, at its next use. Reads do this by themselves
+        once a writer has finished (:meth:`_follow_writers`), and ``ingest``,
+        ``remove``, ``prune`` and ``verify`` when another writer wrote since. It waits
+        for the reads of the folder in progress in this process (the folder's lease), so
+        it may not be called inside one.
         """
         with folder_lease(self.path).exclusive():
-            self._reopen()
+            view = self._new_view()
+            self._move(view, release=view is None)
 
-    def _reopen(self) -> None:
-        if self._local_vectors:
+    def _move(self, view: Snapshot | None, *, release: bool = False) -> None:
+        """Read ``view`` from now on (None: the folder in place, loaded afresh with
+        ``release``) and delete the copy read before. Hold the folder's lease
+        exclusively (or be the constructor)."""
+        if release and self._local_vectors:
             self.folder.release()
+        old = self._discard_view
+        self._view = view
+        self._discard_view = None if view is None else weakref.finalize(self, view.discard)
         self.manifest.close()  # a read-only folder's manifest may be read as immutable
-        self.manifest = Manifest(self.folder.manifest_file)
+        self.manifest = Manifest(self._opened.manifest_file)
         self._open_vectors()
-        self.lexical = LexicalStore(self.path)
+        self.lexical = LexicalStore(self._opened.path)
+        if old is not None:
+            old()
+
+    @property
+    def _opened(self) -> IndexFolder:
+        """The folder the stores are opened from: the copy read, or the index folder."""
+        return self.folder if self._view is None else IndexFolder(self._view.folder)
+
+    def _new_view(self) -> Snapshot | None:
+        """A copy of the version the last writer finished, to read from; None without
+        ``snapshot_reads``, while a writer is at work, or when it cannot be copied (one
+        warning per version: the folder is read in place meanwhile)."""
+        if not self.snapshot_reads or not self._local_vectors:
+            return None
+        try:
+            return take_snapshot(self.path)
+        except (OSError, sqlite3.Error) as exc:
+            self._view_failed = read_generation(self.path)
+            logger.warning("%s: cannot copy it (%s); reading the folder in place", self.path, exc)
+            return None
+
+    def _view_behind(self) -> bool:
+        """Whether a writer has finished a version this index's copy does not hold (its
+        own included: it wrote in place), and that version was not found uncopyable."""
+        generation = read_generation(self.path)
+        return (
+            generation is not None
+            and generation != self._view_failed
+            and (self._view is None or generation != self._view.generation)
+        )
 
     @property
     def changed_on_disk(self) -> bool:
         """Whether another process wrote to the index since this process loaded its
         vectors (also while it is still writing); the next read reopens once it has
         finished."""
+        if self._view is not None:
+            return read_generation(self.path) != self._view.generation
         return self._local_vectors and self.folder.changed_since_loaded()
 
     @property
@@ -300,34 +383,43 @@ class VideoIndex(Verifying, Querying):
     def _open_vectors(self) -> None:
         """Open the vector stores and the LlamaIndex index over them."""
         given, frame_store = self._given_stores
-        if given is None and self.chroma_url is None:
+        if self._local_vectors and self._view is None:
             self.folder.note_loaded()
-        self._releases = releases(self.folder.chroma)
+        self._releases = releases(self._opened.chroma)
         self.vector_store = given or open_chroma(
-            self.folder.chroma,
+            self._opened.chroma,
             self.collection,
             url=self.chroma_url,
-            load=not WriterLock(self.path).holder(),  # see open_chroma: never mid-write
+            # see open_chroma: never mid-write (nobody writes a copy)
+            load=self._view is not None or not WriterLock(self.path).holder(),
         )
         self._store_checked = False
         self.frame_store = None
         self.index = self._open_index(frame_store)
 
     def _follow_writers(self) -> None:
-        """Before a read: load the vectors afresh when another process's writer has
-        finished a version since they were loaded (a long-lived index otherwise found
-        nothing of a file replaced meanwhile, and a filtered search failed with chromadb's
-        ``Error finding id``), or open them again when another ``VideoIndex`` of this
-        process over the folder did. Never inside a read of this thread, nor while a
-        writer is at work (its version is not finished; this one is served meanwhile)."""
+        """Before a read: move to the version a writer has finished since this one was
+        loaded (with ``snapshot_reads`` a copy of it, else the folder loaded afresh; a
+        long-lived index otherwise found nothing of a file replaced meanwhile, and a
+        filtered search failed with chromadb's ``Error finding id``), or open the
+        vectors again when another ``VideoIndex`` of this process reading the folder in
+        place reloaded them. Never inside a read of this thread, nor while a writer is at
+        work (its version is not finished; this one is read meanwhile)."""
         lease = folder_lease(self.path)
         if not self._local_vectors or lease.reading_here():
             return
-        if self.folder.behind_writers():
+        if self.snapshot_reads:
+            if self._view_behind():
+                with lease.exclusive():
+                    if self._view_behind():  # not moved by another thread meanwhile
+                        view = self._new_view()
+                        if view is not None:
+                            self._move(view)
+        elif self.folder.behind_writers():
             with lease.exclusive():
                 if self.folder.behind_writers():  # not reopened by another thread meanwhile
-                    self._reopen()
-        if self._releases != releases(self.folder.chroma):
+                    self._move(None, release=True)
+        if self._view is None and self._releases != releases(self.folder.chroma):
             self._open_vectors()
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
@@ -347,7 +439,7 @@ class VideoIndex(Verifying, Querying):
             else f"{self.collection}-frames"
         )
         self.frame_store = frame_store or open_chroma(
-            self.folder.chroma, frames, url=self.chroma_url
+            self._opened.chroma, frames, url=self.chroma_url
         )
         storage = StorageContext.from_defaults(
             vector_store=self.vector_store, image_store=self.frame_store

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
 
 
 def open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
-    """The index at ``path`` opened with ``options`` (``VideoIndex``'s keywords).
+    """The index at ``path`` opened with ``options`` (``VideoIndex``'s keywords), read
+    in place unless they say otherwise: a command reads once (or only writes), and
+    reads again when a writer changed the folder under it (:mod:`.reads`).
 
     Raises:
         VideoIndexError: ``must_exist`` and ``path`` is not an index folder.
@@ -24,6 +26,7 @@ def open_index(path: Path, *, must_exist: bool = False, **options: object) -> Vi
     if must_exist:
         IndexFolder(path).require()
 
+    options.setdefault("snapshot_reads", False)
     return VideoIndex(path, **options)  # type: ignore[arg-type]
 
 

@@ -128,7 +128,8 @@ class IndexVersions:
                 if opened
                 else {}
             )
-            index = VideoIndex(path, **models, **index_options)
+            # each version is a copy already (or a Chroma server): read in place
+            index = VideoIndex(path, **models, snapshot_reads=False, **index_options)
             opened[:1] = [index]
             return index
 

@@ -195,7 +195,10 @@ def _die(*args, **kwargs):
 
 def _index(folder: Path, embed_model) -> VideoIndex:
     return VideoIndex(
-        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", frames=None)
+        folder,
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=folder / "media", frames=None),
+        snapshot_reads=False,  # its stores are changed by hand, as a killed writer leaves them
     )
 
 

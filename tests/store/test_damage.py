@@ -157,7 +157,7 @@ def test_a_repair_interrupted_after_its_clean_up_is_finished_by_the_next(run, tm
     assert run("ingest", source, "--index", index_dir, "--quiet")[0] == 0
     release_chroma(index_dir / "chroma")
     shutil.rmtree(index_dir / "chroma")
-    index = VideoIndex(index_dir)
+    index = VideoIndex(index_dir, snapshot_reads=False)  # writes, as the repair did
     index._ingestor(None).recover(index._check(per_source=True))  # the repair's clean-up
     index.close()  # ... and then the process was killed
 
