@@ -17,6 +17,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from llama_index_video.agents import VideoToolSpec
 from llama_index_video.index import VideoIndex
@@ -46,6 +47,20 @@ def _first_edition(path: Path, index_dir: Path) -> None:
     IndexFolder(index_dir).release()
 
 
+def _indexed_in_docs(tmp_path: Path) -> tuple[Path, Path]:
+    """``docs/manual.md`` in its first edition, indexed: (the manual, the index folder)."""
+    manual = tmp_path / "docs" / "manual.md"
+    manual.parent.mkdir()
+    index_dir = tmp_path / "index"
+    _first_edition(manual, index_dir)
+    return manual, index_dir
+
+
+def _kept(app: VideoIndex) -> tuple[Any, Any, VideoToolSpec]:
+    """What an app makes once and keeps: a retriever, a query engine, an agent's tools."""
+    return app.as_retriever(similarity_top_k=3), app.as_query_engine(), VideoToolSpec(app)
+
+
 def _ingest_elsewhere(spawn, path: Path, index_dir: Path) -> None:
     process = spawn("ingest", str(path), "--index", str(index_dir), "--quiet")
     out, err = process.communicate(timeout=300)
@@ -57,16 +72,10 @@ def _editions(texts: list[str]) -> set[str]:
 
 
 def test_what_an_app_keeps_reads_the_file_another_process_replaced(spawn, tmp_path):
-    manual = tmp_path / "docs" / "manual.md"
-    manual.parent.mkdir()
-    index_dir = tmp_path / "index"
-    _first_edition(manual, index_dir)
-
+    manual, index_dir = _indexed_in_docs(tmp_path)
     app = VideoIndex(index_dir)
     try:
-        retriever = app.as_retriever(similarity_top_k=3)
-        engine = app.as_query_engine()
-        tools = VideoToolSpec(app)  # an agent's tools over the same index
+        retriever, engine, tools = _kept(app)
         found = retriever.retrieve(QUESTION)
         assert len(found) == 3 and _editions([n.node.get_content() for n in found]) == {"first"}
 

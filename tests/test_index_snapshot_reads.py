@@ -17,9 +17,15 @@ import json
 import time
 from pathlib import Path
 
-from llama_index_video.agents import VideoToolSpec
 from llama_index_video.index import VideoIndex
-from tests.test_index_follows_writers import QUESTION, SECTIONS, _editions, _first_edition, _manual
+from tests.test_index_follows_writers import (
+    QUESTION,
+    SECTIONS,
+    _editions,
+    _indexed_in_docs,
+    _kept,
+    _manual,
+)
 
 HELD_WRITER = """
 import sys, time
@@ -62,16 +68,10 @@ def _first_and_later(manual: Path) -> Path:
 
 
 def test_an_app_answers_from_the_last_finished_version_during_a_long_ingest(spawn, tmp_path):
-    manual = tmp_path / "docs" / "manual.md"
-    manual.parent.mkdir()
-    index_dir = tmp_path / "index"
-    _first_edition(manual, index_dir)
-
+    manual, index_dir = _indexed_in_docs(tmp_path)
     app = VideoIndex(index_dir)
     try:
-        retriever = app.as_retriever(similarity_top_k=3)
-        engine = app.as_query_engine()
-        tools = VideoToolSpec(app)
+        retriever, engine, tools = _kept(app)
         assert _editions([n.node.get_content() for n in retriever.retrieve(QUESTION)]) == {"first"}
 
         _manual(manual, "second")
