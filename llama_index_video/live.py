@@ -247,9 +247,12 @@ class _Follower:
 
         index, reader = self.index, self.index.reader
         source = SourceFile(path, key)
-        rows = LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
+
+        def rows() -> LiveRows:  # the stores the index writes to, inside _writing only
+            return LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
+
         with index._writing(self.wait):
-            done = rows.stored_until()
+            done = rows().stored_until()
             index.lexical.refresh()
         if done:
             logger.info("%s: resuming after %.1f s already stored", path, done)
@@ -276,7 +279,7 @@ class _Follower:
             )
             nodes.extend(self._screens(source, units, nodes, chunk.start, chunk.end))
             with index._writing(self.wait):
-                rows.add(nodes, until=chunk.end)
+                rows().add(nodes, until=chunk.end)
                 index.lexical.refresh()
             done = chunk.end
             self.report(LiveChunk(chunk.start, chunk.end, len(nodes)))
