@@ -66,8 +66,8 @@ def test_a_gemini_model_passed_as_a_model_also_gets_clips(tmp_path, gemini_key):
 
 def test_the_stored_embedding_decides_when_reopened(tmp_path, gemini_key):
     path = tmp_path / "index"
-    created = VideoIndex(path, embed_model=EmbeddingSpec(backend="gemini"))
-    created._record_identity()  # what the first ingest does before reading
+    created = VideoIndex(path, embed_model=EmbeddingSpec(backend="gemini"), snapshot_reads=False)
+    created._record_identity()  # what the first ingest does before reading, in place
     created.close()
     reopened = VideoIndex(path, reader_options=ReaderOptions(ocr="off"))
     assert reopened.reader.clips == ClipOptions()
