@@ -48,6 +48,27 @@ FRAME_ROUTE = "/frames/"
 _CONTENT_HASH = re.compile(r"[0-9a-f]{64}")
 
 
+_MEDIA_TYPES = {
+    ".ts": "video/mp2t",  # Python's table: a Qt translation file
+    ".mts": "video/mp2t",
+    ".m2ts": "video/mp2t",
+    ".3gp": "video/3gpp",  # Python's table: audio, so the page put it in an audio player
+    ".3g2": "video/3gpp2",
+    ".asf": "video/x-ms-asf",
+    ".vob": "video/mpeg",
+    ".mka": "audio/x-matroska",
+    ".caf": "audio/x-caf",
+    ".weba": "audio/webm",
+}
+"""Media types of recordings that Python's ``mimetypes`` table lacks or gets wrong."""
+
+
+def recording_media_type(path: Path) -> str | None:
+    """The type a recording is sent as (``video/...`` or ``audio/...``); None for other files."""
+    guessed = _MEDIA_TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or ""
+    return guessed if guessed.startswith(("video/", "audio/")) else None
+
+
 @dataclass(frozen=True)
 class MediaFile:
     """An indexed video or audio file the service may send."""
@@ -102,8 +123,8 @@ class MediaCatalog:
             return None
         for record in self._paths.get(content_hash, []):
             path = Path(record.path)
-            media_type = mimetypes.guess_type(path.name)[0] or ""
-            if not media_type.startswith(("video/", "audio/")):
+            media_type = recording_media_type(path)
+            if media_type is None:
                 continue
             try:
                 unchanged = path.resolve(strict=True) == path and path.stat().st_size == record.size

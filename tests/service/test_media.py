@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.service.app import create_app
+from llama_index_video.service.media import recording_media_type
 from llama_index_video.store.manifest import PathRecord
 from tests.service.conftest import LOOPBACK, running
 from tests_support import HANDBOOK, OZONE, TEAM_SYNC
@@ -292,3 +294,23 @@ def test_a_file_changed_while_sent_is_sent_as_it_was_opened(tmp_path, how):
     status, headers, body = _send_while(frame, change, [("range", "bytes=100-")])
     assert status == 206 and int(headers[b"content-length"]) == len(body)
     assert body == opened[100:]
+
+
+@pytest.mark.parametrize(
+    ("name", "sent_as"),
+    [
+        ("talk.mp4", "video/mp4"),
+        ("team_sync.mp3", "audio/mpeg"),
+        ("broadcast.ts", "video/mp2t"),  # not Qt's translation file
+        ("camcorder.m2ts", "video/mp2t"),
+        ("phone.3gp", "video/3gpp"),  # a video player, not the audio one
+        ("talk.wmv", "video/x-ms-wmv"),
+        ("call.wma", "audio/x-ms-wma"),
+        ("memo.amr", "audio/AMR"),
+        ("music.mka", "audio/x-matroska"),
+        ("voice.caf", "audio/x-caf"),
+        ("notes.md", None),
+    ],
+)
+def test_each_kind_of_recording_is_sent_as_a_video_or_audio_type(name, sent_as):
+    assert recording_media_type(Path(name)) == sent_as
