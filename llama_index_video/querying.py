@@ -24,7 +24,7 @@ from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.recordings import Recordings
 from llama_index_video.results import Answer, SearchHit
-from llama_index_video.search.fusion import Retriever, aretrieved
+from llama_index_video.search.fusion import Retriever
 from llama_index_video.search.node_retriever import NodeRetriever
 from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
@@ -334,7 +334,9 @@ class _Following:
             return self._current().retrieve(query)
 
     async def aretrieve(self, query: Any) -> Sequence[Any]:
-        return await aretrieved(self._current(), query)
+        """:meth:`retrieve` in a worker thread, which holds the folder's lease as it
+        reads (a lease is a thread's: coroutines of one event loop share a thread)."""
+        return await asyncio.to_thread(self.retrieve, query)
 
     def _current(self) -> Retriever:
         self._index._follow_writers()

@@ -140,3 +140,33 @@ def test_threads_searching_while_another_process_replaces_the_file(spawn, tmp_pa
     finally:
         done.set()
         app.close()
+
+
+def test_a_kept_retrievers_async_retrieval_holds_the_folders_lease(tmp_path, monkeypatch):
+    """``aretrieve`` read the vectors without the folder's lease that ``retrieve`` holds,
+    so another thread of the app could move the index to a new version (deleting the
+    copy it read) in the middle of it."""
+    import asyncio
+
+    from chromadb.api.models.Collection import Collection
+
+    from llama_index_video.store.lease import folder_lease
+
+    _manual_path, index_dir = _indexed_in_docs(tmp_path)
+    app = VideoIndex(index_dir)
+    held: list[bool] = []
+    query = Collection.query
+
+    def leased_query(collection, *args, **kwargs):  # search's one vector query
+        held.append(folder_lease(index_dir).reading_here())
+        return query(collection, *args, **kwargs)
+
+    monkeypatch.setattr(Collection, "query", leased_query)
+    try:
+        retriever = app.as_retriever(similarity_top_k=3)
+        found = asyncio.run(retriever.aretrieve(QUESTION))
+        assert _editions([n.node.get_content() for n in found]) == {"first"}
+        assert held and all(held), held
+        assert found == retriever.retrieve(QUESTION)
+    finally:
+        app.close()
