@@ -16,7 +16,7 @@
     ├── IndexCompatibilityError    an index made by another version or embedding model
     ├── VectorStoreError           the vector store (e.g. a Chroma server) cannot be used
     ├── IndexStorageError          the index folder cannot be used as it is on disk
-    │   ├── IndexBusyError         another process is writing to the index
+    │   ├── IndexBusyError         another writer is at work in the index
     │   ├── IndexCorruptError      a file of the index is damaged, or disagrees with another
     │   ├── IndexReadOnlyError     writing to an index the process may only read
     │   └── DiskFullError          no space left (or quota reached) while writing
@@ -141,7 +141,8 @@ class IndexStorageError(VideoIndexError):
 
 
 class IndexBusyError(IndexStorageError):
-    """Another process holds the index's writer lock."""
+    """Another writer (another process, or another thread of this one) holds the index's
+    writer lock, or changed what a read was reading."""
 
 
 class IndexCorruptError(IndexStorageError):

@@ -231,7 +231,7 @@ class Recordings(ManifestRecordings):
                 ``Error finding id``, or rows it was adding taken for missing ones).
         """
         from llama_index_video.store.lease import folder_lease
-        from llama_index_video.store.lock import caused_by_a_writer, read_generation
+        from llama_index_video.store.lock import WriterLock, caused_by_a_writer, read_generation
 
         self._follow_writers()
         before = read_generation(self.path)
@@ -243,9 +243,10 @@ class Recordings(ManifestRecordings):
                     raise
                 if before is not None and read_generation(self.path) == before:
                     raise  # no writer touched the folder: the failure is its own
+                holder = WriterLock(self.path).holder() or "a writer"
                 raise IndexBusyError(
-                    f"{self.path}: another process is writing to this index and changed "
-                    "what this read was reading; read again when it has finished"
+                    f"{self.path}: {holder} is writing to this index and changed what "
+                    "this read was reading; read again when it has finished"
                 ) from exc
 
     def library(self) -> list[LibraryEntry]:

@@ -119,7 +119,7 @@ class WriterLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except BlockingIOError:
-            return _describe(os.pread(fd, 4096, 0)) or "another process"
+            return _describe(os.pread(fd, 4096, 0)) or "another writer"
         except OSError:
             return ""
         finally:
@@ -148,7 +148,7 @@ class WriterLock:
                 pass
             except OSError as exc:
                 raise _translated(exc, self.path) from exc
-            holder = _describe(os.pread(fd, 4096, 0)) or "another process"
+            holder = _describe(os.pread(fd, 4096, 0)) or "another writer"
             left = deadline - time.monotonic()
             if left <= 0:
                 raise IndexBusyError(
@@ -228,15 +228,20 @@ def _finished_generation(record: bytes) -> int | None:
 
 
 def _describe(record: bytes) -> str:
-    """``"ingest pid 123 on host-a since 05:40:01 UTC"`` from a lock record ("" if none)."""
+    """``"pid 123 on host-a (since 05:40:01 UTC)"`` from a lock record ("" if none);
+    ``"another thread of this process (pid 123, since ...)"`` for this process's own
+    (two locks of one process exclude each other as two processes' do)."""
     data = _parsed(record)
     if data is None:
         return ""
     try:
         since = time.strftime("%H:%M:%S UTC", time.gmtime(float(data["since"])))
-        return f"pid {int(data['pid'])} on {data['host']} (since {since})"
+        pid, host = int(data["pid"]), str(data["host"])
     except (ValueError, KeyError, TypeError):
         return ""
+    if pid == os.getpid() and host == socket.gethostname():
+        return f"another thread of this process (pid {pid}, since {since})"
+    return f"pid {pid} on {host} (since {since})"
 
 
 def _translated(exc: OSError, path: Path) -> IndexStorageError:

@@ -166,3 +166,45 @@ def test_a_writer_killed_while_releasing_leaves_the_count_going_on(tmp_path):
     finally:
         after.release()
     assert read_generation(tmp_path) == 5
+
+
+def test_a_writer_of_this_process_is_named_as_another_thread(index_copy, embed_model, monkeypatch):
+    """Two locks of one process exclude each other as two processes' do; the one left
+    waiting was told that "another process" (or "pid N on this host") was writing."""
+    import threading
+
+    from llama_index_video.errors import IndexCorruptError
+
+    folder = index_copy
+    held, done = threading.Event(), threading.Event()
+
+    def writer() -> None:
+        with WriterLock(folder) as lock:
+            lock.acquire(wait=0)
+            held.set()
+            done.wait(timeout=60)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert held.wait(timeout=60)
+        with pytest.raises(IndexBusyError) as busy, WriterLock(folder) as lock:
+            lock.acquire(wait=0)
+        assert f"another thread of this process (pid {os.getpid()}," in str(busy.value)
+        assert "another process" not in str(busy.value)
+
+        # read in place, a read can meet the rows a writer adds
+        index = VideoIndex(folder, embed_model=embed_model, snapshot_reads=False)
+
+        def met_the_writer() -> None:  # what a read of rows a writer is adding raises
+            raise IndexCorruptError(f"{folder}: the store holds fewer rows than listed")
+
+        monkeypatch.setattr(index, "check_store", met_the_writer)
+        with pytest.raises(IndexBusyError) as busy:
+            index.search("anything")
+        assert "another thread of this process" in str(busy.value)
+        assert "another process" not in str(busy.value) and "\n" not in str(busy.value)
+        index.close()
+    finally:
+        done.set()
+        thread.join(timeout=60)
