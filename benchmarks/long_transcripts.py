@@ -22,10 +22,10 @@ Each is heard, each in a child process timed as a whole (wall, CPU seconds), by:
   then ``transcript --format json``: the stored transcript (the words a unit repeats
   from the one before, where a long sentence was cut, counted once);
 - ``ours at REF`` with ``--baseline-ref``: the same, as that commit had it;
-- ``prompted``: ours with ``FasterWhisperTranscriber(condition_on_previous_text=True)``
-  (each clip prompted with the text before it unless that held a loop, see
-  :mod:`llama_index_video.transcription.faster_decoding`), through the same ingest;
-- ``prompted+fallback``: the same with faster-whisper's temperature fallback
+- ``unprompted``: ours with ``FasterWhisperTranscriber(condition_on_previous_text=False)``
+  (each window decoded with no prompt: ours' decoding before prompting was its default,
+  see :mod:`llama_index_video.transcription.faster_decoding`), through the same ingest;
+- ``prompted+fallback``: ours with faster-whisper's temperature fallback
   (``temperature=FALLBACK``): faster-whisper's own prompting over ours' clips, reset
   after a window decoded hotter than 0.5 (it samples at random);
 - ``defaults``: faster-whisper's default decoding of the whole file with the same model
@@ -68,7 +68,7 @@ from benchmarks.long_speech_script import iter_facts, plan  # noqa: E402
 from benchmarks.scoring import error_rate  # noqa: E402
 
 DEFAULTS = "defaults"
-PROMPTED = "prompted"
+UNPROMPTED = "unprompted"
 WITH_FALLBACK = "prompted+fallback"
 FALLBACK = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 """faster-whisper's default temperatures."""
@@ -251,11 +251,11 @@ def _defaults_child(audio: Path, out: Path) -> None:
 
 
 def measure(
-    version: Version | None, audio: Path, work: Path, *, prompted: str | None = None
+    version: Version | None, audio: Path, work: Path, *, decoding: str | None = None
 ) -> tuple[list[Heard], Figures]:
     """What ``version``'s ingest stored for ``audio`` (or the defaults, for None), its
-    transcriber prompting each clip with the text before it when ``prompted`` (the
-    recipe: :data:`PROMPTED` or :data:`WITH_FALLBACK`)."""
+    transcriber decoding as the recipe ``decoding`` says (:data:`UNPROMPTED` or
+    :data:`WITH_FALLBACK`; None: its defaults)."""
     out = work / "heard.json"
     timeout = 3600.0
     if version is None:
@@ -266,8 +266,8 @@ def measure(
         return heard, Figures(0.0, [], None, None, done.wall_s, done.cpu_s)
     index = work / "index"
     command = ("--debug", "ingest", str(audio), "--index", str(index), "--quiet")
-    me = [sys.executable, str(Path(__file__).resolve()), "--prompted-cli", str(prompted)]
-    ingest = [*me, *command] if prompted else version.cli(*command)
+    me = [sys.executable, str(Path(__file__).resolve()), "--decoding-cli", str(decoding)]
+    ingest = [*me, *command] if decoding else version.cli(*command)
     done = run(ingest, version.env(), timeout=timeout)
     _check("ingest", done.returncode, done.stderr)
     shown = run(
@@ -287,22 +287,23 @@ def measure(
     )
 
 
-def _prompted_cli(argv: list[str]) -> int:
-    """The command line with every transcriber it builds prompting, with the fallback for
-    :data:`WITH_FALLBACK` (``argv[0]``, the recipe: the CLI has no option for either)."""
+def _decoding_cli(argv: list[str]) -> int:
+    """The command line with every transcriber it builds unprompted for
+    :data:`UNPROMPTED`, with the fallback for :data:`WITH_FALLBACK` (``argv[0]``, the
+    recipe: the CLI has no option for either)."""
     from dataclasses import dataclass
 
     from llama_index_video.cli.main import main as cli
     from llama_index_video.transcription import faster
 
-    fallback = argv.pop(0) == WITH_FALLBACK
+    recipe = argv.pop(0)
 
     @dataclass(frozen=True, kw_only=True)
-    class Prompted(faster.FasterWhisperTranscriber):
-        condition_on_previous_text: bool = True
-        temperature: float | tuple[float, ...] = FALLBACK if fallback else 0.0
+    class Recipe(faster.FasterWhisperTranscriber):
+        condition_on_previous_text: bool = recipe != UNPROMPTED
+        temperature: float | tuple[float, ...] = FALLBACK if recipe == WITH_FALLBACK else 0.0
 
-    faster.FasterWhisperTranscriber = Prompted  # type: ignore[misc]
+    faster.FasterWhisperTranscriber = Recipe  # type: ignore[misc]
     return cli(argv)
 
 
@@ -330,7 +331,7 @@ def hear(
                     version,
                     material.audio,
                     Path(folder),
-                    prompted=name if name in (PROMPTED, WITH_FALLBACK) else None,
+                    decoding=name if name in (UNPROMPTED, WITH_FALLBACK) else None,
                 )
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
@@ -363,26 +364,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--recipes",
         nargs="+",
-        choices=("ours", "baseline", PROMPTED, WITH_FALLBACK, DEFAULTS),
-        default=("ours", "baseline", PROMPTED, WITH_FALLBACK, DEFAULTS),
+        choices=("ours", "baseline", UNPROMPTED, WITH_FALLBACK, DEFAULTS),
+        default=("ours", "baseline", UNPROMPTED, WITH_FALLBACK, DEFAULTS),
         help="run only these (several runs of the script can then share a busy machine)",
     )
     parser.add_argument("--json", type=Path, help="append the figures here (JSON lines)")
     parser.add_argument("--keep", type=Path, help="keep (or score again) what each recipe heard")
     parser.add_argument("--defaults-child", nargs=2, type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--prompted-cli", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("--decoding-cli", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.prompted_cli is not None:
-        return _prompted_cli(args.prompted_cli)
+    if args.decoding_cli is not None:
+        return _decoding_cli(args.decoding_cli)
     if args.defaults_child:
         _defaults_child(*args.defaults_child)
         return 0
     recipes: dict[str, Version | None] = {"ours": today()} if "ours" in args.recipes else {}
     if args.baseline_ref and "baseline" in args.recipes:
         recipes[f"ours at {args.baseline_ref}"] = release(args.baseline_ref)
-    for prompted in (PROMPTED, WITH_FALLBACK):
-        if prompted in args.recipes:
-            recipes[prompted] = today()
+    for decoding in (UNPROMPTED, WITH_FALLBACK):
+        if decoding in args.recipes:
+            recipes[decoding] = today()
     if DEFAULTS in args.recipes:
         recipes[DEFAULTS] = None
     print("Heard through faster-whisper tiny.en; each recording says whether its speech is real.")

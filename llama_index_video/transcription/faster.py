@@ -133,20 +133,13 @@ class FasterWhisperTranscriber:
             finds the language of each stretch (:mod:`.language`), also for an
             English-only model.
         word_timestamps: Also return word times (and tighter segment times).
-        condition_on_previous_text: Prompt each window with the text written before it.
-            With a ``temperature`` fallback that reaches above 0.5 (faster-whisper's
-            ``(0.0, 0.2, 0.4, 0.6, 0.8, 1.0)``), faster-whisper's own prompting over the
-            clips of the audio (each ending in a pause): a window that loops is decoded
-            again hotter and the prompt starts afresh; on real readers this wrote the
-            fewest wrong words, but samples at random (see ``temperature``). With
-            deterministic decoding, each clip (up to a pause, about one 30 s window) is
-            prompted with the text before it but never with a repetition loop or an
-            improbable clip: after one the prompt starts afresh
-            (:func:`.faster_decoding.next_prompt`); faster-whisper's own prompting with
-            nothing to reset it hands a loop ("-R-R-R-...") to every following window (on
-            a 20-minute recording one loop ate a chunk's ten minutes). Stretches in
-            another language than English (files of several languages) are decoded
-            unprompted. Off by default (docs/evaluation.md, long recordings).
+        condition_on_previous_text: Prompt each window with the text written before it,
+            as faster-whisper's own default does, over clips of the audio that end in
+            pauses; deterministic at ``temperature=0.0``, and the prompt starts afresh
+            after a repetition loop, so a loop is never handed on
+            (:mod:`.faster_decoding`). ``False``: each window is decoded with no prompt
+            (docs/evaluation.md, long recordings, compares the two). Stretches in another
+            language than English (files of several languages) are decoded unprompted.
         initial_prompt: Text that primes the vocabulary (names, jargon) of the first window.
         download_root: Hugging Face cache folder to look in and download to.
         allow_download: Whether a model missing locally may be downloaded.
@@ -171,7 +164,7 @@ class FasterWhisperTranscriber:
     vad_filter: bool = True
     language: str | None = None
     word_timestamps: bool = True
-    condition_on_previous_text: bool = False
+    condition_on_previous_text: bool = True
     initial_prompt: str | None = None
     download_root: Path | None = None
     allow_download: bool = True

@@ -11,17 +11,18 @@ still loops listed as dropped, words a window skipped decoded again
 (:func:`.skips.filled`), and errors raised while decoding (CTranslate2 raises
 plain ``RuntimeError``) made :class:`~llama_index_video.errors.TranscriptionError`.
 
-With ``condition_on_previous_text`` and a temperature fallback that resets the prompt
-(:func:`fallback_resets`), faster-whisper prompts each window with the text before it
-itself, over the same clips: a window that loops or is improbable is decoded again
-hotter, and above :data:`PROMPT_RESET_TEMPERATURE` the prompt starts afresh. With
-deterministic decoding nothing would reset it, so the whole audio is decoded one clip at
-a time instead (:mod:`.windows`: each clip ends in a pause), each prompted with the text
-before it unless that text held a loop or an improbable segment (:func:`next_prompt`),
-so a loop is never handed on as faster-whisper's own prompting hands it on when the
-temperature never rises. faster-whisper takes the prompt as tokens, the ones its own
-prompting uses. On real readers faster-whisper's own prompting with the fallback wrote
-fewer wrong words than either (docs/evaluation.md, long recordings).
+With ``condition_on_previous_text`` (the default), the whole audio is decoded in one call
+over clips that end in pauses (:mod:`.windows`) and faster-whisper prompts each window
+with the text written before it, as its own default decoding does: a recording's names
+and recurring words are then heard as they were the first time ("debtors", "steward"
+rather than "depthers", "stuart"). faster-whisper starts the prompt afresh only after a
+window it decoded hotter than 0.5, which deterministic decoding (temperature 0) never
+does: a repetition loop would prompt every later window (on a 20-minute recording one
+loop ate a chunk's ten minutes). So the call is stopped at a segment that loops
+(:func:`.loops.loop_reason`) and the clips after it are decoded by a new call, from the
+loop's end, with no prompt (:func:`_prompted`); the loop itself is decoded again as any
+other. With the option off each window is decoded with no prompt (docs/evaluation.md,
+long recordings, compares the two).
 """
 
 from __future__ import annotations
@@ -46,14 +47,8 @@ if TYPE_CHECKING:
     from faster_whisper.transcribe import Segment as FasterSegment
     from faster_whisper.transcribe import TranscriptionInfo as FasterInfo
 
-PROMPT_TOKENS: Final = 223
-"""Tokens of earlier text a clip is prompted with at most (faster-whisper's own bound)."""
-PROMPT_RESET_TEMPERATURE: Final = 0.5
-"""faster-whisper's ``prompt_reset_on_temperature``: a window decoded hotter than this
-prompts the next one with nothing."""
-MIN_LOG_PROB: Final = -1.0
-"""A clip with a segment less probable than this prompts nothing (faster-whisper's
-``log_prob_threshold``, below which its default decoding falls back)."""
+FRAME_SECONDS: Final = 0.02
+"""Whisper's timestamp step: a restart after a loop begins at least this much later."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,9 +115,7 @@ def decode(
             part = part[:0]
         elif whole and options.condition_on_previous_text:
             clips = clip_timestamps([(0, len(part))], activity.spans(UTTERANCES))
-        prompted = isinstance(clips, list) and options.condition_on_previous_text
-        own = fallback_resets(options.temperature)  # faster-whisper's prompting, reset
-        if isinstance(clips, list) and prompted and len(part) and not own:
+        if isinstance(clips, list) and options.condition_on_previous_text and len(part):
             segments, info = _prompted(run, part, clips, options)
         else:
             segments, info = run.whisper.transcribe(
@@ -132,7 +125,7 @@ def decode(
                 temperature=options.temperature,
                 vad_filter=options.vad_filter and kept is None,
                 word_timestamps=options.word_timestamps,
-                condition_on_previous_text=prompted,
+                condition_on_previous_text=False,
                 initial_prompt=options.initial_prompt,
                 clip_timestamps=clips,
             )
@@ -174,85 +167,69 @@ def decode(
     )
 
 
-def fallback_resets(temperature: float | tuple[float, ...]) -> bool:
-    """Whether decoding at ``temperature`` (or falling back through them) can reach a
-    temperature at which faster-whisper's prompting starts afresh."""
-    temperatures = temperature if isinstance(temperature, tuple) else (temperature,)
-    return any(value > PROMPT_RESET_TEMPERATURE for value in temperatures)
-
-
 def _prompted(
     run: Pass, part: np.ndarray, clips: list[float], options: Decoding
 ) -> tuple[Iterator[FasterSegment], FasterInfo]:
-    """Decode ``part`` clip by clip (``clips`` as :func:`.windows.clip_timestamps` gives
-    them), each clip prompted with the text of the clips before it that wrote no loop
-    (:func:`next_prompt`); segments on ``part``'s timeline. The first clip is decoded
-    here (its info, the language, at once), the others as the segments are read."""
-    pairs = [
-        (round(start * SAMPLE_RATE), round(end * SAMPLE_RATE))
-        for start, end in zip(clips[::2], clips[1::2], strict=True)
-    ]
+    """Decode ``part`` over ``clips`` (as :func:`.windows.clip_timestamps` gives them)
+    with faster-whisper's own prompting, each window prompted with the text before it,
+    started afresh after a repetition loop (:func:`restart_after`): faster-whisper at
+    temperature 0 never resets its prompt and would hand the loop to every later window.
+    Segments on ``part``'s timeline; the first call is made here (its info, the
+    language, at once), the others as the segments are read."""
 
     def call(
-        index: int, language: str | None, prompt: str | list[int] | None
+        since: list[float], language: str | None, prompt: str | None
     ) -> tuple[Iterable[FasterSegment], FasterInfo]:
-        first, last = pairs[index]
         return run.whisper.transcribe(
-            part[first:last],
+            part,
             language=language,
             beam_size=options.beam_size,
             temperature=options.temperature,
             vad_filter=False,
             word_timestamps=options.word_timestamps,
-            condition_on_previous_text=False,
+            condition_on_previous_text=True,
             initial_prompt=prompt,
+            clip_timestamps=since,
         )
 
-    opening, info = call(0, run.language, options.initial_prompt)
+    opening, info = call(clips, run.language, options.initial_prompt)
     language = run.language or info.language
 
     def segments() -> Iterator[FasterSegment]:
-        prompt: tuple[int, ...] = ()
-        for index, (first, _) in enumerate(pairs):
-            written = opening if index == 0 else call(index, language, list(prompt) or None)[0]
-            clip: list[FasterSegment] = []
+        written = iter(opening)
+        at = clips[0]
+        while True:  # each restart begins later than the one before: ends with the clips
+            loop = None
             for segment in written:
-                clip.append(_later(segment, first / SAMPLE_RATE))
-                yield clip[-1]
-            prompt = next_prompt(prompt, clip, language=language)
+                yield segment
+                if _loops(segment, language):
+                    loop = segment
+                    break
+            if loop is None:
+                return
+            at = max(float(loop.end), at + FRAME_SECONDS)
+            since = restart_after(clips, at)
+            if not since:
+                return
+            written = iter(call(since, language, None)[0])
 
     return segments(), replace(info, duration_after_vad=len(part) / SAMPLE_RATE)
 
 
-def next_prompt(
-    prompt: Sequence[int], clip: Sequence[FasterSegment], *, language: str | None
-) -> tuple[int, ...]:
-    """The tokens that prompt the next clip, after ``clip`` was written with ``prompt``:
-    the last :data:`PROMPT_TOKENS` of them with the clip's own, or none when one of its
-    segments is a repetition loop (:func:`.loops.loop_reason`), so a loop is never
-    handed on, or less probable than :data:`MIN_LOG_PROB`. A clip that wrote nothing
-    hands on its prompt."""
-    ours = (_segment(s, math.inf, offset=0.0, language=language) for s in clip)
-    if any(s is not None and loop_reason(s) is not None for s in ours):
-        return ()
-    if any(segment.avg_logprob < MIN_LOG_PROB for segment in clip):
-        return ()
-    tokens = [*prompt, *(token for segment in clip for token in segment.tokens)]
-    return tuple(tokens[max(0, len(tokens) - PROMPT_TOKENS) :])
+def restart_after(clips: Sequence[float], seconds: float) -> list[float]:
+    """The clips (flat ``[start, end, ...]``) from ``seconds`` on: the one it falls in
+    cut to start there, and the ones after it."""
+    restarted: list[float] = []
+    for start, end in zip(clips[::2], clips[1::2], strict=True):
+        if end > seconds:
+            restarted += [max(start, seconds), end]
+    return restarted
 
 
-def _later(segment: FasterSegment, seconds: float) -> FasterSegment:
-    """``segment`` and its words ``seconds`` later."""
-    words = [
-        replace(word, start=word.start + seconds, end=word.end + seconds)
-        for word in segment.words or ()
-    ]
-    return replace(
-        segment,
-        start=segment.start + seconds,
-        end=segment.end + seconds,
-        words=words if segment.words is not None else None,
-    )
+def _loops(segment: FasterSegment, language: str | None) -> bool:
+    """Whether faster-whisper's ``segment`` is a repetition loop (:func:`.loops.loop_reason`)."""
+    ours = _segment(segment, math.inf, offset=0.0, language=language)
+    return ours is not None and loop_reason(ours) is not None
 
 
 def _redecode(run: Pass, samples: np.ndarray, language: str, options: Decoding) -> Redecode:

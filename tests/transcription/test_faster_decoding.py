@@ -1,10 +1,11 @@
-"""Guarded prompting: each clip is prompted with the text before it, never with a loop;
-with a temperature fallback that resets it, faster-whisper's own prompting.
+"""Prompting: faster-whisper's own, over clips that end in pauses, started afresh after a
+repetition loop.
 
-:func:`~llama_index_video.transcription.faster_decoding.next_prompt` is checked on
-constructed faster-whisper segments; the real model checks that the prompt reaches each
-clip after the first, that with the fallback faster-whisper prompts over the same clips,
-and that the prompted transcript keeps its times.
+:func:`~llama_index_video.transcription.faster_decoding.restart_after` is checked on
+constructed clips; the real model checks that the clips are decoded in one prompted call,
+that a segment judged a loop makes the rest be decoded again from its end with no
+prompt (nothing lost, nothing written twice), and that the prompted transcript keeps its
+times and is the same from one run to the next.
 """
 
 from __future__ import annotations
@@ -12,63 +13,21 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from faster_whisper.transcribe import Segment as FasterSegment
-from faster_whisper.transcribe import Word as FasterWord
 
 from benchmarks.transcription_speed import word_error_rate
+from llama_index_video.transcription import faster_decoding
 from llama_index_video.transcription.faster import FasterWhisperTranscriber
-from llama_index_video.transcription.faster_decoding import (
-    MIN_LOG_PROB,
-    PROMPT_TOKENS,
-    fallback_resets,
-    next_prompt,
-)
+from llama_index_video.transcription.faster_decoding import restart_after
 
 from .conftest import Clip
 
-FLUENT = "Then we counted the boxes and wrote the numbers down."
 
-
-def _written(text: str, tokens: list[int], *, avg_logprob: float = -0.2) -> FasterSegment:
-    words = text.split()
-    timed = [FasterWord(i * 0.4, (i + 1) * 0.4, f" {w}", 0.9) for i, w in enumerate(words)]
-    return FasterSegment(
-        id=1,
-        seek=0,
-        start=0.0,
-        end=0.4 * len(words),
-        text=f" {text}",
-        tokens=tokens,
-        avg_logprob=avg_logprob,
-        compression_ratio=1.2,
-        no_speech_prob=0.01,
-        words=timed,
-        temperature=0.0,
-    )
-
-
-def test_a_fluent_clip_hands_its_tokens_on_after_the_earlier_ones():
-    clip = [_written(FLUENT, [5, 6, 7]), _written(FLUENT, [8])]
-    assert next_prompt((1, 2), clip, language="en") == (1, 2, 5, 6, 7, 8)
-
-
-def test_the_prompt_keeps_only_the_last_tokens():
-    tokens = list(range(PROMPT_TOKENS + 50))
-    prompt = next_prompt((), [_written(FLUENT, tokens)], language="en")
-    assert prompt == tuple(tokens[-PROMPT_TOKENS:])
-
-
-def test_a_loop_or_an_improbable_clip_prompts_nothing_and_silence_keeps_the_prompt():
-    loop = _written("and we are going to have a great day " * 12, [9] * 40)
-    assert next_prompt((1, 2), [_written(FLUENT, [5]), loop], language="en") == ()
-    improbable = _written(FLUENT, [5], avg_logprob=MIN_LOG_PROB - 0.1)
-    assert next_prompt((1, 2), [improbable], language="en") == ()
-    assert next_prompt((1, 2), [], language="en") == (1, 2)
-
-
-def test_only_a_fallback_that_gets_hot_enough_resets_faster_whispers_prompt():
-    assert fallback_resets((0.0, 0.2, 0.4, 0.6, 0.8, 1.0)) and fallback_resets(0.7)
-    assert not fallback_resets(0.0) and not fallback_resets((0.0, 0.2, 0.4))
+def test_a_restart_cuts_the_clip_it_falls_in_and_keeps_the_later_ones():
+    clips = [0.0, 28.0, 28.0, 51.5, 51.5, 60.0]
+    assert restart_after(clips, 30.25) == [30.25, 51.5, 51.5, 60.0]
+    assert restart_after(clips, 28.0) == [28.0, 51.5, 51.5, 60.0]
+    assert restart_after(clips, 10.0) == [10.0, 28.0, 28.0, 51.5, 51.5, 60.0]
+    assert restart_after(clips, 60.0) == []
 
 
 def _calls(transcriber: FasterWhisperTranscriber, monkeypatch: pytest.MonkeyPatch) -> list[dict]:
@@ -87,26 +46,70 @@ def _calls(transcriber: FasterWhisperTranscriber, monkeypatch: pytest.MonkeyPatc
     return calls
 
 
-def test_each_clip_after_the_first_is_prompted_and_times_hold(
+def test_the_clips_are_decoded_in_one_prompted_call_and_times_hold(
     narration: Clip, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    transcriber = FasterWhisperTranscriber(language="en", condition_on_previous_text=True)
+    transcriber = FasterWhisperTranscriber(language="en")
     calls = _calls(transcriber, monkeypatch)
     segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
 
-    prompts = [call.get("initial_prompt") for call in calls]
-    assert len(prompts) >= 2 and prompts[0] is None
-    assert all(isinstance(p, list) and p for p in prompts[1:])
+    assert len(calls) == 1 and calls[0]["condition_on_previous_text"] is True
+    assert calls[0]["temperature"] == 0.0 and calls[0]["initial_prompt"] is None
+    clips = calls[0]["clip_timestamps"]
+    assert isinstance(clips, list) and len(clips) >= 4  # two clips or more, ending in pauses
     _heard_in_time(narration, segments)
+
+
+def test_the_old_decoding_is_one_unprompted_call(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcriber = FasterWhisperTranscriber(language="en", condition_on_previous_text=False)
+    calls = _calls(transcriber, monkeypatch)
+    segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
+
+    assert len(calls) == 1 and calls[0]["condition_on_previous_text"] is False
+    _heard_in_time(narration, segments)
+
+
+def test_after_a_loop_the_rest_is_decoded_again_unprompted_from_its_end(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    transcriber = FasterWhisperTranscriber(language="en")
+    calls = _calls(transcriber, monkeypatch)
+    judged: list[tuple[float, float]] = []
+
+    def loops(segment, language):  # the second segment written is judged a loop, once
+        judged.append((segment.start, segment.end))
+        return len(judged) == 2
+
+    monkeypatch.setattr(faster_decoding, "_loops", loops)
+    segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
+
+    assert len(calls) == 2
+    assert calls[1]["initial_prompt"] is None and calls[1]["condition_on_previous_text"]
+    loop_end = judged[1][1]
+    assert calls[1]["clip_timestamps"][0] == pytest.approx(loop_end)
+    assert calls[1]["clip_timestamps"][-1] == calls[0]["clip_timestamps"][-1]
+    _heard_in_time(narration, segments)
+    words = " ".join(s.text for s in segments).split()
+    spoken = " ".join(s["text"] for s in narration.sentences).split()
+    assert len(words) <= len(spoken) + 5  # the rest once, not twice
+
+
+def test_prompted_decoding_writes_the_same_from_one_run_to_the_next(narration: Clip) -> None:
+    transcriber = FasterWhisperTranscriber(language="en")
+    runs = [
+        [(s.start, s.end, s.text, s.words) for s in transcriber.transcribe(audio).segments]
+        for audio in (narration.audio, narration.audio.copy())
+    ]
+    assert runs[0] == runs[1] and runs[0]
 
 
 def test_with_the_fallback_faster_whisper_prompts_over_the_same_clips(
     narration: Clip, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fallback = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
-    transcriber = FasterWhisperTranscriber(
-        language="en", condition_on_previous_text=True, temperature=fallback
-    )
+    transcriber = FasterWhisperTranscriber(language="en", temperature=fallback)
     calls = _calls(transcriber, monkeypatch)
     segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
 

@@ -135,7 +135,7 @@ def test_the_second_reading_a_window_closed_on_is_heard():
         temperature=0.0,
         vad_filter=True,
         word_timestamps=True,
-        condition_on_previous_text=False,
+        condition_on_previous_text=True,
         initial_prompt=None,
     )
     dropped: list[DroppedSpeech] = []

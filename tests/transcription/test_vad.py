@@ -138,7 +138,7 @@ def test_the_words_and_times_are_those_of_faster_whispers_own_vad(narration: Cli
         temperature=transcriber.temperature,
         vad_filter=False,
         word_timestamps=True,
-        condition_on_previous_text=False,
+        condition_on_previous_text=transcriber.condition_on_previous_text,
         clip_timestamps=clip_timestamps(kept, utterances),
     )
     theirs = [
