@@ -71,6 +71,19 @@ def test_every_reading_option_arrives(capsys, tmp_path, readers):
     assert reader.transcriber == FasterWhisperTranscriber(model="base", language="de")
 
 
+@pytest.mark.parametrize("written", ["SV", "sv-SE", "sv_se", "Swedish", " swedish "])
+def test_a_language_is_taken_as_people_write_it(capsys, tmp_path, readers, written):
+    assert ingest(capsys, tmp_path, "--language", written)[0] == 0
+    assert readers[0].transcriber == FasterWhisperTranscriber(language="sv")
+
+
+def test_a_language_whisper_does_not_know_is_one_line(capsys, tmp_path, readers):
+    code, err = ingest(capsys, tmp_path, "--language", "Klingon")
+    assert code == 2 and readers == []
+    assert err.count("\n") == 1
+    assert "language must be a Whisper language code such as 'en', got 'klingon'" in err
+
+
 def test_no_frames(capsys, tmp_path, readers):
     assert ingest(capsys, tmp_path, "--no-frames")[0] == 0
     assert readers[0].frames is None
