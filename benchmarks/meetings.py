@@ -30,7 +30,11 @@ are reported apart.
 With ``--qmsum`` it scores only chapter boundaries and titles, on every meeting of a
 QMSum checkout: its train split (162 meetings) is where settings are chosen, its val
 and test splits (70) are held out. The units' vectors are left flat there (see
-:func:`qmsum_chapters`), so it measures the words' part of the segmentation.
+:func:`qmsum_chapters`), so it measures the words' part of the segmentation. The
+checkout is a clone of github.com/Yale-LILY/QMSum (its ``data/ALL/train``, ``val`` and
+``test`` folders are all that is read). Titles are scored each way of
+:mod:`benchmarks.meeting_titles` (the shipped one and those tried), with their length
+and the share of their words no other title of the meeting has.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from benchmarks.meeting_scoring import (  # noqa: E402
     title_matches,
     turn_times,
 )
+from benchmarks.meeting_titles import title_ways  # noqa: E402
 
 MEETINGS = ROOT / "benchmarks" / "meetings"
 DECIDED = re.compile(r"\b(?:decid\w*|decision\w*|agree\w*|conclu\w*)\b", re.IGNORECASE)
@@ -240,42 +245,12 @@ QMSUM_SPLITS = {"tuning": ("train",), "held-out": ("val", "test")}
 """With ``--qmsum``: the QMSum splits chapter settings are chosen on, and those held out."""
 
 
-TITLE_FLOOR_TRIED = 5.0
-"""The phrase floor tried beside the shipped one (``titles.IDF_FLOOR``) with ``--qmsum``."""
-
-
-def title_ways(texts: list[str]) -> dict[str, list[str]]:
-    """The chapters' titles as shipped, and the ways tried with ``--qmsum``: the
-    meeting's most said phrase first, then the title's first three phrases (the same
-    number of phrases); a floor of :data:`TITLE_FLOOR_TRIED` under each phrase's
-    inverse chapter frequency (frequent phrases count more)."""
-    from llama_index_video.chapters import titles
-
-    shipped = titles.chapter_titles(texts)
-    said_most = titles.chapter_titles([" ".join(texts)])[0].split(", ")[0].lower()
-    first = [
-        [said_most, *[p for p in t.lower().split(", ") if p and p != said_most][:3]]
-        for t in shipped
-    ]
-    floor = titles.IDF_FLOOR
-    titles.IDF_FLOOR = TITLE_FLOOR_TRIED
-    try:
-        floored = titles.chapter_titles(texts)
-    finally:
-        titles.IDF_FLOOR = floor
-    return {
-        "shipped": shipped,
-        "the meeting's most said phrase first": [", ".join(p).capitalize() for p in first],
-        f"phrase floor {TITLE_FLOOR_TRIED:g}": floored,
-    }
-
-
 def qmsum_chapters(folder: Path, split: str) -> dict:
     """Boundaries and titles of every meeting of a QMSum checkout's ``split`` (its
     ``data/ALL/<split>/*.json``), chaptered as at ingest but with the vectors left flat
     (every unit the same vector: the blend's vector channel then moves no valley):
     embedding 130,000 turns takes hours on a busy 2-core machine. Titles are made each
-    way of :func:`title_ways`."""
+    way of :func:`benchmarks.meeting_titles.title_ways`."""
     from llama_index_video.chapters.segment import TimedVector, chapter_starts
 
     scores = []
@@ -293,7 +268,7 @@ def qmsum_chapters(folder: Path, split: str) -> dict:
         at = [meeting.turns[i].start for i in starts[1:]]
         scores.append((boundary_f1(truth, at)[2], pk(truth, at, length=meeting.length)))
         topics = [meeting.topic_at(group[0].start, group[-1].end) for group in groups]
-        ways = title_ways([" ".join(t.text for t in group) for group in groups])
+        ways = title_ways(groups)
         for way, made in ways.items():
             counts = titled.setdefault(way, [0, 0, 0])
             counts[0] += sum(title_matches(t, topic) for t, topic in zip(made, topics, strict=True))

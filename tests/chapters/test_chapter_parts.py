@@ -13,7 +13,12 @@ from llama_index_video.chapters.segment import (
     chapter_starts,
     worth_chapters,
 )
-from llama_index_video.chapters.titles import chapter_titles, topic_rate
+from llama_index_video.chapters.titles import (
+    TITLES_PER_WORD,
+    chapter_titles,
+    phrase_scores,
+    topic_rate,
+)
 from llama_index_video.results import Chapter
 
 
@@ -119,15 +124,36 @@ def test_titles_name_what_sets_a_chapter_apart():
 
 
 def test_titles_lean_to_the_words_people_name_meeting_topics_with():
-    # "presentation" named many annotated topics in the table's meetings, "apricot" none:
-    # said three times against four, it still comes first (in English only).
-    said = " yeah ".join(["presentation"] * 3 + ["apricot"] * 4)
+    # "presentation" named many annotated topics in the table's meetings, the fruit none:
+    # said twice against three or four times, it still makes the title's four phrases (in
+    # English only), written after the chapter's own words.
+    said = " yeah ".join(["presentation"] * 2 + ["apricot"] * 4 + ["banana", "cherry", "plum"] * 3)
     other = "The battery dock, the battery and the battery."
     assert topic_rate("presentation") > 10 * topic_rate("apricot")
     assert topic_rate("apricot") == topic_rate("zzzz-never-said")
-    assert chapter_titles([said, other])[0] == "Presentation, apricot"
+    assert chapter_titles([said, other])[0] == "Apricot, banana, cherry, presentation"
     french = chapter_titles([said, other], languages=["fr", "fr"])[0].lower().split(", ")
-    assert french.index("apricot") < french.index("presentation")
+    assert french == ["apricot", "banana", "cherry", "plum"]
+
+
+def test_a_word_said_in_every_chapter_names_at_most_two_of_them():
+    # Every chapter says "remote control" more than its own word; the phrase is in two
+    # titles, and each title still holds the chapter's own word.
+    own = ("budget", "battery", "rubber", "logo")
+    texts = [
+        f"The remote control and the {word}. The remote control, the remote control and "
+        f"the remote control {word}."
+        for word in own
+    ]
+    titles = [title.lower() for title in chapter_titles(texts)]
+    assert sum("remote control" in title for title in titles) == TITLES_PER_WORD == 2
+    assert all(word in title for word, title in zip(own, titles, strict=True)), titles
+    scores = phrase_scores(texts)
+    assert all(max(s, key=s.__getitem__) == "remote control" for s in scores)
+    # A chapter that says nothing else still gets it: no title is left empty.
+    assert chapter_titles([*texts, "The remote control, the remote control."])[-1] == (
+        "Remote control"
+    )
 
 
 def test_titles_leave_out_talk_words_and_a_plural_beside_its_singular():
