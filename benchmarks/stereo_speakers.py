@@ -19,7 +19,10 @@ it split channels) and each channel alone; then ``VideoReader`` reads it as ship
 speaker: the share of its reference words the transcript holds in order (longest common
 subsequence of words over the reference's words; the other speaker's words in between
 do not count against it), the words written, the correlation of the channels' loudness
-envelopes (:mod:`llama_index_video.reader.channels` splits under 0.5) and the seconds.
+envelopes (:mod:`llama_index_video.reader.channels` splits under 0.5), the seconds and,
+for ``package``, the share of B's words found under ``SPEAKER_1`` and of A's under
+``SPEAKER_2``. ``--leak-db N``: each voice also reaches the other channel N dB under and
+2 ms later (:func:`leaked`: two people in one room, a microphone each).
 
 ``--held-out``: the split decision (:func:`llama_index_video.reader.channels.two_voices`,
 its bars chosen on the pair above) on stereo files it was not chosen on, no speech
@@ -105,11 +108,24 @@ def two_microphones(
     gain_db: float = 0.0,
     lowpass_hz: float | None = None,
     snr_db: float | None = None,
+    reverb_s: float | None = None,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``samples`` as two microphones hear one sound: the right one ``delay_ms`` later,
     ``gain_db`` louder (negative: quieter), low-passed at ``lowpass_hz`` (cut in the
-    spectrum), each with white noise of its own ``snr_db`` under the sound."""
+    spectrum), each with white noise of its own ``snr_db`` under the sound and, with
+    ``reverb_s``, a room's echo of its own (:func:`echoed`)."""
+    if reverb_s is not None:
+        heard = [echoed(samples, reverb_s=reverb_s, seed=seed + side) for side in (1, 2)]
+        left, right = two_microphones(heard[0], snr_db=snr_db, seed=seed)[0], heard[1]
+        return left, two_microphones(
+            right,
+            delay_ms=delay_ms,
+            gain_db=gain_db,
+            lowpass_hz=lowpass_hz,
+            snr_db=snr_db,
+            seed=seed,
+        )[1]
     right = np.concatenate([np.zeros(round(delay_ms * RATE / 1000), np.float32), samples])
     right = right[: len(samples)] * np.float32(10 ** (gain_db / 20))
     if lowpass_hz is not None:
@@ -122,6 +138,27 @@ def two_microphones(
         scale = np.sqrt(np.mean(np.square(samples))) * 10 ** (-snr_db / 20)
         left, right = left + scale * noise[0], right + scale * noise[1]
     return left, right
+
+
+def leaked(left: np.ndarray, right: np.ndarray, *, db: float) -> tuple[np.ndarray, np.ndarray]:
+    """Two voices, one a microphone, each also reaching the other's microphone ``db``
+    under and 2 ms later (two people in one room)."""
+    heard = [two_microphones(side, delay_ms=2.0, gain_db=-db) for side in (left, right)]
+    return heard[0][0] + heard[1][1], heard[1][0] + heard[0][1]
+
+
+def echoed(samples: np.ndarray, *, reverb_s: float, seed: int) -> np.ndarray:
+    """``samples`` as a microphone in a room hears them: the direct sound plus as much
+    energy again in echoes, noise fading by 60 dB over ``reverb_s`` seconds."""
+    taps = int(reverb_s * RATE)
+    response = np.random.default_rng(seed).normal(size=taps) * np.exp(
+        -6.91 * np.arange(taps) / taps
+    )
+    response /= np.sqrt(np.sum(np.square(response)))
+    response[0] += 1.0
+    size = len(samples) + taps
+    heard = np.fft.irfft(np.fft.rfft(samples, size) * np.fft.rfft(response, size), size)
+    return heard[: len(samples)].astype(np.float32)
 
 
 def write_stereo(path: Path, left: np.ndarray, right: np.ndarray) -> Path:
@@ -156,6 +193,7 @@ MICROPHONES = {
         "gain_db": -12.0,
         "snr_db": 15.0,
     },
+    "in a room echoing for 0.6 s, 15 ms later": {"reverb_s": 0.6, "delay_ms": 15.0},
     "20 ms later, 3 kHz low-pass, 20 dB quieter, noise 20 dB under": {
         "delay_ms": 20.0,
         "lowpass_hz": 3000.0,
@@ -203,14 +241,12 @@ def held_out_files() -> list[tuple[str, bool, np.ndarray, np.ndarray]]:
     left, right = conversation(man, woman, 1.0)
     for db in (12, 20):
         files.append((f"man / woman, woman {db} dB quieter", True, left, right * 10 ** (-db / 20)))
-    for db in (20, 12):
-        heard = [two_microphones(side, delay_ms=2.0, gain_db=-db) for side in (left, right)]
+    for db in (20, 12, 6):
         files.append(
             (
                 f"man / woman, each leaking {db} dB under into the other's microphone",
                 True,
-                heard[0][0] + heard[1][1],
-                heard[1][0] + heard[0][1],
+                *leaked(left, right, db=db),
             )
         )
     for a, b in (
@@ -264,6 +300,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--overlaps", default="0,1,2.5,full")
     parser.add_argument("--held-out", action="store_true", help="the split decision on other files")
+    parser.add_argument(
+        "--leak-db", type=float, help="each voice also on the other channel, so far under"
+    )
     args = parser.parse_args()
     if args.held_out:
         held_out()
@@ -279,11 +318,13 @@ def main() -> None:
     right = sentences(RIGHT, RIGHT.with_suffix(".json"), "turns", skip=1, seconds=25)
     said = [" ".join(t for _, t in side) for side in (left, right)]
     transcriber = FasterWhisperTranscriber()
-    print("overlap   layout        A recall  B recall  words  env.corr  seconds")
+    print("overlap   layout        A recall  B recall  words  env.corr  seconds  B as 1 / A as 2")
     with tempfile.TemporaryDirectory() as folder:
         for shown in args.overlaps.split(","):
             overlap = None if shown == "full" else float(shown)
             channels = conversation(left, right, overlap)
+            if args.leak_db is not None:
+                channels = leaked(*channels, db=args.leak_db)
             path = write_stereo(Path(folder) / "call.wav", *channels)
             envelopes = float(
                 np.corrcoef(loudness_envelope(channels[0]), loudness_envelope(channels[1]))[0, 1]
@@ -315,9 +356,15 @@ def main() -> None:
                 written = len(normalise_words(text)) + (
                     len(normalise_words(other)) if layout == "package" else 0
                 )
+                # The other speaker's words under each label: what leakage repeats.
+                wrong = (
+                    f"{in_order_recall(said[1], text):.3f} / {in_order_recall(said[0], other):.3f}"
+                    if layout == "package"
+                    else ""
+                )
                 print(
                     f"{shown:9} {layout:13} {recalls[0]:8.3f}  {recalls[1]:8.3f}  "
-                    f"{written:5d}  {envelopes:5.2f}  {spent:7.1f}"
+                    f"{written:5d}  {envelopes:5.2f}  {spent:7.1f}  {wrong}"
                 )
     print(f"reference words: A {len(normalise_words(said[0]))}, B {len(normalise_words(said[1]))}")
 

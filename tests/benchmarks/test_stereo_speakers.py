@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.stereo_speakers import RATE, conversation, in_order_recall, two_microphones
+from benchmarks.stereo_speakers import (
+    RATE,
+    conversation,
+    echoed,
+    in_order_recall,
+    leaked,
+    two_microphones,
+)
 
 
 def test_recall_counts_a_speakers_words_in_order_whatever_is_said_between():
@@ -39,3 +46,20 @@ def test_two_microphones_delay_quieten_low_pass_and_add_noise_of_their_own():
     noise = [side - tone for side in noisy]
     assert np.sqrt(np.mean(np.square(noise[0]))) == pytest.approx(0.1 * np.sqrt(0.5), rel=0.05)
     assert abs(np.corrcoef(*noise)[0, 1]) < 0.05  # each microphone's own
+
+
+def test_each_voice_leaks_into_the_other_microphone_quieter_and_later():
+    voice = np.ones(RATE, np.float32)
+    left, right = leaked(voice, np.zeros(RATE, np.float32), db=20.0)
+    assert np.array_equal(left, voice)
+    assert not right[:32].any() and np.allclose(right[32:], 0.1)  # 2 ms later, 20 dB under
+
+
+def test_a_room_echoes_as_much_energy_as_the_direct_sound_fading_over_its_time():
+    click = np.zeros(RATE, np.float32)
+    click[0] = 1.0
+    heard = echoed(click, reverb_s=0.5, seed=1)
+    assert len(heard) == RATE and heard[0] == pytest.approx(1.0, abs=0.1)
+    assert np.sum(np.square(heard[1:])) == pytest.approx(1.0, rel=0.1)
+    assert np.abs(heard[RATE // 2 :]).max() < 1e-6  # nothing after 0.5 s (FFT rounding)
+    assert not np.array_equal(heard, echoed(click, reverb_s=0.5, seed=2))  # its own room
