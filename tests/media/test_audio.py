@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import itertools
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -77,3 +79,19 @@ def test_one_channel_or_one_track_is_decoded_alone(tmp_path):
         next(iter_audio_chunks(path, channel=2))
     with pytest.raises(UnsupportedMediaError, match="has 2 audio track"):
         decode_audio(path, track=3)
+
+
+def test_audio_that_starts_after_the_video_keeps_its_place_on_the_timeline(timeline, tmp_path):
+    """A camera or an editor that starts the sound track 10 s into the picture."""
+    path = tmp_path / "late_sound.mp4"
+    ffmpeg = [shutil.which("ffmpeg") or "ffmpeg", "-nostdin", "-loglevel", "error", "-y"]
+    picture = ["-f", "lavfi", "-i", "testsrc=size=96x54:rate=10:duration=52"]
+    sound = ["-itsoffset", "10", "-i", str(TEAM_SYNC), "-map", "0:v", "-map", "1:a"]
+    codecs = ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac"]
+    subprocess.run([*ffmpeg, *picture, *sound, *codecs, str(path)], check=True, timeout=120)
+
+    onsets = _speech_onsets(decode_audio(path))
+
+    assert onsets and onsets[0] > 9.5
+    for sentence in timeline["team_sync.mp3"]["narration"]:
+        assert min(abs(o - 10 - sentence["start"]) for o in onsets) < 0.1, sentence
