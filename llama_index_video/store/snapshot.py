@@ -23,7 +23,11 @@ A copy is as big as the index, so none outlives its reader: the reader deletes i
 it moves on or closes, and at exit; and since a reader killed with ``-9`` (or by the
 out-of-memory killer) runs no code, each copy's folder holds an ``owner.lock`` its
 reader keeps locked (``flock``, released by the kernel however the process ends). The
-first copy a process takes deletes every copy whose owner is gone.
+first copy a process takes deletes every copy whose owner is gone. Copies made before
+readers locked an ``owner.lock`` have none; one is deleted when it is ours by its name
+and its layout, older than :data:`UNLOCKED_COPY_AGE`, and no process of this user has
+a file of it open (its reader keeps Chroma's database open while it reads; Linux's
+``/proc`` tells; elsewhere such copies are left alone).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +58,9 @@ SQLITE_SUFFIXES = (".sqlite", ".sqlite3")
 """Files copied through SQLite's backup API rather than byte for byte."""
 PREFIX = "llama-index-video-snapshot-"
 OWNER_LOCK = "owner.lock"
+UNLOCKED_COPY_AGE = 3600.0
+"""Seconds after which a copy without an ``owner.lock`` that nobody holds open is one
+an earlier version left (a copy is made in seconds, and locked as it is made)."""
 
 
 @dataclass(frozen=True)
@@ -129,10 +137,13 @@ def _own(root: Path) -> int:
 @functools.cache
 def _sweep_once() -> None:
     """Delete the copies whose reader is gone (once per process)."""
+    unlocked = []
     for root in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
         try:
             fd = os.open(root / OWNER_LOCK, os.O_RDONLY)
-        except OSError:  # no owner.lock: being made, or not this package's kind
+        except OSError:  # no owner.lock: being made, an earlier version's, or not ours
+            if _left_unlocked(root):
+                unlocked.append(root)
             continue
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -144,6 +155,58 @@ def _sweep_once() -> None:
             logger.debug("deleted %s, left by a reader that was killed", root)
         finally:
             os.close(fd)
+    held = _held_open(unlocked)
+    for root in unlocked:
+        if root not in held:
+            shutil.rmtree(root, ignore_errors=True)
+            logger.debug("deleted %s, left by an earlier version's reader", root)
+
+
+def _left_unlocked(root: Path) -> bool:
+    """Whether ``root``, which has no ``owner.lock``, is a copy an earlier version made
+    (this user's, an index inside, neither locked nor changed for a long time)."""
+    try:
+        stat = root.lstat()
+    except OSError:
+        return False
+    return (
+        root.is_dir()
+        and not root.is_symlink()
+        and stat.st_uid == os.getuid()
+        and time.time() - stat.st_mtime > UNLOCKED_COPY_AGE
+        and not (root / f".{OWNER_LOCK}").exists()
+        and (root / "index" / MANIFEST_FILE).is_file()
+    )
+
+
+def _held_open(roots: list[Path]) -> set[Path]:
+    """Those of ``roots`` a process of this user has a file open in (all of them where
+    that cannot be known: no ``/proc``)."""
+    if not roots:
+        return set()
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return set(roots)
+    inside = {f"{os.path.realpath(root)}{os.sep}": root for root in roots}
+    held: set[Path] = set()
+    for process in proc.iterdir():  # ends: one listing
+        if not process.name.isdigit():
+            continue
+        try:
+            if process.stat().st_uid != os.getuid():
+                continue
+            descriptors = list((process / "fd").iterdir())
+        except FileNotFoundError:  # ended meanwhile
+            continue
+        except OSError:  # a process of this user that cannot be looked into
+            return set(roots)
+        for descriptor in descriptors:
+            try:
+                target = os.readlink(descriptor)
+            except OSError:  # closed meanwhile
+                continue
+            held.update(root for start, root in inside.items() if target.startswith(start))
+    return held
 
 
 def _copy_tree(source: Path, target: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 from llama_index_video.index import VideoIndex
@@ -101,3 +102,53 @@ def test_a_copy_whose_reader_was_killed_is_deleted_by_the_next_reader_and_no_oth
         reader.stdin.flush()
         reader.wait(timeout=60)
     assert sorted(temp.iterdir()) == []  # each deleted its own at exit
+
+
+OLD_READER = """
+import sys
+from pathlib import Path
+from llama_index_video.store.collection import open_chroma
+store = open_chroma(Path(sys.argv[1]) / "chroma")  # as a reader before f11d937 held its copy
+print(store.client.count(), flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_copies_left_by_earlier_versions_are_deleted_unless_a_reader_holds_them(
+    example_index, tmp_path, spawn
+):
+    """Copies made before each got an ``owner.lock`` were never deleted by anyone. One
+    that looks like ours (the prefix, an index inside), older than the bound and with no
+    file of it open in any process of this user goes; one an old reader still reads, a
+    recent one (it may be being made) and anything else named like ours stay."""
+    folder = tmp_path / "index"
+    shutil.copytree(example_index.path, folder)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+
+    def left(*, index: bool = True) -> Path:
+        root = temp / f"{snapshots.PREFIX}{len(list(temp.iterdir()))}"
+        (root / "index").mkdir(parents=True)
+        if index:
+            shutil.copytree(folder / "chroma", root / "index" / "chroma")
+            shutil.copy(folder / "manifest.sqlite", root / "index" / "manifest.sqlite")
+        return root
+
+    forgotten, read, recent, other = left(), left(), left(), left(index=False)
+    long_ago = time.time() - snapshots.UNLOCKED_COPY_AGE - 60
+    for root in (forgotten, read, other):
+        os.utime(root, (long_ago, long_ago))
+    env = {**os.environ, "TMPDIR": str(temp)}
+    old_reader = spawn(code=OLD_READER.replace("sys.argv[1]", repr(str(read / "index"))))
+    assert old_reader.stdout.readline().strip().isdigit(), old_reader.stderr.read()
+
+    reader = spawn(code=TAKE_AND_HOLD.replace("sys.argv[1]", repr(str(folder))), env=env)
+    copy = Path(reader.stdout.readline().strip())
+    assert copy.is_dir(), reader.stderr.read()
+    assert not forgotten.exists()
+    assert read.is_dir() and recent.is_dir() and other.is_dir()
+    for process in (reader, old_reader):
+        process.stdin.write("\n")
+        process.stdin.flush()
+        process.wait(timeout=60)
+    assert sorted(temp.iterdir()) == sorted([read, recent, other])
