@@ -29,9 +29,10 @@ its bars chosen on the pair above) on stereo files it was not chosen on, no spee
 recognition. To split: other pairs of real voices, one a channel (a man and a woman
 reading, another language on each side, two voices recorded in a meeting room; turns
 taking over from each other, overlapping, or all at once; one side 12 or 20 dB quieter;
-each voice leaking into the other's microphone). To stay mixed: one real recording on
+each voice leaking into the other's microphone; a file recorded a reader a channel,
+``benchmarks/stereo/two_readers.flac``). To stay mixed: one real recording on
 both channels as two microphones would hear it (:func:`two_microphones`: one side
-delayed 1-30 ms, quieter, low-passed, with noise of its own; the simulation is
+delayed 1-30 ms, quieter, low-passed, with noise and a room of its own; the simulation is
 synthetic, the speech real): single readers, a voice recorded in a meeting room, and a
 phone call of two women mixed to one. Printed per file: the envelopes' correlation, the
 decision and whether it is the right one.
@@ -206,7 +207,7 @@ MICROPHONES = {
 
 def held_out_files() -> list[tuple[str, bool, np.ndarray, np.ndarray]]:
     """``(what, should split, left, right)`` of each held-out stereo file."""
-    from llama_index_video.media.audio import decode_audio
+    from llama_index_video.media.audio import decode_audio, iter_audio_chunks
 
     man = sentences(
         ROOT / "benchmarks/long_real/amateur_reader.opus",
@@ -257,6 +258,19 @@ def held_out_files() -> list[tuple[str, bool, np.ndarray, np.ndarray]]:
         for shown, overlap in (("overlapping 1 s", 1.0), ("all at once", None)):
             left, right = conversation([(one[a], "")], [(one[b], "")], overlap)
             files.append((f"{a} / {b}, {shown}", True, left, right))
+    stereo = ROOT / "benchmarks" / "stereo" / "two_readers.flac"
+    files.append(
+        (
+            "two readers recorded a channel each (faster-whisper's stereo test file)",
+            True,
+            *tuple(
+                np.concatenate(
+                    [c.samples for c in iter_audio_chunks(stereo, track=1, channel=side)]
+                )
+                for side in (0, 1)
+            ),
+        )
+    )
     voices = {
         "man reading (amateur)": np.concatenate([s for s, _ in man]),
         "woman reading (LJ Speech)": np.concatenate([s for s, _ in woman]),

@@ -13,8 +13,8 @@ loudness moves apart, the correlation of their 50 ms loudness envelopes under
 moves both channels together whatever the delay between them (0.9 and more); two people
 taking turns move them apart (around 0, below when they never overlap). The speaker of
 each unit is then its channel's: ``SPEAKER_1`` left, ``SPEAKER_2`` right. Held out
-(``benchmarks/stereo_speakers.py --held-out``, real speech): 13 of 13 other pairs of
-voices split (-0.38 to 0.19; each voice leaking 6 dB under into the other's channel,
+(``benchmarks/stereo_speakers.py --held-out``, real speech): 14 of 15 other pairs of
+voices split (-0.38 to 0.24; each voice leaking 6 dB under into the other's channel,
 0.64, does not) and 54 of 54 single recordings through two simulated microphones (1-30 ms
 apart, quieter, low-passed, noisy, echoing) stay mixed (0.77 to 1.00). A voice leaking
 into the other's microphone is transcribed there too, under the wrong label (see
