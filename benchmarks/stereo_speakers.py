@@ -52,7 +52,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.baseline import load_average  # noqa: E402
+from benchmarks.baseline import load_average, measured_in, release  # noqa: E402
 from benchmarks.multilingual import write_wav  # noqa: E402
 from benchmarks.transcription_speed import normalise_words  # noqa: E402
 
@@ -310,6 +310,47 @@ def held_out() -> None:
     print(f"load {load_average()}")
 
 
+READ_LABELLED = """
+import json, tempfile
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.schema import SPEAKER
+with tempfile.TemporaryDirectory() as folder:
+    nodes = VideoReader(media_dir=folder, frames=None).read({path!r}).nodes
+print(json.dumps([[n.metadata.get(SPEAKER), n.text] for n in nodes]))
+"""
+"""Each unit's ``(speaker, text)`` as another version of the package reads ``path``
+(run by :func:`benchmarks.baseline.measured_in`)."""
+
+
+UNLABELLED = ("downmix", "per channel")
+"""The layouts whose text is not split by speaker."""
+
+
+def kept_louder(each: list, loudness: list, *, margin_db: float) -> list[str]:
+    """Each channel's words where it is the louder one at ``margin_db``
+    (:func:`llama_index_video.reader.channels.louder_only`), as text."""
+    from llama_index_video.reader import channels
+
+    chosen, channels.LEAK_MARGIN_DB = channels.LEAK_MARGIN_DB, margin_db
+    try:
+        return [
+            " ".join(
+                s.text for s in channels.louder_only(each[side], loudness[side], loudness[1 - side])
+            )
+            for side in (0, 1)
+        ]
+    finally:
+        channels.LEAK_MARGIN_DB = chosen
+
+
+def by_speaker(labelled: list) -> list[str]:
+    """The text of ``SPEAKER_1``'s units and of ``SPEAKER_2``'s."""
+    return [
+        " ".join(text for speaker, text in labelled if speaker == label)
+        for label in ("SPEAKER_1", "SPEAKER_2")
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--overlaps", default="0,1,2.5,full")
@@ -317,13 +358,17 @@ def main() -> None:
     parser.add_argument(
         "--leak-db", type=float, help="each voice also on the other channel, so far under"
     )
+    parser.add_argument("--baseline-ref", help="also read with the package of this git ref")
+    parser.add_argument(
+        "--margins", help="also each channel's words kept at these loudness margins (dB, 6,12)"
+    )
     args = parser.parse_args()
     if args.held_out:
         held_out()
         return
 
     from llama_index_video.media.audio import decode_audio
-    from llama_index_video.reader.channels import loudness_envelope
+    from llama_index_video.reader.channels import channel_loudness, loudness_envelope
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.schema import SPEAKER
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
@@ -332,6 +377,9 @@ def main() -> None:
     right = sentences(RIGHT, RIGHT.with_suffix(".json"), "turns", skip=1, seconds=25)
     said = [" ".join(t for _, t in side) for side in (left, right)]
     transcriber = FasterWhisperTranscriber()
+    baseline = release(args.baseline_ref) if args.baseline_ref else None
+    margins = [float(m) for m in args.margins.split(",")] if args.margins else []
+    print(f"load {load_average()}; leak {args.leak_db} dB; baseline {baseline and baseline.name}")
     print("overlap   layout        A recall  B recall  words  env.corr  seconds  B as 1 / A as 2")
     with tempfile.TemporaryDirectory() as folder:
         for shown in args.overlaps.split(","):
@@ -347,33 +395,37 @@ def main() -> None:
             mixed = heard(transcriber, decode_audio(path))
             mixed_s = time.perf_counter() - started
             started = time.perf_counter()
-            alone = sorted(
-                [s for channel in channels for s in heard(transcriber, channel)],
-                key=lambda s: s.start,
-            )
+            each = [heard(transcriber, channel) for channel in channels]
+            alone = sorted([s for side in each for s in side], key=lambda s: s.start)
             alone_s = time.perf_counter() - started
             started = time.perf_counter()
             reader = VideoReader(media_dir=folder, transcriber=transcriber, frames=None)
             units = reader.read(path).nodes
             package_s = time.perf_counter() - started
-            by_speaker = [
-                " ".join(n.text for n in units if n.metadata.get(SPEAKER) == label)
-                for label in ("SPEAKER_1", "SPEAKER_2")
-            ]
+            labelled = [(n.metadata.get(SPEAKER), n.text) for n in units]
             texts = [" ".join(s.text for s in mixed)] * 2, [" ".join(s.text for s in alone)] * 2
-            for layout, (text, other), spent in (
+            rows = [
                 ("downmix", texts[0], mixed_s),
                 ("per channel", texts[1], alone_s),
-                ("package", by_speaker, package_s),
-            ):
+                ("package", by_speaker(labelled), package_s),
+            ]
+            loudness = [channel_loudness(path, track=1, channel=side) for side in (0, 1)]
+            for margin in margins:
+                kept = kept_louder(each, loudness, margin_db=margin)
+                rows.append((f"margin {margin:g} dB", kept, 0.0))
+            if baseline is not None:
+                started = time.perf_counter()
+                before = measured_in(baseline, READ_LABELLED.format(path=str(path)))
+                rows.append(("baseline", by_speaker(before), time.perf_counter() - started))
+            for layout, (text, other), spent in rows:
                 recalls = [in_order_recall(said[0], text), in_order_recall(said[1], other)]
                 written = len(normalise_words(text)) + (
-                    len(normalise_words(other)) if layout == "package" else 0
+                    len(normalise_words(other)) if layout not in UNLABELLED else 0
                 )
                 # The other speaker's words under each label: what leakage repeats.
                 wrong = (
                     f"{in_order_recall(said[1], text):.3f} / {in_order_recall(said[0], other):.3f}"
-                    if layout == "package"
+                    if layout not in UNLABELLED
                     else ""
                 )
                 print(

@@ -235,15 +235,21 @@ class SpeechReading:
         self, info: MediaInfo, correlation: float, notes: list[str], progress: Progress
     ) -> tuple[list[TranscriptUnit], str | None]:
         """Units of each channel heard alone, labelled with its speaker (``SPEAKER_1``
-        left, ``SPEAKER_2`` right), in time order (:mod:`.channels`)."""
+        left, ``SPEAKER_2`` right), in time order, each channel's words only where it is
+        the louder one (the other voice leaking in left out; :mod:`.channels`)."""
+        from llama_index_video.reader.channels import channel_loudness, louder_only
+
         units: list[TranscriptUnit] = []
         heard: list[Speech] = []
+        loudness = [
+            channel_loudness(info.path, track=self.audio_track, channel=channel)
+            for channel in (0, 1)
+        ]
         for channel in (0, 1):
             speech = self._heard(info, progress, channel=channel)
             label = speaker_name(channel + 1)
-            units.extend(
-                build_units(speech.segments, self.units, speaker_at=lambda *_, of=label: of)
-            )
+            own = louder_only(speech.segments, loudness[channel], loudness[1 - channel])
+            units.extend(build_units(own, self.units, speaker_at=lambda *_, of=label: of))
             heard.append(speech)
         units.sort(key=lambda unit: unit.start)
         both = Speech.joined(heard)
