@@ -88,6 +88,7 @@ _FILLER_TEXT = """
     vocalsound disfmarker nonvocalsound gap pause laugh laughs laughter cough
 dont doesnt didnt cant wont isnt arent wasnt werent havent hasnt wouldnt couldnt shouldnt
 theyre youre were weve ive youve theyve thats theres whats hes shes lets youll
+ill itll youd theyd wed hadnt wouldve couldve shouldve thatll therell wholl whos
 """
 _GENERIC_TEXT = """
     use used using try tried trying find found give gave given take took taken put

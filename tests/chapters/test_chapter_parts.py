@@ -120,6 +120,9 @@ def test_titles_name_what_sets_a_chapter_apart():
     assert titles[0].lower().startswith("budget")
     assert titles[1].lower().startswith("battery")
     assert "yeah" not in titles[0].lower() and "okay" not in titles[1].lower()
+    # Contractions read without their apostrophe ("I'll" is "ill") are talk words too.
+    said = "I'll do it, it'll work, you'd say, I'll see, it'll go, you'd think, hadn't, hadn't"
+    assert chapter_titles([f"{said}. The budget.", "The battery."])[0] == "Budget"
     assert chapter_titles(["yeah um okay"]) == [""]
 
 
