@@ -31,6 +31,7 @@ from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Location, located
 from llama_index_video.store.folder_index import nodes_by_id
+from llama_index_video.store.lease import folder_lease
 
 if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex
@@ -235,6 +236,7 @@ class Querying(Recordings):
             postprocessors=postprocessors,
             llm=llm if llm is not None else _settings_llm(),
             options=options,
+            reading=folder_lease(self.path).shared,
             **policy.wiring(),
         )
 
@@ -263,6 +265,7 @@ class Querying(Recordings):
         reranker: BaseNodePostprocessor | None = None,
     ) -> Answer:
         """Async :meth:`ask`: the same answer, the model called through its async API."""
+        self._follow_writers()
         answerer = self.answerer(llm=llm, options=options, reranker=reranker)
         return await answerer.aask(question)
 

@@ -142,10 +142,11 @@ def test_threads_searching_while_another_process_replaces_the_file(spawn, tmp_pa
         app.close()
 
 
-def test_a_kept_retrievers_async_retrieval_holds_the_folders_lease(tmp_path, monkeypatch):
-    """``aretrieve`` read the vectors without the folder's lease that ``retrieve`` holds,
-    so another thread of the app could move the index to a new version (deleting the
-    copy it read) in the middle of it."""
+def test_async_reads_hold_the_folders_lease(tmp_path, monkeypatch):
+    """A kept retriever's ``aretrieve``, a kept query engine's ``aquery`` and ``aask``
+    read the vectors without the folder's lease that their sync twins hold, so another
+    thread of the app could move the index to a new version (deleting the copy they
+    read) in the middle of them."""
     import asyncio
 
     from chromadb.api.models.Collection import Collection
@@ -163,10 +164,16 @@ def test_a_kept_retrievers_async_retrieval_holds_the_folders_lease(tmp_path, mon
 
     monkeypatch.setattr(Collection, "query", leased_query)
     try:
-        retriever = app.as_retriever(similarity_top_k=3)
+        retriever, engine, _tools = _kept(app)
         found = asyncio.run(retriever.aretrieve(QUESTION))
         assert _editions([n.node.get_content() for n in found]) == {"first"}
         assert held and all(held), held
         assert found == retriever.retrieve(QUESTION)
+        held.clear()
+        response = asyncio.run(engine.aquery(QUESTION))
+        assert _editions([n.node.get_content() for n in response.source_nodes]) == {"first"}
+        answer = asyncio.run(app.aask(QUESTION))
+        assert answer.hits and _editions([hit.text for hit in answer.hits]) == {"first"}
+        assert len(held) >= 2 and all(held), held
     finally:
         app.close()

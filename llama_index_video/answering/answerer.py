@@ -19,6 +19,7 @@ import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -93,6 +94,9 @@ class VideoAnswerer:
         calibration: Gives each hit its ``confidence`` (see the same).
         vocabulary: The words of the whole index, for the confidence (see the same).
         query: Makes of a question the query ``retriever`` takes (see the same).
+        reading: Held around each retrieval and its post-processing, in the thread that
+            does them (a ``VideoIndex`` passes its folder's read lease, so that no other
+            thread moves it to a new version meanwhile); None: nothing is held.
     """
 
     def __init__(
@@ -108,8 +112,10 @@ class VideoAnswerer:
         calibration: Calibration | None = None,
         vocabulary: Callable[[], Vocabulary | None] | None = None,
         query: Callable[[str], Any] | None = None,
+        reading: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
         self.options = options or AskOptions()
+        self._reading = reading or nullcontext
         if self.options.num_queries > 1:
             if llm is None:
                 raise ValueError("num_queries > 1 needs an LLM to write the extra phrasings")
@@ -194,7 +200,8 @@ class VideoAnswerer:
         (no model: the extractive answer, when nothing relevant was found or none is set)."""
         if not question.strip():
             raise AnswerError("the question is empty")
-        found = self.searcher.findings(question, lenient=self.llm is not None)
+        with self._reading():
+            found = self.searcher.findings(question, lenient=self.llm is not None)
         hits = [finding.hit for finding in found]
         nodes = [finding.node for finding in found]
         if not found or self.llm is None:
