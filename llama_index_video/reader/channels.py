@@ -47,8 +47,11 @@ MAX_ENVELOPE_CORRELATION: Final = 0.5
 """Loudness envelopes correlated at least this much are one sound on two channels."""
 ENVELOPE_SECONDS: Final = 0.05
 LEAK_MARGIN_DB: Final = 6.0
-"""A channel's word is kept where the channel is at most this much quieter than the
-other over the word's span (further under: the other voice leaking in)."""
+"""A channel's word is kept where, in some 50 ms of it, the channel is at most this much
+quieter than the other (further under all through: the other voice leaking in)."""
+SOUND_SHARE: Final = 0.01
+"""A word's 50 ms with less than this share of its loudest one's power (20 dB under)
+are silence, not compared."""
 
 
 def two_voices(path: Path, *, track: int, channels: int) -> float | None:
@@ -102,15 +105,25 @@ def louder_only(
     segments: Iterable[Segment], own: np.ndarray, other: np.ndarray
 ) -> Iterator[Segment]:
     """``segments`` heard on the channel whose :func:`channel_loudness` is ``own``,
-    keeping only the words where it is not more than :data:`LEAK_MARGIN_DB` quieter
-    than the ``other`` channel (a segment without word times: as a whole)."""
+    keeping only the words where, in some 50 ms of sound, it is not more than
+    :data:`LEAK_MARGIN_DB` quieter than the ``other`` channel (a segment without word
+    times: as a whole).
+
+    A leak is the other voice scaled down, so under the other channel in every 50 ms;
+    a word said while the other person talks too rises above them somewhere. Compared
+    over the whole word instead, a louder voice talking over it hid it: with turns
+    overlapping 2.5 s, 7-11 % fewer of the reader's words were kept (``--margins``).
+    """
     level = 10 ** (LEAK_MARGIN_DB / 10)
 
     def louder(start: float, end: float) -> bool:
         first = int(start / ENVELOPE_SECONDS)
         span = slice(first, max(int(np.ceil(end / ENVELOPE_SECONDS)), first + 1))
-        mine, theirs = np.square(own[span]), np.square(other[span])
-        return not mine.size or not theirs.size or mine.mean() * level >= theirs.mean()
+        size = min(own[span].size, other[span].size)
+        mine, theirs = np.square(own[span][:size]), np.square(other[span][:size])
+        loudest = np.maximum(mine, theirs)
+        sound = loudest >= loudest.max(initial=0.0) * SOUND_SHARE
+        return bool(np.any(mine[sound] * level >= theirs[sound])) or not size
 
     for segment in segments:
         if not segment.words:

@@ -73,10 +73,12 @@ def test_a_leaked_sentence_is_stored_once_under_its_own_speaker(transcriber, tmp
 
 
 def test_only_the_words_where_the_other_channel_is_far_louder_are_left_out():
-    # 50 ms frames: both loud for 2 s (talking at once), then the other channel 20 dB
-    # louder for 1.5 s (its voice leaking in), then the other channel silent.
+    # 50 ms frames: for 2 s the other channel is 14 dB louder but this one rises to it
+    # once (both talking), then the other is 20 dB louder for 1.5 s (its voice leaking
+    # in), then silent.
     own = np.full(100, 0.1)
-    other = np.concatenate([np.full(40, 0.1), np.full(30, 1.0), np.zeros(30)])
+    own[10] = 0.5
+    other = np.concatenate([np.full(40, 0.5), np.full(30, 1.0), np.zeros(30)])
     words = (Word(0.2, 0.8, "both"), Word(2.2, 2.9, "leaked"), Word(4.0, 4.5, "alone"))
     segment = Segment(0.2, 4.5, "both leaked alone", words=words)
     wordless = [Segment(2.1, 3.4, "leaked"), Segment(0.5, 1.5, "both")]
