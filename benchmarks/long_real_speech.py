@@ -115,7 +115,8 @@ def load_recording(name: str) -> tuple[Path, list[Turn]]:
 def joined(names: Sequence[str], cache: Path) -> tuple[Path, list[Turn]]:
     """The kept recordings ``names`` joined end to end with :data:`PAUSE_SECONDS` of
     silence between them (a WAV in ``cache``, made once), and their turns moved onto the
-    joined timeline."""
+    joined timeline, each id prefixed with its recording's name (two readings of one book
+    share clip ids)."""
     from faster_whisper.audio import decode_audio
 
     audio = cache / f"{'+'.join(names)}.wav"
@@ -127,7 +128,7 @@ def joined(names: Sequence[str], cache: Path) -> tuple[Path, list[Turn]]:
         kept, own = load_recording(name)
         samples = decode_audio(str(kept), sampling_rate=SAMPLE_RATE)
         shift = at / SAMPLE_RATE
-        turns += [Turn(t.id, t.start + shift, t.end + shift, t.text) for t in own]
+        turns += [Turn(f"{name}/{t.id}", t.start + shift, t.end + shift, t.text) for t in own]
         pieces += [samples, pause]
         at += len(samples) + len(pause)
     if not audio.is_file():

@@ -194,12 +194,12 @@ def heard_real_facts(
 ) -> list[str]:
     """The ids of :func:`real_facts` whose word pair is in the text heard around its clip."""
     found = []
-    pairs_near: dict[str, set[tuple[str, str]]] = {}
+    pairs_near: dict[Turn, set[tuple[str, str]]] = {}
     for fact, turn, pair in real_facts(turns):
-        if turn.id not in pairs_near:
+        if turn not in pairs_near:  # by the clip itself: two readings may share clip ids
             words = _around(heard, turn.start, turn.end, near)
-            pairs_near[turn.id] = set(itertools.pairwise(words))
-        if pair in pairs_near[turn.id]:
+            pairs_near[turn] = set(itertools.pairwise(words))
+        if pair in pairs_near[turn]:
             found.append(fact)
     return found
 

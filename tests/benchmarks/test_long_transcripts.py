@@ -95,6 +95,17 @@ def test_a_real_fact_is_heard_only_in_text_heard_near_its_clip():
     assert "a:movable metal" not in heard_real_facts(misheard, turns)
 
 
+def test_a_clip_read_twice_is_judged_by_what_was_heard_near_each_reading():
+    # Two readings of one book joined: the second reader's clip has the first's id.
+    turns = [
+        Turn("LJ1", 10.0, 16.0, "the invention of movable metal letters"),
+        Turn("LJ1", 900.0, 906.0, "the invention of movable metal letters"),
+    ]
+    heard = [Heard(9.0, 17.0, "The invention of movable metal letters.")]
+    found = heard_real_facts(heard, turns)
+    assert found.count("LJ1:movable metal") == 1  # heard near the first reading only
+
+
 @pytest.mark.parametrize("source", RECORDINGS, ids=lambda source: source.name)
 def test_each_kept_real_recording_has_its_reference_in_order_and_its_audio(source):
     import av
