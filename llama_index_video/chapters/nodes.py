@@ -96,13 +96,14 @@ def chapter_nodes(units: Sequence[BaseNode]) -> list[TextNode]:
 
 
 def _language(units: Sequence[BaseNode]) -> str | None:
-    """The language most of ``units`` were heard in (by characters); None if unrecorded."""
+    """The languages ``units`` were heard in, joined by ``+``, the most spoken (by
+    characters) first: ``"fr+de"``; None if unrecorded."""
     spoken = Counter[str]()
     for unit in units:
         code = unit.metadata.get(schema.LANGUAGE)
         if code:
             spoken[str(code)] += len(unit.get_content())
-    return spoken.most_common(1)[0][0] if spoken else None
+    return "+".join(code for code, _ in spoken.most_common()) or None
 
 
 def _span(unit: BaseNode) -> tuple[float, float]:

@@ -31,7 +31,9 @@ Norwegian, Portuguese, Russian, Spanish, Swedish, Turkish; Chinese and Korean), 
 read as the index reads words (accents stripped, so Spanish ``está`` is ``esta``, the
 title then written as the chapter spelled it most often); any
 other language has none, so its titles may hold a function word rather than lose a
-content word to another language's list. Without the language, English's.
+content word to another language's list. Without the language, English's. A chapter
+heard in several languages (a recording that changes language inside it) leaves out the
+stop words of each.
 
 Chinese and Japanese are written without spaces, so their words are found another way
 (:func:`terms`): a run of kanji (Han characters) is cut at the Chinese stop words (bm25s's
@@ -129,7 +131,8 @@ def chapter_titles(
 
     Args:
         texts: What was said in each chapter.
-        languages: Each chapter's language (Whisper codes, as units record them), whose
+        languages: Each chapter's language (Whisper codes, as units record them; a
+            chapter heard in several joins them by ``+``, the most spoken first), whose
             stop words are left out; None (or a None code): English.
     """
     weighed = _weighed(texts, languages)
@@ -176,7 +179,7 @@ def _weighed(
             phrase: (
                 count * (math.log(1 + total / documents[phrase]) + IDF_FLOOR),
                 1 + TOPIC_WORD_WEIGHT * max(map(topic_rate, phrase.split()))
-                if code in (None, "en")
+                if code is None or code.split("+")[0] == "en"
                 else 1.0,
             )
             for phrase, count in counts.items()
@@ -265,7 +268,10 @@ def _topic_rates() -> tuple[dict[str, float], float]:
 @cache
 def stop_words(language: str | None) -> frozenset[str]:
     """The stop words of ``language`` (a Whisper code) as index tokens: English's (also
-    for None), else ``bm25s``'s list for it, else none (see the module docstring)."""
+    for None), else ``bm25s``'s list for it, else none (see the module docstring); those
+    of each language of ``"fr+de"``."""
+    if language is not None and "+" in language:
+        return frozenset().union(*map(stop_words, language.split("+")))
     if language in (None, "en"):
         return english_stop_words()
     try:

@@ -252,3 +252,38 @@ def test_ingest_gives_each_chapter_the_language_its_units_were_heard_in():
         "batterie",
         "gehäuse",
     ]
+
+
+def test_a_chapter_heard_in_two_languages_leaves_out_the_stop_words_of_both():
+    # Seen on real FLEURS readings (German then French in one chapter): the title was
+    # "Die, und, der, ihre", as French (said more) was the chapter's only language.
+    from llama_index.core.schema import TextNode
+
+    from llama_index_video import schema
+    from llama_index_video.chapters.nodes import chapter_nodes
+    from llama_index_video.chapters.titles import stop_words
+    from llama_index_video.store.tokens import words as tokens
+
+    french = "Le prix du billet de train, le prix et le billet, et le train de nuit. " * 2
+    said = [(GERMAN[0], "de")] * 12 + [(french, "fr")] * 18 + [(SPANISH[1], "es")] * 30
+    units = [
+        TextNode(
+            text=text,
+            embedding=[1.0, 0.0, 0.0] if i < 30 else [0.0, 1.0, 0.0],
+            metadata={
+                schema.MODALITY: "transcript",
+                schema.START_S: i * 10.0,
+                schema.END_S: i * 10.0 + 9.0,
+                schema.FILE_NAME: "lecture.wav",
+                schema.CONTENT_HASH: "0" * 64,
+                schema.LANGUAGE: code,
+            },
+        )
+        for i, (text, code) in enumerate(said)
+    ]
+
+    first, second = (c.metadata[schema.TITLE] for c in chapter_nodes(units))
+
+    assert not set(tokens(first)) & (stop_words("de") | stop_words("fr")), first
+    assert {"batterie", "prix"} <= set(tokens(first)), first
+    assert tokens(second)[0] == "pilas", second
