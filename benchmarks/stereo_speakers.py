@@ -3,7 +3,8 @@ each channel transcribed alone.
 
 Run from the repository root::
 
-    python benchmarks/stereo_speakers.py [--overlaps 0,1,2.5,full]
+    python benchmarks/stereo_speakers.py [--overlaps 0,1,2.5,full] [--leak-db N]
+        [--baseline-ref REF] [--margins 3,6,10]
     python benchmarks/stereo_speakers.py --held-out
 
 Material (real speech, both with per-sentence references): the LibriVox reader
@@ -23,6 +24,12 @@ envelopes (:mod:`llama_index_video.reader.channels` splits under 0.5), the secon
 for ``package``, the share of B's words found under ``SPEAKER_1`` and of A's under
 ``SPEAKER_2``. ``--leak-db N``: each voice also reaches the other channel N dB under and
 2 ms later (:func:`leaked`: two people in one room, a microphone each).
+``--baseline-ref REF`` adds a ``baseline`` row: the file read by the package at that git
+ref (before 32b7c5c, channels split kept the other voice's leak). ``--margins 3,6,10``
+adds a row per loudness margin: each channel's words from ``per channel`` kept where it
+is the louder one at that margin (:func:`llama_index_video.reader.channels.louder_only`;
+the package's 6 dB was chosen with it on overlaps 0 and 2.5 s, leakage none, 20 and
+12 dB, and is reported on overlaps 1 s and ``full``).
 
 ``--held-out``: the split decision (:func:`llama_index_video.reader.channels.two_voices`,
 its bars chosen on the pair above) on stereo files it was not chosen on, no speech

@@ -112,7 +112,7 @@ def louder_only(
     A leak is the other voice scaled down, so under the other channel in every 50 ms;
     a word said while the other person talks too rises above them somewhere. Compared
     over the whole word instead, a louder voice talking over it hid it: with turns
-    overlapping 2.5 s, 7-11 % fewer of the reader's words were kept (``--margins``).
+    overlapping 2.5 s, 0.07-0.11 less of the reader's words were kept (``--margins``).
     """
     level = 10 ** (LEAK_MARGIN_DB / 10)
 
