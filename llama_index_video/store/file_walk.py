@@ -14,12 +14,15 @@ from llama_index_video.reader.options import SUPPORTED_SUFFIXES
 
 
 def expand_paths(
-    paths: Iterable[str | Path], unreadable: list[tuple[Path, str]] | None = None
+    paths: Iterable[str | Path],
+    unreadable: list[tuple[Path, str]] | None = None,
+    passed_over: list[Path] | None = None,
 ) -> Iterator[Path]:
     """Files as given, and the supported files inside folders, recursively and sorted.
 
     A folder (or sub-folder) that cannot be listed is appended to ``unreadable`` with
-    the reason, instead of being skipped silently.
+    the reason, and a file inside a folder whose type is not read (a PDF beside the
+    recordings) to ``passed_over``, instead of being skipped silently.
     """
     for raw in paths:
         path = Path(raw)
@@ -35,11 +38,13 @@ def expand_paths(
 
         for folder, folders, files in os.walk(path, onerror=note):
             folders[:] = [name for name in folders if not name.startswith(".")]
-            found.extend(
-                Path(folder, name)
-                for name in files
-                if not name.startswith(".") and Path(name).suffix.lower() in SUPPORTED_SUFFIXES
-            )
+            for name in files:
+                if name.startswith("."):
+                    continue
+                if Path(name).suffix.lower() in SUPPORTED_SUFFIXES:
+                    found.append(Path(folder, name))
+                elif passed_over is not None:
+                    passed_over.append(Path(folder, name))
         yield from sorted(p for p in found if p.is_file())
 
 

@@ -120,7 +120,8 @@ class Ingestor(IndexWriter):
         """Ingest files and folders; see the module docstring for the rules."""
         self.recover()
         unreadable: list[tuple[Path, str]] = []
-        steps = [self._check(path) for path in expand_paths(paths, unreadable)]
+        passed_over: list[Path] = []
+        steps = [self._check(path) for path in expand_paths(paths, unreadable, passed_over)]
         first: dict[str, _Read] = {}  # content -> the first file to read it from
         for step in steps:
             if isinstance(step, _Read):
@@ -146,7 +147,12 @@ class Ingestor(IndexWriter):
         if any(outcome.outcome == "indexed" for outcome in outcomes):
             self.settle()
         outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
-        return IngestReport(outcomes, sum(len(ids) for ids in self._unreachable.values()))
+        report = IngestReport(
+            outcomes, sum(len(ids) for ids in self._unreachable.values()), passed_over
+        )
+        if report.passed_over:
+            logger.info("%s", report.passed_over_line)
+        return report
 
     def _logged(self, outcome: FileOutcome) -> FileOutcome:
         log = logger.warning if outcome.outcome == "failed" else logger.info

@@ -45,6 +45,9 @@ class IngestReport:
     unreachable: int = 0
     """Stored rows search still cannot reach after the repairs of the run
     (:mod:`llama_index_video.store.relink`)."""
+    passed_over: list[Path] = field(default_factory=list)
+    """Files inside the folders given whose type is not read (a PDF beside the
+    recordings): left alone, and not counted as failed."""
 
     def of(self, outcome: Outcome) -> list[FileOutcome]:
         return [f for f in self.files if f.outcome == outcome]
@@ -56,6 +59,16 @@ class IngestReport:
             and not any(f.pending for f in self.files)
             and not self.unreachable
         )
+
+    @property
+    def passed_over_line(self) -> str:
+        """One line naming what :attr:`passed_over` holds, or ``""``."""
+        if not self.passed_over:
+            return ""
+        n = len(self.passed_over)
+        kinds = sorted({path.suffix.lower() or path.name for path in self.passed_over})
+        shown = ", ".join(kinds[:5]) + (", ..." if len(kinds) > 5 else "")
+        return f"passed over {n} file{'' if n == 1 else 's'} of other types ({shown})"
 
 
 SOURCE_GONE = (

@@ -34,10 +34,15 @@ def ingest_inputs(
     """Ingest files, folders and http(s) links; see the module docstring."""
     outcomes: list[FileOutcome] = []
     paths: list[str | Path] = []
+    runs: list[IngestReport] = []
+
+    def add(report: IngestReport, link: str = "") -> None:
+        outcomes.extend(replace(o, link=link) if link else o for o in report.files)
+        runs.append(report)
 
     def flush() -> None:
         if paths:
-            outcomes.extend(ingestor.ingest(paths).files)
+            add(ingestor.ingest(paths))
             paths.clear()
 
     for item in inputs:
@@ -60,6 +65,10 @@ def ingest_inputs(
             reason = str(exc).removeprefix(f"{shown}: ")
             outcomes.append(FileOutcome(name, "failed", reason, link=shown))
             continue
-        outcomes.extend(replace(o, link=shown) for o in ingestor.ingest([local]).files)
+        add(ingestor.ingest([local]), link=shown)
     flush()
-    return IngestReport(outcomes)
+    return IngestReport(
+        outcomes,
+        runs[-1].unreachable if runs else 0,  # each run's repairs cover the whole index
+        [path for run in runs for path in run.passed_over],
+    )

@@ -109,3 +109,22 @@ def test_a_folder_walk_takes_other_encoders_files_and_passes_over_documents(tmp_
     found = [p.name for p in expand_paths([tmp_path])]
 
     assert found == sorted(n for n in names if n != "deck.pdf")
+
+
+def test_a_folder_ingest_names_the_files_it_passes_over(run, tmp_path):
+    folder = tmp_path / "in"
+    (folder / "notes").mkdir(parents=True)
+    shutil.copy(HANDBOOK, folder / "handbook.md")
+    (folder / "deck.pdf").write_bytes(b"%PDF-1.4\n")
+    (folder / "notes" / "agenda.PDF").write_bytes(b"%PDF-1.4\n")
+    (folder / "notes" / "sheet.xlsx").write_bytes(b"PK")
+    (folder / ".DS_Store").write_bytes(b"\0")
+
+    code, out, err = run("ingest", folder, "--index", tmp_path / "idx", "--quiet")
+
+    assert code == 0 and "Traceback" not in err
+    assert "1 indexed, 0 skipped, 0 failed" in out
+    assert "passed over 3 files of other types (.pdf, .xlsx)" in out
+    passed_over: list[Path] = []
+    assert [p.name for p in expand_paths([folder], passed_over=passed_over)] == ["handbook.md"]
+    assert sorted(p.name for p in passed_over) == ["agenda.PDF", "deck.pdf", "sheet.xlsx"]

@@ -302,3 +302,21 @@ def test_remove_and_prune_end_as_ingest_does(run, index_copy, embed_model, tmp_p
     assert _unstored_writes(index_copy) == 0
     stored, found = _full_query(index_copy)
     assert found == stored
+
+
+def test_an_ingest_that_leaves_a_row_unreachable_says_so_and_fails(run, tmp_path, monkeypatch):
+    """The same injected miss at the end of an ``ingest``: the command named a run that
+    left rows search cannot reach as a success (exit 0, no line) before."""
+    from llama_index_video.store import integrity
+    from llama_index_video.store.collection import chroma_collection
+    from tests_support import HANDBOOK
+
+    def misses_one(store):
+        collection = chroma_collection(store)
+        return None if collection is None else collection.get(limit=1, include=[])["ids"]
+
+    monkeypatch.setitem(integrity.REACHABILITY_CHECKS, "unlinked", misses_one)
+    code, out, err = run("ingest", HANDBOOK, "--index", tmp_path / "idx", "--quiet")
+    assert code == 1, (out, err)
+    assert "1 indexed, 0 skipped, 0 failed" in out
+    assert "not repaired: 1 stored moments search still cannot reach" in out
