@@ -32,6 +32,7 @@ from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Location, located
 from llama_index_video.store.folder_index import nodes_by_id
 from llama_index_video.store.lease import folder_lease
+from llama_index_video.transcription.language import language_code
 
 if TYPE_CHECKING:
     from llama_index.core import VectorStoreIndex
@@ -72,6 +73,7 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
+        languages: Sequence[str] | None = None,
         by_chapter: bool = False,
         by_named_speaker: bool = False,
         similarity_top_k: int | None = None,
@@ -83,7 +85,8 @@ class Querying(Recordings):
         similarity_top_k=3)`` as on a ``VectorStoreIndex``); given, it wins.
 
         ``speakers`` keeps only transcript units spoken by them, ``sources`` only the
-        moments of these recordings (named as :meth:`recording` takes them);
+        moments of these recordings (named as :meth:`recording` takes them),
+        ``languages`` only what was said in them (:func:`spoken_in`);
         ``by_chapter`` scores each moment with its chapter's match too
         (:mod:`llama_index_video.search.by_chapter`); ``by_named_speaker`` keeps only
         what the speakers a question names said
@@ -97,6 +100,7 @@ class Querying(Recordings):
             "modalities": modalities,
             "speakers": speakers,
             "contents": self._contents(sources),
+            "languages": spoken_in(languages),
             "by_chapter": by_chapter,
             "by_named_speaker": by_named_speaker,
         }
@@ -157,6 +161,7 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
+        languages: Sequence[str] | None = None,
         by_chapter: bool = False,
         by_named_speaker: bool = False,
     ) -> list[SearchHit]:
@@ -164,7 +169,10 @@ class Querying(Recordings):
 
         ``speakers`` (e.g. ``["SPEAKER_2"]``) keeps only what they said, ``sources``
         (e.g. ``["team_sync.mp3"]``, named as :meth:`recording` takes them) only the
-        moments of these recordings; ``by_chapter``: each moment scored with its chapter's
+        moments of these recordings; ``languages`` (``["fr"]``; ``FR``, ``fr-FR`` and
+        ``French`` too) only what was said in them, transcript units whose language is
+        one of these (frames, on-screen text and documents have none, so they are left
+        out); ``by_chapter``: each moment scored with its chapter's
         match too (each hit's ``chapter`` names it); ``by_named_speaker``:
         a question naming one of the index's speakers as the one speaking ("what did the
         designer say ...") keeps that speaker's moments.
@@ -182,6 +190,7 @@ class Querying(Recordings):
                 modalities=modalities,
                 speakers=speakers,
                 contents=contents,
+                languages=spoken_in(languages),
                 by_chapter=by_chapter,
                 by_named_speaker=by_named_speaker,
             )
@@ -195,6 +204,7 @@ class Querying(Recordings):
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         sources: Sequence[str | Path] | None = None,
+        languages: Sequence[str] | None = None,
         by_chapter: bool = False,
         by_named_speaker: bool = False,
     ) -> list[SearchHit]:
@@ -207,6 +217,7 @@ class Querying(Recordings):
             modalities=modalities,
             speakers=speakers,
             sources=sources,
+            languages=languages,
             by_chapter=by_chapter,
             by_named_speaker=by_named_speaker,
         )
@@ -217,6 +228,7 @@ class Querying(Recordings):
         llm: LLM | None = None,
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
+        languages: Sequence[str] | None = None,
     ) -> VideoAnswerer:
         """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
 
@@ -226,13 +238,17 @@ class Querying(Recordings):
             options: Top-k, query fusion, images and citation handling.
             reranker: Any LlamaIndex postprocessor (e.g. ``SentenceTransformerRerank``),
                 applied before neighbours and frames are attached.
+            languages: Only moments said in these languages, as :meth:`search` takes
+                them; None: any.
         """
         self.check_store()
         options = options or AskOptions()
         postprocessors = [p for p in (reranker, self.postprocessor()) if p is not None]
         policy = self.search_policy()
         return VideoAnswerer(
-            retriever=NodeRetriever(policy.retriever(top_k=options.top_k)),
+            retriever=NodeRetriever(
+                policy.retriever(top_k=options.top_k, languages=spoken_in(languages))
+            ),
             postprocessors=postprocessors,
             llm=llm if llm is not None else _settings_llm(),
             options=options,
@@ -247,14 +263,19 @@ class Querying(Recordings):
         llm: LLM | None = None,
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
+        languages: Sequence[str] | None = None,
     ) -> Answer:
         """Answer ``question`` with citations; extractive without an LLM.
 
         Returns "not found in the index" without calling the model when nothing
-        relevant is retrieved.
+        relevant is retrieved. ``languages``: only moments said in these (as
+        :meth:`search` takes them).
         """
         with self._reading():
-            return self.answerer(llm=llm, options=options, reranker=reranker).ask(question)
+            answerer = self.answerer(
+                llm=llm, options=options, reranker=reranker, languages=languages
+            )
+            return answerer.ask(question)
 
     async def aask(
         self,
@@ -263,10 +284,11 @@ class Querying(Recordings):
         llm: LLM | None = None,
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
+        languages: Sequence[str] | None = None,
     ) -> Answer:
         """Async :meth:`ask`: the same answer, the model called through its async API."""
         self._follow_writers()
-        answerer = self.answerer(llm=llm, options=options, reranker=reranker)
+        answerer = self.answerer(llm=llm, options=options, reranker=reranker, languages=languages)
         return await answerer.aask(question)
 
     def as_query_engine(
@@ -304,6 +326,12 @@ class Querying(Recordings):
         still there, else a live one) and that file's absolute path, which resolves from
         any working directory (the last known one if no path of the content is left)."""
         return located(self.manifest, content_hash, stored_source)
+
+
+def spoken_in(languages: Sequence[str] | None) -> list[str] | None:
+    """``languages`` as written (``FR``, ``fr-FR``, ``French``) as the codes moments
+    carry (:func:`~llama_index_video.transcription.language.language_code`); None: any."""
+    return [language_code(given) for given in languages] if languages else None
 
 
 def _settings_llm() -> LLM | None:

@@ -342,6 +342,9 @@ class Answer:
     unverified: list[str] = field(default_factory=list)
     reason: str | None = None
     """Why nothing was found (``found`` false): the gate's or the model's reason."""
+    reason_code: str | None = None
+    """``reason`` as a code in no language: ``nothing_relevant``, ``model_not_found`` or
+    ``no_answer`` (:mod:`llama_index_video.answering.not_found`)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The ``ask --json`` object: the answer, whether anything was found (and why
@@ -351,6 +354,7 @@ class Answer:
             "answer": self.text,
             "found": self.found,
             "reason": self.reason,
+            "reason_code": self.reason_code,
             "model": self.model,
             "citations": [c.to_dict() for c in self.citations],
             "unverified_citations": list(self.unverified),

@@ -74,6 +74,7 @@ def test_json_shapes():
         "answer",
         "found",
         "reason",
+        "reason_code",
         "model",
         "citations",
         "unverified_citations",

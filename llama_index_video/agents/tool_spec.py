@@ -45,7 +45,9 @@ from llama_index_video.api_keys import scrub
 from llama_index_video.errors import MomentRequestError, VideoIndexError
 from llama_index_video.recordings import MAX_MOMENT_SECONDS, moment_file_name
 from llama_index_video.results import compacted
-from llama_index_video.speakers.base import parse_speakers, unknown_speakers
+from llama_index_video.search.searcher import filters_unmet
+from llama_index_video.speakers.base import parse_speakers
+from llama_index_video.transcription.language import language_codes
 
 if TYPE_CHECKING:
     from llama_index.core.llms import LLM
@@ -150,6 +152,7 @@ class VideoToolSpec(BaseToolSpec):
         speaker: str | None = None,
         modality: str | None = None,
         by_chapter: bool = False,
+        language: str | None = None,
     ) -> str:
         """Find the moments of the indexed recordings that match a query, best first.
 
@@ -164,11 +167,14 @@ class VideoToolSpec(BaseToolSpec):
             speaker (str): Only what this speaker said: a label (SPEAKER_1) or a name.
             modality (str): Comma-separated: transcript, ocr (screen text), frame, text.
             by_chapter (bool): True for a topic question: moments scored by their chapter too.
+            language (str): Only what was said in these languages, comma-separated
+                (fr, de; list_recordings gives each recording's).
         """
         query = _text(query, "query")
         count = _top_k(top_k)
         chosen = _parsed(schema.parse_modalities, _text(modality, "modality", optional=True))
         speakers = _parsed(parse_speakers, _text(speaker, "speaker", optional=True))
+        languages = _parsed(language_codes, _text(language, "language", optional=True))
         named = _text(source, "source", optional=True)
         hits = self.index.search(
             query,
@@ -176,6 +182,7 @@ class VideoToolSpec(BaseToolSpec):
             modalities=chosen,
             speakers=speakers,
             sources=[named] if named else None,
+            languages=languages,
             by_chapter=_flag(by_chapter, "by_chapter"),
         )
         payload: dict[str, Any] = {
@@ -183,9 +190,9 @@ class VideoToolSpec(BaseToolSpec):
             "moments": self._linked([hit.to_dict(compact=True) for hit in hits]),
         }
         if not hits:
-            known = [who for entry in self.index.library() for who in entry.speakers]
-            if speakers and (note := unknown_speakers(speakers, known)):
-                raise MomentRequestError(f"speaker: {note}; name one of them or none")
+            unmet = filters_unmet(self.index.library(), speakers=speakers, languages=languages)
+            if unmet:
+                raise MomentRequestError(f"{unmet}; name one of them or none")
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 

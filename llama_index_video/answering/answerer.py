@@ -30,7 +30,13 @@ from llama_index.core.schema import NodeWithScore
 
 from llama_index_video.answering.citations import check_citations
 from llama_index_video.answering.extractive import extractive_answer
-from llama_index_video.answering.prompts import NOT_FOUND_ANSWER, ContextItem, build_messages
+from llama_index_video.answering.not_found import (
+    MODEL_NOT_FOUND,
+    NO_ANSWER,
+    NOT_FOUND_ANSWER,
+    not_found_answer,
+)
+from llama_index_video.answering.prompts import ContextItem, build_messages
 from llama_index_video.errors import AnswerError, MissingDependencyError
 from llama_index_video.results import Answer, Citation, SearchHit
 from llama_index_video.search.relevance import Calibration, Gate, Vocabulary
@@ -232,15 +238,18 @@ class VideoAnswerer:
                 found=False,
                 model=model,
                 reason=NO_ANSWER_REASON,
+                reason_code=NO_ANSWER,
             )
-        if NOT_FOUND_ANSWER in text:
+        said = not_found_answer(question)
+        if said in text or NOT_FOUND_ANSWER in text:  # told to say `said`, some say English
             return Answer(
                 question,
-                text.strip(),
+                text.strip().replace(NOT_FOUND_ANSWER, said),
                 hits=hits,
                 found=False,
                 model=model,
                 reason=MODEL_NOT_FOUND_REASON,
+                reason_code=MODEL_NOT_FOUND,
             )
         checked = check_citations(text, retrieved)
         final = {

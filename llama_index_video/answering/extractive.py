@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from llama_index_video import results
 from llama_index_video._moved import moved
+from llama_index_video.answering.not_found import (
+    NOTHING_RELEVANT,
+    NOTHING_RELEVANT_ANSWERS,
+    nothing_relevant,
+)
 
-NOT_FOUND = "Not found in the index: no indexed moment is relevant enough to answer this."
+NOT_FOUND = NOTHING_RELEVANT_ANSWERS["en"]
 NOT_FOUND_REASON = "no indexed moment is relevant enough to answer it (the relevance gate)"
 
 
@@ -18,10 +23,18 @@ def extractive_answer(
 ) -> results.Answer:
     """The best ``max_moments`` moments, each with its label, quote, frame and link.
 
-    A moment with a speaker label says who spoke, and quotes only that speaker.
+    A moment with a speaker label says who spoke, and quotes only that speaker. None
+    found: "not found" in the question's language (:mod:`.not_found`).
     """
     if not hits:
-        return results.Answer(question, NOT_FOUND, hits=[], found=False, reason=NOT_FOUND_REASON)
+        return results.Answer(
+            question,
+            nothing_relevant(question),
+            hits=[],
+            found=False,
+            reason=NOT_FOUND_REASON,
+            reason_code=NOTHING_RELEVANT,
+        )
     chosen = hits[:max_moments]
     lines = ["The most relevant moments (no language model configured):"]
     for number, hit in enumerate(chosen, start=1):

@@ -28,13 +28,17 @@ from llama_index.core.base.llms.types import (
 from llama_index.core.prompts import RichPromptTemplate
 from llama_index.core.schema import BaseNode, ImageNode, MetadataMode, Node
 
+from llama_index_video.answering.not_found import NOT_FOUND_ANSWER, not_found_answer
 from llama_index_video.results import Citation
 
 logger = logging.getLogger(__name__)
 
-NOT_FOUND_ANSWER: Final = "The indexed media does not contain the answer to this question."
 
-SYSTEM_PROMPT: Final = f"""\
+def system_prompt(not_found: str = NOT_FOUND_ANSWER) -> str:
+    """The system prompt, telling the model to reply ``not_found`` (the sentence in the
+    question's language, :func:`~.not_found.not_found_answer`) when the moments do not
+    answer the question."""
+    return f"""\
 You answer questions about video and audio recordings and documents, using only the \
 moments you are given.
 
@@ -47,9 +51,12 @@ Rules:
 2. After each statement, cite the moment(s) it rests on by copying their labels exactly, \
 each in its own square brackets, e.g. "The loss is cross-entropy [talk.mp4 01:34-01:41]."
 3. Cite only labels that appear in the moments; never invent a label, a file or a time.
-4. If the moments do not contain the answer, reply with exactly: "{NOT_FOUND_ANSWER}" \
+4. If the moments do not contain the answer, reply with exactly: "{not_found}" \
 Then, in one sentence, you may say what the moments do cover.
 5. Be concise; do not describe the moments themselves unless asked."""
+
+
+SYSTEM_PROMPT: Final = system_prompt()
 
 _KINDS: Final = {
     "transcript": "transcript",
@@ -180,7 +187,7 @@ def build_messages(
         images += 1
     blocks.append(TextBlock(text=f"Question: {question.strip()}"))
     return [
-        ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
+        ChatMessage(role=MessageRole.SYSTEM, content=system_prompt(not_found_answer(question))),
         ChatMessage(role=MessageRole.USER, blocks=blocks),
     ]
 

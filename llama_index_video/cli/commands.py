@@ -185,9 +185,9 @@ def _ask(args: argparse.Namespace) -> int:
     try:
         stream = read_between_writers(  # the moments are found before the answer is written
             index,
-            lambda: index.answerer(llm=llm, options=options, reranker=reranker).stream(
-                args.question, streaming=not args.no_stream and not args.json
-            ),
+            lambda: index.answerer(
+                llm=llm, options=options, reranker=reranker, languages=args.language
+            ).stream(args.question, streaming=not args.no_stream and not args.json),
         )
         for delta in stream:
             if not args.json:

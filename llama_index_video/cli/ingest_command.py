@@ -91,8 +91,10 @@ def _reader_options(args: argparse.Namespace) -> ReaderOptions:
     from llama_index_video.reader.clips import ClipOptions
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
+    from llama_index_video.transcription.language import language_code
 
-    transcriber = {"model": args.whisper_model, "language": _spoken_language(args.language)}
+    spoken = language_code(args.language) if args.language is not None else None
+    transcriber = {"model": args.whisper_model, "language": spoken}
     windows = {"video_seconds": args.clip_seconds, "video_overlap": args.clip_overlap}
     given = {key: value for key, value in windows.items() if value is not None}
     return ReaderOptions(
@@ -107,18 +109,6 @@ def _reader_options(args: argparse.Namespace) -> ReaderOptions:
         clips=ClipOptions(**given) if given else None,
         diarizer=_diarizer(args.speakers, args.diarizer),
     )
-
-
-def _spoken_language(given: str | None) -> str | None:
-    """``--language`` as the Whisper code it means: ``SV``, ``sv-SE`` and ``Swedish`` are
-    ``sv``; anything else is passed on as written, for the transcriber to refuse."""
-    if given is None:
-        return None
-    from llama_index_video.transcription.language import NAMES
-
-    written = given.strip().lower()
-    by_name = {name.lower(): code for code, name in NAMES.items()}
-    return by_name.get(written) or written.replace("_", "-").split("-")[0]
 
 
 def _ocr(choice: OcrChoice, languages: str | None) -> OcrEngine | OcrChoice:

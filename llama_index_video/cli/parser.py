@@ -161,6 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="only what these speakers said, comma-separated (SPEAKER_2, 2, or a name given "
         "with 'speakers name')",
     )
+    _language_option(search)
     search.add_argument(
         "--by-chapter",
         action="store_true",
@@ -198,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="rerank with a cross-encoder, e.g. cross-encoder/ms-marco-MiniLM-L-6-v2",
     )
     ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
+    _language_option(ask)
     ask.add_argument(
         "--export",
         type=Path,
@@ -379,6 +381,16 @@ def _llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--llm-model", default=None, help="model name for --llm")
 
 
+def _language_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--language",
+        type=_languages,
+        default=None,
+        help="only what was said in these languages, comma-separated (fr, FR, fr-FR or "
+        "French; frames, on-screen text and documents have no language)",
+    )
+
+
 def _relevance_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--relevance",
@@ -423,6 +435,15 @@ def _positive_int(text: str) -> int:
 def _modalities(text: str) -> list[str]:
     try:
         return parse_modalities(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _languages(text: str) -> list[str]:
+    from llama_index_video.transcription.language import language_codes
+
+    try:
+        return language_codes(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 

@@ -14,7 +14,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from llama_index_video.cli.opening import open_index, search_options, store_options
@@ -38,7 +38,12 @@ def run_search(args: argparse.Namespace) -> int:
     hits = None
     if not args.speaker and not args.by_chapter and not args.by_named_speaker:
         hits = served_search(
-            args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
+            args.index,
+            args.query,
+            settings=settings,
+            top_k=args.top_k,
+            modalities=args.modality,
+            languages=args.language,
         )
     if hits is None:
         hits = _searched(args, settings)
@@ -69,8 +74,10 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
     from llama_index_video.search.one_shot import one_shot_search
 
     view = FolderView(args.index)
-    try:  # the index's speakers, from the manifest alone, for a search that names some
-        entries = view.listed() if args.speaker or args.by_named_speaker else []
+    try:  # the index's speakers and languages, from the manifest alone, for a search
+        # that names some
+        named = args.speaker or args.by_named_speaker or args.language
+        entries = view.listed() if named else []
         hits = None
         if entries is not None:
             speakers = sorted(_speakers(entries))
@@ -87,7 +94,7 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
     finally:
         view.close()
     if hits is not None and entries is not None:
-        _say_if_unlabelled(args, _speakers(entries), hits)
+        _say_if_unlabelled(args, entries, hits)
         return hits
     from llama_index_video.store.chroma_reader import one_shot_reader
 
@@ -99,14 +106,14 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
         try:
             hits = _first_try(index, lambda: _hits(index, args))
             if hits is not None:
-                _say_if_unlabelled(args, _speakers(index.library()), hits)
+                _say_if_unlabelled(args, index.library(), hits)
                 return hits
         finally:
             index.close()
     index = open_index(args.index, **settings)
     try:
         hits = read_between_writers(index, lambda: _hits(index, args))
-        _say_if_unlabelled(args, _speakers(index.library()), hits)
+        _say_if_unlabelled(args, index.library(), hits)
         return hits
     finally:
         index.close()
@@ -136,6 +143,7 @@ def _asked(args: argparse.Namespace) -> dict[str, Any]:
         "top_k": args.top_k,
         "modalities": args.modality,
         "speakers": args.speaker,
+        "languages": args.language,
         "by_chapter": args.by_chapter,
         "by_named_speaker": args.by_named_speaker,
     }
@@ -146,11 +154,16 @@ def _speakers(entries: list[LibraryEntry]) -> set[str]:
 
 
 def _say_if_unlabelled(
-    args: argparse.Namespace, known: Collection[str], hits: list[SearchHit]
+    args: argparse.Namespace, entries: list[LibraryEntry], hits: list[SearchHit]
 ) -> None:
-    """A note on stderr when the speakers a search names explain what it found: none
-    labelled in the index (``known``), or none by the names ``--speaker`` gave when
-    nothing was."""
+    """A note on stderr when the speakers or languages a search names explain what it
+    found: no speaker labelled in the index (``entries``), or nothing found and none by
+    the names ``--speaker`` gave or in the languages ``--language`` gave."""
+    from llama_index_video.search.searcher import filters_unmet
+
+    if args.language and not hits and (note := filters_unmet(entries, languages=args.language)):
+        print(f"note: {note}", file=sys.stderr)
+    known = _speakers(entries)
     if not args.by_named_speaker and not (args.speaker and not hits):
         return
     if not known:

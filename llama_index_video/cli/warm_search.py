@@ -47,6 +47,7 @@ def served_search(
     settings: Mapping[str, Any],
     top_k: int,
     modalities: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> list[SearchHit] | None:
     """The hits of the ``serve`` running over ``folder`` with ``settings`` (the
     ``VideoIndex`` options the command would open the folder with: ``relevance``,
@@ -61,6 +62,8 @@ def served_search(
     params: dict[str, str | int] = {"q": query, "top_k": top_k}
     if modalities:
         params["modality"] = ",".join(modalities)
+    if languages:
+        params["language"] = ",".join(languages)
     token = os.environ.get(TOKEN_ENV)
     request = Request(
         f"{service.url.rstrip('/')}/api/search?{urlencode(params)}",

@@ -85,21 +85,39 @@ def chroma_filter(
     modalities: Sequence[str] | None = None,
     speakers: Sequence[str] | None = None,
     contents: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> dict[str, Any] | None:
-    """The ``where`` of moments of these modalities, speakers and contents (None: any),
-    as ``ChromaVectorStore`` writes LlamaIndex's ``IN`` filters."""
+    """The ``where`` of moments of these modalities, speakers, contents and languages
+    (None: any), as ``ChromaVectorStore`` writes LlamaIndex's ``IN`` filters."""
     clauses = [
         {key: {"$in": list(values)}}
-        for key, values in (
-            (schema.MODALITY, modalities),
-            (schema.SPEAKER, speakers),
-            (schema.CONTENT_HASH, contents),
-        )
+        for key, values in wanted_metadata(modalities, speakers, contents, languages)
         if values
     ]
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def wanted_metadata(
+    modalities: Sequence[str] | None,
+    speakers: Sequence[str] | None,
+    contents: Sequence[str] | None,
+    languages: Sequence[str] | None,
+) -> list[tuple[str, Sequence[str] | None]]:
+    """Each metadata key a search filters on, with the values it keeps (None: any)."""
+    return [
+        (schema.MODALITY, modalities),
+        (schema.SPEAKER, speakers),
+        (schema.CONTENT_HASH, contents),
+        (schema.LANGUAGE, languages),
+    ]
+
+
+def in_languages(node: Any, languages: Collection[str] | None) -> bool:
+    """Whether ``node`` was heard in one of ``languages`` (None: any); a moment with no
+    language (a frame, on-screen text, a document) is in none."""
+    return languages is None or node.metadata.get(schema.LANGUAGE) in languages
 
 
 class CollectionRetriever:
@@ -112,7 +130,7 @@ class CollectionRetriever:
         read: Ids to nodes (:class:`~llama_index_video.stored.StoredMoment`\\ s, or
             LlamaIndex's nodes).
         scored: Makes a hit of a node and its similarity.
-        top_k, modalities, threshold, visible, speakers, contents, folder: As
+        top_k, modalities, threshold, visible, speakers, contents, languages, folder: As
             :class:`~llama_index_video.search.retriever.VideoRetriever` takes them.
     """
 
@@ -128,6 +146,7 @@ class CollectionRetriever:
         visible: Visible | None = None,
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
         folder: Path | None = None,
     ) -> None:
         check_options(top_k, modalities)
@@ -135,7 +154,7 @@ class CollectionRetriever:
         self._read = read
         self._scored = scored
         self._top_k = top_k
-        self._where = chroma_filter(modalities, speakers, contents)
+        self._where = chroma_filter(modalities, speakers, contents, languages)
         self.threshold = threshold
         self._visible = visible
         self._folder = folder

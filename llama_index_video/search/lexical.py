@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from llama_index_video.search.candidates import Visible, kept
+from llama_index_video.search.candidates import Visible, in_languages, kept
+from llama_index_video.store.bm25 import LexicalHit
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.tokens import words
 from llama_index_video.stored import Scored
@@ -85,6 +86,8 @@ class LexicalRetriever:
         top_k: How many hits to return at most.
         modalities: Only these modalities; None: all.
         speakers: Only transcript units spoken by these; None: anyone.
+        languages: Only moments heard in these languages (Whisper codes; a moment with
+            no language is left out); None: any.
         contents: Only nodes of these contents (content hashes); None: every file.
         threshold: The least lexical match of a hit; None keeps every match.
         visible: Given the hits' content hashes, returns those whose rows are complete
@@ -100,6 +103,7 @@ class LexicalRetriever:
         top_k: int = 5,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
         threshold: float | None = None,
         visible: Visible | None = None,
@@ -112,6 +116,7 @@ class LexicalRetriever:
         self._top_k = top_k
         self._modalities = list(modalities) if modalities else None
         self._speakers = list(speakers) if speakers else None
+        self._languages = frozenset(languages) if languages else None
         self._contents = list(contents) if contents else None
         self.threshold = threshold
         self._visible = visible
@@ -133,7 +138,9 @@ class LexicalRetriever:
             return []
         found = snapshot.search(
             query.words,
-            top_k=self._top_k,
+            # The matrices know no language: every match is ranked, read best first
+            # until top_k are in the languages asked for (_read_in_languages).
+            top_k=self._top_k if self._languages is None else len(snapshot.ids),
             modalities=self._modalities,
             speakers=self._speakers,
             only=only,
@@ -142,7 +149,21 @@ class LexicalRetriever:
             found = [hit for hit in found if hit.score >= self.threshold]
         if not found:
             return []
+        hits = self._scored(found) if self._languages is None else self._in_languages(found)
+        return kept(hits, self._visible, self._folder)
+
+    def _scored(self, found: Sequence[LexicalHit]) -> list[Scored]:
         rows = {node.node_id: node for node in self._read([h.node_id for h in found])}
         # A row deleted since the matrices were built (its file removed) is left out.
-        hits = [Scored(rows[h.node_id], h.score) for h in found if h.node_id in rows]
-        return kept(hits, self._visible, self._folder)
+        return [Scored(rows[h.node_id], h.score) for h in found if h.node_id in rows]
+
+    def _in_languages(self, found: Sequence[LexicalHit]) -> list[Scored]:
+        """The best ``top_k`` of ``found`` heard in the languages asked for, read
+        ``top_k`` at a time, best first (ends with ``found``)."""
+        chosen: list[Scored] = []
+        for start in range(0, len(found), self._top_k):
+            batch = self._scored(found[start : start + self._top_k])
+            chosen += [hit for hit in batch if in_languages(hit.node, self._languages)]
+            if len(chosen) >= self._top_k:
+                break
+        return chosen[: self._top_k]

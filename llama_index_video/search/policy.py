@@ -192,7 +192,8 @@ class Wiring(TypedDict):
 
 VectorChannel = Callable[..., Retriever]
 """Makes the vector channel's retriever of the text index, given ``top_k``,
-``modalities``, ``threshold``, ``visible``, ``speakers``, ``contents`` and ``folder``
+``modalities``, ``threshold``, ``visible``, ``speakers``, ``contents``, ``languages`` and
+``folder``
 (:class:`~.retriever.VideoRetriever` over a LlamaIndex index, or
 :class:`~.candidates.CollectionRetriever` over Chroma's engine)."""
 
@@ -252,6 +253,7 @@ class SearchPolicy:
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
         by_chapter: bool = False,
     ) -> FusionRetriever | ChapterRetriever:
         """Fused retrieval over the modalities (every moment's by default, chapters only
@@ -269,7 +271,9 @@ class SearchPolicy:
         100 hours of transcript, a modality-filtered top-5 ~170 ms).
 
         ``speakers`` keeps only transcript units spoken by them, ``contents`` only the
-        moments of these contents (content hashes; metadata filters).
+        moments of these contents (content hashes; metadata filters), ``languages``
+        only transcript units heard in them (Whisper codes; frames, on-screen text and
+        documents carry no language, so they are left out).
         """
         if by_chapter:
             return ChapterRetriever(
@@ -278,13 +282,14 @@ class SearchPolicy:
                     modalities=modalities,
                     speakers=speakers,
                     contents=contents,
+                    languages=languages,
                 ),
                 chapters=self.retriever(top_k=CHAPTERS, modalities=["chapter"], contents=contents),
                 top_k=top_k,
                 query=self.query,
             )
         chosen = list(modalities or schema.MOMENT_MODALITIES)
-        if speakers:
+        if speakers or languages:  # only transcript units have them
             chosen = [m for m in chosen if m == "transcript"]
         shared = self.vectors(  # raises on an unknown modality
             top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
@@ -293,6 +298,7 @@ class SearchPolicy:
             visible=self.visible,
             speakers=speakers,
             contents=contents,
+            languages=languages,
             folder=self.folder,
         )
         channels = [
@@ -305,6 +311,7 @@ class SearchPolicy:
                 top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * top_k),
                 modalities=chosen,
                 speakers=speakers,
+                languages=languages,
                 contents=contents,
                 threshold=self.lexical_threshold,
                 visible=self.visible,

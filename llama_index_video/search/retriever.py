@@ -21,12 +21,12 @@ from llama_index.core.vector_stores.types import (
     MetadataFilters,
 )
 
-from llama_index_video import schema
 from llama_index_video.search.candidates import (
     CollectionRetriever,
     check_options,
     cosine_from_chroma,
     kept,
+    wanted_metadata,
 )
 from llama_index_video.store.collection import chroma_collection
 
@@ -43,6 +43,8 @@ class VideoRetriever(BaseRetriever):
             hits of other contents are dropped. None keeps every hit.
         speakers: Only transcript units spoken by these (``SPEAKER_1``...); None: anyone.
         contents: Only nodes of these contents (content hashes); None: every file.
+        languages: Only moments heard in these languages (Whisper codes: ``fr``); None:
+            any (a moment with no language is in none).
         folder: The index folder the stored media paths are relative to; None: the
             paths as stored.
     """
@@ -57,15 +59,12 @@ class VideoRetriever(BaseRetriever):
         visible: Callable[[Collection[str]], set[str]] | None = None,
         speakers: Sequence[str] | None = None,
         contents: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
         folder: Path | None = None,
     ) -> None:
         check_options(top_k, modalities)
         super().__init__()
-        wanted = [
-            (schema.MODALITY, modalities),
-            (schema.SPEAKER, speakers),
-            (schema.CONTENT_HASH, contents),
-        ]
+        wanted = wanted_metadata(modalities, speakers, contents, languages)
         chosen: list[MetadataFilter | MetadataFilters] = [
             MetadataFilter(key=key, value=list(values), operator=FilterOperator.IN)
             for key, values in wanted

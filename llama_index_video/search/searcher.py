@@ -15,7 +15,7 @@ comparable, so ``score`` need not decrease down the list.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -24,8 +24,11 @@ from llama_index_video import results, schema
 from llama_index_video.search.fusion import Retriever, similarities
 from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate, Vocabulary
 from llama_index_video.search.seek import sentence_start
+from llama_index_video.speakers.base import unknown_speakers
+from llama_index_video.transcription.language import unknown_languages
 
 if TYPE_CHECKING:
+    from llama_index_video.store.library import LibraryEntry
     from llama_index_video.store.manifest import Manifest
 
 
@@ -266,6 +269,26 @@ def hit_from_node(
         site_url=citation.site_url,
         chapter=_str(metadata.get(schema.TITLE)) if modality == "transcript" else None,
     )
+
+
+def filters_unmet(
+    entries: Iterable[LibraryEntry],
+    *,
+    speakers: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
+) -> str | None:
+    """Why a search filtered by ``speakers`` and ``languages`` (codes) may have found
+    nothing, given the index's recordings (``entries``): ``"speaker: ..."`` or
+    ``"language: ..."``, one line naming the speakers or languages the index has; None
+    when it has every one asked for."""
+    listed = list(entries)
+    known = [who for entry in listed for who in entry.speakers]
+    if speakers and (note := unknown_speakers(speakers, known)):
+        return f"speaker: {note}"
+    spoken = [entry.language for entry in listed if entry.language]
+    if languages and (note := unknown_languages(languages, spoken)):
+        return f"language: {note}"
+    return None
 
 
 def _float(value: object) -> float | None:

@@ -5,7 +5,7 @@ Routes::
     GET  /                       the page (static/index.html)
     GET  /static/{file}          its script and style sheet
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
-    GET  /api/search?q=&top_k=&modality=&speaker=&by_chapter=&by_named_speaker=
+    GET  /api/search?q=&top_k=&modality=&speaker=&language=&by_chapter=&by_named_speaker=
                                  the ``search --json`` list (the options as ``search``'s)
     POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
     POST /api/ask/stream         the same body -> server-sent events: ``delta`` events
@@ -37,8 +37,9 @@ status ``/api/ask`` would have answered.
 
 Bad requests get a 4xx with ``{"detail": "<one line>"}``: a missing or blank ``q``,
 ``top_k`` outside 1..100, an unknown modality, a blank ``speaker``, a ``speaker`` the
-index does not have when nothing is found (the line names the ones it has) or a
-``by_chapter`` that is not a boolean (422); a query string that is not
+index does not have when nothing is found (the line names the ones it has), a blank
+``language`` or one no moment of the index is in when nothing is found (the line names
+the languages it holds), or a ``by_chapter`` that is not a boolean (422); a query string that is not
 UTF-8 (400) or longer than 16 KiB (414); a body that is not JSON (400), not UTF-8
 (400), not ``application/json`` (415) or over 64 KiB (413). The package's own errors
 map to statuses by type (:data:`ERROR_STATUS`); anything else is a logged 500 whose
@@ -75,6 +76,7 @@ from llama_index_video.errors import (
     VideoIndexError,
 )
 from llama_index_video.schema import parse_modalities, parse_time
+from llama_index_video.search.searcher import filters_unmet
 from llama_index_video.service.guard import TOKEN_ENV, GuardMiddleware
 from llama_index_video.service.live import Answerer, IndexVersions, LiveIndex
 from llama_index_video.service.media import (
@@ -83,9 +85,10 @@ from llama_index_video.service.media import (
     MediaCatalog,
     OpenedFileResponse,
 )
-from llama_index_video.speakers.base import parse_speakers, unknown_speakers
+from llama_index_video.speakers.base import parse_speakers
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV
 from llama_index_video.store.transcript_export import MEDIA_TYPES, TranscriptFormat
+from llama_index_video.transcription.language import language_codes
 
 try:
     from fastapi import FastAPI, HTTPException, Query, Request
@@ -233,6 +236,14 @@ def create_app(
                 "(SPEAKER_2, 2, or a name given to a voice)",
             ),
         ] = None,
+        language: Annotated[
+            str | None,
+            Query(
+                max_length=200,
+                description="only what was said in these languages, comma-separated "
+                "(fr, FR, fr-FR or French)",
+            ),
+        ] = None,
         by_chapter: Annotated[
             bool, Query(description="score each moment with its chapter's match too")
         ] = False,
@@ -245,19 +256,21 @@ def create_app(
         if not query:
             raise HTTPException(422, "q: the query is blank")
         speakers = _listed(parse_speakers, "speaker", speaker)
+        languages = _listed(language_codes, "language", language)
         hits, catalog = live.search(
             query,
             top_k=top_k,
             modalities=_listed(parse_modalities, "modality", modality),
             speakers=speakers,
+            languages=languages,
             by_chapter=by_chapter,
             by_named_speaker=by_named_speaker,
         )
-        if speakers and not hits:  # nothing, because the index has no such speaker?
+        if (speakers or languages) and not hits:  # the index has no such speaker, language?
             with live.reading() as (current, _):
-                known = [who for entry in current.library() for who in entry.speakers]
-            if note := unknown_speakers(speakers, known):
-                raise HTTPException(422, f"speaker: {note}")
+                entries = current.library()
+            if note := filters_unmet(entries, speakers=speakers, languages=languages):
+                raise HTTPException(422, note)
         return JSONResponse(_with_urls([hit.to_dict() for hit in hits], catalog))
 
     @app.post("/api/ask")

@@ -110,7 +110,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -195,6 +195,43 @@ def language_name(code: str) -> str:
     """``"de"`` -> ``"German (de)"``; an unlisted code as it is."""
     name = NAMES.get(code)
     return f"{name} ({code})" if name else code
+
+
+def language_code(given: str) -> str:
+    """A language as people write it, as the Whisper code it means: ``SV``, ``sv-SE``,
+    ``pt_BR`` and ``Swedish`` are ``sv`` and ``pt``; anything else is lower-cased as
+    written (for the transcriber to refuse, or a search to find no moment in)."""
+    written = given.strip().lower()
+    by_name = {name.lower(): code for code, name in NAMES.items()}
+    return by_name.get(written) or written.replace("_", "-").split("-")[0]
+
+
+def language_codes(text: str) -> list[str]:
+    """``"fr, German"`` -> ``["fr", "de"]`` (:func:`language_code` of each).
+
+    Raises:
+        ValueError: no language is given.
+    """
+    codes = list(dict.fromkeys(language_code(part) for part in text.split(",") if part.strip()))
+    if not codes:
+        raise ValueError("name languages as fr, fr-FR or French, comma-separated")
+    return codes
+
+
+def unknown_languages(requested: Sequence[str], known: Iterable[str]) -> str | None:
+    """Why a search of moments in ``requested`` languages (codes) can find nothing, given
+    the languages the index holds (``known``, codes; a chapter's ``"fr+de"`` counts as
+    both): one line naming those it holds; None when it holds every one."""
+    held = sorted({code for spoken in known for code in spoken.split("+") if code})
+    missing = [code for code in requested if code not in held]
+    if not missing:
+        return None
+    if not held:
+        return "no moment of this index has a language (documents and frames have none)"
+    return (
+        f"no moment of this index is in {', '.join(map(language_name, missing))}; "
+        f"its languages: {', '.join(map(language_name, held))}"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,157 @@
+"""Searching only the moments said in some languages, by every door.
+
+Two recordings of the same trip, one read in French and one in German (``.fr.srt`` and
+``.de.srt`` sidecars over silence, so each unit's language is its subtitles'), both
+naming Zermatt, the Matterhorn and 1865: a search with ``languages=`` (spelled ``fr``,
+``FR``, ``fr-FR`` or ``French``, as ``ingest --language`` takes it) finds only what was
+said in them, in the vector and the lexical channel alike, even where the other
+language's moments match better. A language no moment is in is named with the ones the
+index holds (the service's 422, the agent tool's error, the command line's note).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from llama_index_video.agents.tool_spec import VideoToolSpec
+from llama_index_video.cli.main import main
+from llama_index_video.errors import MomentRequestError
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.search.lexical import LexicalRetriever
+from llama_index_video.service.app import create_app
+from llama_index_video.store.folder_index import nodes_by_id
+from llama_index_video.transcription.language import language_codes, unknown_languages
+
+SECONDS = 40
+SAID = {
+    "fr": [
+        "Nous sommes arrivés à Zermatt en train, au pied du Matterhorn.",
+        "La première ascension du Matterhorn date de 1865, par Edward Whymper.",
+        "Le soir, nous avons mangé une fondue au fromage dans un petit chalet.",
+        "Le lendemain, le téléphérique nous a montés au glacier.",
+    ],
+    "de": [
+        "Wir sind mit dem Zug in Zermatt angekommen, am Fuß des Matterhorns.",
+        "Die Erstbesteigung des Matterhorns war 1865, durch Edward Whymper.",
+        "Am Abend haben wir in einer kleinen Hütte Käsefondue gegessen.",
+        "Am nächsten Tag fuhren wir mit der Seilbahn zum Gletscher.",
+    ],
+}
+QUESTION = "Matterhorn first ascent 1865 Whymper"
+FILES = {"fr": "reise_fr.wav", "de": "reise_de.wav"}
+
+
+def _srt(lines: list[str]) -> str:
+    step = SECONDS // len(lines)
+    return "\n".join(
+        f"{n}\n00:00:{n * step - step:02d},000 --> 00:00:{n * step - 1:02d},000\n{text}\n"
+        for n, text in enumerate(lines, start=1)
+    )
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory, make_wav, embed_model):
+    folder = tmp_path_factory.mktemp("two_languages")
+    for extra, (code, name) in enumerate(FILES.items()):  # two lengths: two contents
+        make_wav(folder / name, np.zeros((SECONDS + extra) * 16_000, np.float32))
+        (folder / name).with_suffix(f".{code}.srt").write_text(_srt(SAID[code]), "utf-8")
+    made = VideoIndex(
+        folder / "index",
+        embed_model=embed_model,
+        reader=VideoReader(media_dir=folder / "index" / "media", frames=None),
+    )
+    assert made.ingest([folder / name for name in FILES.values()]).ok
+    yield made
+    made.close()
+
+
+def _files(hits) -> set[str]:
+    return {(h["source"] if isinstance(h, dict) else h.source).rsplit("/", 1)[-1] for h in hits}
+
+
+def test_a_language_keeps_only_what_was_said_in_it(index):
+    assert index.search(QUESTION, top_k=8)  # the gate may keep one recording's only
+    for code, name in FILES.items():
+        assert _files(index.search(QUESTION, top_k=8, languages=[code])) == {name}
+    written = [["French"], ["FR"], ["fr-FR"], ["fr_CA"]]
+    for spelled in written:
+        assert _files(index.search(QUESTION, top_k=8, languages=spelled)) == {FILES["fr"]}
+    both = index.search(QUESTION, top_k=8, languages=["de", "French"])
+    assert both and _files(both) <= set(FILES.values())
+    assert index.search(QUESTION, languages=["ja"]) == []
+    nodes = index.as_retriever(top_k=8, languages=["German"]).retrieve(QUESTION)
+    assert nodes and {n.node.metadata["language"] for n in nodes} == {"de"}
+
+
+def test_filters_compose_a_language_with_a_source_and_a_modality(index):
+    assert index.search(QUESTION, languages=["de"], sources=[FILES["fr"]]) == []
+    assert index.search(QUESTION, languages=["fr"], modalities=["ocr"]) == []
+    kept = index.search(
+        QUESTION, languages=["fr"], sources=[FILES["fr"]], modalities=["transcript"]
+    )
+    assert kept and _files(kept) == {FILES["fr"]}
+
+
+def test_the_lexical_channel_reads_past_better_matches_in_other_languages(index):
+    def lexical(**options):
+        retriever = LexicalRetriever(
+            index.lexical, lambda ids: nodes_by_id(index.index, ids), top_k=1, **options
+        )
+        return retriever.retrieve(_Query("Zermatt Matterhorn 1865 Whymper"))
+
+    languages = {hit.node.metadata["language"] for hit in lexical()}
+    other = ({"fr", "de"} - languages).pop()  # the language of the lesser match
+    found = lexical(languages=[other])
+    assert [hit.node.metadata["language"] for hit in found] == [other]
+    assert lexical(languages=["ja"]) == []
+
+
+class _Query:
+    def __init__(self, text: str) -> None:
+        self.query_str = text
+        self.embedding = None
+
+
+def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsys):
+    with TestClient(create_app(index), base_url="http://127.0.0.1") as client:
+        french = client.get("/api/search", params={"q": QUESTION, "language": "French"})
+        lacking = client.get("/api/search", params={"q": QUESTION, "language": "ja"})
+        blank = client.get("/api/search", params={"q": QUESTION, "language": " , "})
+    assert french.status_code == 200 and _files(french.json()) == {FILES["fr"]}
+    held = "its languages: German (de), French (fr)"
+    assert lacking.status_code == 422
+    assert (
+        lacking.json()["detail"] == f"language: no moment of this index is in Japanese (ja); {held}"
+    )
+    assert blank.status_code == 422 and blank.json()["detail"].startswith("language: ")
+    tools = VideoToolSpec(index)
+    found = json.loads(tools.search_moments(QUESTION, top_k=8, language="de"))
+    assert _files(found["moments"]) == {FILES["de"]}
+    with pytest.raises(MomentRequestError, match=re.escape(held)):
+        tools.search_moments(QUESTION, language="Japanese")
+    folder = str(index.path)
+    index.close()
+    argv = ["search", QUESTION, "--top-k", "8", "--json", "--index", folder]
+    assert main([*argv, "--language", "de-CH"]) == 0
+    assert _files(json.loads(capsys.readouterr().out)) == {FILES["de"]}
+    assert main([*argv[:-3], "--language", "ja", "--index", folder]) == 0
+    assert f"note: language: no moment of this index is in Japanese (ja); {held}" in (
+        capsys.readouterr().err
+    )
+
+
+def test_languages_are_read_as_people_write_them():
+    assert language_codes("fr, German ,PT-br, fr") == ["fr", "de", "pt"]
+    with pytest.raises(ValueError, match="comma-separated"):
+        language_codes(" , ")
+    assert unknown_languages(["fr"], ["fr+de", "en"]) is None
+    assert unknown_languages(["sv", "fr"], ["de+fr"]) == (
+        "no moment of this index is in Swedish (sv); its languages: German (de), French (fr)"
+    )
+    assert "no moment of this index has a language" in (unknown_languages(["fr"], []) or "")
