@@ -201,6 +201,26 @@ def test_search_options_reach_the_api_and_the_search_link(page):
     assert page.locator("#search-options").get_attribute("open") is not None
 
 
+def test_a_language_reaches_the_api_and_the_search_link(page):
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
+    page.get_by_label("Search for a moment").fill("ultraviolet C radiation")
+    page.get_by_text("Search options").click()
+    page.get_by_label("Only what was said in these languages").fill("French")
+    page.keyboard.press("Enter")
+    # the example index is English: the page names the languages it holds
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('English (en)')"
+    )
+    assert "language=French" in asked[-1]
+    assert page.evaluate("location.search") == "?q=ultraviolet+C+radiation&language=French"
+    page.goto("/?q=ultraviolet+C+radiation&language=EN")
+    page.locator("#results button.card").first.wait_for()
+    assert "language=EN" in asked[-1]
+    assert page.get_by_label("Only what was said in these languages").input_value() == "EN"
+    assert page.locator("#search-options").get_attribute("open") is not None
+
+
 def test_a_moment_link_opens_the_player_at_that_second(page):
     page.goto("/#source=ozone_explainer.mp4&t=29")
     assert abs(_playing_from(page, 29) - 29) < 1

@@ -388,12 +388,14 @@ const onScreen = (hit) =>
     .map((unit) => `On screen: ${unit.text.split("\n").join("; ")}`);
 const hitText = (hit) => [hit.text || "", ...onScreen(hit)].filter(Boolean).join(" — ");
 
-// The search's options as /api/search (and a search link) take them: `speaker` when
-// one is named, `by_chapter` when checked.
+// The search's options as /api/search (and a search link) take them: `speaker` and
+// `language` when named, `by_chapter` when checked.
 function searchOptions() {
   const options = {};
   const speaker = $("search-speaker").value.trim();
   if (speaker) options.speaker = speaker;
+  const language = $("search-language").value.trim();
+  if (language) options.language = language;
   if ($("search-by-chapter").checked) options.by_chapter = "true";
   return options;
 }
@@ -472,7 +474,8 @@ const linked = new URLSearchParams(location.search);
 if (linked.get("q")) {
   $("search-input").value = linked.get("q");
   $("search-speaker").value = linked.get("speaker") || "";
+  $("search-language").value = linked.get("language") || "";
   $("search-by-chapter").checked = linked.get("by_chapter") === "true";
-  $("search-options").open = linked.has("speaker") || linked.has("by_chapter");
+  $("search-options").open = ["speaker", "language", "by_chapter"].some((o) => linked.has(o));
   $("search-form").requestSubmit();
 }
