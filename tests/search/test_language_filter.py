@@ -11,6 +11,7 @@ index holds (the service's 422, the agent tool's error, the command line's note)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -116,6 +117,27 @@ class _Query:
     def __init__(self, text: str) -> None:
         self.query_str = text
         self.embedding = None
+
+
+def test_the_mcp_tool_takes_a_language(index):
+    from mcp import Client
+
+    from llama_index_video.mcp.server import build_server
+
+    async def run() -> tuple[dict, object, object]:
+        async with Client(build_server(index), mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            asked = {"query": QUESTION, "top_k": 8}
+            german = await client.call_tool("search_moments", {**asked, "language": "German"})
+            lacking = await client.call_tool("search_moments", {**asked, "language": "sv"})
+        return tools["search_moments"].input_schema["properties"], german, lacking
+
+    properties, german, lacking = asyncio.run(run())
+    assert "language" in properties["language"]["description"]
+    assert _files(json.loads(german.content[0].text)["moments"]) == {FILES["de"]}
+    assert lacking.is_error and "its languages: German (de), French (fr)" in (
+        lacking.content[0].text
+    )
 
 
 def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsys):
