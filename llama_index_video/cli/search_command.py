@@ -36,14 +36,9 @@ def run_search(args: argparse.Namespace) -> int:
     """``search``: print the hits (``--json``: as JSON)."""
     settings = {**search_options(args), **store_options(args)}
     hits = None
-    if not args.speaker and not args.by_chapter and not args.by_named_speaker:
+    if not (args.speaker or args.language or args.by_chapter or args.by_named_speaker):
         hits = served_search(
-            args.index,
-            args.query,
-            settings=settings,
-            top_k=args.top_k,
-            modalities=args.modality,
-            languages=args.language,
+            args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
         )
     if hits is None:
         hits = _searched(args, settings)

@@ -12,7 +12,9 @@ service's media links left out (``SearchHit.from_dict``).
 Only a service that can give the same hits is asked: its settings (``--relevance``,
 ``--lexical``, ``--chroma-url``, ``--collection``) equal the command's, and the
 command asks for nothing its ``/api/search`` does not take (``--speaker``,
-``--by-chapter``, a query with surrounding blanks, which the service strips). A token
+``--by-chapter``, a query with surrounding blanks, which the service strips), nor
+``--language``: a service started before ``/api/search`` took ``language`` would ignore
+it and answer every language's hits. A token
 comes from ``$LLAMA_INDEX_VIDEO_TOKEN``, as ``serve`` reads it. Otherwise, or when the
 service answers anything but hits within :data:`TIMEOUT_SECONDS` (it stopped, it wants
 another token, it is overloaded), the command searches the folder itself, as it would
@@ -47,7 +49,6 @@ def served_search(
     settings: Mapping[str, Any],
     top_k: int,
     modalities: Sequence[str] | None = None,
-    languages: Sequence[str] | None = None,
 ) -> list[SearchHit] | None:
     """The hits of the ``serve`` running over ``folder`` with ``settings`` (the
     ``VideoIndex`` options the command would open the folder with: ``relevance``,
@@ -62,8 +63,6 @@ def served_search(
     params: dict[str, str | int] = {"q": query, "top_k": top_k}
     if modalities:
         params["modality"] = ",".join(modalities)
-    if languages:
-        params["language"] = ",".join(languages)
     token = os.environ.get(TOKEN_ENV)
     request = Request(
         f"{service.url.rstrip('/')}/api/search?{urlencode(params)}",

@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from llama_index_video.agents.tool_spec import VideoToolSpec
@@ -25,9 +26,11 @@ from llama_index_video.errors import MomentRequestError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.search.lexical import LexicalRetriever
+from llama_index_video.service.address import announced, index_settings
 from llama_index_video.service.app import create_app
 from llama_index_video.store.folder_index import nodes_by_id
 from llama_index_video.transcription.language import language_codes, unknown_languages
+from tests_support import running
 
 SECONDS = 40
 SAID = {
@@ -160,7 +163,13 @@ def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsy
     folder = str(index.path)
     index.close()
     argv = ["search", QUESTION, "--top-k", "8", "--json", "--index", folder]
-    assert main([*argv, "--language", "de-CH"]) == 0
+    # A service started before /api/search took a language would answer every language's
+    # hits: a language is never asked of a running service (this one answers nothing).
+    stale = FastAPI()
+    stale.get("/api/search")(lambda: [])
+    settings = index_settings(relevance="auto", lexical=True, chroma_url=None, collection=None)
+    with running(stale) as url, announced(index.path, url, settings=settings):
+        assert main([*argv, "--language", "de-CH"]) == 0
     assert _files(json.loads(capsys.readouterr().out)) == {FILES["de"]}
     assert main([*argv[:-3], "--language", "ja", "--index", folder]) == 0
     assert f"note: language: no moment of this index is in Japanese (ja); {held}" in (
