@@ -36,14 +36,15 @@ such as "because", most prepositions: :data:`_UNFINISHED`): speech recognition w
 full stop wherever the speaker paused ("And the reason the stratosphere begins to warm
 up is because." | "Ultraviolet radiation ..."), and the question then finds the half
 without the answer. Such a full stop does not end the sentence, and a cut at pauses
-prefers any other pause; a question or exclamation mark still ends it ("What is it for?").
+prefers any other pause; a question or exclamation mark still ends it ("What is it for?"),
+and so does a preposition a clause strands ("let me explain where it comes from.").
 Everything streams: a unit is yielded as soon as it is complete.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -53,18 +54,26 @@ SENTENCE_END: Final = re.compile(r"[.!?…]['\")\]]*$")
 """A word that ends a sentence (unless it is one no clause ends on)."""
 _CLAUSE_END = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
 _TRAILING = re.compile(r"[.…,;:\u2013\u2014'\")\]]+$")
+_STRANDED = ("of", "to", "for", "at", "from", "with")
+"""Prepositions a clause ends on only after a word of :data:`_EMBEDDED`."""
 _UNFINISHED = frozenset(
     (
         *("a", "an", "the", "my", "your", "our", "their", "its"),  # articles, possessives
         *("and", "but", "or", "nor", "because", "although", "though", "whereas", "unless"),
         *("whether", "than"),  # conjunctions
-        *("of", "to", "for", "at", "from", "with", "into", "onto", "between", "during"),
-        *("among", "toward", "towards", "via", "per"),  # prepositions rarely left at an end
+        *("into", "onto", "between", "during", "among", "toward", "towards", "via", "per"),
+        *_STRANDED,
     )
 )
 """Words a clause cannot end on: a pause after one is the speaker thinking, not a
 sentence end, whatever full stop speech recognition wrote there ("... is because." |
 "ultraviolet radiation ...")."""
+_EMBEDDED = frozenset(("where", "what", "which", "who", "whom", "whose", "that"))
+"""Words that open a clause whose preposition may end the sentence: "let me explain
+where the stratosphere comes from." is finished (a :data:`_STRANDED` preposition
+after one of these, not as the sentence's first word)."""
+_OPENERS = frozenset(("so", "and", "but", "well", "now", "okay", "ok"))
+"""Words before a sentence's first real word, passed over to find it."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +229,7 @@ def _pieces(tokens: Iterable[_Token], options: UnitOptions) -> Iterator[_Piece]:
         chars += len(token.text) + (1 if sentence and not token.glued else 0)
         sentence.append(token)
         previous = token
-        if SENTENCE_END.search(token.text) and not _unfinished(token):
+        if SENTENCE_END.search(token.text) and not _unfinished(token, sentence):
             yield from _cut(sentence, options)
             sentence, chars = [], 0
         elif len(sentence) > 1 and (
@@ -266,7 +275,7 @@ def _cut_point(tokens: list[_Token], options: UnitOptions) -> tuple[int, bool]:
         if at > 1 and (too_long or tokens[at - 1].end - tokens[0].start > longest):
             break
         gap = tokens[at].start - tokens[at - 1].end
-        finished = not _unfinished(tokens[at - 1])
+        finished = not _unfinished(tokens[at - 1], tokens[:at])
         if length >= shortest and finished and gap >= options.pause:
             return at, True
         best = max(best, (length >= shortest, finished, gap, at))
@@ -274,12 +283,25 @@ def _cut_point(tokens: list[_Token], options: UnitOptions) -> tuple[int, bool]:
     return best[3], best[2] >= options.pause
 
 
-def _unfinished(token: _Token) -> bool:
-    """Whether ``token`` is a word no clause ends on (:data:`_UNFINISHED`), so speech
-    after it completes it; a question or exclamation mark says otherwise."""
+def _unfinished(token: _Token, sentence: Sequence[_Token]) -> bool:
+    """Whether ``token``, the last of ``sentence`` so far, is a word no clause ends on
+    (:data:`_UNFINISHED`), so speech after it completes it; a question or exclamation
+    mark says otherwise, and so does a clause that strands its preposition ("... where
+    it comes from.", :data:`_EMBEDDED`)."""
     if token.text.endswith(("?", "!")):
         return False
-    return _TRAILING.sub("", token.text).casefold() in _UNFINISHED
+    word = _bare(token)
+    if word not in _UNFINISHED:
+        return False
+    if word not in _STRANDED:
+        return True
+    words = [_bare(t) for t in sentence[:-1]]
+    first = next((i for i, w in enumerate(words) if w not in _OPENERS), len(words))
+    return not any(w in _EMBEDDED for w in words[first + 1 :])
+
+
+def _bare(token: _Token) -> str:
+    return _TRAILING.sub("", token.text).casefold()
 
 
 def _clause_starts(tokens: list[_Token], longer_than: float) -> Iterator[int]:

@@ -204,3 +204,23 @@ def test_a_question_ending_on_a_preposition_is_a_sentence_end():
     ]
     units = list(build_units(segments, UnitOptions(target_chars=60)))
     assert any(u.text.endswith("What is it for?") for u in units)
+
+
+@pytest.mark.parametrize(
+    "stranded",
+    [
+        "Let me explain where the stratosphere comes from.",
+        "That is the sensor which the readings came from.",
+        "Nobody knew which tray the seeds had come from.",
+    ],
+)
+def test_a_clause_that_strands_its_preposition_ends_the_sentence(stranded):
+    # "... where it comes from." is finished: the next sentence is a unit's start, not
+    # the rest of this one (the two were joined and cut in the middle of the second).
+    after = "Before we back up the read replica, let me explain where the vacuum job comes from."
+    segments = [_said(0.0, stranded), _said(4.0, after), _said(9.5, "Nobody expected it.")]
+
+    units = list(build_units(segments, UnitOptions(target_chars=60)))
+
+    assert any(u.text.endswith(stranded) for u in units)
+    assert any(u.text.startswith("Before we back") and u.text.endswith("from.") for u in units)
