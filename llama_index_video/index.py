@@ -12,16 +12,18 @@ folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and
 only files whose moments are completely written. A folder this process may not write
 is opened read-only: search and ask work, ingest fails with one line.
 
-An index an app keeps reads a *snapshot* (:mod:`llama_index_video.store.snapshot`): a
-private copy of the folder as the last finished writer left it, moved to each new
-finished version at the next read. Another process's writer at work changes the folder
-in place (a file it replaces loses its old rows long before its run ends, and the rows
-it adds are unknown to the loaded vector index, so a filtered search met them); the
-copy never changes, so every read answers from one complete version. Its own writes
-(``ingest``, ``remove``, ...) go to the folder in place, and its next read copies the
-version they made. One-shot readers (the CLI's ``search``) read in place instead
-(``snapshot_reads=False``): one copy per command would cost more than the retries
-they make (:mod:`llama_index_video.cli.reads`).
+With ``snapshot_reads=True``, an index an app keeps reads a *snapshot*
+(:mod:`llama_index_video.store.snapshot`): a private copy of the folder as the last
+finished writer left it, moved to each new finished version at the next read. Another
+process's writer at work changes the folder in place (a file it replaces loses its old
+rows long before its run ends, and the rows it adds are unknown to the loaded vector
+index, so a filtered search met them); the copy never changes, so every read answers
+from one complete version. Its own writes (``ingest``, ``remove``, ...) go to the folder
+in place, and its next read copies the version they made. It is not the default: the
+public ``vector_store`` and ``index`` are then the copy's, and nodes an app inserts
+through them directly would be written to the copy and lost at ``close()``. One-shot
+readers (the CLI's ``search``) read in place: one copy per command would cost more than
+the retries they make (:mod:`llama_index_video.cli.reads`).
 
 ``VideoIndex`` inherits each side of the facade from the module that says it:
 searching and asking from :mod:`llama_index_video.querying` (every search and answer
@@ -154,8 +156,9 @@ class VideoIndex(Verifying, Querying):
             local Chroma folder only; see the module docstring), moved to each newer one
             at the next read: another process's writer never changes what is read. The
             copy is as big as the index, in the temporary folder, deleted when the index
-            is closed or collected, or at exit. False: read the folder in place (what
-            one-shot readers and processes that only write want).
+            is closed or collected, or at exit; ``vector_store`` and ``index`` are the
+            copy's, so write only through ``ingest``, ``remove`` and the other methods.
+            False (the default): read the folder in place.
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -180,7 +183,7 @@ class VideoIndex(Verifying, Querying):
         chroma_url: str | None = None,
         lexical: bool = True,
         lexical_threshold: float | None = LEXICAL_THRESHOLD,
-        snapshot_reads: bool = True,
+        snapshot_reads: bool = False,
     ) -> None:
         if frame_store is not None and not frame_store.stores_text:
             raise ValueError("frame_store must store nodes (stores_text), as Chroma does")

@@ -13,9 +13,7 @@ if TYPE_CHECKING:
 
 
 def open_index(path: Path, *, must_exist: bool = False, **options: object) -> VideoIndex:
-    """The index at ``path`` opened with ``options`` (``VideoIndex``'s keywords), read
-    in place unless they say otherwise: a command reads once (or only writes), and
-    reads again when a writer changed the folder under it (:mod:`.reads`).
+    """The index at ``path`` opened with ``options`` (``VideoIndex``'s keywords).
 
     Raises:
         VideoIndexError: ``must_exist`` and ``path`` is not an index folder.
@@ -26,7 +24,6 @@ def open_index(path: Path, *, must_exist: bool = False, **options: object) -> Vi
     if must_exist:
         IndexFolder(path).require()
 
-    options.setdefault("snapshot_reads", False)
     return VideoIndex(path, **options)  # type: ignore[arg-type]
 
 

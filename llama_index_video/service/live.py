@@ -128,8 +128,7 @@ class IndexVersions:
                 if opened
                 else {}
             )
-            # each version is a copy already (or a Chroma server): read in place
-            index = VideoIndex(path, **models, snapshot_reads=False, **index_options)
+            index = VideoIndex(path, **models, **index_options)
             opened[:1] = [index]
             return index
 
