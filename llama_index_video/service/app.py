@@ -7,7 +7,8 @@ Routes::
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
     GET  /api/search?q=&top_k=&modality=&speaker=&language=&by_chapter=&by_named_speaker=
                                  the ``search --json`` list (the options as ``search``'s)
-    POST /api/ask                {"question": str, "top_k": int} -> the ``ask --json`` object
+    POST /api/ask                {"question": str, "top_k": int, "language": str} -> the
+                                 ``ask --json`` object (``language`` as ``/api/search``'s)
     POST /api/ask/stream         the same body -> server-sent events: ``delta`` events
                                  ({"text"}) as the model writes, then one ``answer``
                                  event (the /api/ask object, citations checked), or
@@ -155,6 +156,11 @@ class AskRequest(BaseModel):
 
     question: Question
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=MAX_TOP_K)
+    language: Annotated[str, StringConstraints(max_length=200)] | None = None
+
+    def languages(self) -> list[str] | None:
+        """``language`` as the codes moments carry; a 422 naming it if blank."""
+        return _listed(language_codes, "language", self.language)
 
 
 def create_app(
@@ -276,7 +282,10 @@ def create_app(
     @app.post("/api/ask")
     async def ask(request: Request) -> JSONResponse:
         payload = _parse_ask(await _json_body(request))
-        result, catalog = await run_in_threadpool(live.ask, payload.question, top_k=payload.top_k)
+        result, catalog = await run_in_threadpool(
+            partial(live.ask, top_k=payload.top_k, languages=payload.languages()),
+            payload.question,
+        )
         return JSONResponse(_answer_data(result, catalog))
 
     @app.post("/api/ask/stream")
@@ -484,7 +493,11 @@ def _answer_events(
 ) -> Iterator[str]:
     """The server-sent events of one streamed answer (see the module docstring). The
     first ``next`` retrieves the moments and raises the package's errors itself."""
-    with live.streaming(payload.question, top_k=payload.top_k) as (stream, catalog):
+    languages = payload.languages()
+    with live.streaming(payload.question, top_k=payload.top_k, languages=languages) as (
+        stream,
+        catalog,
+    ):
         yield _event("start", {"question": payload.question})
         try:
             for delta in stream:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from llama_index_video.answering.answerer import AnswerStream, AskOptions
-from llama_index_video.errors import VideoIndexError
+from llama_index_video.errors import MomentRequestError, VideoIndexError
 from llama_index_video.results import Answer
 from llama_index_video.service.media import MediaCatalog
 from llama_index_video.store.lease import ReadWriteLease
@@ -60,7 +60,8 @@ Answerer = Callable[["VideoIndex", str, int], Answer]
 """``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers. One with
 a ``stream(index, question, top_k) -> AnswerStream`` method (:class:`AskWith`) also
 streams ``POST /api/ask/stream`` as the model writes; any other sends its answer as
-one piece."""
+one piece. Only :class:`AskWith` also takes ``languages=`` (``POST /api/ask``'s
+``language``)."""
 
 Opener = Callable[[Path], "VideoIndex"]
 """``open_index(folder) -> VideoIndex``: opens the index in ``folder`` (a snapshot, or
@@ -78,12 +79,19 @@ class AskWith:
     def __init__(self, llm: LLM | None = None) -> None:
         self.llm = llm
 
-    def __call__(self, index: VideoIndex, question: str, top_k: int) -> Answer:
-        return index.ask(question, llm=self.llm, options=AskOptions(top_k=top_k))
+    def __call__(
+        self, index: VideoIndex, question: str, top_k: int, *, languages: list[str] | None = None
+    ) -> Answer:
+        options = AskOptions(top_k=top_k)
+        return index.ask(question, llm=self.llm, options=options, languages=languages)
 
-    def stream(self, index: VideoIndex, question: str, top_k: int) -> AnswerStream:
+    def stream(
+        self, index: VideoIndex, question: str, top_k: int, *, languages: list[str] | None = None
+    ) -> AnswerStream:
         """The answer's text as the model writes it; the checked answer at its end."""
-        return index.answerer(llm=self.llm, options=AskOptions(top_k=top_k)).stream(question)
+        options = AskOptions(top_k=top_k)
+        answerer = index.answerer(llm=self.llm, options=options, languages=languages)
+        return answerer.stream(question)
 
 
 def ask_with(llm: LLM | None = None) -> AskWith:
@@ -240,25 +248,38 @@ class LiveIndex:
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             return index.search(query, top_k=top_k, **options), catalog
 
-    def ask(self, question: str, *, top_k: int) -> tuple[Answer, MediaCatalog]:
-        """The configured answerer's answer, and the catalog that serves its media."""
+    def ask(
+        self, question: str, *, top_k: int, languages: list[str] | None = None
+    ) -> tuple[Answer, MediaCatalog]:
+        """The configured answerer's answer (from moments said in ``languages``; None:
+        any), and the catalog that serves its media."""
         with self.reading() as (index, catalog), translated(index.folder.chroma):
-            return self._answer(index, question, top_k), catalog
+            return self._answer(index, question, top_k, **self._in(languages)), catalog
 
     @contextmanager
     def streaming(
-        self, question: str, *, top_k: int
+        self, question: str, *, top_k: int, languages: list[str] | None = None
     ) -> Iterator[tuple[AnswerStream, MediaCatalog]]:
         """The answer to ``question`` as it is written, to be read inside the block (the
         version it answers from stays served until the block ends), and the catalog
         that serves its media. An answerer that cannot stream gives its answer whole."""
+        within = self._in(languages)
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             stream = getattr(self._answer, "stream", None)
             if stream is not None:
-                yield stream(index, question, top_k), catalog
+                yield stream(index, question, top_k, **within), catalog
                 return
-            answer = self._answer(index, question, top_k)
+            answer = self._answer(index, question, top_k, **within)
             yield AnswerStream(iter([answer.text]), lambda _text: answer), catalog
+
+    def _in(self, languages: list[str] | None) -> dict[str, list[str]]:
+        """The answerer's ``languages=``, if any are asked for (only :class:`AskWith`
+        takes it; another answerer asked for some is a request error)."""
+        if not languages:
+            return {}
+        if not isinstance(self._answer, AskWith):
+            raise MomentRequestError("language: this service's answerer takes no language")
+        return {"languages": languages}
 
     @contextmanager
     def reading(self) -> Iterator[tuple[VideoIndex, MediaCatalog]]:

@@ -148,6 +148,19 @@ def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsy
         french = client.get("/api/search", params={"q": QUESTION, "language": "French"})
         lacking = client.get("/api/search", params={"q": QUESTION, "language": "ja"})
         blank = client.get("/api/search", params={"q": QUESTION, "language": " , "})
+        asked = {"question": "Wann wurde das Matterhorn bestiegen?", "top_k": 8}
+        german = client.post("/api/ask", json={**asked, "language": "de"}).json()
+        none = client.post("/api/ask", json={**asked, "language": "ja"}).json()
+        streamed = client.post("/api/ask/stream", json={**asked, "language": "ja"}).text
+    assert german["found"] and _files(german["hits"]) == {FILES["de"]}
+    assert (none["found"], none["reason_code"], none["hits"]) == (False, "nothing_relevant", [])
+    assert none["answer"].startswith("Nicht im Index gefunden")  # asked in German
+    assert '"found": false' in streamed and none["answer"] in streamed
+    with TestClient(
+        create_app(index, answer=lambda *_: None), base_url="http://127.0.0.1"
+    ) as other:
+        refused = other.post("/api/ask", json={**asked, "language": "de"})
+    assert refused.status_code == 422 and "takes no language" in refused.json()["detail"]
     assert french.status_code == 200 and _files(french.json()) == {FILES["fr"]}
     held = "its languages: German (de), French (fr)"
     assert lacking.status_code == 422
