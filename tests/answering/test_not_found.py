@@ -64,21 +64,6 @@ def test_no_words_to_tell_by_is_english():
     assert extractive_answer("Matterhorn 1865?", []).text == NOTHING_RELEVANT_ANSWERS["en"]
 
 
-def test_nothing_found_is_said_in_the_question_s_language(index, capsys):  # noqa: F811
-    question = "Quelle est la recette du gâteau au chocolat ?"
-    answer = index.ask(question, languages=["ja"])  # no moment in Japanese: nothing found
-    assert not answer.found and answer.text == NOTHING_RELEVANT_ANSWERS["fr"]
-    shown = answer.to_dict()
-    assert shown["found"] is False and shown["reason_code"] == "nothing_relevant"
-    folder = str(index.path)
-    index.close()
-    argv = ["ask", "Wie viel kostet die Seilbahn?", "--language", "ja", "--index", folder]
-    assert main([*argv, "--json"]) == 0
-    printed = json.loads(capsys.readouterr().out)
-    assert printed["answer"] == NOTHING_RELEVANT_ANSWERS["de"]
-    assert (printed["found"], printed["reason_code"]) == (False, "nothing_relevant")
-
-
 def test_the_model_is_told_and_its_english_is_put_in_the_question_s_language(
     index,  # noqa: F811
     make_claude,
@@ -94,3 +79,18 @@ def test_the_model_is_told_and_its_english_is_put_in_the_question_s_language(
     fake_anthropic.enqueue(text_reply(NOT_FOUND_ANSWERS["fr"] + " Les moments parlent du train."))
     again = index.ask(question, llm=make_claude())
     assert not again.found and again.text.startswith(NOT_FOUND_ANSWERS["fr"])
+
+
+def test_nothing_found_is_said_in_the_question_s_language(index, capsys):  # noqa: F811
+    question = "Quelle est la recette du gâteau au chocolat ?"
+    answer = index.ask(question, languages=["ja"])  # no moment in Japanese: nothing found
+    assert not answer.found and answer.text == NOTHING_RELEVANT_ANSWERS["fr"]
+    shown = answer.to_dict()
+    assert shown["found"] is False and shown["reason_code"] == "nothing_relevant"
+    folder = str(index.path)
+    index.close()
+    argv = ["ask", "Wie viel kostet die Seilbahn?", "--language", "ja", "--index", folder]
+    assert main([*argv, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["answer"] == NOTHING_RELEVANT_ANSWERS["de"]
+    assert (printed["found"], printed["reason_code"]) == (False, "nothing_relevant")
