@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.relevance_fit import features, leave_one_out  # noqa: E402
-from benchmarks.relevance_sets import BENCHMARKS, SETS, Row, cached  # noqa: E402
+from benchmarks.relevance_sets import BENCHMARKS, SETS, Row, cached, set_key  # noqa: E402
 from llama_index_video.search.relevance import (  # noqa: E402
     FEATURES,
     STEM_LENGTH,
@@ -183,23 +183,36 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=BENCHMARKS / "relevance_signals")
     parser.add_argument("--embed", choices=("english", "multilingual"), default="english")
     args = parser.parse_args()
+    found = {
+        spec.name: cached(spec, args.cache, Path("/nonexistent"), refresh=False)
+        for spec in SETS
+        if spec.embed == args.embed
+    }
+    folders = {
+        name: {
+            asked_of: args.index_root / set_key(name) / asked_of / "index"
+            for asked_of in {r.index for r in rows.rows}
+        }
+        for name, rows in found.items()
+    }
+    # the index folders' model is the default one; every set's must be there
+    with_index = args.embed == "english" and all(
+        folder.exists() for by_index in folders.values() for folder in by_index.values()
+    )
     sets: dict[str, list[Row]] = {}
     feats: dict[str, list[np.ndarray]] = {}
-    with_index = args.embed == "english"  # the index folders' model is the default one
-    for spec in (s for s in SETS if s.embed == args.embed):
-        key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
-        found = cached(spec, args.cache, Path("/nonexistent"), refresh=False)
-        folder = args.index_root / key / "index"
-        with_index = with_index and folder.exists()
-        by_question = index_signals(folder, found.rows) if with_index else {}
-        sets[spec.name] = found.rows
-        feats[spec.name] = [
+    for name, one in found.items():
+        by_question = {}
+        for asked_of, folder in folders[name].items() if with_index else ():
+            by_question |= index_signals(folder, [r for r in one.rows if r.index == asked_of])
+        sets[name] = one.rows
+        feats[name] = [
             np.column_stack(
-                [f, candidates(r, found.vocabularies[r.index], by_question.get(r.question.id, {}))]
+                [f, candidates(r, one.vocabularies[r.index], by_question.get(r.question.id, {}))]
             )
             if len(f)
             else np.zeros((0, len(FEATURES) + len(TEXT_CANDIDATES) + len(INDEX_CANDIDATES)))
-            for r, f in zip(found.rows, features(found.rows), strict=True)
+            for r, f in zip(one.rows, features(one.rows), strict=True)
         ]
     names = (*FEATURES, *TEXT_CANDIDATES, *(INDEX_CANDIDATES if with_index else ()))
     tried = {"shipped": FEATURES} | {f"+ {c}": (*FEATURES, c) for c in names[len(FEATURES) :]}

@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.baseline import load_average  # noqa: E402
 from benchmarks.long_speech import percentile  # noqa: E402
 from benchmarks.relevance_fit import features, leave_one_out  # noqa: E402
-from benchmarks.relevance_sets import BENCHMARKS, SETS, Row, cached  # noqa: E402
+from benchmarks.relevance_sets import BENCHMARKS, SETS, Row, cached, set_key  # noqa: E402
 from llama_index_video.search.relevance import (  # noqa: E402
     DEPTH,
     FEATURES,
@@ -242,7 +242,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     print(f"load before: {load_average()}")
     for spec in (s for s in SETS if s.embed == "english"):
-        key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
+        key = set_key(spec.name)
         found = cached(spec, args.cache, Path("/nonexistent"), refresh=False)
         kept = args.work / f"{key}.json"
         stored = json.loads(kept.read_text()) if kept.exists() else {}

@@ -352,8 +352,13 @@ class Cached:
     vocabularies: dict[str, Vocabulary]
 
 
+def set_key(name: str) -> str:
+    """A question set's name as its cache file's and index folder's name."""
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_")
+
+
 def cached(spec: QuestionSet, cache: Path, index_root: Path, *, refresh: bool) -> Cached:
-    key = "".join(c if c.isalnum() else "_" for c in spec.name).strip("_")
+    key = set_key(spec.name)
     path = cache / f"{key}.json"
     stored = json.loads(path.read_text()) if path.exists() and not refresh else {}
     same = False
