@@ -196,17 +196,22 @@ class VideoToolSpec(BaseToolSpec):
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 
-    def ask(self, question: str, top_k: int = 5) -> str:
+    def ask(self, question: str, top_k: int = 5, language: str | None = None) -> str:
         """Answer a question from the recordings, with the moments it cites.
 
         Args:
             question (str): The question, in plain words.
             top_k (int): How many moments to consider (1-20, default 5).
+            language (str): Only from what was said in these languages, comma-separated
+                (fr, de).
         """
         from llama_index_video.answering.answerer import AskOptions
 
         answer = self.index.ask(
-            _text(question, "question"), llm=self.llm, options=AskOptions(top_k=_top_k(top_k))
+            _text(question, "question"),
+            llm=self.llm,
+            options=AskOptions(top_k=_top_k(top_k)),
+            languages=_parsed(language_codes, _text(language, "language", optional=True)),
         )
         payload = {
             "answer": answer.text,

@@ -173,6 +173,8 @@ def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsy
     assert _files(found["moments"]) == {FILES["de"]}
     with pytest.raises(MomentRequestError, match=re.escape(held)):
         tools.search_moments(QUESTION, language="Japanese")
+    answered = json.loads(tools.ask("Wann wurde das Matterhorn bestiegen?", language="ja"))
+    assert answered["found"] is False and answered["answer"].startswith("Nicht im Index")
     folder = str(index.path)
     index.close()
     argv = ["search", QUESTION, "--top-k", "8", "--json", "--index", folder]
