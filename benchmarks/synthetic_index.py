@@ -78,10 +78,17 @@ class Recording:
     sentences_of: list[list[str]]
 
 
-def folder_for(hours: float, *, exact: bool, frame_interval: float, seed: int) -> Path:
+def folder_for(
+    hours: float,
+    *,
+    exact: bool,
+    frame_interval: float,
+    seed: int,
+    languages: Sequence[str] = ("en",),
+) -> Path:
     vectors = "exact" if exact else "pooled"
     name = f"v{BUILD_VERSION}-{hours:g}h-{vectors}-frames{frame_interval:g}s-seed{seed}"
-    return CACHE / name
+    return CACHE / (name if tuple(languages) == ("en",) else f"{name}-{'+'.join(languages)}")
 
 
 def make_recording(
@@ -92,8 +99,10 @@ def make_recording(
     folder: Path,
     frame_image: Path,
     frame_interval: float,
+    language: str = "en",
 ) -> Recording:
-    """The nodes of one recording, made by the reader's own functions."""
+    """The nodes of one recording, made by the reader's own functions; its units are
+    labelled ``language`` (the words stay English: only the label is searched by)."""
     name = f"lecture_{index:03d}.mp4"
     path = folder / "recordings" / name
     path.touch()
@@ -102,7 +111,7 @@ def make_recording(
     units = list(build_units(Segment(s.start, s.end, s.text) for s in sentences))
     groups = group_sentences([u.text for u in units], [s.text for s in sentences])
     unit_sentences = [[sentences[i].text for i in group] for group in groups]
-    spoken_nodes = moments.transcript_nodes(source, units, language="en", note=None)
+    spoken_nodes = moments.transcript_nodes(source, units, language=language, note=None)
     frame_nodes: list[BaseNode] = []
     sentences_of = list(unit_sentences)
     for step in range(math.ceil(duration / frame_interval)):
@@ -196,9 +205,16 @@ def add_recording(video_index: VideoIndex, recording: Recording) -> None:
 
 
 def build(
-    folder: Path, *, hours: float, exact: bool, frame_interval: float, seed: int
+    folder: Path,
+    *,
+    hours: float,
+    exact: bool,
+    frame_interval: float,
+    seed: int,
+    languages: Sequence[str] = ("en",),
 ) -> BuildInfo:
-    """Build the synthetic index folder (see the module docstring) and describe it."""
+    """Build the synthetic index folder (see the module docstring) and describe it;
+    recording ``i`` is labelled ``languages[i % len(languages)]``."""
     started = time.perf_counter()
     if folder.exists():
         shutil.rmtree(folder)
@@ -230,6 +246,7 @@ def build(
             folder=folder,
             frame_image=frame_image,
             frame_interval=frame_interval,
+            language=languages[index % len(languages)],
         )
         if pool is not None:
             pool.assign(recording)
