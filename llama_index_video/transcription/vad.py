@@ -23,6 +23,7 @@ the grain's pause.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Final
@@ -56,6 +57,10 @@ UTTERANCES: Final = Grain(min_pause_ms=300, pad_ms=100)
 TURNS: Final = Grain(min_pause_ms=150, pad_ms=30, threshold=0.2)
 """Stretches of speech for speaker labels: far-field and phone speech scores low, and
 turns last 0.5-4 s (:mod:`llama_index_video.speakers.campplus_diarizer`)."""
+RESTART_AFTER_S: Final = 2.0
+"""A silence after speech this long or longer is heard again from its start
+(:func:`speech_probabilities`): the pause that ends a stretch of speech
+(:data:`TRANSCRIPTION`), not fitted."""
 
 
 class VoiceActivity:
@@ -83,7 +88,44 @@ class VoiceActivity:
 
 
 def speech_probabilities(samples: np.ndarray) -> np.ndarray:
-    """Silero's probability of speech for each :data:`WINDOW` of ``samples`` (16 kHz)."""
+    """Silero's probability of speech for each :data:`WINDOW` of ``samples`` (16 kHz),
+    each silence after speech heard again from its start (:func:`silences_after_speech`).
+
+    Silero carries its state through one pass, so what it makes of quiet speech depends
+    on what came before: a real reading at -62 dBFS, 3 s after louder speech, scored
+    under 0.5 but for 1.6 s of its 10.2 s in one pass over the whole file, and as speech
+    from 68.6 s to its end when the pass started in the silence before it. Each silence
+    is heard a second time from its own start and the higher probability of the two
+    kept, so every sample is heard at most twice and a silence heard as silence again
+    changes nothing.
+    """
+    heard = silero_pass(samples)
+    for first, last in silences_after_speech(heard):
+        again = silero_pass(samples[first * WINDOW : last * WINDOW])
+        heard[first:last] = np.maximum(heard[first:last], again[: last - first])
+    return heard
+
+
+def silences_after_speech(probabilities: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, last)`` window indices of each stretch under the speech threshold
+    (:data:`TRANSCRIPTION`'s) that lasts :data:`RESTART_AFTER_S` or more and follows
+    speech: where Silero is heard afresh."""
+    least = math.ceil(RESTART_AFTER_S * SAMPLE_RATE / WINDOW)
+    speech = probabilities >= TRANSCRIPTION.threshold
+    found: list[tuple[int, int]] = []
+    first: int | None = None
+    for index, heard in enumerate([*speech.tolist(), True]):
+        if not heard:
+            first = index if first is None else first
+            continue
+        if first is not None and first > 0 and index - first >= least:
+            found.append((first, min(index, len(probabilities))))
+        first = None
+    return found
+
+
+def silero_pass(samples: np.ndarray) -> np.ndarray:
+    """One pass of Silero over ``samples``, from a fresh state."""
     from faster_whisper.vad import get_vad_model
 
     padded = np.pad(samples, (0, WINDOW - len(samples) % WINDOW))

@@ -86,13 +86,32 @@ def test_spans_are_faster_whispers_on_any_probabilities(
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
-def test_one_hearing_gives_faster_whispers_spans_at_every_grain(path: Path) -> None:
+def test_one_pass_gives_faster_whispers_spans_at_every_grain(path: Path) -> None:
     samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
-    activity = vad.VoiceActivity(samples)
+    heard = vad.silero_pass(samples)
     for grain in GRAINS:
-        spans = activity.spans(grain)
+        spans = vad.speech_spans(heard, len(samples), grain)
         assert spans, f"{path.name}: no speech found"
         assert spans == _faster_whisper_spans(samples, grain), (path.name, grain)
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
+def test_silences_heard_again_only_add_speech(path: Path) -> None:
+    """Hearing each silence after speech afresh raises probabilities there and nowhere
+    else, so every span faster-whisper's VAD keeps lies inside one of ours."""
+    samples = decode_audio(str(path), sampling_rate=SAMPLE_RATE)
+    once = vad.silero_pass(samples)
+    again = vad.speech_probabilities(samples)
+    silences = vad.silences_after_speech(once)
+    inside = np.zeros(len(once), bool)
+    for first, last in silences:
+        inside[first:last] = True
+    assert np.array_equal(again[~inside], once[~inside])
+    assert (again >= once).all()
+    for grain in GRAINS:
+        ours = vad.VoiceActivity(samples).spans(grain)
+        for start, end in _faster_whisper_spans(samples, grain):
+            assert any(a <= start and end <= b for a, b in ours), (path.name, grain, start)
 
 
 def test_no_speech_has_no_spans() -> None:
@@ -101,7 +120,7 @@ def test_no_speech_has_no_spans() -> None:
 
 
 @needs_base
-def test_a_transcription_hears_silero_once_with_the_language_checked(
+def test_a_transcription_hears_silero_once_over_the_whole_audio_with_the_language_checked(
     narration: Clip, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = faster_vad.get_vad_model()
@@ -117,7 +136,10 @@ def test_a_transcription_hears_silero_once_with_the_language_checked(
     assert transcription.info.options["languages"], "the language was not checked"
     assert transcription.info.language == "en"
     assert segments
-    assert len(hearings) == 1
+    # Once over the whole audio; then only the silences after speech, once each.
+    assert hearings[0] >= len(narration.audio)
+    assert all(length < len(narration.audio) for length in hearings[1:])
+    assert sum(hearings[1:]) <= hearings[0]
 
 
 def test_the_words_and_times_are_those_of_faster_whispers_own_vad(narration: Clip) -> None:
