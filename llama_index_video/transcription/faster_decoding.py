@@ -97,7 +97,8 @@ def decode(
     """Start decoding ``run`` (the whole audio, or its stretch of it).
 
     The whole audio is cut to its speech here, as faster-whisper's ``vad_filter``
-    would (the same spans), from the VAD the language check heard: Silero runs once;
+    would (its spans, and quiet speech after louder speech it misses, :mod:`.vad`), from
+    the VAD the language check heard: Silero hears the audio once;
     windows end in its pauses (:mod:`.windows`). A stretch is left to faster-whisper's
     own VAD. A loop is decoded again (:func:`.loops.mend`); what still loops is appended
     to ``dropped``.

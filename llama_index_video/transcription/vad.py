@@ -12,10 +12,12 @@ Three steps need to know where the speech is, each at its own grain:
 
 Every grain comes from the same speech probabilities, one per 32 ms of audio; only how
 those are turned into spans differs. Silero costs about 0.14 CPU s per minute of audio
-(2-core AMD EPYC), so :func:`speech_probabilities` runs it once per audio (a
-transcription's two grains share it) and :func:`speech_spans` cuts the spans at any
-grain. :func:`speech_spans` is faster-whisper's ``get_speech_timestamps`` with no limit
-on an utterance's length (no grain sets one), and gives exactly its spans (tested
+(2-core AMD EPYC), so :func:`speech_probabilities` hears each audio once (a
+transcription's grains share it), each silence after speech a second time from its own
+start (a quiet voice after louder speech was heard as silence in one pass), and
+:func:`speech_spans` cuts the spans at any grain. :func:`speech_spans` is
+faster-whisper's ``get_speech_timestamps`` with no limit on an utterance's length (no
+grain sets one), and gives exactly its spans from one pass (:func:`silero_pass`; tested
 against it on the fixtures): speech starts at the first window heard at the grain's
 threshold or more, and ends where it fell under that threshold less 0.15 for at least
 the grain's pause.
