@@ -99,12 +99,20 @@ def speech_probabilities(samples: np.ndarray) -> np.ndarray:
     from 68.6 s to its end when the pass started in the silence before it. Each silence
     is heard a second time from its own start and the higher probability of the two
     kept, so every sample is heard at most twice and a silence heard as silence again
-    changes nothing.
+    changes nothing. Only inside the silence, past the padding the transcription keeps
+    around speech anyway (:data:`TRANSCRIPTION`'s 400 ms) at either end: a fresh state
+    there hears the tail of the speech before, or the onset of the speech after, a window
+    or a few earlier, and would move every span's edge (and so the windows the model is
+    given) for nothing new.
     """
     heard = silero_pass(samples)
+    edge = math.ceil(SAMPLE_RATE * TRANSCRIPTION.pad_ms / 1000 / WINDOW)
     for first, last in silences_after_speech(heard):
-        again = silero_pass(samples[first * WINDOW : last * WINDOW])
-        heard[first:last] = np.maximum(heard[first:last], again[: last - first])
+        if last - first <= 2 * edge:
+            continue
+        again = silero_pass(samples[first * WINDOW : (last - edge) * WINDOW])
+        inner = slice(first + edge, last - edge)
+        heard[inner] = np.maximum(heard[inner], again[edge : last - edge - first])
     return heard
 
 
