@@ -63,6 +63,9 @@ RESTART_AFTER_S: Final = 2.0
 """A silence after speech this long or longer is heard again from its start
 (:func:`speech_probabilities`): the pause that ends a stretch of speech
 (:data:`TRANSCRIPTION`), not fitted."""
+MIN_FOUND_S: Final = 0.5
+"""Speech a silence's second hearing finds counts only when it runs on this long (a
+word or more; a chord's attack after silence scored one window of 32 ms as speech)."""
 
 
 class VoiceActivity:
@@ -97,13 +100,15 @@ def speech_probabilities(samples: np.ndarray) -> np.ndarray:
     on what came before: a real reading at -62 dBFS, 3 s after louder speech, scored
     under 0.5 but for 1.6 s of its 10.2 s in one pass over the whole file, and as speech
     from 68.6 s to its end when the pass started in the silence before it. Each silence
-    is heard a second time from its own start and the higher probability of the two
-    kept, so every sample is heard at most twice and a silence heard as silence again
-    changes nothing. Only inside the silence, past the padding the transcription keeps
-    around speech anyway (:data:`TRANSCRIPTION`'s 400 ms) at either end: a fresh state
-    there hears the tail of the speech before, or the onset of the speech after, a window
-    or a few earlier, and would move every span's edge (and so the windows the model is
-    given) for nothing new.
+    is heard a second time from its own start, and where that hearing finds speech
+    running on for :data:`MIN_FOUND_S` or more its probabilities are taken; every sample
+    is heard at most twice and nothing else changes. A shorter find is not taken (the
+    first chord of music after a silence was speech to a fresh state for one window),
+    nor one within the padding the transcription keeps around speech anyway
+    (:data:`TRANSCRIPTION`'s 400 ms) at either end of the silence: a fresh state there
+    hears the tail of the speech before, or the onset of the speech after, a window or a
+    few early, which would move span edges (and so the windows the model is given) for
+    nothing new.
     """
     heard = silero_pass(samples)
     edge = math.ceil(SAMPLE_RATE * TRANSCRIPTION.pad_ms / 1000 / WINDOW)
@@ -112,8 +117,20 @@ def speech_probabilities(samples: np.ndarray) -> np.ndarray:
             continue
         again = silero_pass(samples[first * WINDOW : (last - edge) * WINDOW])
         inner = slice(first + edge, last - edge)
-        heard[inner] = np.maximum(heard[inner], again[edge : last - edge - first])
+        found = _long_runs(again[edge : last - edge - first] >= TRANSCRIPTION.threshold)
+        heard[inner] = np.where(found, again[edge : last - edge - first], heard[inner])
     return heard
+
+
+def _long_runs(speech: np.ndarray) -> np.ndarray:
+    """``speech`` where it runs on for :data:`MIN_FOUND_S` or more."""
+    least = math.ceil(MIN_FOUND_S * SAMPLE_RATE / WINDOW)
+    kept = np.zeros(len(speech), bool)
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], speech.astype(np.int8), [0]])))
+    for start, end in zip(edges[::2], edges[1::2], strict=True):
+        if end - start >= least:
+            kept[start:end] = True
+    return kept
 
 
 def silences_after_speech(probabilities: np.ndarray) -> list[tuple[int, int]]:
