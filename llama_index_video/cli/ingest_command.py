@@ -140,10 +140,10 @@ def print_report(report: IngestReport, index_dir: Path) -> None:
         nodes = f", {outcome.moments}" if outcome.outcome == "indexed" else ""
         shown = outcome.link or printable_path(outcome.path)
         print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
-    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
-    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
     if report.passed_over:
         print(report.passed_over_line)
+    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
     if report.unreachable:
         print(
             f"not repaired: {report.unreachable} stored moments search still cannot reach "
