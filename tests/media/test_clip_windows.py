@@ -11,7 +11,7 @@ import bisect
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from llama_index_video.media.clips import (
@@ -96,6 +96,7 @@ def test_windows_cover_the_duration_in_bounded_strictly_increasing_steps(case):
 
 @RELAXED
 @given(plans())
+@example((41.0, 40.0, 0.0, 1.0, [i * 1.1875 for i in range(35)], False))  # half a ms off
 def test_copied_windows_start_on_a_keyframe_close_before_the_requested_start(case):
     duration, max_seconds, overlap, max_shift, keyframes, _ = case
     for window in plan_windows(
@@ -106,7 +107,9 @@ def test_copied_windows_start_on_a_keyframe_close_before_the_requested_start(cas
         keyframe_before=keyframe_lookup(keyframes),
     ):
         if window.copy:
-            assert any(abs(window.start - k) <= MS / 2 for k in keyframes)
+            # rounded to the ms: at most half of one off (a keyframe at 39.1875 s is
+            # 39.188 s, 0.5 ms and float error away)
+            assert any(abs(window.start - k) <= MS / 2 + 1e-9 for k in keyframes)
 
 
 def test_a_duration_between_two_milliseconds_is_one_window():
