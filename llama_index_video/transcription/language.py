@@ -189,6 +189,8 @@ NAMES: Final = {
     "vi": "Vietnamese",
     "zh": "Chinese",
 }
+_CODES_BY_NAME: Final = {name.lower(): code for code, name in NAMES.items()}
+"""NAMES the other way: a language as people name it, lower-cased, to its code."""
 
 
 def language_name(code: str) -> str:
@@ -202,8 +204,7 @@ def language_code(given: str) -> str:
     ``pt_BR`` and ``Swedish`` are ``sv`` and ``pt``; anything else is lower-cased as
     written (for the transcriber to refuse, or a search to find no moment in)."""
     written = given.strip().lower()
-    by_name = {name.lower(): code for code, name in NAMES.items()}
-    return by_name.get(written) or written.replace("_", "-").split("-")[0]
+    return _CODES_BY_NAME.get(written) or written.replace("_", "-").split("-")[0]
 
 
 def language_codes(text: str) -> list[str]:
