@@ -175,13 +175,20 @@ def test_a_search_link_restores_the_search(page):
     page.wait_for_function("() => location.search === '?q=ozone+hole'")
 
 
-def test_search_options_reach_the_api_and_the_search_link(page):
+def _searched_with_option(page, label: str, value: str) -> list[str]:
+    """Search "ultraviolet C radiation" with the search option ``label`` set to
+    ``value``; the URLs of the page's /api/search requests, this one's and later ones."""
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
     page.get_by_label("Search for a moment").fill("ultraviolet C radiation")
     page.get_by_text("Search options").click()
-    page.get_by_label("Only what these speakers said").fill("2")
+    page.get_by_label(label).fill(value)
     page.keyboard.press("Enter")
+    return asked
+
+
+def test_search_options_reach_the_api_and_the_search_link(page):
+    asked = _searched_with_option(page, "Only what these speakers said", "2")
     # the example index has no speaker labels: the page says so, not "no moments"
     page.wait_for_function(
         "() => document.getElementById('status').textContent.includes('no speaker labels')"
@@ -202,12 +209,7 @@ def test_search_options_reach_the_api_and_the_search_link(page):
 
 
 def test_a_language_reaches_the_api_and_the_search_link(page):
-    asked: list[str] = []
-    page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
-    page.get_by_label("Search for a moment").fill("ultraviolet C radiation")
-    page.get_by_text("Search options").click()
-    page.get_by_label("Only what was said in these languages").fill("French")
-    page.keyboard.press("Enter")
+    asked = _searched_with_option(page, "Only what was said in these languages", "French")
     # the example index is English: the page names the languages it holds
     page.wait_for_function(
         "() => document.getElementById('status').textContent.includes('English (en)')"
