@@ -261,10 +261,16 @@ class _Follower:
             over = ended()
             try:
                 chunk = decode_audio_span(path, done, self.catch_up_seconds)
-            except MediaError:
+            except MediaError as exc:
                 if not over:
                     time.sleep(POLL_SECONDS)
                     continue
+                if done == 0:  # a muxer that holds back its first cluster (Matroska: ~2 s)
+                    raise MediaError(
+                        path,
+                        f"{exc.reason}; it stopped growing before its first audio could be"
+                        " read: give it a longer --live-settle",
+                    ) from exc
                 raise
             full = len(chunk.samples) >= int(self.chunk_seconds * SAMPLE_RATE)
             if not full and not over:

@@ -106,7 +106,7 @@ def test_a_growing_recording_is_searchable_while_written_and_ends_as_a_normal_in
 
     writer.start()
     report = ingest_live(
-        index, recording, chunk_seconds=4.0, settle=2.0, max_seconds=WAIT_SECONDS,
+        index, recording, chunk_seconds=4.0, settle=5.0, max_seconds=WAIT_SECONDS,
         report=search_while_growing,
     )  # fmt: skip
     writer.join()
@@ -123,6 +123,30 @@ def test_a_growing_recording_is_searchable_while_written_and_ends_as_a_normal_in
     assert [r[1:] for r in live_rows] == [r[1:] for r in rows(normal)]
     assert {r[0] for r in live_rows} == {r[0] for r in rows(normal)}
     normal.close()
+
+
+def test_a_recording_that_stops_before_its_first_audio_can_be_read_names_the_setting(
+    tmp_path, embed_model
+):
+    """Matroska holds back its first cluster: after one second is written the file is
+    its header alone (412 bytes), which no reader can open. A recorder that stalls
+    there for longer than ``settle`` gets one line saying what to change."""
+    import av
+
+    recording = tmp_path / "meeting.mkv"
+    options = {"flush_packets": "1", "cluster_time_limit": "1000", "live": "1"}
+    index = open_index(tmp_path / "index", embed_model)
+    with av.open(str(recording), "w", format="matroska", container_options=options) as muxer:
+        stream = muxer.add_stream("pcm_s16le", rate=RATE, layout="mono")
+        frame = av.AudioFrame.from_ndarray(np.zeros((1, RATE), np.int16), layout="mono")
+        frame.rate, frame.pts = RATE, 0
+        for packet in stream.encode(frame):
+            muxer.mux(packet)
+        with pytest.raises(live.MediaError, match="give it a longer --live-settle") as caught:
+            ingest_live(index, recording, chunk_seconds=4.0, settle=0.5, max_seconds=30.0)
+    index.close()
+    assert str(caught.value).startswith(f"{recording}: ")
+    assert "\n" not in str(caught.value)
 
 
 def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
