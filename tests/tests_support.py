@@ -6,7 +6,7 @@ import importlib.util
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +104,32 @@ def running(app: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
+
+
+def lexical_without_languages(index_folder: Path) -> None:
+    """Turn ``index_folder``'s lexical index into the format written before it kept
+    languages (d8323e6 and earlier): ``words`` without its language column, ``nodes.json``
+    without ``languages``; its rows, generation and matrices otherwise as they were."""
+    import json
+    import sqlite3
+
+    folder = index_folder / "lexical"
+    words, old = folder / "words.sqlite", folder / "words.old.sqlite"
+    with closing(sqlite3.connect(words)) as db:
+        meta = db.execute("SELECT key, value FROM meta").fetchall()
+        rows = db.execute(
+            "SELECT node_id, content_hash, modality, speaker, words FROM words"
+        ).fetchall()
+    with closing(sqlite3.connect(old)) as db, db:
+        db.executescript(
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+            "CREATE TABLE words (node_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL,"
+            " modality TEXT NOT NULL, speaker TEXT NOT NULL, words TEXT NOT NULL);"
+            "CREATE INDEX words_by_content ON words (content_hash);"
+        )
+        db.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+        db.executemany("INSERT INTO words VALUES (?, ?, ?, ?, ?)", rows)
+    old.replace(words)
+    for nodes in folder.glob("bm25-*/nodes.json"):
+        stored = json.loads(nodes.read_text())
+        nodes.write_text(json.dumps({"ids": stored["ids"], "meta": stored["meta"]}))

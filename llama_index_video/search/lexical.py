@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 from llama_index_video.search.candidates import Visible, in_languages, kept
-from llama_index_video.store.bm25 import LexicalHit
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.tokens import words
 from llama_index_video.stored import Scored
@@ -116,7 +115,7 @@ class LexicalRetriever:
         self._top_k = top_k
         self._modalities = list(modalities) if modalities else None
         self._speakers = list(speakers) if speakers else None
-        self._languages = frozenset(languages) if languages else None
+        self._languages = sorted(set(languages)) if languages else None
         self._contents = list(contents) if contents else None
         self.threshold = threshold
         self._visible = visible
@@ -138,32 +137,23 @@ class LexicalRetriever:
             return []
         found = snapshot.search(
             query.words,
-            # The matrices know no language: every match is ranked, read best first
-            # until top_k are in the languages asked for (_read_in_languages).
-            top_k=self._top_k if self._languages is None else len(snapshot.ids),
+            top_k=self._top_k,
             modalities=self._modalities,
             speakers=self._speakers,
+            languages=self._languages,
             only=only,
         )
         if self.threshold is not None:
             found = [hit for hit in found if hit.score >= self.threshold]
         if not found:
             return []
-        hits = self._scored(found) if self._languages is None else self._in_languages(found)
-        return kept(hits, self._visible, self._folder)
-
-    def _scored(self, found: Sequence[LexicalHit]) -> list[Scored]:
         rows = {node.node_id: node for node in self._read([h.node_id for h in found])}
-        # A row deleted since the matrices were built (its file removed) is left out.
-        return [Scored(rows[h.node_id], h.score) for h in found if h.node_id in rows]
-
-    def _in_languages(self, found: Sequence[LexicalHit]) -> list[Scored]:
-        """The best ``top_k`` of ``found`` heard in the languages asked for, read
-        ``top_k`` at a time, best first (ends with ``found``)."""
-        chosen: list[Scored] = []
-        for start in range(0, len(found), self._top_k):
-            batch = self._scored(found[start : start + self._top_k])
-            chosen += [hit for hit in batch if in_languages(hit.node, self._languages)]
-            if len(chosen) >= self._top_k:
-                break
-        return chosen[: self._top_k]
+        # A row deleted since the matrices were built (its file removed) is left out, and
+        # one whose language the matrices do not know (recorded before languages were,
+        # LexicalSnapshot.unlabelled) is kept there and checked here, on its stored row.
+        hits = [
+            Scored(rows[h.node_id], h.score)
+            for h in found
+            if h.node_id in rows and in_languages(rows[h.node_id], self._languages)
+        ]
+        return kept(hits, self._visible, self._folder)

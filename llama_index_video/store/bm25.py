@@ -4,7 +4,12 @@
 to rebuild (the module docstring there says why the matrices are rebuilt whole);
 this module is the matrices themselves, built by ``bm25s`` over the words
 :func:`~llama_index_video.store.tokens.scored_words` keeps, and saved beside their
-nodes' ids, modalities and speakers (``nodes.json``). A node's match is its BM25
+nodes' ids, modalities, speakers and languages (``nodes.json``), by which a search
+filters before it ranks. A node's language is ``""`` when it has none (a frame, a
+document) and unknown (``null``) when its row was recorded before languages were (the
+matrices of such rows, and those saved without languages, keep such a node under any
+language filter: :class:`~llama_index_video.search.lexical.LexicalRetriever` checks it
+on its stored row). A node's match is its BM25
 score over the best any node reaches for each query word, so it lies in (0, 1] and
 means the same whatever the collection's size; a query word no node holds counts as
 the rarest word would.
@@ -23,6 +28,7 @@ from typing import Any
 from llama_index_video.store.tokens import import_bm25s, scored_words
 
 NODES_FILE = "nodes.json"
+_UNKNOWN = -1  # the language code of a node whose language was not recorded
 
 
 @dataclass(frozen=True)
@@ -34,10 +40,16 @@ class LexicalHit:
 
 
 class LexicalSnapshot:
-    """One generation's BM25 matrices, with each node's id, modality and speaker."""
+    """One generation's BM25 matrices, with each node's id, modality, speaker and language."""
 
     def __init__(
-        self, bm25: Any, ids: list[str], meta: list[tuple[str, str]], generation: int
+        self,
+        bm25: Any,
+        ids: list[str],
+        meta: list[tuple[str, str]],
+        generation: int,
+        *,
+        languages: Sequence[str | None],
     ) -> None:
         import numpy as np
 
@@ -49,6 +61,13 @@ class LexicalSnapshot:
         codes = {m: i for i, m in enumerate(self._modalities)}
         self._modality = np.array([codes[m] for m, _ in meta], dtype=np.int16)
         self._speakers = [s for _, s in meta]
+        self._languages = sorted({lang for lang in languages if lang is not None})
+        spoken = {lang: i for i, lang in enumerate(self._languages)}
+        self._language = np.array(
+            [_UNKNOWN if lang is None else spoken[lang] for lang in languages], dtype=np.int16
+        )
+        self.unlabelled = bool((self._language == _UNKNOWN).any())
+        """Whether some node's language is unknown (recorded before languages were)."""
         self._np = np
 
     @classmethod
@@ -58,7 +77,8 @@ class LexicalSnapshot:
         if (folder / "params.index.json").exists():
             bm25 = import_bm25s().BM25.load(str(folder), show_progress=False)
         meta = [(str(m), str(s)) for m, s in stored["meta"]]
-        return cls(bm25, stored["ids"], meta, generation)
+        languages = stored.get("languages") or [None] * len(meta)  # saved before languages
+        return cls(bm25, stored["ids"], meta, generation, languages=languages)
 
     def search(
         self,
@@ -67,6 +87,7 @@ class LexicalSnapshot:
         top_k: int,
         modalities: Sequence[str] | None = None,
         speakers: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
         only: set[str] | None = None,
     ) -> list[LexicalHit]:
         """The best ``top_k`` nodes for the query's words, best first.
@@ -76,6 +97,8 @@ class LexicalSnapshot:
             top_k: How many hits at most.
             modalities: Only nodes of these modalities; None: all.
             speakers: Only nodes spoken by these; None: anyone.
+            languages: Only nodes heard in these (and those whose language is unknown,
+                see the module docstring); None: any.
             only: Only these node ids (those containing the query's phrases); None: all.
         """
         np = self._np
@@ -96,6 +119,9 @@ class LexicalSnapshot:
         if speakers is not None:
             chosen = set(speakers)
             keep &= np.array([s in chosen for s in self._speakers], dtype=bool)
+        if languages is not None:
+            wanted = [self._languages.index(x) for x in languages if x in self._languages]
+            keep &= np.isin(self._language, [*wanted, _UNKNOWN])
         if only is not None:
             among = np.zeros(len(self.ids), dtype=bool)
             among[[self._position[i] for i in only if i in self._position]] = True
@@ -160,22 +186,27 @@ class LexicalSnapshot:
 class _Built:
     """Freshly built BM25 matrices, to be saved with their nodes."""
 
-    def __init__(self, bm25: Any, meta: list[tuple[str, str]]) -> None:
+    def __init__(self, bm25: Any, meta: list[tuple[str, str]], languages: list[str | None]) -> None:
         self.bm25 = bm25
         self.meta = meta
+        self.languages = languages
 
     def save(self, folder: Path, *, ids: list[str]) -> None:
         folder.mkdir(parents=True)
         if self.bm25 is not None:
             self.bm25.save(str(folder), show_progress=False)
-        (folder / NODES_FILE).write_text(json.dumps({"ids": ids, "meta": self.meta}))
+        # Languages beside "meta", not in it: a version that knows none still reads it.
+        stored = {"ids": ids, "meta": self.meta, "languages": self.languages}
+        (folder / NODES_FILE).write_text(json.dumps(stored))
 
 
-def build_matrices(rows: Sequence[tuple[str, str, str, str]]) -> _Built:
-    """BM25 matrices over ``rows`` (node id, modality, speaker, words), in their order."""
-    corpus = [scored_words(text.split()) for _, _, _, text in rows]
+def build_matrices(rows: Sequence[tuple[str, str, str, str | None, str]]) -> _Built:
+    """BM25 matrices over ``rows`` (node id, modality, speaker, language or None when
+    unknown, words), in their order."""
+    corpus = [scored_words(text.split()) for *_, text in rows]
     bm25 = None
     if any(corpus):  # bm25s needs at least one word in the collection
         bm25 = import_bm25s().BM25()
         bm25.index(corpus, show_progress=False)
-    return _Built(bm25, [(modality, speaker) for _, modality, speaker, _ in rows])
+    meta = [(modality, speaker) for _, modality, speaker, _, _ in rows]
+    return _Built(bm25, meta, [language for _, _, _, language, _ in rows])

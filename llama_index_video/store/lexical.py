@@ -8,11 +8,16 @@ them built by ``bm25s`` (a maintained implementation on sparse matrices, numpy o
 Layout, in ``<index folder>/lexical/``:
 
 - ``words.sqlite``: one row per node in the vector store (node id, content hash,
-  modality, speaker, and its text as
+  modality, speaker, language, and its text as
   :func:`~llama_index_video.store.tokens.words` reads it, joined by spaces), and a
-  *generation* counter raised by every change. Ingest adds a file's rows with its
-  vectors and deletes them with its vectors, so it is in step with the store; phrases
-  are matched here (a quoted phrase is a run of whole words, found with ``instr``).
+  *generation* counter raised by every change. The language is ``""`` for a moment
+  heard in none (a frame, a document) and NULL in rows recorded before languages were:
+  the first write adds the column, :func:`check_lexical` names the contents with such
+  rows, and :func:`repair_lexical` (``verify --repair``, and every ``ingest``'s
+  clean-up, under the writer lock) reads their words again from the vector store.
+  Ingest adds a file's rows with its vectors and deletes them with its vectors, so it
+  is in step with the store; phrases are matched here (a quoted phrase is a run of
+  whole words, found with ``instr``).
 - ``bm25-<generation>/``: the BM25 matrices (``bm25s`` ``save``/``load``) of that
   generation and their node ids; ``current`` names the newest complete one (written
   last, replaced atomically), so a reader never loads a half-written index.
@@ -51,7 +56,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,7 +84,8 @@ CREATE TABLE IF NOT EXISTS words (
     content_hash TEXT NOT NULL,
     modality TEXT NOT NULL,
     speaker TEXT NOT NULL,
-    words TEXT NOT NULL
+    words TEXT NOT NULL,
+    language TEXT
 );
 CREATE INDEX IF NOT EXISTS words_by_content ON words (content_hash);
 """
@@ -93,6 +99,7 @@ class WordsRow:
     content_hash: str
     modality: str
     speaker: str
+    language: str  # "": heard in none (a frame, a document)
     words: str  # tokens joined by single spaces
 
     @classmethod
@@ -103,6 +110,7 @@ class WordsRow:
             str(meta.get(schema.CONTENT_HASH, "")),
             str(meta.get(schema.MODALITY, "")),
             str(meta.get(schema.SPEAKER) or ""),
+            str(meta.get(schema.LANGUAGE) or ""),
             " ".join(words(node.get_content())),
         )
 
@@ -129,8 +137,12 @@ class LexicalStore:
             return
         with self._writing() as db:
             db.executemany(
-                "INSERT OR REPLACE INTO words VALUES (?, ?, ?, ?, ?)",
-                [(r.node_id, r.content_hash, r.modality, r.speaker, r.words) for r in rows],
+                "INSERT OR REPLACE INTO words (node_id, content_hash, modality, speaker, "
+                "language, words) VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (r.node_id, r.content_hash, r.modality, r.speaker, r.language, r.words)
+                    for r in rows
+                ],
             )
 
     def delete_content(self, content_hash: str) -> None:
@@ -229,6 +241,13 @@ class LexicalStore:
             except (OSError, ValueError) as exc:  # replaced by a writer while loading
                 logger.info("lexical index not readable now (%s); searching without it", exc)
                 return None
+            if self._snapshot.unlabelled:
+                logger.warning(
+                    "%s: some moments were recorded without their language, so a search "
+                    "in some languages may find fewer of them by their words until "
+                    "`llama-index-video verify --repair` (or the next ingest) records it",
+                    self.folder,
+                )
         return self._snapshot
 
     def with_phrases(
@@ -261,6 +280,17 @@ class LexicalStore:
                 kept.update(row[0] for row in found)
             return kept
 
+    def unlabelled(self) -> list[str]:
+        """The contents (hashes) with rows recorded before languages were."""
+        if not self.db_file.exists():
+            return []
+        with self._reading() as db:
+            if not _has_languages(db):
+                found = db.execute("SELECT DISTINCT content_hash FROM words")
+            else:
+                found = db.execute("SELECT DISTINCT content_hash FROM words WHERE language IS NULL")
+            return sorted(row[0] for row in found)
+
     def nodes_of(self, contents: Collection[str]) -> set[str]:
         """Ids of the nodes of these contents (content hashes)."""
         if not self.db_file.exists() or not contents:
@@ -272,10 +302,11 @@ class LexicalStore:
             )
             return {row[0] for row in found}
 
-    def _rows(self) -> Iterator[tuple[str, str, str, str]]:
+    def _rows(self) -> Iterator[tuple[str, str, str, str | None, str]]:
         with self._reading() as db:
+            language = "language" if _has_languages(db) else "NULL"
             yield from db.execute(
-                "SELECT node_id, modality, speaker, words FROM words ORDER BY node_id"
+                f"SELECT node_id, modality, speaker, {language}, words FROM words ORDER BY node_id"
             )
 
     @contextmanager
@@ -284,6 +315,8 @@ class LexicalStore:
         with translated(self.db_file), closing(sqlite3.connect(self.db_file)) as db:
             # Rows lost to a power cut are found by `verify` and rebuilt by its repair.
             db.executescript("PRAGMA synchronous=NORMAL;" + _SCHEMA)
+            if not _has_languages(db):  # written before languages were: NULL in its rows
+                db.execute("ALTER TABLE words ADD COLUMN language TEXT")
             with db:
                 yield db
                 db.execute(
@@ -319,10 +352,11 @@ class LexicalCheck:
     stray: list[str]  # contents with rows that are not indexed
     stale: bool  # the matrices were built before the last change of the words
     damaged: str = ""  # why words.sqlite cannot be read ("": it can)
+    unlabelled: list[str] = field(default_factory=list)  # indexed, rows without languages
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.stray or self.stale or self.damaged)
+        return not (self.missing or self.stray or self.stale or self.damaged or self.unlabelled)
 
     def __str__(self) -> str:
         if self.damaged:
@@ -330,6 +364,9 @@ class LexicalCheck:
         problems = [
             f"{len(self.missing)} file(s) missing or incomplete" if self.missing else "",
             f"{len(self.stray)} file(s) not indexed" if self.stray else "",
+            f"{len(self.unlabelled)} file(s) recorded without their language"
+            if self.unlabelled
+            else "",
             "built before the last change" if self.stale else "",
         ]
         return "; ".join(p for p in problems if p) or "ok"
@@ -342,13 +379,16 @@ def check_lexical(lexical: LexicalStore, indexed: dict[str, int]) -> LexicalChec
         counts = lexical.counts()
         built = lexical.built_generation()
         generation = lexical.generation()
+        unlabelled = lexical.unlabelled()
     except IndexCorruptError as exc:
         reason = str(exc).removeprefix(f"{lexical.db_file}: ").split(";")[0]
         return LexicalCheck(missing=sorted(indexed), stray=[], stale=True, damaged=reason)
+    missing = sorted(key for key, n in indexed.items() if counts.get(key, 0) != n)
     return LexicalCheck(
-        missing=sorted(key for key, n in indexed.items() if counts.get(key, 0) != n),
+        missing=missing,
         stray=sorted(set(counts) - set(indexed)),
         stale=bool(counts) and built != generation,
+        unlabelled=sorted(set(unlabelled) & set(indexed) - set(missing)),
     )
 
 
@@ -356,17 +396,29 @@ def repair_lexical(
     lexical: LexicalStore, check: LexicalCheck, nodes_of: Callable[[str], list[BaseNode]]
 ) -> None:
     """Make the lexical index match the store: forget stray contents, read the words
-    of the missing ones from their stored nodes (``nodes_of(content_hash)``), rebuild.
-    A damaged index is deleted first, and built again from every indexed content."""
+    of the missing ones and of those recorded without their language from their stored
+    nodes (``nodes_of(content_hash)``), rebuild. A damaged index is deleted first, and
+    built again from every indexed content."""
     if check.damaged:
         logger.warning("lexical index damaged (%s); building it again", check.damaged)
         lexical.discard()
+    if check.unlabelled:
+        logger.warning(
+            "lexical index: %d file(s) recorded without their language; reading their "
+            "words again from the vector store",
+            len(check.unlabelled),
+        )
     for key in check.stray:
         lexical.delete_content(key)
-    for key in check.missing:
+    for key in [*check.missing, *check.unlabelled]:
         lexical.delete_content(key)
         lexical.add(nodes_of(key))
     lexical.refresh()
+
+
+def _has_languages(db: sqlite3.Connection) -> bool:
+    """Whether ``words`` has its language column (added after it was first written)."""
+    return any(column[1] == "language" for column in db.execute("PRAGMA table_info(words)"))
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -30,7 +31,7 @@ from llama_index_video.service.address import announced, index_settings
 from llama_index_video.service.app import create_app
 from llama_index_video.store.folder_index import nodes_by_id
 from llama_index_video.transcription.language import language_codes, unknown_languages
-from tests_support import running
+from tests_support import lexical_without_languages, running
 
 SECONDS = 40
 SAID = {
@@ -59,9 +60,7 @@ def _srt(lines: list[str]) -> str:
     )
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory, make_wav, embed_model):
-    folder = tmp_path_factory.mktemp("two_languages")
+def _two_languages(folder: Path, make_wav, embed_model) -> VideoIndex:
     for extra, (code, name) in enumerate(FILES.items()):  # two lengths: two contents
         make_wav(folder / name, np.zeros((SECONDS + extra) * 16_000, np.float32))
         (folder / name).with_suffix(f".{code}.srt").write_text(_srt(SAID[code]), "utf-8")
@@ -71,6 +70,12 @@ def index(tmp_path_factory, make_wav, embed_model):
         reader=VideoReader(media_dir=folder / "index" / "media", frames=None),
     )
     assert made.ingest([folder / name for name in FILES.values()]).ok
+    return made
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory, make_wav, embed_model):
+    made = _two_languages(tmp_path_factory.mktemp("two_languages"), make_wav, embed_model)
     yield made
     made.close()
 
@@ -114,6 +119,40 @@ def test_the_lexical_channel_reads_past_better_matches_in_other_languages(index)
     found = lexical(languages=[other])
     assert [hit.node.metadata["language"] for hit in found] == [other]
     assert lexical(languages=["ja"]) == []
+
+
+def test_an_index_written_before_the_lexical_language_column_answers_and_is_repaired(
+    tmp_path, make_wav, embed_model, capsys
+):
+    old = _two_languages(tmp_path, make_wav, embed_model)
+    old.close()
+    lexical_without_languages(old.path)
+    opened = VideoIndex(old.path, embed_model=embed_model)
+    try:
+        assert opened.lexical.unlabelled() == sorted(
+            r.content_hash for r in opened.manifest.files("indexed")
+        )
+        for code, name in FILES.items():  # right before any repair
+            assert _files(opened.search(QUESTION, top_k=8, languages=[code])) == {name}
+    finally:
+        opened.close()
+    verify = ["verify", "--index", str(old.path)]
+    capsys.readouterr()
+    assert main(verify) != 0
+    assert "lexical index: 2 file(s) recorded without their language" in capsys.readouterr().out
+    assert main([*verify, "--repair"]) == 0 and "(rebuilt)" in capsys.readouterr().out
+    assert main(verify) == 0
+    lexical_without_languages(old.path)  # and every ingest's clean-up repairs it too
+    again = VideoIndex(old.path, embed_model=embed_model)
+    try:
+        assert again.ingest([tmp_path / name for name in FILES.values()]).ok  # unchanged
+        assert again.lexical.unlabelled() == []
+        snapshot = again.lexical.snapshot()
+        assert snapshot is not None and not snapshot.unlabelled
+        for code, name in FILES.items():
+            assert _files(again.search(QUESTION, top_k=8, languages=[code])) == {name}
+    finally:
+        again.close()
 
 
 class _Query:
