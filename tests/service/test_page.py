@@ -223,6 +223,29 @@ def test_a_language_reaches_the_api_and_the_search_link(page):
     assert page.locator("#search-options").get_attribute("open") is not None
 
 
+def test_the_ask_form_keeps_to_the_languages_of_the_search_options(page):
+    question = "how much ultraviolet C radiation is absorbed"
+
+    def ask(language: str, status: str) -> dict:
+        """Ask with ``language`` in the search options; the /api/ask/stream body sent."""
+        page.get_by_label("Only what was said in these languages").fill(language)
+        page.get_by_label("Ask a question").fill(question)
+        with page.expect_request(lambda r: r.url.endswith("/api/ask/stream")) as sent:
+            page.get_by_role("button", name="Ask").click()  # sets the status "Working…" first
+        page.wait_for_function(
+            "status => document.getElementById('status').textContent === status", arg=status
+        )
+        return sent.value.post_data_json
+
+    page.get_by_text("Search options").click()
+    # the example index is English: nothing said in French answers it
+    assert ask("French", "Not found in the index.") == {"question": question, "language": "French"}
+    assert page.locator("#citations .card").count() == 0
+    assert ask("English", "Answered.") == {"question": question, "language": "English"}
+    assert page.locator("#citations .card").count() > 0
+    assert ask(" ", "Answered.") == {"question": question}
+
+
 def test_a_moment_link_opens_the_player_at_that_second(page):
     page.goto("/#source=ozone_explainer.mp4&t=29")
     assert abs(_playing_from(page, 29) - 29) < 1

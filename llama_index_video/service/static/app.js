@@ -426,13 +426,15 @@ $("ask-form").addEventListener("submit", (event) => {
     status.textContent = "Type a question to ask.";
     return;
   }
+  // The answer keeps to the languages named in the search options, as a search does.
+  const { language } = searchOptions();
   run(event.currentTarget, async () => {
     // The answer appears as the model writes it (/api/ask/stream); its citations are
     // checked as a whole, so they come with the last event, the /api/ask object.
     const response = await fetched("/api/ask/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ question }),
+      body: JSON.stringify(language ? { question, language } : { question }),
     });
     const text = $("answer-text");
     text.textContent = "";
