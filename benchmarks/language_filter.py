@@ -3,33 +3,45 @@
 Run from the repository root::
 
     python benchmarks/language_filter.py [--hours 4] [--queries 40] [--rebuild]
+        [--baseline-ref REF --rounds 2]
 
 The index is :mod:`benchmarks.synthetic_index`'s (synthetic lectures, pooled vectors,
 a frame every 30 s), its recordings labelled English and French in turn (the words stay
-English: only the label is searched by). Each query is searched three ways, in turn so
-that the machine's load falls on all alike: with no language (the baseline), French
-only, and English or French (every moment with a transcript). Printed per way: the
-latency of ``VideoIndex.search`` (query embedding included) and how many hits there
+English: only the label is searched by). That builder stores vectors only (as
+LlamaIndex's ``insert_nodes`` does), so the words of its nodes are recorded in the
+lexical index here, as ``verify --repair`` records them (:func:`with_words`): the
+lexical channel searches as after an ``ingest``. Each query is searched three ways, in
+turn so that the machine's load falls on all alike: with no language (the baseline),
+French only, and English or French (every moment with a transcript). Printed per way:
+the latency of ``VideoIndex.search`` (query embedding included) and how many hits there
 were; for French, any hit of an English recording is a failure (exit status 1).
+
+With ``--baseline-ref REF`` the same measurement runs in child processes, today's code
+and ``REF``'s (exported by :mod:`benchmarks.baseline`) alternating for ``--rounds``
+rounds on the same folder, and the figures are pooled per version.
 
 The language is a metadata filter on the vector query (Chroma's ``where``), which on a
 large collection is slower than the unfiltered query the search otherwise shares among
-its channels (``search/policy.py``), and the lexical channel reads its candidates until
-it has enough in the languages asked for (``search/lexical.py``).
+its channels (``search/policy.py``), and on the lexical channel a filter of its matrices
+before ranking (``store/bm25.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.baseline import load_average, release, run, today  # noqa: E402
 from benchmarks.latency_support import SpeechGenerator, summarise  # noqa: E402
 from benchmarks.synthetic_index import build, folder_for  # noqa: E402
 from llama_index_video.index import VideoIndex  # noqa: E402
@@ -43,6 +55,90 @@ def french(source: str) -> bool:
     return int(Path(source).stem.rsplit("_", 1)[1]) % len(LANGUAGES) == 1
 
 
+def with_words(folder: Path) -> None:
+    """Record the words of the folder's stored nodes in its lexical index, as ``verify
+    --repair`` does (nothing when they are there already)."""
+    from llama_index_video.store.collection import content_nodes
+    from llama_index_video.store.lexical import check_lexical, repair_lexical
+
+    index = VideoIndex(folder)
+    try:
+        indexed = {r.content_hash: r.node_count for r in index.manifest.files("indexed")}
+        check = check_lexical(index.lexical, indexed)
+        if not check.ok:
+            print(f"recording the words of {len(indexed)} recordings ({check}) ...", flush=True)
+            store = index.vector_store
+            repair_lexical(index.lexical, check, lambda key: content_nodes(store, key))
+    finally:
+        index.close()
+
+
+@dataclass
+class Measured:
+    """One version's searches: seconds per search and hits, per way; French-only hits
+    of English recordings; and where the package measured was imported from."""
+
+    seconds: dict[str, list[float]] = field(default_factory=lambda: {w: [] for w in WAYS})
+    hits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WAYS, 0))
+    wrong: int = 0
+    package: str = ""
+
+    def add(self, other: Measured) -> None:
+        for way in WAYS:
+            self.seconds[way] += other.seconds[way]
+            self.hits[way] += other.hits[way]
+        self.wrong += other.wrong
+        self.package = other.package
+
+
+def measure(folder: Path, *, queries: list[str], warmup: int) -> Measured:
+    """Each query searched every way (module docstring), after ``warmup`` of them."""
+    import llama_index_video
+
+    index = VideoIndex(folder)
+    for query in queries[:warmup]:
+        for languages in WAYS.values():
+            index.search(query, languages=languages)
+    measured = Measured(package=str(Path(llama_index_video.__file__).parent))
+    for query in queries[warmup:]:
+        for way, languages in WAYS.items():
+            started = time.perf_counter()
+            found = index.search(query, languages=languages)
+            measured.seconds[way].append(time.perf_counter() - started)
+            measured.hits[way] += len(found)
+            if languages == ["fr"]:
+                measured.wrong += sum(not french(hit.source) for hit in found)
+    index.close()
+    return measured
+
+
+def side_by_side(args: argparse.Namespace) -> dict[str, Measured]:
+    """Today's code and ``--baseline-ref``'s, in child processes alternating round by
+    round (``--child``), each version's searches pooled over its rounds."""
+    baseline = release(args.baseline_ref)
+    label = f"{args.baseline_ref} ({baseline.source.name.removeprefix('baseline-')[:7]})"
+    versions = [today(), replace(baseline, name=label)]
+    flags = ["--hours", f"{args.hours:g}", "--queries", str(args.queries)]
+    flags += ["--warmup", str(args.warmup), "--seed", str(args.seed)]
+    pooled = {version.name: Measured() for version in versions}
+    for number in range(args.rounds):
+        for version in versions if number % 2 == 0 else versions[::-1]:
+            with tempfile.TemporaryDirectory() as scratch:
+                written = Path(scratch) / "result.json"
+                command = [sys.executable, str(Path(__file__).resolve()), *flags, "--child"]
+                env = version.env()  # this checkout's benchmarks after the version's package
+                env["PYTHONPATH"] = os.pathsep.join([str(version.source), str(ROOT)])
+                done = run([*command, "--json", str(written)], env, timeout=3600)
+                if done.returncode != 0:
+                    raise SystemExit(f"{version.name} failed:\n{done.stderr[-3000:]}")
+                result = Measured(**json.loads(written.read_text()))
+            if not result.package.startswith(str(version.source)):
+                raise SystemExit(f"{version.name} measured the package in {result.package}")
+            print(f"round {number + 1}: {version.name} (load {load_average()})", flush=True)
+            pooled[version.name].add(result)
+    return pooled
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hours", type=float, default=4.0, help="hours of transcript")
@@ -51,39 +147,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
+    parser.add_argument(
+        "--baseline-ref", metavar="REF", help="compare with this commit, rounds alternating"
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of --baseline-ref")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     options = {"exact": False, "frame_interval": 30.0, "seed": args.seed}
     folder = folder_for(args.hours, languages=LANGUAGES, **options)
+    queries = SpeechGenerator(seed=args.seed).queries(args.warmup + args.queries)
+    if args.child:  # one round of --baseline-ref: the folder is ready
+        args.json.write_text(
+            json.dumps(asdict(measure(folder, queries=queries, warmup=args.warmup)))
+        )
+        return 0
     if args.rebuild or not (folder / "build.json").is_file():
         print(f"building {folder} ...", flush=True)
         build(folder, hours=args.hours, languages=LANGUAGES, **options)
-    index = VideoIndex(folder)
-    queries = SpeechGenerator(seed=args.seed).queries(args.warmup + args.queries)
-    for query in queries[: args.warmup]:
-        for languages in WAYS.values():
-            index.search(query, languages=languages)
-    seconds: dict[str, list[float]] = {way: [] for way in WAYS}
-    hits: dict[str, int] = dict.fromkeys(WAYS, 0)
-    wrong = 0
-    for query in queries[args.warmup :]:
-        for way, languages in WAYS.items():
-            started = time.perf_counter()
-            found = index.search(query, languages=languages)
-            seconds[way].append(time.perf_counter() - started)
-            hits[way] += len(found)
-            if languages == ["fr"]:
-                wrong += sum(not french(hit.source) for hit in found)
-    index.close()
-    figures = {way: {**vars(summarise(s)), "hits": hits[way]} for way, s in seconds.items()}
-    print(f"{args.hours:g} h synthetic index, {args.queries} queries, ms per search:")
-    for way, figure in figures.items():
-        print(
-            f"  {way:15} p50 {figure['p50']:6.1f}  p95 {figure['p95']:6.1f}  hits {figure['hits']}"
-        )
-    print(f"  French-only hits of English recordings: {wrong}")
+    with_words(folder)  # by today's code, in the format every version reads
+    started_load = load_average()
+    if args.baseline_ref:
+        results = side_by_side(args)
+    else:
+        results = {"today": measure(folder, queries=queries, warmup=args.warmup)}
+    print(f"{args.hours:g} h synthetic index, {args.queries} queries per round, ms per search")
+    print(f"(load average {started_load} at the start, {load_average()} at the end):")
+    for name, result in results.items():
+        print(f"  {name}:")
+        for way, seconds in result.seconds.items():
+            figure = summarise(seconds)
+            print(
+                f"    {way:15} p50 {figure.p50:6.1f}  p95 {figure.p95:6.1f}  "
+                f"hits {result.hits[way]}"
+            )
+        print(f"    French-only hits of English recordings: {result.wrong}")
     if args.json:
-        args.json.write_text(json.dumps({"figures": figures, "wrong": wrong}, indent=2))
-    return 1 if wrong else 0
+        figures = {
+            name: {
+                way: {**vars(summarise(seconds)), "hits": result.hits[way]}
+                for way, seconds in result.seconds.items()
+            }
+            | {"wrong": result.wrong}
+            for name, result in results.items()
+        }
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 1 if any(result.wrong for result in results.values()) else 0
 
 
 if __name__ == "__main__":
