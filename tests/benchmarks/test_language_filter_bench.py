@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from benchmarks.language_filter import LANGUAGES, french
+from benchmarks.language_filter import LANGUAGES, WAYS, Measured, french
 
 
 def test_odd_recordings_are_the_french_ones():
     assert LANGUAGES == ("en", "fr")
     assert french("/idx/recordings/lecture_001.mp4") and french("lecture_039.mp4")
     assert not french("/idx/recordings/lecture_000.mp4") and not french("lecture_012.mp4")
+
+
+def test_rounds_pool_every_search_and_hit_per_way():
+    pooled = Measured()
+    for seconds, hits, wrong in ((0.01, 5, 0), (0.03, 4, 1)):
+        pooled.add(
+            Measured(
+                seconds={way: [seconds] for way in WAYS},
+                hits=dict.fromkeys(WAYS, hits),
+                wrong=wrong,
+                package="/src/llama_index_video",
+            )
+        )
+    assert pooled.seconds == {way: [0.01, 0.03] for way in WAYS}
+    assert pooled.hits == dict.fromkeys(WAYS, 9) and pooled.wrong == 1
+    assert pooled.package == "/src/llama_index_video"
