@@ -172,6 +172,23 @@ def test_titles_leave_out_talk_words_and_a_plural_beside_its_singular():
     assert not {"people", "try", "use"} & set(words)
 
 
+def test_titles_leave_out_function_words_the_stop_word_list_lacks():
+    # Real LibriSpeech readings were titled "Though, days, influence, recited" and
+    # "Best, thee, thou, dishes": NLTK's English list has neither "though" nor "thee".
+    titles = chapter_titles(
+        [
+            "Though the crayfish is small, though it hides, the crayfish is sweet. "
+            "Thou knowest the crayfish, thee and thy crayfish upon the shore.",
+            "Though the orchard is old, though it is cold, the orchard gives apples. "
+            "Thou seest the orchard, thee and thy apples upon the orchard.",
+        ]
+    )
+    for title in titles:
+        words = set(title.lower().replace(",", "").split())
+        assert not {"though", "thou", "thee", "thy", "upon"} & words
+    assert "crayfish" in titles[0].lower() and "orchard" in titles[1].lower()
+
+
 def test_formats_for_youtube_webvtt_and_reading():
     chapters = [
         Chapter("m.mp4", 3.0, 250.5, "Budget", "[m.mp4 00:03-04:10]", "Budget", "a"),
