@@ -3,11 +3,12 @@
 Run from the repository root::
 
     python benchmarks/language_filter.py [--hours 4] [--queries 40] [--rebuild]
-        [--baseline-ref REF --rounds 2]
+        [--french-every 2] [--baseline-ref REF --rounds 2]
 
 The index is :mod:`benchmarks.synthetic_index`'s (synthetic lectures, pooled vectors,
-a frame every 30 s), its recordings labelled English and French in turn (the words stay
-English: only the label is searched by). That builder stores vectors only (as
+a frame every 30 s), its recordings labelled English but every ``--french-every``-th
+French (every other one by default; 10: a language said rarely; the words stay English:
+only the label is searched by). That builder stores vectors only (as
 LlamaIndex's ``insert_nodes`` does), so the words of its nodes are recorded in the
 lexical index here, as ``verify --repair`` records them (:func:`with_words`): the
 lexical channel searches as after an ``ingest``. Each query is searched three ways, in
@@ -50,9 +51,15 @@ LANGUAGES = ("en", "fr")
 WAYS = {"any (baseline)": None, "fr": ["fr"], "en+fr": ["en", "fr"]}
 
 
-def french(source: str) -> bool:
-    """Whether a hit's recording is one labelled French (the odd ones)."""
-    return int(Path(source).stem.rsplit("_", 1)[1]) % len(LANGUAGES) == 1
+def labels(every: int) -> tuple[str, ...]:
+    """The language of recording ``i`` is ``labels(every)[i % every]``: every
+    ``every``-th one French, the others English."""
+    return (*[LANGUAGES[0]] * (every - 1), LANGUAGES[1])
+
+
+def french(source: str, every: int = 2) -> bool:
+    """Whether a hit's recording is one labelled French (see :func:`labels`)."""
+    return int(Path(source).stem.rsplit("_", 1)[1]) % every == every - 1
 
 
 def with_words(folder: Path) -> None:
@@ -91,7 +98,7 @@ class Measured:
         self.package = other.package
 
 
-def measure(folder: Path, *, queries: list[str], warmup: int) -> Measured:
+def measure(folder: Path, *, queries: list[str], warmup: int, every: int) -> Measured:
     """Each query searched every way (module docstring), after ``warmup`` of them."""
     import llama_index_video
 
@@ -107,7 +114,7 @@ def measure(folder: Path, *, queries: list[str], warmup: int) -> Measured:
             measured.seconds[way].append(time.perf_counter() - started)
             measured.hits[way] += len(found)
             if languages == ["fr"]:
-                measured.wrong += sum(not french(hit.source) for hit in found)
+                measured.wrong += sum(not french(hit.source, every) for hit in found)
     index.close()
     return measured
 
@@ -120,6 +127,7 @@ def side_by_side(args: argparse.Namespace) -> dict[str, Measured]:
     versions = [today(), replace(baseline, name=label)]
     flags = ["--hours", f"{args.hours:g}", "--queries", str(args.queries)]
     flags += ["--warmup", str(args.warmup), "--seed", str(args.seed)]
+    flags += ["--french-every", str(args.french_every)]
     pooled = {version.name: Measured() for version in versions}
     for number in range(args.rounds):
         for version in versions if number % 2 == 0 else versions[::-1]:
@@ -134,7 +142,11 @@ def side_by_side(args: argparse.Namespace) -> dict[str, Measured]:
                 result = Measured(**json.loads(written.read_text()))
             if not result.package.startswith(str(version.source)):
                 raise SystemExit(f"{version.name} measured the package in {result.package}")
-            print(f"round {number + 1}: {version.name} (load {load_average()})", flush=True)
+            p50 = "  ".join(f"{w} {summarise(s).p50:.1f}" for w, s in result.seconds.items())
+            print(
+                f"round {number + 1}: {version.name}: p50 ms {p50} (load {load_average()})",
+                flush=True,
+            )
             pooled[version.name].add(result)
     return pooled
 
@@ -146,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=5, help="warm-up queries")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rebuild", action="store_true", help="rebuild the cached index")
+    parser.add_argument(
+        "--french-every", type=int, default=2, help="label every N-th recording French"
+    )
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument(
         "--baseline-ref", metavar="REF", help="compare with this commit, rounds alternating"
@@ -154,23 +169,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     options = {"exact": False, "frame_interval": 30.0, "seed": args.seed}
-    folder = folder_for(args.hours, languages=LANGUAGES, **options)
+    if args.french_every < 2:
+        parser.error("--french-every must be at least 2")
+    every = args.french_every
+    languages = labels(every)
+    folder = folder_for(args.hours, languages=languages, **options)
     queries = SpeechGenerator(seed=args.seed).queries(args.warmup + args.queries)
     if args.child:  # one round of --baseline-ref: the folder is ready
         args.json.write_text(
-            json.dumps(asdict(measure(folder, queries=queries, warmup=args.warmup)))
+            json.dumps(asdict(measure(folder, queries=queries, warmup=args.warmup, every=every)))
         )
         return 0
     if args.rebuild or not (folder / "build.json").is_file():
         print(f"building {folder} ...", flush=True)
-        build(folder, hours=args.hours, languages=LANGUAGES, **options)
+        build(folder, hours=args.hours, languages=languages, **options)
     with_words(folder)  # by today's code, in the format every version reads
     started_load = load_average()
     if args.baseline_ref:
         results = side_by_side(args)
     else:
-        results = {"today": measure(folder, queries=queries, warmup=args.warmup)}
-    print(f"{args.hours:g} h synthetic index, {args.queries} queries per round, ms per search")
+        results = {"today": measure(folder, queries=queries, warmup=args.warmup, every=every)}
+    print(
+        f"{args.hours:g} h synthetic index, every {every}-th recording French, "
+        f"{args.queries} queries per round, ms per search"
+    )
     print(f"(load average {started_load} at the start, {load_average()} at the end):")
     for name, result in results.items():
         print(f"  {name}:")

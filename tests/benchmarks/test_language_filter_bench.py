@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from benchmarks.language_filter import LANGUAGES, WAYS, Measured, french
+from benchmarks.language_filter import LANGUAGES, WAYS, Measured, french, labels
 
 
 def test_odd_recordings_are_the_french_ones():
     assert LANGUAGES == ("en", "fr")
     assert french("/idx/recordings/lecture_001.mp4") and french("lecture_039.mp4")
     assert not french("/idx/recordings/lecture_000.mp4") and not french("lecture_012.mp4")
+    assert labels(2) == LANGUAGES and labels(10) == ("en",) * 9 + ("fr",)
+    rare = [i for i in range(40) if french(f"lecture_{i:03d}.mp4", 10)]
+    assert rare == [9, 19, 29, 39] == [i for i in range(40) if labels(10)[i % 10] == "fr"]
 
 
 def test_rounds_pool_every_search_and_hit_per_way():
