@@ -37,10 +37,13 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from llama_index.core import QueryBundle  # noqa: E402
 
 from benchmarks.baseline import load_average, release, run, today  # noqa: E402
 from benchmarks.latency_support import SpeechGenerator, summarise  # noqa: E402
@@ -80,13 +83,20 @@ def with_words(folder: Path) -> None:
         index.close()
 
 
+def _per_way() -> dict[str, list[float]]:
+    return {way: [] for way in WAYS}
+
+
 @dataclass
 class Measured:
-    """One version's searches: seconds per search and hits, per way; French-only hits
-    of English recordings; and where the package measured was imported from."""
+    """One version's searches, per way: seconds per search and hits, and the lexical
+    channel's alone: seconds per query and rows read; French-only hits of English
+    recordings; and where the package measured was imported from."""
 
-    seconds: dict[str, list[float]] = field(default_factory=lambda: {w: [] for w in WAYS})
+    seconds: dict[str, list[float]] = field(default_factory=_per_way)
     hits: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WAYS, 0))
+    lexical_seconds: dict[str, list[float]] = field(default_factory=_per_way)
+    rows_read: dict[str, int] = field(default_factory=lambda: dict.fromkeys(WAYS, 0))
     wrong: int = 0
     package: str = ""
 
@@ -94,8 +104,41 @@ class Measured:
         for way in WAYS:
             self.seconds[way] += other.seconds[way]
             self.hits[way] += other.hits[way]
+            self.lexical_seconds[way] += other.lexical_seconds[way]
+            self.rows_read[way] += other.rows_read[way]
         self.wrong += other.wrong
         self.package = other.package
+
+
+class _Counted:
+    """The stored nodes by id, as the search reads them, counting the ids asked for."""
+
+    def __init__(self, index: VideoIndex) -> None:
+        self.index = index
+        self.read = 0
+
+    def __call__(self, ids: list[str]) -> list[Any]:
+        from llama_index_video.store.folder_index import nodes_by_id
+
+        self.read += len(ids)
+        return nodes_by_id(self.index.index, ids)
+
+
+def lexical_alone(index: VideoIndex, query: str, languages: list[str] | None) -> int:
+    """The lexical channel as ``VideoIndex.search`` builds it for ``top_k`` 5 (its
+    candidates, threshold and filters), run alone; returns the rows it read."""
+    from llama_index_video.search.lexical import LEXICAL_THRESHOLD, LexicalRetriever
+    from llama_index_video.search.policy import CANDIDATES_PER_HIT, MIN_CANDIDATES
+
+    rows = _Counted(index)
+    LexicalRetriever(
+        index.lexical,
+        rows,
+        top_k=max(MIN_CANDIDATES, CANDIDATES_PER_HIT * 5),
+        languages=languages,
+        threshold=LEXICAL_THRESHOLD,
+    ).retrieve(QueryBundle(query))
+    return rows.read
 
 
 def measure(folder: Path, *, queries: list[str], warmup: int, every: int) -> Measured:
@@ -115,6 +158,9 @@ def measure(folder: Path, *, queries: list[str], warmup: int, every: int) -> Mea
             measured.hits[way] += len(found)
             if languages == ["fr"]:
                 measured.wrong += sum(not french(hit.source, every) for hit in found)
+            started = time.perf_counter()
+            measured.rows_read[way] += lexical_alone(index, query, languages)
+            measured.lexical_seconds[way].append(time.perf_counter() - started)
     index.close()
     return measured
 
@@ -197,16 +243,22 @@ def main(argv: list[str] | None = None) -> int:
     for name, result in results.items():
         print(f"  {name}:")
         for way, seconds in result.seconds.items():
-            figure = summarise(seconds)
+            figure, alone = summarise(seconds), summarise(result.lexical_seconds[way])
             print(
                 f"    {way:15} p50 {figure.p50:6.1f}  p95 {figure.p95:6.1f}  "
-                f"hits {result.hits[way]}"
+                f"hits {result.hits[way]:5}  | lexical channel alone: p50 {alone.p50:5.1f}  "
+                f"p95 {alone.p95:5.1f}  rows read {result.rows_read[way]}"
             )
         print(f"    French-only hits of English recordings: {result.wrong}")
     if args.json:
         figures = {
             name: {
-                way: {**vars(summarise(seconds)), "hits": result.hits[way]}
+                way: {
+                    **vars(summarise(seconds)),
+                    "hits": result.hits[way],
+                    "lexical": vars(summarise(result.lexical_seconds[way])),
+                    "rows_read": result.rows_read[way],
+                }
                 for way, seconds in result.seconds.items()
             }
             | {"wrong": result.wrong}

@@ -21,10 +21,14 @@ def test_rounds_pool_every_search_and_hit_per_way():
             Measured(
                 seconds={way: [seconds] for way in WAYS},
                 hits=dict.fromkeys(WAYS, hits),
+                lexical_seconds={way: [seconds / 10] for way in WAYS},
+                rows_read=dict.fromkeys(WAYS, hits * 50),
                 wrong=wrong,
                 package="/src/llama_index_video",
             )
         )
     assert pooled.seconds == {way: [0.01, 0.03] for way in WAYS}
+    assert pooled.lexical_seconds == {way: [0.001, 0.003] for way in WAYS}
     assert pooled.hits == dict.fromkeys(WAYS, 9) and pooled.wrong == 1
+    assert pooled.rows_read == dict.fromkeys(WAYS, 450)
     assert pooled.package == "/src/llama_index_video"
