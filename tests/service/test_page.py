@@ -208,6 +208,24 @@ def test_search_options_reach_the_api_and_the_search_link(page):
     assert page.locator("#search-options").get_attribute("open") is not None
 
 
+def test_the_named_speaker_option_reaches_the_api_and_the_search_link(page):
+    # /api/search and `search` took by_named_speaker; the page had no way to ask for it.
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/api/search" in r.url else None)
+    page.get_by_label("Search for a moment").fill("ultraviolet C radiation")
+    page.get_by_text("Search options").click()
+    page.get_by_label("Only what a speaker the question names said").check()
+    page.keyboard.press("Enter")
+    page.locator("#results button.card").first.wait_for()
+    assert "by_named_speaker=true" in asked[-1] and "by_chapter" not in asked[-1]
+    assert page.evaluate("location.search") == "?q=ultraviolet+C+radiation&by_named_speaker=true"
+    page.goto("/?q=ultraviolet+C+radiation&by_named_speaker=true")
+    page.locator("#results button.card").first.wait_for()
+    assert page.get_by_label("Only what a speaker the question names said").is_checked()
+    assert not page.get_by_label("Score each moment with its chapter's match too").is_checked()
+    assert page.locator("#search-options").get_attribute("open") is not None
+
+
 def test_a_language_reaches_the_api_and_the_search_link(page):
     asked = _searched_with_option(page, "Only what was said in these languages", "French")
     # the example index is English: the page names the languages it holds

@@ -389,14 +389,17 @@ const onScreen = (hit) =>
 const hitText = (hit) => [hit.text || "", ...onScreen(hit)].filter(Boolean).join(" — ");
 
 // The search's options as /api/search (and a search link) take them: `speaker` and
-// `language` when named, `by_chapter` when checked.
+// `language` when named, `by_chapter` and `by_named_speaker` when checked.
+const CHECKED_OPTIONS = { by_chapter: "search-by-chapter", by_named_speaker: "search-by-named-speaker" };
 function searchOptions() {
   const options = {};
   const speaker = $("search-speaker").value.trim();
   if (speaker) options.speaker = speaker;
   const language = $("search-language").value.trim();
   if (language) options.language = language;
-  if ($("search-by-chapter").checked) options.by_chapter = "true";
+  for (const [option, id] of Object.entries(CHECKED_OPTIONS)) {
+    if ($(id).checked) options[option] = "true";
+  }
   return options;
 }
 
@@ -477,7 +480,11 @@ if (linked.get("q")) {
   $("search-input").value = linked.get("q");
   $("search-speaker").value = linked.get("speaker") || "";
   $("search-language").value = linked.get("language") || "";
-  $("search-by-chapter").checked = linked.get("by_chapter") === "true";
-  $("search-options").open = ["speaker", "language", "by_chapter"].some((o) => linked.has(o));
+  for (const [option, id] of Object.entries(CHECKED_OPTIONS)) {
+    $(id).checked = linked.get(option) === "true";
+  }
+  $("search-options").open = ["speaker", "language", ...Object.keys(CHECKED_OPTIONS)].some((o) =>
+    linked.has(o),
+  );
   $("search-form").requestSubmit();
 }
