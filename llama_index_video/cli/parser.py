@@ -324,7 +324,7 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="label who spoke in each transcript unit; N: how many speakers there are "
-        "(default: estimated)",
+        "(default: estimated, up to 16)",
     )
     parser.add_argument(
         "--diarizer",

@@ -51,7 +51,7 @@ from llama_index_video.speakers.campplus import (
     load_encoder,
     torch_threads,
 )
-from llama_index_video.speakers.clustering import cluster_windows
+from llama_index_video.speakers.clustering import MAX_SPEAKERS, cluster_windows
 from llama_index_video.speakers.segmentation import Segmenter, load_segmenter, speaker_floor
 from llama_index_video.transcription.vad import TURNS, VoiceActivity
 
@@ -111,7 +111,7 @@ class CampplusDiarizer:
         self,
         *,
         num_speakers: int | None = None,
-        max_speakers: int = 8,
+        max_speakers: int = MAX_SPEAKERS,
         window: float = 1.0,
         hop: float = 0.5,
         vad_threshold: float = TURNS.threshold,
