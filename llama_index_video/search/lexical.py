@@ -135,6 +135,8 @@ class LexicalRetriever:
             only = self._lexical.with_phrases(query.phrases, among=holding)
         if only is not None and not only:
             return []
+        if self._languages is not None:
+            self._lexical.warn_unlabelled(snapshot)
         found = snapshot.search(
             query.words,
             top_k=self._top_k,

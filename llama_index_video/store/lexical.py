@@ -127,6 +127,7 @@ class LexicalStore:
         self.db_file = self.folder / WORDS_FILE
         self._refreshed = time.monotonic()
         self._snapshot: LexicalSnapshot | None = None
+        self._warned: int | None = None  # the generation warn_unlabelled spoke of
 
     # --- writing (the caller holds the index's writer lock) ---
 
@@ -241,14 +242,19 @@ class LexicalStore:
             except (OSError, ValueError) as exc:  # replaced by a writer while loading
                 logger.info("lexical index not readable now (%s); searching without it", exc)
                 return None
-            if self._snapshot.unlabelled:
-                logger.warning(
-                    "%s: some moments were recorded without their language, so a search "
-                    "in some languages may find fewer of them by their words until "
-                    "`llama-index-video verify --repair` (or the next ingest) records it",
-                    self.folder,
-                )
         return self._snapshot
+
+    def warn_unlabelled(self, snapshot: LexicalSnapshot) -> None:
+        """Say once per generation, before a search by language, that some of
+        ``snapshot``'s moments were recorded without their language."""
+        if snapshot.unlabelled and self._warned != snapshot.generation:
+            self._warned = snapshot.generation
+            logger.warning(
+                "%s: some moments were recorded without their language, so a search in "
+                "some languages may find fewer of them by their words until "
+                "`llama-index-video verify --repair` (or the next ingest) records it",
+                self.folder,
+            )
 
     def with_phrases(
         self, phrases: Sequence[Sequence[str]], among: Collection[str] | None = None

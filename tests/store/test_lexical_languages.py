@@ -98,14 +98,20 @@ def test_a_rare_language_is_found_reading_only_its_top_k_rows(tmp_path):
     assert snapshot.search(["reykjavik"], top_k=5, languages=["ja"]) == []
 
 
-def test_an_index_written_before_languages_answers_rightly_and_is_repaired(tmp_path):
+def test_an_index_written_before_languages_answers_rightly_and_is_repaired(tmp_path, caplog):
     _, rows = _store(tmp_path)
     lexical_without_languages(tmp_path)
     old = LexicalStore(tmp_path)
     snapshot = old.snapshot()
     assert snapshot is not None and snapshot.unlabelled
+    _retrieve(old, rows, None)
+    assert "without their language" not in caplog.text  # said to searches by language
+    rows.read = 0
     found = _retrieve(old, rows, ["fr"])  # no English hit, whatever it ranks first
     assert all(i.startswith("fr") for i in found) and rows.read == TOP_K
+    _retrieve(old, rows, ["en"])
+    warned = [r for r in caplog.records if "recorded without their language" in r.message]
+    assert len(warned) == 1 and "verify --repair" in warned[0].message  # once
     indexed = {"en": ENGLISH + 1, "fr": FRENCH}
     check = check_lexical(old, indexed)
     assert check.unlabelled == ["en", "fr"] and not check.missing and not check.ok
