@@ -3,13 +3,13 @@
 Run from the repository root::
 
     python benchmarks/follow_cost.py [--searches 200] [--rounds 3] [--baseline-ref REF]
-                                     [--json FILE]
+                                     [--snapshot-reads] [--json FILE]
 
 A ``VideoIndex`` an app keeps open reads the folder's lock file before each read, to
-move to the version another process's writer has finished (copied, with
-``snapshot_reads=True``, which today's version is opened with; reloaded in place
-without) once it has, and holds the
-folder's lease (:mod:`llama_index_video.store.lease`) while it reads. This measures
+move to the version another process's writer has finished (reloaded in place, the
+default; copied, with ``--snapshot-reads``, in the versions that have the option) once
+it has, and holds the folder's lease (:mod:`llama_index_video.store.lease`, and the
+folder's ``read.lock`` shared where the version has it) while it reads. This measures
 what that adds to a warm search and to a kept retriever's ``retrieve``: each version
 (today's checkout, and the source at ``--baseline-ref``, by default the commit before
 reads followed writers) opens the same index in a process of its own and times
@@ -19,7 +19,9 @@ the check. Then each process copies the index, has another process (``ingest`` o
 own version) replace the manual with a second edition in the copy, and asks again with
 what it kept: the kept retriever's hits of the second edition (of 5), and whether a
 search filtered by modality failed, and how long the first read took (the version
-moved to: the folder reloaded in place, or, with snapshot reads, copied and opened).
+moved to: the folder reloaded in place, or, with snapshot reads, copied and opened);
+and how long that ``ingest`` of the replaced manual took (wall, its own process: what
+a writer deferring the old rows' deletion to its commit step costs, if anything).
 Synthetic material: a Markdown manual of 300
 sections, ingested once by today's code (the default local embedding).
 """
@@ -49,9 +51,9 @@ TIMED = """
 import inspect, json, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 from llama_index_video.index import VideoIndex
-# snapshot reads where the version has them (opt-in); the baseline reads in place
+# snapshot reads when asked, where the version has them (opt-in); else in place
 SNAPSHOTS = "snapshot_reads" in inspect.signature(VideoIndex).parameters
-OPTIONS = {"snapshot_reads": True} if SNAPSHOTS else {}
+OPTIONS = {"snapshot_reads": True} if SNAPSHOTS and sys.argv[4] == "1" else {}
 index = VideoIndex(sys.argv[1], **OPTIONS)
 retriever = index.as_retriever(top_k=5)
 calls = {"search": lambda: index.search(QUESTION, top_k=5),
@@ -77,13 +79,15 @@ retriever.retrieve(QUESTION)
 edition = manual.with_name("second.md")
 edition.write_text(manual.read_text().replace("Valve", "Second-edition valve"))
 shutil.copy(edition, manual.with_name("work") / "manual.md")
+started = time.perf_counter()
 subprocess.run([sys.executable, "-m", "llama_index_video.cli.main", "ingest",
                 str(manual.with_name("work") / "manual.md"), "--index", str(copy), "--quiet"],
                check=True, capture_output=True)
+ingest = time.perf_counter() - started
 started = time.perf_counter()
 hits = retriever.retrieve(QUESTION)
 first = (time.perf_counter() - started) * 1000
-found["after"] = [sum("Second-edition" in h.node.get_content() for h in hits), 0, first]
+found["after"] = [sum("Second-edition" in h.node.get_content() for h in hits), 0, first, ingest]
 try:
     index.search(QUESTION, top_k=5, modalities=["text"])
 except Exception as exc:
@@ -99,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--searches", type=int, default=200, help="timed calls per round")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per version (1-20)")
     parser.add_argument("--baseline-ref", default=BASELINE_REF, help="git ref of the baseline")
+    parser.add_argument(
+        "--snapshot-reads",
+        action="store_true",
+        help="open the index with snapshot_reads=True in the versions that have it",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if not 1 <= args.rounds <= 20 or not 10 <= args.searches <= 10_000:
@@ -110,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         runs: dict[str, list[dict[str, list[float]]]] = {v.name: [] for v in versions}
         for round_ in range(args.rounds):  # ends: a fixed number of rounds
             for version in versions if round_ % 2 == 0 else versions[::-1]:
-                runs[version.name].append(_timed(version, index, args.searches))
+                runs[version.name].append(
+                    _timed(version, index, args.searches, snapshots=args.snapshot_reads)
+                )
     medians = {
         name: {
             call: {
@@ -126,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             "second_edition_hits_of_5": [r["after"][0] for r in found],
             "filtered_search_failed": sum(int(r["after"][1]) for r in found),
             "first_read_after_ms": statistics.median(r["after"][2] for r in found),
+            "replacing_ingest_s": statistics.median(r["after"][3] for r in found),
         }
         for name, found in runs.items()
     }
@@ -135,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_average": {"before": load_before, "after": load_average()},
         "searches": args.searches,
         "rounds": args.rounds,
+        "snapshot_reads": args.snapshot_reads,
         "versions": [v.name for v in versions],
         "figures": medians,
         "after_another_process_replaced_the_file": after,
@@ -149,14 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     result["check_us"] = check
     print(
         f"{'today':>22} the check alone: lock file read {check['read_generation']:.1f} us, "
-        f"lease taken and given back {check['lease']:.1f} us (a read makes two and one)"
+        f"lease taken and given back (with read.lock) {check['lease']:.1f} us, commit step "
+        f"looked for {check['committing']:.1f} us (a search reads the lock file some six "
+        "times, one of them looking for a commit step, and takes the lease once)"
     )
     for name, figure in after.items():
         print(
             f"{name:>22} after a re-ingest elsewhere: second-edition hits of 5 per round "
             f"{figure['second_edition_hits_of_5']}, filtered searches failed "
             f"{figure['filtered_search_failed']} of {args.rounds}; the first read "
-            f"(moving to the new version) {figure['first_read_after_ms']:.0f} ms median"
+            f"(moving to the new version) {figure['first_read_after_ms']:.0f} ms median; "
+            f"that ingest took {figure['replacing_ingest_s']:.2f} s median"
         )
     print(f"load {result['load_average']}; {result['machine']}")
     if args.json:
@@ -170,7 +186,7 @@ def _check_cost(*, calls: int = 20_000) -> dict[str, float]:
     import timeit
 
     from llama_index_video.store.lease import folder_lease
-    from llama_index_video.store.lock import WriterLock, read_generation
+    from llama_index_video.store.lock import WriterLock, committing, read_generation
 
     with tempfile.TemporaryDirectory(prefix="follow-check-") as folder:
         path = Path(folder)
@@ -186,6 +202,7 @@ def _check_cost(*, calls: int = 20_000) -> dict[str, float]:
             / calls
             * 1e6,
             "lease": timeit.timeit(leased, number=calls) / calls * 1e6,
+            "committing": timeit.timeit(lambda: committing(path), number=calls) / calls * 1e6,
         }
 
 
@@ -206,9 +223,12 @@ def _index(version: Version, scratch: Path) -> Path:
     return index
 
 
-def _timed(version: Version, index: Path, searches: int) -> dict[str, list[float]]:
+def _timed(
+    version: Version, index: Path, searches: int, *, snapshots: bool
+) -> dict[str, list[float]]:
     command = [sys.executable, "-c", TIMED, str(index), str(searches)]
-    done = run([*command, str(index.parent / "first.md")], compiled_env(version))
+    manual = str(index.parent / "first.md")
+    done = run([*command, manual, "1" if snapshots else "0"], compiled_env(version))
     if done.returncode != 0:
         raise SystemExit(f"{version.name} failed:\n{done.stderr}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))

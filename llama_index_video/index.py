@@ -12,18 +12,25 @@ folder's writer lock, :mod:`llama_index_video.store.lock`); any number read, and
 only files whose moments are completely written. A folder this process may not write
 is opened read-only: search and ask work, ingest fails with one line.
 
-With ``snapshot_reads=True``, an index an app keeps reads a *snapshot*
+Reading in place (the default), an index answers from the version its vectors were
+loaded at while another process's writer is at work: it holds the manifest as it was
+then (:meth:`~llama_index_video.store.manifest.Manifest.hold`) and keeps its vector
+queries to that version's contents, since the rows the writer adds are unknown to the
+loaded vector index (a filtered query met them); the writer deletes what it replaced
+only in its commit step at the end of the run, after the reads in progress, and a read
+waits for that step (:mod:`llama_index_video.store.lock`). Once the writer has
+finished, the next read loads the vectors afresh.
+
+With ``snapshot_reads=True``, an index reads a *snapshot* instead
 (:mod:`llama_index_video.store.snapshot`): a private copy of the folder as the last
-finished writer left it, moved to each new finished version at the next read. Another
-process's writer at work changes the folder in place (a file it replaces loses its old
-rows long before its run ends, and the rows it adds are unknown to the loaded vector
-index, so a filtered search met them); the copy never changes, so every read answers
-from one complete version. Its own writes (``ingest``, ``remove``, ...) go to the folder
-in place, and its next read copies the version they made. It is not the default: the
-public ``vector_store`` and ``index`` are then the copy's, and nodes an app inserts
-through them directly would be written to the copy and lost at ``close()``. One-shot
-readers (the CLI's ``search``) read in place: one copy per command would cost more than
-the retries they make (:mod:`llama_index_video.cli.reads`).
+finished writer left it, moved to each new finished version at the next read; it never
+waits for a writer. Its own writes (``ingest``, ``remove``, ...) go to the folder in
+place, and its next read copies the version they made. It is not the default: the copy
+costs its size and time at every new version, and the public ``vector_store`` and
+``index`` are then the copy's: nodes an app inserts through them directly would be
+written to the copy and lost at ``close()``. One-shot readers (the CLI's ``search``)
+read in place, and read again when a writer changed the folder under them
+(:mod:`llama_index_video.cli.reads`).
 
 ``VideoIndex`` inherits each side of the facade from the module that says it:
 searching and asking from :mod:`llama_index_video.querying` (every search and answer
@@ -87,7 +94,7 @@ from llama_index_video.store.folder_index import (
 )
 from llama_index_video.store.lease import folder_lease
 from llama_index_video.store.lexical import LexicalStore
-from llama_index_video.store.lock import WriterLock, read_generation
+from llama_index_video.store.lock import WriterLock, read_generation, wait_for_commit
 from llama_index_video.store.manifest import Manifest
 from llama_index_video.store.snapshot import Snapshot, take_snapshot
 from llama_index_video.store.storage_errors import read_only, translated
@@ -158,7 +165,8 @@ class VideoIndex(Verifying, Querying):
             copy is as big as the index, in the temporary folder, deleted when the index
             is closed or collected, or at exit; ``vector_store`` and ``index`` are the
             copy's, so write only through ``ingest``, ``remove`` and the other methods.
-            False (the default): read the folder in place.
+            False (the default): read the folder in place, from the version the vectors
+            were loaded at while another process writes (see the module docstring).
 
     Raises:
         IndexCompatibilityError: the folder was built by a newer index format or with
@@ -234,6 +242,8 @@ class VideoIndex(Verifying, Querying):
         self._view: Snapshot | None = None
         self._discard_view: weakref.finalize[[], VideoIndex] | None = None
         self._view_failed: int | None = None
+        self._held: WriterLock | None = None
+        self._pinned: int | None = None
         read_only_manifest = self.manifest.read_only
         view = self._new_view()
         if view is None:
@@ -305,8 +315,18 @@ class VideoIndex(Verifying, Querying):
                 self.read_only = True
                 raise read_only(self.folder.chroma)
             self.folder.written_by(lock)
-            with translated(self.folder.chroma):
-                yield
+            self._unpin()  # this process writes the manifest now
+            self._held = lock
+            try:
+                with translated(self.folder.chroma):
+                    yield
+            finally:
+                self._held = None
+
+    def _committing(self) -> None:
+        """Begin the commit step of the write in progress (``WriterLock.committing``)."""
+        if self._held is not None:
+            self._held.committing()
 
     def reopen(self) -> None:
         """Load the vectors (and the manifest) afresh, to see what another process wrote.
@@ -336,6 +356,7 @@ class VideoIndex(Verifying, Querying):
         self._discard_view = None if view is None else weakref.finalize(self, view.discard)
         self.manifest.close()  # a read-only folder's manifest may be read as immutable
         self.manifest = Manifest(self._opened.manifest_file)
+        self._pinned = None
         self._open_vectors()
         self.lexical = LexicalStore(self._opened.path)
         if old is not None:
@@ -411,6 +432,8 @@ class VideoIndex(Verifying, Querying):
         lease = folder_lease(self.path)
         if not self._local_vectors or lease.reading_here():
             return
+        if self._view is None:
+            wait_for_commit(self.path)
         if self.snapshot_reads:
             if self._view_behind():
                 with lease.exclusive():
@@ -424,6 +447,40 @@ class VideoIndex(Verifying, Querying):
                     self._move(None, release=True)
         if self._view is None and self._releases != releases(self.folder.chroma):
             self._open_vectors()
+        generation = read_generation(self.path)
+        if self._view is None and generation is not None and generation != self._pinned:
+            with lease.exclusive():
+                self._pin()
+
+    def _pin(self) -> None:
+        """Read the manifest, from now until the vectors move, as it was at the version
+        they were loaded at (:meth:`Manifest.hold`), while that version is the last one
+        finished: a writer of another process at work then commits its files to the
+        manifest, but its rows are unknown to the loaded vectors, and it deletes what it
+        replaced only in its commit step (:mod:`llama_index_video.store.index_writer`).
+        Nothing is held when the vectors are not the last version's, or a writer began
+        as it was taken (what it committed first might be in it)."""
+        self._unpin()
+        generation = read_generation(self.path)
+        if generation is None or not self._local_vectors or self.folder.behind_writers():
+            return
+        self.manifest.hold()
+        if read_generation(self.path) != generation:
+            self.manifest.let_go()
+            return
+        self._pinned = generation
+
+    def _unpin(self) -> None:
+        self.manifest.let_go()
+        self._pinned = None
+
+    def _behind_writers(self) -> bool:
+        return self._view is None and self._local_vectors and self.folder.behind_writers()
+
+    def _version_contents(self) -> set[str] | None:
+        if self._pinned is None or read_generation(self.path) is not None:
+            return None
+        return {record.content_hash for record in self.manifest.files("indexed")}
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
         """The text index, or with visual search a multimodal one over both stores."""

@@ -127,7 +127,7 @@ class Querying(Recordings):
     def search_policy(self) -> SearchPolicy:
         """How this index searches now: its channels, weights, thresholds and gate."""
         return SearchPolicy(
-            vectors=partial(VideoRetriever, self.index),
+            vectors=self._vectors,
             rows=partial(nodes_by_id, self.index),
             query=QueryBundle,
             embed_model=self.embed_model,
@@ -145,6 +145,17 @@ class Querying(Recordings):
             lexical_threshold=self.lexical_threshold,
             words=self.lexical,
         )
+
+    def _vectors(self, **options: Any) -> VideoRetriever:
+        """The vector channel's retriever (:class:`VideoRetriever` over :attr:`index`),
+        kept to the contents of the version read while a writer is at work
+        (:meth:`~llama_index_video.recordings.Recordings._version_contents`)."""
+        kept = self._version_contents()
+        if kept is not None:
+            given = options.get("contents")
+            # "" is no content's hash: none of those asked for is in the version read
+            options["contents"] = sorted(kept if given is None else set(given) & kept) or [""]
+        return VideoRetriever(self.index, **options)
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
         """A ``TimestampFramePostprocessor`` that looks neighbours up in this index."""

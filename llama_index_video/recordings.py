@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from llama_index_video.store.recording_names import IndexedSource
     from llama_index_video.summaries.summary import Summary
 
+_READ_ATTEMPTS: Final = 3
+"""How many times one read goes round to a version a writer finished as it began."""
+
 MAX_MOMENT_SECONDS: Final = 600.0
 """The longest span a door reads or cuts at once (a clip, an export, a transcript read)."""
 
@@ -220,11 +223,25 @@ class Recordings(ManifestRecordings):
     def _follow_writers(self) -> None:
         """Load the vectors afresh when a writer has finished since (``VideoIndex`` does)."""
 
+    def _version_contents(self) -> set[str] | None:
+        """The contents of the version read, while a writer of another process at work
+        adds rows the loaded vectors do not know (a query filtered by their metadata
+        would meet them): queries keep to these. None: no need (``VideoIndex`` tells)."""
+        return None
+
+    def _behind_writers(self) -> bool:
+        """Whether a writer finished a version after :meth:`_follow_writers` moved to the
+        last one (``VideoIndex`` tells)."""
+        return False
+
     @contextmanager
     def _reading(self) -> Iterator[None]:
         """One read of the folder: the vectors brought up to the last finished writer's
         version first, then held (the folder's lease, shared) so that no other thread of
-        this process reloads them meanwhile (:mod:`llama_index_video.store.lease`).
+        this process reloads them, nor another process's writer deletes what they hold,
+        meanwhile (:mod:`llama_index_video.store.lease`). A writer's commit step that
+        ended while the read waited for the lease sends it round again, to the version
+        that step finished (twice at most).
 
         Raises:
             IndexBusyError: a writer at work changed what the read was reading (Chroma's
@@ -233,21 +250,27 @@ class Recordings(ManifestRecordings):
         from llama_index_video.store.lease import folder_lease
         from llama_index_video.store.lock import WriterLock, caused_by_a_writer, read_generation
 
-        self._follow_writers()
-        before = read_generation(self.path)
-        with folder_lease(self.path).shared():
-            try:
-                yield
-            except Exception as exc:
-                if isinstance(exc, IndexBusyError) or not caused_by_a_writer(exc):
-                    raise
-                if before is not None and read_generation(self.path) == before:
-                    raise  # no writer touched the folder: the failure is its own
-                holder = WriterLock(self.path).holder() or "a writer"
-                raise IndexBusyError(
-                    f"{self.path}: {holder} is writing to this index and changed what "
-                    "this read was reading; read again when it has finished"
-                ) from exc
+        lease = folder_lease(self.path)
+        nested = lease.reading_here()
+        for attempt in range(_READ_ATTEMPTS):  # ends: a fixed number of attempts
+            self._follow_writers()
+            before = read_generation(self.path)
+            with lease.shared():
+                if not nested and attempt + 1 < _READ_ATTEMPTS and self._behind_writers():
+                    continue
+                try:
+                    yield
+                except Exception as exc:
+                    if isinstance(exc, IndexBusyError) or not caused_by_a_writer(exc):
+                        raise
+                    if before is not None and read_generation(self.path) == before:
+                        raise  # no writer touched the folder: the failure is its own
+                    holder = WriterLock(self.path).holder() or "a writer"
+                    raise IndexBusyError(
+                        f"{self.path}: {holder} is writing to this index and changed what "
+                        "this read was reading; read again when it has finished"
+                    ) from exc
+                return
 
     def library(self) -> list[LibraryEntry]:
         """Every source in the index with its duration, moments, language, speakers,

@@ -61,6 +61,10 @@ class Writing(Naming):
     chroma_url: str | None
     reader: VideoReader
 
+    def _committing(self) -> None:
+        """Begin the commit step of the write in progress (``VideoIndex`` does it)."""
+        raise NotImplementedError
+
     def ingest(
         self,
         paths: Iterable[str | Path],
@@ -127,6 +131,7 @@ class Writing(Naming):
                 return 0
             ingestor = self._ingestor(None)
             if remove_source(ingestor, self.manifest, record):
+                ingestor.finish_removals()
                 ingestor.settle()
             self.lexical.refresh()
             return 1
@@ -142,6 +147,7 @@ class Writing(Naming):
             ]
             dropped = [remove_source(ingestor, self.manifest, record) for record in gone]
             if any(dropped):
+                ingestor.finish_removals()
                 ingestor.settle()
             self.lexical.refresh()
             return [record.source for record in gone]
@@ -161,6 +167,7 @@ class Writing(Naming):
             executor=executor,
             lexical=self.lexical,
             chapters=add_chapters,
+            committing=self._committing,
         )
 
     def _record_identity(self) -> None:

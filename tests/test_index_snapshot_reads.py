@@ -1,5 +1,6 @@
 """An app's ``VideoIndex`` answers from the last finished version while another process
-is in the middle of a multi-file ingest.
+is in the middle of a multi-file ingest, reading the folder in place (the default) or a
+private copy of it (``snapshot_reads``).
 
 The writer here is a real process ingesting two files through the library: the first
 replaces a manual the app had indexed, and the run then stops before reading the second
@@ -7,8 +8,9 @@ replaces a manual the app had indexed, and the run then stops before reading the
 already replaced. Reading the folder in place, the app found nothing of the manual until
 the whole run ended (its old rows were deleted, its new ones unknown to the app's loaded
 vector index), and a search filtered by recording or modality raised ``IndexBusyError``.
-The app reads a private copy of the last finished version now: the first edition is
-answered until the run ends, the second after.
+Now a writer deletes what it replaced only in its short commit step at the end of the
+run, and a reader keeps the manifest as it was at the version it loaded: the first
+edition is answered until the run ends, the second after, in place as from the copy.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
+from llama_index_video.answering.claude import ClaudeMultimodalLLM
 from llama_index_video.index import VideoIndex
 from tests.test_index_follows_writers import (
     QUESTION,
@@ -35,30 +40,41 @@ from llama_index_video.index import VideoIndex
 index_dir, gate, *paths = {argv!r}
 gate = Path(gate)
 
+def stop(name):
+    (gate / (name + ".held")).touch()
+    deadline = time.monotonic() + 120
+    while not (gate / (name + ".go")).exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
 def progress(path, stage, done, total):
-    # hashing comes first for every file; reading later.md, after the manual is replaced
-    if Path(path).name == "later.md" and stage != "hash" and not (gate / "go").exists():
-        (gate / "held").touch()
-        deadline = time.monotonic() + 120
-        while not (gate / "go").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
+    # hashing comes first for every file, then manual.md is read, embedded and stored
+    if Path(path).name == "manual.md" and stage == "embed" and done == total:
+        stop("stored")  # its new rows are in, the manifest still lists the old ones
+    if Path(path).name == "later.md" and stage != "hash" and not (gate / "replaced.go").exists():
+        stop("replaced")  # the manual replaced in the manifest, the run not over
 
 report = VideoIndex(index_dir).ingest(paths, progress=progress)
 sys.exit(0 if report.ok else 1)
 """
+STOPS = ("stored", "replaced")
+"""Where the writer stops, in order: the manual's new rows stored, the manual replaced."""
 
 
 def _held_writer(spawn, index_dir: Path, gate: Path, *paths: Path):
-    """A process ingesting ``paths`` that holds the lock before reading ``later.md``."""
+    """A process ingesting ``paths`` that holds the lock at each of :data:`STOPS` until
+    the test lets it go on (:func:`_reached`)."""
     gate.mkdir()
     argv = [str(index_dir), str(gate), *map(str, paths)]
-    process = spawn(code=HELD_WRITER.format(argv=argv))
+    return spawn(code=HELD_WRITER.format(argv=argv))
+
+
+def _reached(writer, gate: Path, stop: str) -> None:
+    """Wait until the writer holds at ``stop``."""
     deadline = time.monotonic() + 240
-    while not (gate / "held").exists():
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the writer never reached the second file"
+    while not (gate / f"{stop}.held").exists():
+        assert writer.poll() is None, writer.communicate()
+        assert time.monotonic() < deadline, f"the writer never reached {stop}"
         time.sleep(0.05)
-    return process
 
 
 def _first_and_later(manual: Path) -> Path:
@@ -67,36 +83,61 @@ def _first_and_later(manual: Path) -> Path:
     return later
 
 
-def test_an_app_answers_from_the_last_finished_version_during_a_long_ingest(spawn, tmp_path):
+def _answered_from(app: VideoIndex, kept, claude: ClaudeMultimodalLLM, manual: Path) -> str:
+    """The one edition of the manual every read of the app answers from, each read
+    whole (three moments): a kept retriever, searches unfiltered and filtered by
+    modality and by recording, a kept query engine, an agent's tool, ``ask`` through the
+    Anthropic stand-in; and the library lists the manual's moments."""
+    retriever, engine, tools = kept
+    editions = []
+    found = retriever.retrieve(QUESTION)
+    assert len(found) == 3, [n.node.get_content() for n in found]
+    editions.append(_editions([n.node.get_content() for n in found]))
+    for filters in ({}, {"modalities": ["text"]}, {"sources": [manual]}):
+        hits = app.search(QUESTION, top_k=3, **filters)
+        assert len(hits) == 3, (filters, hits)
+        editions.append(_editions([h.text for h in hits]))
+    response = engine.query(QUESTION)
+    assert len(response.source_nodes) >= 3
+    editions.append(_editions([n.node.get_content() for n in response.source_nodes]))
+    moments = json.loads(tools.search_moments(QUESTION, top_k=3, modality="text"))["moments"]
+    assert len(moments) == 3
+    editions.append(_editions([moment["text"] for moment in moments]))
+    answer = app.ask(QUESTION, llm=claude)
+    assert answer.found and len(answer.hits) >= 3, answer
+    editions.append(_editions([hit.text for hit in answer.hits]))
+    assert {"text": SECTIONS} in [entry.moments for entry in app.library()]
+    assert all(len(edition) == 1 for edition in editions) and len(set.union(*editions)) == 1, (
+        editions
+    )
+    return editions[0].pop()
+
+
+@pytest.mark.parametrize("snapshot_reads", [False, True])
+def test_an_app_answers_from_the_last_finished_version_during_a_long_ingest(
+    spawn, tmp_path, fake_anthropic, snapshot_reads
+):
     manual, index_dir = _indexed_in_docs(tmp_path)
-    app = VideoIndex(index_dir, snapshot_reads=True)
+    gate = tmp_path / "gate"
+    app = VideoIndex(index_dir, snapshot_reads=snapshot_reads)
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, max_retries=0, timeout=30.0
+    )
     try:
-        retriever, engine, tools = _kept(app)
-        assert _editions([n.node.get_content() for n in retriever.retrieve(QUESTION)]) == {"first"}
+        kept = _kept(app)
+        assert _answered_from(app, kept, claude, manual) == "first"
 
         _manual(manual, "second")
-        writer = _held_writer(spawn, index_dir, tmp_path / "gate", manual, _first_and_later(manual))
-
-        # The writer holds the lock, the manual's first edition is gone from the folder.
-        found = retriever.retrieve(QUESTION)
-        assert len(found) == 3 and _editions([n.node.get_content() for n in found]) == {"first"}
-        for filters in ({}, {"modalities": ["text"]}, {"sources": [manual]}):
-            hits = app.search(QUESTION, top_k=3, **filters)
-            assert len(hits) == 3 and _editions([h.text for h in hits]) == {"first"}, filters
-        response = engine.query(QUESTION)
-        assert _editions([n.node.get_content() for n in response.source_nodes]) == {"first"}
-        moments = json.loads(tools.search_moments(QUESTION, top_k=3, modality="text"))["moments"]
-        assert moments and _editions([moment["text"] for moment in moments]) == {"first"}
-        assert [entry.moments for entry in app.library()] == [{"text": SECTIONS}]
-
-        (tmp_path / "gate" / "go").touch()
+        writer = _held_writer(spawn, index_dir, gate, manual, _first_and_later(manual))
+        for stop in STOPS:
+            _reached(writer, gate, stop)
+            assert _answered_from(app, kept, claude, manual) == "first", stop
+            assert [Path(entry.source).name for entry in app.library()] == ["manual.md"]
+            (gate / f"{stop}.go").touch()
         out, err = writer.communicate(timeout=240)
         assert writer.returncode == 0, (out, err)
 
-        found = retriever.retrieve(QUESTION)
-        assert len(found) == 3 and _editions([n.node.get_content() for n in found]) == {"second"}
-        hits = app.search(QUESTION, top_k=3, sources=[manual])
-        assert _editions([h.text for h in hits]) == {"second"}
+        assert _answered_from(app, kept, claude, manual) == "second"
         assert sorted(Path(entry.source).name for entry in app.library()) == [
             "later.md",
             "manual.md",

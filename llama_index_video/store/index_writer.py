@@ -8,6 +8,12 @@ recorded in the manifest's ``removals``), and its rows and media deleted after. 
 store always holds every row of every ``indexed`` content, and readers, which show
 only ``indexed`` contents, never see a half-written or half-deleted one.
 
+What a run forgets is deleted only in its commit step at the end
+(:meth:`IndexWriter.finish_removals`, announced through ``committing``, see
+:mod:`llama_index_video.store.lock`): an app reading the folder in place keeps the
+manifest of the version it loaded while another process writes, and finds a replaced
+file's old rows until that version is over.
+
 The caller holds the index's writer lock (:mod:`llama_index_video.store.lock`), so
 whatever an earlier run left half-done was interrupted: :meth:`IndexWriter.recover`
 finishes removals, deletes the rows and media of interrupted contents, re-marks contents
@@ -19,7 +25,7 @@ stray rows, orphan frames and clips, and partial files (see
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 
 from llama_index.core import VectorStoreIndex
@@ -59,8 +65,10 @@ class IndexWriter:
         media_dir: Path,
         batch_size: int,
         lexical: LexicalStore | None,
+        committing: Callable[[], None] | None = None,
     ) -> None:
         self._index = index
+        self._committing = committing or (lambda: None)
         self._lexical = lexical
         self._manifest = manifest
         self._media_dir = media_dir
@@ -149,12 +157,18 @@ class IndexWriter:
         )
 
     def remove(self, file_hash: str) -> None:
-        """Forget a content, then delete its nodes and media."""
+        """Forget a content; :meth:`finish_removals` deletes its nodes and media."""
         with self._manifest.transaction():
             self._forget(file_hash)
-        self._finish_removal(file_hash)
-        if self._lexical is not None:  # the caller refreshes it once at the end
-            self._lexical.refresh(force=False)
+
+    def finish_removals(self) -> None:
+        """The run's commit step: delete the rows, words and media of every content it
+        forgot (replaced or removed), once ``committing`` has announced it. The caller
+        refreshes the lexical matrices after."""
+        removals = self._manifest.removals()
+        if removals:
+            self._committing()
+            self._finish_removals(removals)
 
     def amend(
         self,
@@ -212,17 +226,15 @@ class IndexWriter:
 
     def _commit_path(self, record: PathRecord, previous: str | None) -> None:
         with self._manifest.transaction():
-            unused = self._settle_path(record, previous)
-        self._finish_removals(unused)
+            self._settle_path(record, previous)
 
-    def _settle_path(self, record: PathRecord, previous: str | None) -> list[str]:
+    def _settle_path(self, record: PathRecord, previous: str | None) -> None:
         """Point the path at its content; forget what the path held before if now unused.
 
         Paths of the same content that no longer exist (the file was moved) are dropped,
         and so are those that now name this very file (a download, recorded before its
-        index folder moved). Call inside a transaction; returns the contents forgotten,
-        whose rows and media :meth:`_finish_removals` deletes once the transaction is
-        committed.
+        index folder moved). Call inside a transaction; the rows and media of a content
+        forgotten are deleted in the run's commit step (:meth:`finish_removals`).
         """
         self._manifest.set_path(record)
         for other in self._manifest.paths_of(record.content_hash):
@@ -231,8 +243,6 @@ class IndexWriter:
                 self._manifest.forget_path(other.path)
         if previous and previous != record.content_hash and not self._manifest.paths_of(previous):
             self._forget(previous)
-            return [previous]
-        return []
 
     def _forget(self, file_hash: str) -> None:
         self._manifest.add_removal(file_hash)

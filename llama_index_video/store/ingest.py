@@ -20,7 +20,7 @@ A full disk stops the run with :class:`DiskFullError`; what was complete stays i
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -96,9 +96,15 @@ class Ingestor(IndexWriter):
         executor: Executor | None = None,
         lexical: LexicalStore | None = None,
         chapters: ChapterMaker | None = None,
+        committing: Callable[[], None] | None = None,
     ) -> None:
         super().__init__(
-            index, manifest, media_dir=reader.media_dir, batch_size=batch_size, lexical=lexical
+            index,
+            manifest,
+            media_dir=reader.media_dir,
+            batch_size=batch_size,
+            lexical=lexical,
+            committing=committing,
         )
         self._embed_model = embed_model
         self._make_chapters = chapters
@@ -142,6 +148,7 @@ class Ingestor(IndexWriter):
                     self._lexical.refresh(force=False)
         finally:
             produced.close()
+        self.finish_removals()
         if self._lexical is not None:  # after a failure the next run's recover() does it
             self._lexical.refresh()
         if any(outcome.outcome == "indexed" for outcome in outcomes):
@@ -209,6 +216,7 @@ class Ingestor(IndexWriter):
         file_hash = record.content_hash
         with self._manifest.transaction():
             self._manifest.set_file(file_hash, "indexing")  # hidden from readers from now on
+            self._manifest.forget_removal(file_hash)  # forgotten earlier in this run: kept
             if previous is None:  # a new file: listed by its path, even if it fails
                 self._manifest.set_path(record)
         self._manifest.forget_pending(file_hash)
@@ -242,8 +250,7 @@ class Ingestor(IndexWriter):
                 duration=result.duration,
                 notes="; ".join(result.notes),
             )
-            unused = self._settle_path(record, previous)
-        self._finish_removals(unused)
+            self._settle_path(record, previous)
         release_free_memory()  # what embedding and storing freed, before the next file
         return FileOutcome(
             path, "indexed", "; ".join(notes), len(nodes) - pending, file_hash, pending

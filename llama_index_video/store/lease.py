@@ -10,26 +10,43 @@ under a lease of its own (:mod:`llama_index_video.service.live`).
 A waiting swap holds new readers back, so a stream of reads cannot starve it. A thread
 may read again inside its own read (one read, counted once); it may not swap inside
 it, which would wait for itself: :meth:`ReadWriteLease.reading_here` tells it so.
+
+Other processes: while any read of the folder runs in this process, the folder's lease
+holds ``read.lock`` shared (one ``flock`` per process, taken by the first read and let
+go by the last), so that a writer's commit step, which deletes what it replaced, waits
+for the reads in progress (:mod:`llama_index_video.store.lock`).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from llama_index_video.store.lock import COMMIT_POLL_SECONDS, COMMIT_WAIT_SECONDS, readers_file
+
 
 class ReadWriteLease:
-    """Many readers at once, or one writer; a waiting writer holds new readers back."""
+    """Many readers at once, or one writer; a waiting writer holds new readers back.
 
-    def __init__(self) -> None:
+    Args:
+        folder: The index folder whose ``read.lock`` the readers hold shared (see the
+            module docstring); None: a lease within this process only.
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
         self._cond = threading.Condition()
         self._readers = 0
         self._writer = False
         self._writers_waiting = 0
         self._here = threading.local()
+        self._folder = folder
+        self._file: int | None = None
 
     def reading_here(self) -> bool:
         """Whether this thread holds the lease shared."""
@@ -42,6 +59,8 @@ class ReadWriteLease:
         if not depth:
             with self._cond:
                 self._cond.wait_for(lambda: not self._writer and not self._writers_waiting)
+                if not self._readers:
+                    self._share_folder()
                 self._readers += 1
         self._here.depth = depth + 1
         try:
@@ -51,7 +70,33 @@ class ReadWriteLease:
             if not depth:
                 with self._cond:
                     self._readers -= 1
+                    if not self._readers and self._file is not None:
+                        os.close(self._file)  # lets the flock go
+                        self._file = None
                     self._cond.notify_all()
+
+    def _share_folder(self) -> None:
+        """The first read of this process: hold the folder's ``read.lock`` shared, waiting
+        (at most :data:`COMMIT_WAIT_SECONDS`) while a commit step holds it; after that,
+        or where it cannot be locked, the read goes on without it."""
+        if self._folder is None:
+            return
+        fd = readers_file(self._folder)
+        if fd is None:
+            return
+        deadline = time.monotonic() + COMMIT_WAIT_SECONDS
+        while True:  # ends: each pass sleeps, and the deadline is fixed
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                self._file = fd
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    break
+            except OSError:  # a file system without flock
+                break
+            time.sleep(COMMIT_POLL_SECONDS)
+        os.close(fd)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -86,5 +131,5 @@ def folder_lease(folder: Path) -> ReadWriteLease:
     with _MADE:
         lease = _FOLDERS.get(key)
         if lease is None:
-            lease = _FOLDERS[key] = ReadWriteLease()
+            lease = _FOLDERS[key] = ReadWriteLease(key)
         return lease

@@ -23,6 +23,15 @@ deleted (deleting it would let two processes lock two different files). Readers 
 no lock: they only ever see what a writer has committed (see
 :mod:`llama_index_video.store.ingest`).
 
+The commit step: what a run deletes of the version readers hold (the rows, media and
+words of a file it replaced or removed) it deletes only at the end of the run, in a
+short step it announces in the record (:meth:`WriterLock.committing`). Reads of the
+folder in place hold ``read.lock`` shared while they run (:mod:`llama_index_video.store.lease`);
+the commit step takes it exclusively once announced, so it waits for the reads in
+progress (at most :data:`COMMIT_WAIT_SECONDS`), and a read that finds the step announced
+waits for it to end (:func:`wait_for_commit`, as long at most) and then loads the
+version it finished. So no read in place meets half of a version.
+
 ``flock`` works on local file systems and on NFS (Linux emulates it with byte-range
 locks there); on a file system without locking the lock cannot be taken and ingest
 fails with that reason rather than writing unprotected.
@@ -47,6 +56,11 @@ from llama_index_video.store.storage_errors import storage_error
 logger = logging.getLogger(__name__)
 
 LOCK_NAME = "write.lock"
+READERS_NAME = "read.lock"
+"""Held shared by reads of the folder in place, exclusively by a writer's commit step."""
+COMMIT_WAIT_SECONDS = 30.0
+"""How long a commit step waits for the reads in progress, and a read for a commit step."""
+COMMIT_POLL_SECONDS = 0.02
 DEFAULT_WAIT_SECONDS = 600.0
 """How long a writer waits for another writer of the same folder before giving up."""
 POLL_SECONDS = 0.2
@@ -64,6 +78,8 @@ class WriterLock:
         """The write generation the last writer finished (None: unknown, see above)."""
         self.generation = 0
         """This writer's generation, while it holds the lock."""
+        self._record: dict[str, object] = {}
+        self._readers_fd: int | None = None
 
     def acquire(self, *, wait: float) -> None:
         """Take the lock, waiting at most ``wait`` seconds for the current holder.
@@ -85,17 +101,45 @@ class WriterLock:
             self.previous_holder = _describe(before)
             self.generation_before = _finished_generation(before)
             self.generation = (_generation(before) or 0) + 1
-            record = {
+            self._record = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
                 "since": time.time(),
                 "generation": self.generation,
             }
-            _rewrite(fd, record)
+            _rewrite(fd, self._record)
         except BaseException:
             os.close(fd)
             raise
         self._fd = fd
+
+    def committing(self, *, wait: float = COMMIT_WAIT_SECONDS) -> None:
+        """Begin the run's commit step (see the module docstring): announce it, then wait
+        for the reads of the folder in progress, at most ``wait`` seconds (a read still
+        running then is logged and the step goes on). Held until :meth:`release`."""
+        if self._fd is None:
+            raise RuntimeError("the commit step needs the writer lock held")
+        if self._readers_fd is not None:
+            return
+        _rewrite(self._fd, {**self._record, "committing": True})
+        fd = readers_file(self.path.parent)
+        if fd is None:
+            return
+        self._readers_fd = fd
+        deadline = time.monotonic() + wait
+        while True:  # ends: each pass sleeps, and the deadline is fixed
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except OSError:
+                if time.monotonic() >= deadline:
+                    logger.warning(
+                        "%s: a read still running after %.0f s; committing all the same",
+                        self.path.parent,
+                        wait,
+                    )
+                    return
+            time.sleep(COMMIT_POLL_SECONDS)
 
     def release(self) -> None:
         """Give the lock up (the holder is cleared from the record first, so nobody is
@@ -109,6 +153,9 @@ class WriterLock:
             logger.debug("could not clear %s", self.path, exc_info=True)
         finally:
             os.close(fd)
+            if self._readers_fd is not None:  # after the version is marked finished
+                os.close(self._readers_fd)
+                self._readers_fd = None
 
     def holder(self) -> str:
         """Who holds the lock now ("" when nobody does)."""
@@ -177,6 +224,44 @@ def read_generation(folder: Path) -> int | None:
         return 0
     except OSError:
         return None
+
+
+def committing(folder: Path) -> bool:
+    """Whether a writer of the index folder ``folder`` is in its commit step."""
+    try:
+        with (folder / LOCK_NAME).open("rb") as handle:
+            data = _parsed(handle.read(4096))
+    except OSError:
+        return False
+    return bool(data and data.get("committing"))
+
+
+def wait_for_commit(folder: Path, *, wait: float = COMMIT_WAIT_SECONDS) -> None:
+    """Wait, at most ``wait`` seconds, while a writer of ``folder`` is in its commit step.
+
+    Raises:
+        IndexBusyError: it is still committing then.
+    """
+    deadline = time.monotonic() + wait
+    while committing(folder):  # ends: each pass sleeps, and the deadline is fixed
+        if time.monotonic() >= deadline:
+            raise IndexBusyError(
+                f"{folder}: {WriterLock(folder).holder() or 'a writer'} is still "
+                f"finishing its write after {wait:.0f} s; read again when it has finished"
+            )
+        time.sleep(COMMIT_POLL_SECONDS)
+
+
+def readers_file(folder: Path) -> int | None:
+    """An open descriptor of ``folder``'s ``read.lock`` (made if missing), to ``flock``;
+    None where it cannot be opened (a read-only folder that has none)."""
+    try:
+        return os.open(folder / READERS_NAME, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError:
+        try:
+            return os.open(folder / READERS_NAME, os.O_RDONLY)
+        except OSError:
+            return None
 
 
 def caused_by_a_writer(exc: BaseException) -> bool:

@@ -30,7 +30,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -185,6 +185,19 @@ class Manifest:
                 self._db.execute("ROLLBACK")
             raise
         self._execute("COMMIT")
+
+    def hold(self) -> None:
+        """Read the manifest as it is now until :meth:`let_go`, whatever other connections
+        commit meanwhile (a read transaction: SQLite's write-ahead log keeps that version
+        for it). Held again, it moves to the newest version."""
+        self.let_go()
+        self._execute("BEGIN")
+        self._rows("SELECT count(*) FROM files")  # the version is taken at the first read
+
+    def let_go(self) -> None:
+        """Stop holding the version :meth:`hold` took (nothing if none is held)."""
+        if self._db.in_transaction:
+            self._execute("ROLLBACK")
 
     def _execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
         with translated(self.db_file):
@@ -367,23 +380,34 @@ class Manifest:
 
     def set_summary(self, content_hash: str, summary: ContentSummary) -> None:
         """Keep ``summary`` for the content's present record (nothing when it has none,
-        or the manifest may not be written); summaries of forgotten contents go."""
+        or the manifest may not be written); summaries of forgotten contents go. While
+        a version is held (:meth:`hold`) it is written through a connection of its own:
+        a write inside that read would keep SQLite's write lock until the hold ends."""
         if self.read_only:
             return
-        self._execute(
-            "DELETE FROM summaries WHERE content_hash NOT IN (SELECT content_hash FROM files)"
-        )
-        self._execute(
-            "INSERT OR REPLACE INTO summaries "
-            "(content_hash, files_updated_at, moments, language, speakers) "
-            "SELECT content_hash, updated_at, ?, ?, ? FROM files WHERE content_hash = ?",
-            (
-                json.dumps(summary.moments, sort_keys=True),
-                summary.language,
-                json.dumps(summary.speakers),
-                content_hash,
-            ),
-        )
+        with translated(self.db_file):
+            if not self._db.in_transaction:
+                _keep_summary(self._db, content_hash, summary)
+                return
+            with closing(_connect(self.db_file)) as own:
+                own.execute("BEGIN IMMEDIATE")
+                _keep_summary(own, content_hash, summary)
+                own.execute("COMMIT")
+
+
+def _keep_summary(db: sqlite3.Connection, content_hash: str, summary: ContentSummary) -> None:
+    db.execute("DELETE FROM summaries WHERE content_hash NOT IN (SELECT content_hash FROM files)")
+    db.execute(
+        "INSERT OR REPLACE INTO summaries "
+        "(content_hash, files_updated_at, moments, language, speakers) "
+        "SELECT content_hash, updated_at, ?, ?, ? FROM files WHERE content_hash = ?",
+        (
+            json.dumps(summary.moments, sort_keys=True),
+            summary.language,
+            json.dumps(summary.speakers),
+            content_hash,
+        ),
+    )
 
 
 def connect_read_only(

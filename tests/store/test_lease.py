@@ -91,3 +91,62 @@ def test_a_lease_nobody_holds_is_let_go(tmp_path):
         assert folder_lease(tmp_path / "copy") is lease
     del lease
     assert (tmp_path / "copy").absolute() not in lease_module._FOLDERS
+
+
+def test_a_commit_step_waits_for_the_reads_in_progress_and_new_reads_wait_for_it(
+    tmp_path, monkeypatch
+):
+    """What a writer replaced is deleted in its commit step (``WriterLock.committing``):
+    it waits for the reads of the folder in progress (they hold ``read.lock`` shared
+    through their lease), and a read arriving meanwhile waits until the writer has
+    finished its version. ``read.lock`` is ``flock``ed, so the two sides would exclude
+    each other across processes as they do here across threads."""
+    from llama_index_video.store.lock import WriterLock, committing, read_generation
+
+    lease = folder_lease(tmp_path)
+    writer = WriterLock(tmp_path)
+    writer.acquire(wait=0)
+    committed, seen = threading.Event(), []
+
+    def commit() -> None:
+        writer.committing()
+        committed.set()
+
+    step = threading.Thread(target=commit)
+    with lease.shared():
+        step.start()
+        _until(lambda: committing(tmp_path))
+        assert not committed.is_set()  # the read in progress holds it back
+    step.join(timeout=60)
+    assert committed.is_set()
+
+    def read() -> None:
+        with lease.shared():
+            seen.append(read_generation(tmp_path))
+
+    opened = threading.Event()
+    readers_file = lease_module.readers_file
+    monkeypatch.setattr(
+        lease_module, "readers_file", lambda folder: (opened.set(), readers_file(folder))[1]
+    )
+    reader = threading.Thread(target=read)
+    reader.start()
+    assert opened.wait(30)
+    assert seen == []  # waiting for the commit step (a read now would see no generation)
+    writer.release()
+    reader.join(timeout=60)
+    assert seen == [writer.generation] and not committing(tmp_path)
+
+
+def test_a_read_that_finds_a_commit_step_announced_waits_for_it_at_most_so_long(tmp_path):
+    from llama_index_video.errors import IndexBusyError
+    from llama_index_video.store import lock as lock_module
+
+    writer = lock_module.WriterLock(tmp_path)
+    writer.acquire(wait=0)
+    writer.committing()
+    with pytest.raises(IndexBusyError, match="still finishing its write") as raised:
+        lock_module.wait_for_commit(tmp_path, wait=0.2)
+    assert "\n" not in str(raised.value)
+    writer.release()
+    lock_module.wait_for_commit(tmp_path)  # nothing to wait for
