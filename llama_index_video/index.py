@@ -448,7 +448,11 @@ class VideoIndex(Verifying, Querying):
         if self._view is None and self._releases != releases(self.folder.chroma):
             self._open_vectors()
         generation = read_generation(self.path)
-        if self._view is None and generation is not None and generation != self._pinned:
+        if (
+            self._view is None
+            and generation is not None
+            and (generation != self._pinned or not self.manifest.holding)
+        ):
             with lease.exclusive():
                 self._pin()
 
@@ -478,7 +482,7 @@ class VideoIndex(Verifying, Querying):
         return self._view is None and self._local_vectors and self.folder.behind_writers()
 
     def _version_contents(self) -> set[str] | None:
-        if self._pinned is None or read_generation(self.path) is not None:
+        if not self.manifest.holding or read_generation(self.path) is not None:
             return None
         return {record.content_hash for record in self.manifest.files("indexed")}
 

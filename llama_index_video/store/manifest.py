@@ -166,6 +166,8 @@ class Manifest:
                 db, _ = connect_read_only(path)
                 self.read_only = True
             self._db = db
+        self.holding = False
+        """Whether a version is held (:meth:`hold`)."""
 
     def close(self) -> None:
         self._db.close()
@@ -177,6 +179,7 @@ class Manifest:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """One write transaction (a version held ends first, see :meth:`hold`)."""
         self._execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -189,17 +192,25 @@ class Manifest:
     def hold(self) -> None:
         """Read the manifest as it is now until :meth:`let_go`, whatever other connections
         commit meanwhile (a read transaction: SQLite's write-ahead log keeps that version
-        for it). Held again, it moves to the newest version."""
+        for it). Held again, it moves to the newest version. A write through this
+        manifest ends the hold first (its reads then see what it wrote), but for a
+        summary (:meth:`set_summary`), which goes through a connection of its own."""
         self.let_go()
-        self._execute("BEGIN")
-        self._rows("SELECT count(*) FROM files")  # the version is taken at the first read
+        with translated(self.db_file):
+            self._db.execute("BEGIN")
+            self._db.execute("SELECT count(*) FROM files").fetchall()  # the version taken
+        self.holding = True
 
     def let_go(self) -> None:
         """Stop holding the version :meth:`hold` took (nothing if none is held)."""
-        if self._db.in_transaction:
-            self._execute("ROLLBACK")
+        if self.holding:
+            self.holding = False
+            with translated(self.db_file):
+                self._db.execute("ROLLBACK")
 
     def _execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        """Run a write (or a transaction's ``BEGIN``/``COMMIT``), never inside a hold."""
+        self.let_go()
         with translated(self.db_file):
             return self._db.execute(sql, tuple(parameters))
 
@@ -381,12 +392,12 @@ class Manifest:
     def set_summary(self, content_hash: str, summary: ContentSummary) -> None:
         """Keep ``summary`` for the content's present record (nothing when it has none,
         or the manifest may not be written); summaries of forgotten contents go. While
-        a version is held (:meth:`hold`) it is written through a connection of its own:
-        a write inside that read would keep SQLite's write lock until the hold ends."""
+        a version is held (:meth:`hold`, as a reader counting a summary does) it is
+        written through a connection of its own, and the hold goes on."""
         if self.read_only:
             return
         with translated(self.db_file):
-            if not self._db.in_transaction:
+            if not self.holding:
                 _keep_summary(self._db, content_hash, summary)
                 return
             with closing(_connect(self.db_file)) as own:

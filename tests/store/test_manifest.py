@@ -28,8 +28,14 @@ def test_a_held_manifest_reads_its_version_and_keeps_no_write_lock(tmp_path):
         reader.set_summary("old", summary)
         assert writer.summaries() == {"old": summary}
 
-        reader.let_go()
+        assert reader.holding
+        reader.set_meta("note", "an app's own write")  # ends the hold: it reads what it wrote
+        assert not reader.holding and reader.get_meta("note") == "an app's own write"
         assert sorted(r.content_hash for r in reader.files("indexed")) == ["new", "old"]
+        reader.hold()
+        with reader.transaction():
+            reader.set_file("third", "indexed", node_count=1)
+        assert not reader.holding and reader.file("third") is not None
     finally:
         reader.close()
         writer.close()
