@@ -138,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             "filtered_search_failed": sum(int(r["after"][1]) for r in found),
             "first_read_after_ms": statistics.median(r["after"][2] for r in found),
             "replacing_ingest_s": statistics.median(r["after"][3] for r in found),
+            "replacing_ingest_s_per_round": [round(r["after"][3], 2) for r in found],
         }
         for name, found in runs.items()
     }
