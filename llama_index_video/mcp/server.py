@@ -130,7 +130,8 @@ def build_server(index: VideoIndex | LiveIndex, **options: Any) -> MCPServer:
         with live.reading() as (now, _):
             recording, lines = _transcript(now, name)
         return "\n".join(
-            f"{schema.moment_label(recording.name, line.start, line.end)} {line.text}"
+            f"{schema.moment_label(recording.name, line.start, line.end)}"
+            f"{f' {line.speaker}:' if line.speaker else ''} {line.text}"
             for line in lines
         )
 
@@ -138,7 +139,7 @@ def build_server(index: VideoIndex | LiveIndex, **options: Any) -> MCPServer:
         "transcript://{name}",
         name="transcript",
         description="The transcript of an indexed recording by file name, one labelled line "
-        "per unit",
+        "per unit, with its speaker where the index knows it",
         mime_type="text/plain",
     )(read)
     for fmt in TRANSCRIPT_FORMATS:

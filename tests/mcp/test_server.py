@@ -34,6 +34,7 @@ from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 from tests.agents.two_step import QUESTION, play_openai
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.store.test_speaker_names import built  # noqa: F401  (the shared fixture)
 from tests_support import ROOT
 from tests_support import TEAM_SYNC as TEAM_SYNC_PATH
 
@@ -457,3 +458,29 @@ def test_service_url_links_moments_to_that_page(example_index):
             return json.loads(found.content[0].text)["url"]
 
     assert asyncio.run(run()).startswith("https://videos.example.org/#source=")
+
+
+def test_the_transcript_resource_says_who_spoke(built, tmp_path, embed_model):  # noqa: F811
+    # A meeting's transcript resource gave every line without its speaker (the /txt
+    # export had them): a client reading it could not tell who said what.
+    from llama_index_video.index import VideoIndex
+
+    shutil.copytree(built, tmp_path / "named")
+    folder = tmp_path / "named" / "index"
+    index = VideoIndex(folder, embed_model=embed_model)
+    try:
+        index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben Okafor")
+        said = {line.start: line.speaker for line in index.transcript("dialogue.ogg")}
+    finally:
+        index.close()
+
+    async def run() -> str:
+        async with stdio_client(stdio(folder)) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return (await s.read_resource("transcript://dialogue.ogg")).contents[0].text
+
+    lines = asyncio.run(run()).splitlines()
+    assert len(lines) == len(said) >= 3
+    assert {"Ben Okafor", "SPEAKER_1"} <= set(said.values())
+    for line, speaker in zip(lines, said.values(), strict=True):
+        assert line.split("] ", 1)[1].startswith(f"{speaker}: ")
