@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import av
@@ -37,10 +37,16 @@ _SILENCE_BLOCK = 10 * SAMPLE_RATE  # a gap is filled in blocks of at most this m
 
 @dataclass(frozen=True)
 class AudioChunk:
-    """Samples (16 kHz mono float32) starting at ``start`` seconds on the source timeline."""
+    """Samples (16 kHz mono float32) starting at ``start`` seconds on the source timeline.
+
+    ``lead_in`` is the audio just before ``start`` (the end of the chunk before, with
+    ``lead_in_seconds`` of :func:`iter_audio_chunks`), empty for the first chunk: context
+    only, for a transcriber to hear what was said just before (its prompt).
+    """
 
     start: float
     samples: np.ndarray
+    lead_in: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
 
     @property
     def end(self) -> float:
@@ -63,13 +69,16 @@ def iter_audio_chunks(
     search_seconds: float = 10.0,
     track: int = 1,
     channel: int | None = None,
+    lead_in_seconds: float = 0.0,
 ) -> Iterator[AudioChunk]:
     """Yield the audio as consecutive chunks of at most ``chunk_seconds`` (None: one chunk).
 
     The first chunk starts at 0.0 (leading silence included) so sample offsets map to
     source time. Each cut lands on the quietest 100 ms within ``search_seconds`` of the
     limit. ``track`` is the audio track, from 1, as players number them; its channels
-    are mixed down to one, or only ``channel`` (from 0: left, right, ...) is kept.
+    are mixed down to one, or only ``channel`` (from 0: left, right, ...) is kept. Each
+    chunk after the first carries the last ``lead_in_seconds`` of the one before as its
+    ``lead_in`` (at most that chunk).
 
     Raises:
         UnsupportedMediaError: no audio stream, or none numbered ``track``.
@@ -81,17 +90,20 @@ def iter_audio_chunks(
     buffer: list[np.ndarray] = []
     buffered = 0
     chunk_start = 0  # in samples
+    lead = round(lead_in_seconds * SAMPLE_RATE)
+    before = np.zeros(0, dtype=np.float32)
     for block in _iter_resampled(path, track, channel):
         buffer.append(block)
         buffered += len(block)
         while limit is not None and buffered >= limit:
             samples = np.concatenate(buffer)
             cut = _quietest_cut(samples[:limit], search)
-            yield AudioChunk(chunk_start / SAMPLE_RATE, samples[:cut])
+            yield AudioChunk(chunk_start / SAMPLE_RATE, samples[:cut], before)
+            before = samples[max(0, cut - lead) : cut] if lead else before
             chunk_start += cut
             buffer, buffered = [samples[cut:]], len(samples) - cut
     if buffered:
-        yield AudioChunk(chunk_start / SAMPLE_RATE, np.concatenate(buffer))
+        yield AudioChunk(chunk_start / SAMPLE_RATE, np.concatenate(buffer), before)
 
 
 def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioChunk:

@@ -48,6 +48,13 @@ logger = logging.getLogger(__name__)
 NO_SPEECH = "no speech heard"
 """The note of a recording whose sound holds no speech (nothing transcribed)."""
 
+LEAD_IN_SECONDS = 60.0
+"""The audio before a chunk handed with it (:attr:`AudioChunk.lead_in`), to be heard
+for context: faster-whisper decodes it first for the prompt of the chunk's first window,
+as one long decode would have it (:func:`..transcription.base.audio_before`), and returns
+nothing of it, so each chunk is still heard on its own, anywhere, and no segment twice.
+"""
+
 
 class SpeechReading:
     """Transcript units of a file's speech (see the module docstring).
@@ -102,7 +109,7 @@ class SpeechReading:
             return None
         if info.duration <= self.audio_chunk_seconds or self._two_voices(info) is not None:
             return None
-        return self._audio_chunks(path)
+        return self._audio_chunks(path, lead_in_seconds=LEAD_IN_SECONDS)
 
     def transcribe_chunk(
         self,
@@ -126,7 +133,7 @@ class SpeechReading:
         total = chunk.end if duration is None else duration
         report = progress or no_progress
         segments: list[Segment] = []
-        with one_line_errors(source), audio_from(chunk.start):
+        with one_line_errors(source), audio_from(chunk.start, before=chunk.lead_in):
             transcription = self.transcriber.transcribe(chunk.samples, source=source)
             for segment in transcription.segments:
                 segments.append(_shifted(segment, chunk.start))
@@ -218,7 +225,9 @@ class SpeechReading:
             self.transcribe_chunk(
                 chunk, source=info.path, duration=info.duration, progress=progress
             )
-            for chunk in self._audio_chunks(info.path, channel=channel)
+            for chunk in self._audio_chunks(
+                info.path, channel=channel, lead_in_seconds=LEAD_IN_SECONDS
+            )
         )
 
     def _two_voices(self, info: MediaInfo) -> float | None:
@@ -332,9 +341,15 @@ class SpeechReading:
             notes.append(f"{len(heard)} speaker(s) by {self.diarizer.name}")
         return units
 
-    def _audio_chunks(self, path: Path, *, channel: int | None = None) -> Iterator[AudioChunk]:
+    def _audio_chunks(
+        self, path: Path, *, channel: int | None = None, lead_in_seconds: float = 0.0
+    ) -> Iterator[AudioChunk]:
         return iter_audio_chunks(
-            path, chunk_seconds=self.audio_chunk_seconds, track=self.audio_track, channel=channel
+            path,
+            chunk_seconds=self.audio_chunk_seconds,
+            track=self.audio_track,
+            channel=channel,
+            lead_in_seconds=lead_in_seconds,
         )
 
 

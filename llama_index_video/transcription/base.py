@@ -125,23 +125,35 @@ class Transcriber(Protocol):
 
 
 _AUDIO_START: ContextVar[float] = ContextVar("audio_start", default=0.0)
+_AUDIO_BEFORE: ContextVar[np.ndarray | None] = ContextVar("audio_before", default=None)
 
 
 @contextmanager
-def audio_from(start: float) -> Iterator[None]:
+def audio_from(start: float, *, before: np.ndarray | None = None) -> Iterator[None]:
     """Within it, the audio handed to a transcriber begins ``start`` seconds into its
     source (a chunk of a long recording), so the times its log and error messages name
-    (:func:`source_span`) are the source's, as the user sees them in the ingest report.
+    (:func:`source_span`) are the source's, as the user sees them in the ingest report;
+    ``before`` is the audio just before it (the chunk's lead-in, :func:`audio_before`).
 
     The segments and dropped spans a transcriber returns stay on the timeline of the
     audio it was given; the caller moves them. A context rather than an argument of
     :meth:`Transcriber.transcribe`, so transcribers written for the protocol keep working.
     """
     token = _AUDIO_START.set(start)
+    lead = _AUDIO_BEFORE.set(before)
     try:
         yield
     finally:
+        _AUDIO_BEFORE.reset(lead)
         _AUDIO_START.reset(token)
+
+
+def audio_before() -> np.ndarray | None:
+    """The audio just before what a transcriber is given (16 kHz mono float32), when it
+    is a chunk of a longer recording (:func:`audio_from`): context only, to hear what was
+    said just before (the prompt of faster-whisper's first window); nothing of it is to
+    be returned."""
+    return _AUDIO_BEFORE.get()
 
 
 def source_span(start: float, end: float) -> str:

@@ -57,6 +57,7 @@ from llama_index_video.transcription.base import (
     Transcription,
     TranscriptionInfo,
     as_mono_float32,
+    audio_before,
     source_span,
 )
 from llama_index_video.transcription.faster_decoding import Decoding, Pass, decode
@@ -247,7 +248,15 @@ class FasterWhisperTranscriber:
         main = max(stretches, key=lambda s: s.end - s.start) if stretches else None
         dropped: list[DroppedSpeech] = []
         options = self._decoding
-        first = decode(passes[0], activity, where, dropped, options=options, whole=len(passes) == 1)
+        first = decode(
+            passes[0],
+            activity,
+            where,
+            dropped,
+            options=options,
+            whole=len(passes) == 1,
+            before=audio_before(),
+        )
         segments = first.segments
         if len(passes) > 1:
             segments = itertools.chain(

@@ -93,6 +93,7 @@ def decode(
     *,
     options: Decoding,
     whole: bool,
+    before: np.ndarray | None = None,
 ) -> Decoded:
     """Start decoding ``run`` (the whole audio, or its stretch of it).
 
@@ -101,7 +102,9 @@ def decode(
     the VAD the language check heard: Silero hears the audio once;
     windows end in its pauses (:mod:`.windows`). A stretch is left to faster-whisper's
     own VAD. A loop is decoded again (:func:`.loops.mend`); what still loops is appended
-    to ``dropped``.
+    to ``dropped``. ``before``, the audio just before the whole audio (a chunk's
+    lead-in), is heard for the first window's prompt when windows are prompted
+    (:func:`lead_in_prompt`).
     """
     samples = activity.samples
     first, last = round(run.start * SAMPLE_RATE), round(run.end * SAMPLE_RATE)
@@ -117,7 +120,8 @@ def decode(
         elif whole and options.condition_on_previous_text:
             clips = clip_timestamps([(0, len(part))], activity.spans(UTTERANCES))
         if isinstance(clips, list) and options.condition_on_previous_text and len(part):
-            segments, info = _prompted(run, part, clips, options)
+            heard = lead_in_prompt(run, before, options) if before is not None else None
+            segments, info = _prompted(run, part, clips, options, prompt=heard)
         else:
             segments, info = run.whisper.transcribe(
                 part,
@@ -169,17 +173,23 @@ def decode(
 
 
 def _prompted(
-    run: Pass, part: np.ndarray, clips: list[float], options: Decoding
+    run: Pass,
+    part: np.ndarray,
+    clips: list[float],
+    options: Decoding,
+    *,
+    prompt: list[int] | None = None,
 ) -> tuple[Iterator[FasterSegment], FasterInfo]:
     """Decode ``part`` over ``clips`` (as :func:`.windows.clip_timestamps` gives them)
     with faster-whisper's own prompting, each window prompted with the text before it,
     started afresh after a repetition loop (:func:`restart_after`): faster-whisper at
     temperature 0 never resets its prompt and would hand the loop to every later window.
-    Segments on ``part``'s timeline; the first call is made here (its info, the
-    language, at once), the others as the segments are read."""
+    The first window's prompt is ``prompt`` (tokens, :func:`lead_in_prompt`), else the
+    user's ``initial_prompt``. Segments on ``part``'s timeline; the first call is made
+    here (its info, the language, at once), the others as the segments are read."""
 
     def call(
-        since: list[float], language: str | None, prompt: str | None
+        since: list[float], language: str | None, prompt: str | list[int] | None
     ) -> tuple[Iterable[FasterSegment], FasterInfo]:
         return run.whisper.transcribe(
             part,
@@ -193,7 +203,7 @@ def _prompted(
             clip_timestamps=since,
         )
 
-    opening, info = call(clips, run.language, options.initial_prompt)
+    opening, info = call(clips, run.language, prompt or options.initial_prompt)
     language = run.language or info.language
 
     def segments() -> Iterator[FasterSegment]:
@@ -215,6 +225,43 @@ def _prompted(
             written = iter(call(since, language, None)[0])
 
     return segments(), replace(info, duration_after_vad=len(part) / SAMPLE_RATE)
+
+
+def lead_in_prompt(run: Pass, before: np.ndarray, options: Decoding) -> list[int] | None:
+    """What is said in ``before`` (the audio just before a chunk of a longer recording),
+    decoded as the chunk is (its speech in clips ending in pauses, each window prompted
+    with the text before it), as the prompt of the chunk's first window: a chunk then
+    starts with the prompt one long decode would give it, yet is heard on its own (a
+    chunk need not wait for the one before; Ray workers write what a local ingest
+    writes).
+
+    The prompt is made of tokens, as faster-whisper's own is: the user's
+    ``initial_prompt``, then each segment's tokens, timestamps included, since the last
+    repetition loop (the prompt restarts there, :func:`_prompted`). Text alone would
+    teach the model to write no timestamps: on the narration fixture the window after
+    it came out as one 29 s segment for five sentences. None when nothing is written or
+    the language is not known yet."""
+    if run.language is None or not len(before):
+        return None
+    activity = VoiceActivity(before)
+    kept = activity.spans(TRANSCRIPTION)
+    if not kept:
+        return None
+    part = np.concatenate([before[start:end] for start, end in kept])
+    clips = clip_timestamps(kept, activity.spans(UTTERANCES))
+    segments, _ = _prompted(run, part, clips, options)
+    written: list[int] = []
+    for segment in segments:
+        if _loops(segment, run.language):
+            written.clear()
+        else:
+            written += segment.tokens
+    if not written:
+        return None
+    told = options.initial_prompt
+    tokenizer = run.whisper.hf_tokenizer
+    primed = tokenizer.encode(" " + told.strip(), add_special_tokens=False).ids if told else []
+    return [*primed, *written]
 
 
 def restart_after(clips: Sequence[float], seconds: float) -> list[float]:

@@ -90,3 +90,94 @@ def test_joined_speech_keeps_chunk_order_and_the_first_language_heard():
     assert [s.text for s in joined.segments] == ["a", "b", "c"]
     assert joined.language == "en"
     assert Speech.joined([]) == Speech()
+
+
+SEAM_GAP = 0.3  # seconds of silence between sentences: each chunk is cut in one of them
+
+
+@pytest.fixture(scope="module")
+def sentences_at_seams(tmp_path_factory):
+    """The narration's ten sentences, then the last six in reverse order, joined with 0.3 s
+    gaps (silent), as a WAV of 74 s: wherever a chunk is cut, speech ends just before the
+    seam and starts just after it. Returns the file and each sentence's (start, end)."""
+    import json
+    import wave
+
+    import numpy as np
+
+    from llama_index_video.media.audio import decode_audio
+
+    speech = OZONE.parents[2] / "tests" / "fixtures" / "speech"
+    audio = decode_audio(speech / "narration_en.ogg")
+    gap = np.zeros(round(SEAM_GAP * SAMPLE_RATE), np.float32)
+    parts, spans, at = [], [], 0.0
+    sentences = json.loads((speech / "narration_en.json").read_text())["sentences"]
+    for sentence in [*sentences, *reversed(sentences[4:])]:
+        piece = audio[round(sentence["start"] * SAMPLE_RATE) : round(sentence["end"] * SAMPLE_RATE)]
+        parts += [piece, gap]
+        spans.append((at, at + len(piece) / SAMPLE_RATE))
+        at += (len(piece) + len(gap)) / SAMPLE_RATE
+    path = tmp_path_factory.mktemp("seams") / "seams.wav"
+    with wave.open(str(path), "wb") as handle:
+        handle.setnchannels(1)
+        handle.setsampwidth(2)
+        handle.setframerate(SAMPLE_RATE)
+        samples = np.clip(np.concatenate(parts), -1, 1)
+        handle.writeframes((samples * 32767).astype("<i2").tobytes())
+    return path, spans
+
+
+def test_a_chunk_hears_the_speech_before_its_seam_for_its_prompt_and_writes_none_of_it(
+    tmp_path, transcriber, sentences_at_seams, monkeypatch
+):
+    """Chunks cut between sentences spoken 0.3 s apart: each chunk after the first
+    carries the end of the one before (its lead-in) and its first window is prompted with
+    what is said there, yet writes only its own speech; no sentence is lost or written
+    twice at a seam, and chunks heard apart, in any order, give the rows of a plain read."""
+    import numpy as np
+
+    from llama_index_video.reader.speech import LEAD_IN_SECONDS
+
+    path, spans = sentences_at_seams
+    reader = VideoReader(
+        media_dir=tmp_path / "media", transcriber=transcriber, audio_chunk_seconds=30.0
+    )
+    chunks = list(reader.speech_chunks(path) or ())
+    assert len(chunks) >= 3
+    assert len(chunks[0].lead_in) == 0
+    for before, after in itertools.pairwise(chunks):
+        assert after.start == pytest.approx(before.end)
+        lead = min(len(before.samples), round(LEAD_IN_SECONDS * SAMPLE_RATE))
+        assert np.array_equal(after.lead_in, before.samples[-lead:])
+    seams = [chunk.start for chunk in chunks[1:]]
+    assert all(any(0 < seam - end <= SEAM_GAP for _, end in spans) for seam in seams)
+
+    whisper = transcriber._load(transcriber.model)[1]
+    original = whisper.transcribe
+    prompts: list[str | None] = []
+
+    def transcribe(audio, **options):
+        if not options["vad_filter"]:  # a decoding pass, not a piece decoded again
+            prompts.append(options["initial_prompt"])
+        return original(audio, **options)
+
+    monkeypatch.setattr(whisper, "transcribe", transcribe)
+    heard = {}
+    for i in reversed(range(len(chunks))):
+        prompts.clear()
+        heard[i] = reader.transcribe_chunk(chunks[i], source=path)
+        if i > 0:  # the lead-in decoded first, unprompted; then the chunk, prompted by it
+            assert prompts[0] is None and prompts[1], prompts
+        for segment in heard[i].segments:
+            assert chunks[i].start <= segment.start <= segment.end <= chunks[i].end
+    monkeypatch.undo()
+    speech = Speech.joined(heard[i] for i in range(len(chunks)))
+
+    segments = speech.segments
+    words = [word for segment in segments for word in segment.words]
+    for start, end in spans:  # every sentence heard, where it was said
+        assert any(s.start < end and s.end > start for s in segments), (start, end)
+        assert min(abs(w.start - start) for w in words) <= 1.0, (start, end)
+    for one, two in itertools.pairwise(words):  # nothing written twice
+        assert two.start >= one.end - 0.1, (one, two)
+    assert _rows(reader.read(path, speech=speech)) == _rows(reader.read(path))

@@ -13,9 +13,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from faster_whisper.tokenizer import Tokenizer
 
 from benchmarks.transcription_speed import word_error_rate
 from llama_index_video.transcription import faster_decoding
+from llama_index_video.transcription.base import audio_from
 from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from llama_index_video.transcription.faster_decoding import restart_after
 
@@ -103,6 +105,50 @@ def test_prompted_decoding_writes_the_same_from_one_run_to_the_next(narration: C
         for audio in (narration.audio, narration.audio.copy())
     ]
     assert runs[0] == runs[1] and runs[0]
+
+
+def test_a_lead_in_is_decoded_for_the_first_prompt_and_none_of_it_is_returned(
+    narration: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The audio before a chunk (:func:`audio_from`'s ``before``) is decoded first, as
+    the chunk is, and the tokens it writes (timestamps included, as faster-whisper's own
+    prompt holds them) prompt the chunk's first window, after the user's own initial
+    prompt; the chunk's segments are its own, on its timeline."""
+    transcriber = FasterWhisperTranscriber(language="en", initial_prompt="Greenhouse.")
+    whisper = transcriber._load(transcriber.model)[1]
+    original = whisper.transcribe
+    calls: list[tuple[dict, list[int]]] = []
+
+    def transcribe(audio, **options):
+        segments, info = original(audio, **options)
+        if options["vad_filter"]:  # a piece decoded again
+            return segments, info
+        written = list(segments)
+        calls.append((options, [token for s in written for token in s.tokens]))
+        return iter(written), info
+
+    monkeypatch.setattr(whisper, "transcribe", transcribe)
+    sixth = narration.sentences[5]["start"] - 0.5  # in the pause before the sixth sentence
+    seam = round(sixth * 16_000)
+    with audio_from(sixth, before=narration.audio[:seam]):
+        segments = list(transcriber.transcribe(narration.audio[seam:]).segments)
+
+    (lead_in, tokens), (chunk, _) = calls
+    assert lead_in["initial_prompt"] == "Greenhouse." and tokens
+    told = whisper.hf_tokenizer.encode(" Greenhouse.", add_special_tokens=False).ids
+    assert chunk["initial_prompt"] == [*told, *tokens]
+    timestamps = Tokenizer(whisper.hf_tokenizer, False, "transcribe", "en").timestamp_begin
+    assert any(token >= timestamps for token in tokens)
+    assert chunk["condition_on_previous_text"] and chunk["clip_timestamps"][0] == 0.0
+    later = narration.sentences[5:]
+    assert all(0.0 <= s.start <= s.end <= narration.duration - sixth + 0.01 for s in segments)
+    spoken = " ".join(s["text"] for s in later)
+    assert word_error_rate(spoken, " ".join(s.text for s in segments)) <= 0.3
+    starts = [word.start for segment in segments for word in segment.words]
+    for sentence in later:  # each heard where it was said (segments may hold two)
+        assert min(abs(start + sixth - sentence["start"]) for start in starts) <= 1.0
+    words = " ".join(s.text for s in segments).split()
+    assert len(words) <= len(spoken.split()) + 5  # none of what was said before
 
 
 def test_with_the_fallback_faster_whisper_prompts_over_the_same_clips(
