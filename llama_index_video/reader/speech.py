@@ -48,13 +48,6 @@ logger = logging.getLogger(__name__)
 NO_SPEECH = "no speech heard"
 """The note of a recording whose sound holds no speech (nothing transcribed)."""
 
-LEAD_IN_SECONDS = 60.0
-"""The audio before a chunk handed with it (:attr:`AudioChunk.lead_in`), to be heard
-for context: faster-whisper decodes it first for the prompt of the chunk's first window,
-as one long decode would have it (:func:`..transcription.base.audio_before`), and returns
-nothing of it, so each chunk is still heard on its own, anywhere, and no segment twice.
-"""
-
 
 class SpeechReading:
     """Transcript units of a file's speech (see the module docstring).
@@ -67,6 +60,7 @@ class SpeechReading:
     diarizer: Diarizer | None
     max_duration: float | None
     audio_chunk_seconds: float
+    audio_lead_in_seconds: float
     audio_track: int
     split_channels: bool
     _transcriber: Transcriber | None
@@ -109,7 +103,7 @@ class SpeechReading:
             return None
         if info.duration <= self.audio_chunk_seconds or self._two_voices(info) is not None:
             return None
-        return self._audio_chunks(path, lead_in_seconds=LEAD_IN_SECONDS)
+        return self._audio_chunks(path, lead_in_seconds=self.audio_lead_in_seconds)
 
     def transcribe_chunk(
         self,
@@ -226,7 +220,7 @@ class SpeechReading:
                 chunk, source=info.path, duration=info.duration, progress=progress
             )
             for chunk in self._audio_chunks(
-                info.path, channel=channel, lead_in_seconds=LEAD_IN_SECONDS
+                info.path, channel=channel, lead_in_seconds=self.audio_lead_in_seconds
             )
         )
 

@@ -122,6 +122,9 @@ class VideoReader(SpeechReading, BaseReader):
             time (cut at the quietest moment near the limit), which bounds memory for
             long recordings; a Ray ingest transcribes the chunks of a longer file on
             several workers (:meth:`speech_chunks`).
+        audio_lead_in_seconds: Each chunk after the first also carries this many
+            seconds of the one before, decoded only for the prompt of the chunk's first
+            window (see ``ReaderOptions``); 0: none.
         audio_track: Which audio track is heard, from 1 as players number them; a file
             with fewer tracks fails, naming how many it has.
         split_channels: Hear a stereo track one channel at a time, each labelled as one
@@ -147,6 +150,7 @@ class VideoReader(SpeechReading, BaseReader):
         text_chunk_overlap: int = DEFAULT_OPTIONS.text_chunk_overlap,
         max_duration: float | None = DEFAULT_OPTIONS.max_duration,
         audio_chunk_seconds: float = DEFAULT_OPTIONS.audio_chunk_seconds,
+        audio_lead_in_seconds: float = DEFAULT_OPTIONS.audio_lead_in_seconds,
         audio_track: int = DEFAULT_OPTIONS.audio_track,
         split_channels: bool = DEFAULT_OPTIONS.split_channels,
         raise_on_error: bool = False,
@@ -154,6 +158,7 @@ class VideoReader(SpeechReading, BaseReader):
         check_reading_limits(
             max_duration=max_duration,
             audio_chunk_seconds=audio_chunk_seconds,
+            audio_lead_in_seconds=audio_lead_in_seconds,
             audio_track=audio_track,
             text_chunk_size=text_chunk_size,
             text_chunk_overlap=text_chunk_overlap,
@@ -170,6 +175,7 @@ class VideoReader(SpeechReading, BaseReader):
         self.text_chunk_overlap = text_chunk_overlap
         self.max_duration = max_duration
         self.audio_chunk_seconds = audio_chunk_seconds
+        self.audio_lead_in_seconds = audio_lead_in_seconds
         self.audio_track = audio_track
         self.split_channels = split_channels
         self.raise_on_error = raise_on_error

@@ -52,6 +52,7 @@ def test_the_reader_gets_every_option(tmp_path):
         text_chunk_overlap=32,
         max_duration=3600,
         audio_chunk_seconds=120,
+        audio_lead_in_seconds=30,
     )
     assert isinstance(options.diarizer, Diarizer)
     reader = VideoReader.from_options(options, media_dir=tmp_path / "media", clips=True)
@@ -60,7 +61,13 @@ def test_the_reader_gets_every_option(tmp_path):
     assert reader.ocr is None
     for name in ("use_subtitles", "frames", "ocr_options", "clips", "units", "diarizer"):
         assert getattr(reader, name) == getattr(options, name), name
-    for name in ("text_chunk_size", "text_chunk_overlap", "max_duration", "audio_chunk_seconds"):
+    for name in (
+        "text_chunk_size",
+        "text_chunk_overlap",
+        "max_duration",
+        "audio_chunk_seconds",
+        "audio_lead_in_seconds",
+    ):
         assert getattr(reader, name) == getattr(options, name), name
 
 
@@ -75,6 +82,8 @@ def test_clips_are_cut_only_when_asked_with_default_windows(tmp_path):
     [
         ({"max_duration": 0}, ValueError, "max_duration"),
         ({"audio_chunk_seconds": 10}, ValueError, "audio_chunk_seconds"),
+        ({"audio_lead_in_seconds": -1}, ValueError, "audio_lead_in_seconds"),
+        ({"audio_lead_in_seconds": 601}, ValueError, "audio_lead_in_seconds"),
         ({"text_chunk_size": 64, "text_chunk_overlap": 64}, ValueError, "text_chunk_overlap"),
         ({"ocr": "easyocr"}, ValueError, "auto, rapidocr, tesseract, off"),
         ({"ocr": True}, TypeError, "OcrEngine or one of"),

@@ -40,6 +40,7 @@ def test_speech_heard_chunk_by_chunk_gives_the_nodes_of_a_plain_read(tmp_path, t
         assert after.start == pytest.approx(before.end)  # nothing lost, nothing twice
     assert chunks[-1].end == pytest.approx(80.0, abs=0.05)
     assert all(len(chunk.samples) <= CHUNK_SECONDS * SAMPLE_RATE for chunk in chunks)
+    assert not any(len(chunk.lead_in) for chunk in chunks)  # no lead-in unless asked
 
     # Chunks may be heard in any order (on any worker): each is timed on the source.
     heard = {
@@ -136,18 +137,20 @@ def test_a_chunk_hears_the_speech_before_its_seam_for_its_prompt_and_writes_none
     twice at a seam, and chunks heard apart, in any order, give the rows of a plain read."""
     import numpy as np
 
-    from llama_index_video.reader.speech import LEAD_IN_SECONDS
-
     path, spans = sentences_at_seams
+    lead_in = 20.0  # less than a chunk, so it is cut from the chunk before
     reader = VideoReader(
-        media_dir=tmp_path / "media", transcriber=transcriber, audio_chunk_seconds=30.0
+        media_dir=tmp_path / "media",
+        transcriber=transcriber,
+        audio_chunk_seconds=30.0,
+        audio_lead_in_seconds=lead_in,
     )
     chunks = list(reader.speech_chunks(path) or ())
     assert len(chunks) >= 3
     assert len(chunks[0].lead_in) == 0
     for before, after in itertools.pairwise(chunks):
         assert after.start == pytest.approx(before.end)
-        lead = min(len(before.samples), round(LEAD_IN_SECONDS * SAMPLE_RATE))
+        lead = min(len(before.samples), round(lead_in * SAMPLE_RATE))
         assert np.array_equal(after.lead_in, before.samples[-lead:])
     seams = [chunk.start for chunk in chunks[1:]]
     assert all(any(0 < seam - end <= SEAM_GAP for _, end in spans) for seam in seams)
