@@ -227,12 +227,24 @@ def read_generation(folder: Path) -> int | None:
 
 
 def committing(folder: Path) -> bool:
-    """Whether a writer of the index folder ``folder`` is in its commit step."""
+    """Whether a writer of the index folder ``folder`` is in its commit step. The record
+    of a writer killed in it says so until the next writer: it counts only while the
+    lock is held (else every read would wait for a step that never ends)."""
     try:
-        with (folder / LOCK_NAME).open("rb") as handle:
-            data = _parsed(handle.read(4096))
+        fd = os.open(folder / LOCK_NAME, os.O_RDONLY)
     except OSError:
         return False
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False  # nobody holds the lock
+        except BlockingIOError:
+            pass
+        except OSError:  # a file system without flock: the record alone tells
+            pass
+        data = _parsed(os.pread(fd, 4096, 0))
+    finally:
+        os.close(fd)
     return bool(data and data.get("committing"))
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -150,3 +153,33 @@ def test_a_read_that_finds_a_commit_step_announced_waits_for_it_at_most_so_long(
     assert "\n" not in str(raised.value)
     writer.release()
     lock_module.wait_for_commit(tmp_path)  # nothing to wait for
+
+
+def test_a_writer_killed_in_its_commit_step_holds_no_read_back(tmp_path):
+    """A writer process killed with SIGKILL after announcing its commit step leaves the
+    announcement in ``write.lock``, but no lock: reads go on at once, not after
+    waiting :data:`COMMIT_WAIT_SECONDS` to fail with ``IndexBusyError``."""
+    from llama_index_video.store.lock import committing, wait_for_commit
+
+    script = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from llama_index_video.store.lock import WriterLock\n"
+        "writer = WriterLock(Path(sys.argv[1]))\n"
+        "writer.acquire(wait=0)\n"
+        "writer.committing()\n"
+        "print('committing', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    writer = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "committing"
+        assert committing(tmp_path)
+    finally:
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=60)
+    assert '"committing": true' in (tmp_path / "write.lock").read_text()
+    assert not committing(tmp_path)
+    wait_for_commit(tmp_path, wait=0.2)  # raised IndexBusyError before
