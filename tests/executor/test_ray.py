@@ -185,11 +185,16 @@ def test_a_worker_killed_mid_file_is_retried_without_duplicates_or_orphans(
 
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory, transcriber, embed_model):
-    """An 80 s video without subtitles, read in 30 s chunks, and its local ingest's rows."""
+    """An 80 s video without subtitles, read in 30 s chunks, each prompted by a 20 s
+    lead-in (the end of the chunk before, sent with it), and its local ingest's rows."""
     folder = tmp_path_factory.mktemp("speech")
     (folder / "input").mkdir()
     shutil.copy(OZONE, folder / "input" / OZONE.name)
-    options = {"transcriber": transcriber, "audio_chunk_seconds": 30.0}
+    options = {
+        "transcriber": transcriber,
+        "audio_chunk_seconds": 30.0,
+        "audio_lead_in_seconds": 20.0,
+    }
     report, rows = _ingest(folder / "local", folder / "input", embed_model, **options)
     assert report.ok, report
     return folder / "input", options, rows, _frames(folder / "local")
