@@ -103,6 +103,7 @@ def _reader_options(args: argparse.Namespace) -> ReaderOptions:
         ),
         use_subtitles=not args.no_subtitles,
         audio_track=args.audio_track,
+        audio_lead_in_seconds=args.lead_in,
         split_channels=not args.mix_channels,
         frames=None if args.no_frames else FrameSamplingOptions(interval=args.frame_interval),
         ocr=_ocr(args.ocr, args.ocr_languages),

@@ -279,6 +279,14 @@ def _reading_options(parser: argparse.ArgumentParser) -> None:
         help="the audio track to hear in files with several, from 1 (default: the first)",
     )
     parser.add_argument(
+        "--lead-in",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="prompt each 10-minute chunk of a long recording with what was said in the "
+        "SECONDS before it (e.g. 60; default 0: none)",
+    )
+    parser.add_argument(
         "--mix-channels",
         action="store_true",
         help="hear stereo mixed to one even when each channel holds its own voice",

@@ -47,6 +47,7 @@ def test_defaults(capsys, tmp_path, readers):
     assert reader.ocr is not None  # RapidOCR is installed for the tests
     assert reader.clips is None
     assert reader.diarizer is None
+    assert reader.audio_lead_in_seconds == 0.0
 
 
 def test_every_reading_option_arrives(capsys, tmp_path, readers):
@@ -62,9 +63,12 @@ def test_every_reading_option_arrives(capsys, tmp_path, readers):
         "base",
         "--language",
         "de",
+        "--lead-in",
+        "60",
     )
     assert code == 0
     (reader,) = readers
+    assert reader.audio_lead_in_seconds == 60.0
     assert reader.ocr is None
     assert reader.frames == FrameSamplingOptions(interval=2.0)
     assert not reader.use_subtitles
@@ -75,6 +79,12 @@ def test_every_reading_option_arrives(capsys, tmp_path, readers):
 def test_a_language_is_taken_as_people_write_it(capsys, tmp_path, readers, written):
     assert ingest(capsys, tmp_path, "--language", written)[0] == 0
     assert readers[0].transcriber == FasterWhisperTranscriber(language="sv")
+
+
+def test_a_lead_in_longer_than_a_chunk_is_one_line(capsys, tmp_path, readers):
+    code, err = ingest(capsys, tmp_path, "--lead-in", "900")
+    assert code == 2 and readers == []
+    assert err.count("\n") == 1 and "audio_lead_in_seconds must be between 0" in err
 
 
 def test_a_language_whisper_does_not_know_is_one_line(capsys, tmp_path, readers):
