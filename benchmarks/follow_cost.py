@@ -15,15 +15,19 @@ what that adds to a warm search and to a kept retriever's ``retrieve``: each ver
 reads followed writers) opens the same index in a process of its own and times
 ``--searches`` calls of each after five warm-up calls, ``--rounds`` times, the
 versions taking turns. Nobody writes meanwhile, so both versions do the same work but
-the check. Then each process copies the index, has another process (``ingest`` of its
-own version) replace the manual with a second edition in the copy, and asks again with
-what it kept: the kept retriever's hits of the second edition (of 5), and whether a
-search filtered by modality failed, and how long the first read took (the version
+the check. Then each process copies the index, has another process
+(``ingest`` of its own version) replace the manual with a second edition in the copy,
+and asks again with what it kept: the kept retriever's hits of the second edition (of
+5), and whether a search filtered by modality failed, and how long the first read took (the version
 moved to: the folder reloaded in place, or, with snapshot reads, copied and opened);
 and how long that ``ingest`` of the replaced manual took (wall, its own process: what
-a writer deferring the old rows' deletion to its commit step costs, if anything).
+a writer deferring the old rows' deletion to its commit step costs, if anything); last,
+it times searches of the copy while another process holds its writer lock (writing
+nothing): today's reads then keep their vector queries to the version they loaded
+(``search_writing``).
 Synthetic material: a Markdown manual of 300
-sections, ingested once by today's code (the default local embedding).
+sections, ingested once by each version into an index of its own (the default local embedding;
+an older version may not write to a newer one's index).
 """
 
 from __future__ import annotations
@@ -47,6 +51,16 @@ BASELINE_REF = "a62fde0"
 QUESTION = "how often is valve 12 of the cooling loop checked"
 SECTIONS = 300
 
+HOLD = """
+import sys
+from pathlib import Path
+from llama_index_video.store.lock import WriterLock
+lock = WriterLock(Path(sys.argv[1]))
+lock.acquire(wait=0)
+print("held", flush=True)
+sys.stdin.read()
+lock.release()
+"""
 TIMED = """
 import inspect, json, shutil, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -59,7 +73,7 @@ retriever = index.as_retriever(top_k=5)
 calls = {"search": lambda: index.search(QUESTION, top_k=5),
          "retrieve": lambda: retriever.retrieve(QUESTION)}
 found = {}
-for name, call in calls.items():
+def timed(call):
     for _ in range(5):
         call()
     times = []
@@ -68,7 +82,9 @@ for name, call in calls.items():
         call()
         times.append(time.perf_counter() - started)
     times.sort()
-    found[name] = [statistics.median(times) * 1000, times[int(len(times) * 0.95)] * 1000]
+    return [statistics.median(times) * 1000, times[int(len(times) * 0.95)] * 1000]
+for name, call in calls.items():
+    found[name] = timed(call)
 index.close()
 copy = Path(tempfile.mkdtemp()) / "index"
 shutil.copytree(sys.argv[1], copy)
@@ -80,9 +96,11 @@ edition = manual.with_name("second.md")
 edition.write_text(manual.read_text().replace("Valve", "Second-edition valve"))
 shutil.copy(edition, manual.with_name("work") / "manual.md")
 started = time.perf_counter()
-subprocess.run([sys.executable, "-m", "llama_index_video.cli.main", "ingest",
-                str(manual.with_name("work") / "manual.md"), "--index", str(copy), "--quiet"],
-               check=True, capture_output=True)
+done = subprocess.run([sys.executable, "-m", "llama_index_video.cli.main", "ingest",
+                       str(manual.with_name("work") / "manual.md"), "--index", str(copy),
+                       "--quiet"], capture_output=True, text=True)
+if done.returncode != 0:
+    raise SystemExit(f"the replacing ingest failed: {done.stdout} {done.stderr}")
 ingest = time.perf_counter() - started
 started = time.perf_counter()
 hits = retriever.retrieve(QUESTION)
@@ -93,9 +111,18 @@ try:
 except Exception as exc:
     found["after"][1] = 1
     print(type(exc).__name__, exc, file=sys.stderr)
+# another process holds the copy's writer lock (writing nothing): reads keep to the
+# version they loaded (today's: vector queries kept to its files)
+holder = subprocess.Popen([sys.executable, "-c", HOLD, str(copy)], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+assert holder.stdout.readline().strip() == "held"
+found["search_writing"] = timed(lambda: index.search(QUESTION, top_k=5))
+holder.stdin.close()
+holder.wait()
+index.close()
 shutil.rmtree(copy.parent)
 print(json.dumps(found))
-""".replace("QUESTION", repr(QUESTION))
+""".replace("QUESTION", repr(QUESTION)).replace("HOLD", repr(HOLD))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,12 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     versions = [release(args.baseline_ref), today()]
     load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="follow-cost-") as scratch:
-        index = _index(versions[1], Path(scratch))
+        # each version its own index of the same manual: an older version may not write
+        # to a newer one's (the lexical index's language column)
+        indexes = {v.name: _index(v, Path(scratch) / f"v{n}") for n, v in enumerate(versions)}
         runs: dict[str, list[dict[str, list[float]]]] = {v.name: [] for v in versions}
         for round_ in range(args.rounds):  # ends: a fixed number of rounds
             for version in versions if round_ % 2 == 0 else versions[::-1]:
                 runs[version.name].append(
-                    _timed(version, index, args.searches, snapshots=args.snapshot_reads)
+                    _timed(
+                        version,
+                        indexes[version.name],
+                        args.searches,
+                        snapshots=args.snapshot_reads,
+                    )
                 )
     medians = {
         name: {
@@ -128,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                 "median_ms": statistics.median(r[call][0] for r in found),
                 "p95_ms": statistics.median(r[call][1] for r in found),
             }
-            for call in ("search", "retrieve")
+            for call in ("search", "retrieve", "search_writing")
         }
         for name, found in runs.items()
     }
@@ -156,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, calls in medians.items():
         for call, figure in calls.items():
             print(
-                f"{name:>22} {call:>8}: median {figure['median_ms']:6.2f} ms, "
+                f"{name:>22} {call:>14}: median {figure['median_ms']:6.2f} ms, "
                 f"p95 {figure['p95_ms']:6.2f} ms"
             )
     check = _check_cost()
@@ -208,7 +242,7 @@ def _check_cost(*, calls: int = 20_000) -> dict[str, float]:
 
 
 def _index(version: Version, scratch: Path) -> Path:
-    (scratch / "work").mkdir()
+    (scratch / "work").mkdir(parents=True)
     manual = scratch / "work" / "manual.md"
     manual.write_text(
         "\n\n".join(
