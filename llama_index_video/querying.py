@@ -30,6 +30,7 @@ from llama_index_video.search.policy import SearchPolicy
 from llama_index_video.search.relevance import Calibration, Gate
 from llama_index_video.search.retriever import VideoRetriever
 from llama_index_video.search.searcher import Location, located
+from llama_index_video.speakers.base import speaker_order
 from llama_index_video.store.folder_index import nodes_by_id
 from llama_index_video.store.lease import folder_lease
 from llama_index_video.transcription.language import language_code
@@ -114,7 +115,9 @@ class Querying(Recordings):
         return policy.moments(known_speakers=self._speakers, **options)
 
     def _speakers(self) -> list[str]:
-        return sorted({who for entry in self.library() for who in entry.speakers})
+        return sorted(
+            {who for entry in self.library() for who in entry.speakers}, key=speaker_order
+        )
 
     def recording_scores(
         self, query: str | QueryBundle, best: NodeWithScore | None = None

@@ -21,7 +21,7 @@ from llama_index_video.cli.opening import open_index, search_options, store_opti
 from llama_index_video.cli.reads import Folder, read_between_writers, read_once
 from llama_index_video.cli.warm_search import served_search
 from llama_index_video.errors import EmbeddingError, MomentRequestError, RemoteAPIError
-from llama_index_video.speakers.base import unknown_speakers
+from llama_index_video.speakers.base import speaker_order, unknown_speakers
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -75,7 +75,7 @@ def _searched(args: argparse.Namespace, settings: dict[str, Any]) -> list[Search
         entries = view.listed() if named else []
         hits = None
         if entries is not None:
-            speakers = sorted(_speakers(entries))
+            speakers = sorted(_speakers(entries), key=speaker_order)
             hits = _first_try(
                 view,
                 lambda: one_shot_search(

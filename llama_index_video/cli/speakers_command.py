@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index_video.cli.opening import open_index
 from llama_index_video.cli.options import index_option, source_argument, wait_options
 from llama_index_video.errors import VideoIndexError, printable_path
-from llama_index_video.speakers.base import speaker_label
+from llama_index_video.speakers.base import speaker_label, speaker_order
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
@@ -79,7 +79,8 @@ def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int
 def _relabel(index: VideoIndex, sources: list[str], *, wait: float) -> int:
     done = index.relabel_speakers(sources, wait=wait)
     for shown, named in done.named.items():
-        names = ", ".join(f"{label} {name!r}" for label, name in sorted(named.items()))
+        labels = sorted(named, key=speaker_order)
+        names = ", ".join(f"{label} {named[label]!r}" for label in labels)
         print(f"named    {names or 'no voice known'} in {printable_path(shown)}")
     for shown, reason in done.failed.items():
         print(f"failed   {printable_path(shown)}: {reason}")

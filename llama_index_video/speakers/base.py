@@ -90,6 +90,15 @@ def speaker_name(number: int) -> str:
     return f"{SPEAKER_PREFIX}{number}"
 
 
+def speaker_order(who: str) -> tuple[int, int, str]:
+    """A sort key listing labels by number (``SPEAKER_2`` before ``SPEAKER_10``), then
+    names alphabetically."""
+    number = who[len(SPEAKER_PREFIX) :]
+    if who.startswith(SPEAKER_PREFIX) and number.isdigit():
+        return (0, int(number), "")
+    return (1, 0, who.casefold())
+
+
 def speaker_label(text: str) -> str:
     """``"2"`` and ``"speaker_2"`` -> ``"SPEAKER_2"``; anything else is a name given to a
     speaker (``llama-index-video speakers name``), kept as written but for its spaces."""
@@ -125,7 +134,7 @@ def unknown_speakers(requested: Sequence[str], known: Iterable[str]) -> str | No
     """Why a search for what ``requested`` said can find nothing, given the index's
     speakers (``known``): no speaker labels at all, or speakers it does not have, as one
     line naming the ones it has; None when it knows every one."""
-    names = sorted(set(known))
+    names = sorted(set(known), key=speaker_order)
     if not names:
         return "this index has no speaker labels (they are made by 'ingest --speakers')"
     spelled = {name.casefold() for name in names}

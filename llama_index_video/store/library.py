@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from llama_index_video import schema
 from llama_index_video.errors import VideoIndexError
 from llama_index_video.sources.origin import read_origin
+from llama_index_video.speakers.base import speaker_order
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.live import LIVE_NOTE
 from llama_index_video.store.manifest import ContentSummary, FileRecord, Manifest, PathRecord
@@ -121,7 +122,7 @@ def _entries(
                 duration=content.duration,
                 moments=summary.moments,
                 language=summary.language,
-                speakers=summary.speakers,
+                speakers=sorted(summary.speakers, key=speaker_order),  # kept sorted as text
                 indexed_at=manifest.updated_at(record.content_hash),
                 reason=content.error or content.notes,
             )

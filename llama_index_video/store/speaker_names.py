@@ -25,7 +25,7 @@ from llama_index.core.vector_stores.types import BasePydanticVectorStore
 
 from llama_index_video import schema
 from llama_index_video.errors import MomentRequestError, VectorStoreError
-from llama_index_video.speakers.base import SPEAKER_PREFIX, speaker_label
+from llama_index_video.speakers.base import SPEAKER_PREFIX, speaker_label, speaker_order
 from llama_index_video.store.collection import chroma_collection
 from llama_index_video.store.lexical import LexicalStore
 
@@ -96,12 +96,13 @@ def rename_speaker(
 
 
 def speakers_of(store: BasePydanticVectorStore, content_hash: str) -> list[str]:
-    """The speakers (labels or names) stored for a content, sorted."""
+    """The speakers (labels or names) stored for a content, labels by number first."""
     collection = chroma_collection(store)
     if collection is None:
         return []
     rows = collection.get(where={schema.CONTENT_HASH: content_hash}, include=["metadatas"])
-    return sorted({str(m[schema.SPEAKER]) for m in rows["metadatas"] if m.get(schema.SPEAKER)})
+    speakers = {str(m[schema.SPEAKER]) for m in rows["metadatas"] if m.get(schema.SPEAKER)}
+    return sorted(speakers, key=speaker_order)
 
 
 def _named(meta: dict[str, Any], name: str) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from llama_index_video.speakers.base import (
     failures_named,
     merge_pieces,
     name_in_order,
+    speaker_order,
+    unknown_speakers,
 )
 from llama_index_video.transcription.base import Segment, Word
 
@@ -125,3 +127,15 @@ def test_a_backend_failing_inside_is_one_diarization_error_naming_the_file():
     with pytest.raises(MissingDependencyError) as passed, failures_named("CAM++", None):
         raise own
     assert passed.value is own
+
+
+def test_labels_are_listed_by_number_then_names_alphabetically():
+    """Ten voices were listed SPEAKER_1, SPEAKER_10, SPEAKER_2, ... (sorted as text)."""
+    voices = ["SPEAKER_10", "Zoe Park", "SPEAKER_2", "ana", "SPEAKER_1"]
+    assert sorted(voices, key=speaker_order) == [
+        "SPEAKER_1", "SPEAKER_2", "SPEAKER_10", "ana", "Zoe Park",
+    ]  # fmt: skip
+    assert unknown_speakers(["SPEAKER_11"], voices) == (
+        "no moment of this index was said by 'SPEAKER_11'; "
+        "its speakers: SPEAKER_1, SPEAKER_2, SPEAKER_10, ana, Zoe Park"
+    )
