@@ -449,7 +449,7 @@ class VideoIndex(Verifying, Querying):
             self._open_vectors()
         generation = read_generation(self.path)
         if (
-            self._view is None
+            not self.snapshot_reads  # a copy never changes (nor does one not made follow)
             and generation is not None
             and (generation != self._pinned or not self.manifest.holding)
         ):
