@@ -291,7 +291,7 @@ class Recordings(ManifestRecordings):
     ) -> list[TranscriptLine]:
         """What was said in a recording, unit by unit in time order, with the times,
         speaker and language stored; with ``start`` and/or ``end`` (seconds), the units
-        that overlap that span (with both, checked like :meth:`cut`'s).
+        that overlap that span, checked like :meth:`cut`'s (an open end: the recording's).
         :func:`~llama_index_video.store.transcript_export.render_transcript` writes them
         as SRT, WebVTT, text or JSON.
 
@@ -304,8 +304,10 @@ class Recordings(ManifestRecordings):
 
         with self._reading():
             recording = self.recording(source)
-            if start is not None and end is not None:
-                check_span(recording, start, end, max_seconds=max_seconds, instant=True)
+            if start is not None or end is not None:
+                first = 0.0 if start is None else start
+                last = end if end is not None else max(first, recording.duration or first)
+                check_span(recording, first, last, max_seconds=max_seconds, instant=True)
             return transcript(self.vector_store, recording.content_hash, start=start, end=end)
 
     def chapters(self, source: str | Path | IndexedSource) -> list[Chapter]:

@@ -48,6 +48,14 @@ def test_the_transcript_between_two_times_is_the_units_overlapping_them(example_
         example_index.transcript("ozone_explainer.mp4", start=0, end=30, max_seconds=10)
     with pytest.raises(MomentRequestError, match="not finite"):
         example_index.transcript("ozone_explainer.mp4", start=float("nan"), end=30)
+    # One end alone is checked too: a start past the end printed an empty transcript.
+    assert example_index.transcript("ozone_explainer.mp4", start=40) == [
+        line for line in whole if line.end >= 40
+    ]
+    with pytest.raises(MomentRequestError, match="after the end"):
+        example_index.transcript("ozone_explainer.mp4", start=600)
+    with pytest.raises(MomentRequestError, match="after the end"):
+        example_index.summarize("team_sync.mp3", start=600)
 
 
 def test_the_screen_at_a_time_is_the_frame_then_and_its_text(example_index):
