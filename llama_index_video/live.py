@@ -60,6 +60,10 @@ CATCH_UP_SECONDS = 30.0
 """A chunk is at least ``chunk_seconds`` long; when more is already there (the follower
 fell behind: a busy machine), it takes up to this much at once. Whisper reads audio in
 30 s windows, so three 10 s chunks cost about three times one 30 s chunk to encode."""
+FIRST_BYTES_SECONDS = 60.0
+"""How long a file that is still empty may stay so before the recording counts as ended
+(when ``settle`` is shorter): recorders write their first block late (ffmpeg's MP3,
+256 KiB: 21 s at 96 kbit/s; its Matroska copy, ~30 s)."""
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,8 @@ def ingest_live(
             (the follower fell behind; default :data:`CATCH_UP_SECONDS`);
             ``chunk_seconds`` or less: every chunk is ``chunk_seconds`` long
             (``benchmarks/live_latency.py`` compares the two).
-        settle: A file has ended when it has not grown for this long; a stream when no
+        settle: A file has ended when it has not grown for this long (while it is still
+            empty, :data:`FIRST_BYTES_SECONDS` if that is longer); a stream when no
             data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
         max_bytes: It has ended once the file (or the stream's copy) is this large.
@@ -109,7 +114,7 @@ def ingest_live(
 
     Raises:
         MediaError: the file does not appear within ``settle`` seconds, stays empty
-            that long, or is not a growing audio or video file.
+            (see ``settle``), or is not a growing audio or video file.
         DownloadError: the stream cannot be opened or has no audio.
     """
     from llama_index_video.sources.stream import is_stream
@@ -132,14 +137,17 @@ def ingest_live(
             stop=stop,
         )  # fmt: skip
     path = Path(source)
+    started = time.monotonic()
     growth = _Growth(path, settle=settle, max_bytes=max_bytes)
     while growth.size() < HEAD_BYTES and not growth.ended(deadline, stop):
         time.sleep(POLL_SECONDS)
     if not path.is_file():
         raise MediaError(path, f"file not found (waited {settle:g} s for it to appear)")
-    if growth.size() == 0:  # a recorder that holds back its first bytes (ffmpeg: ~30 s)
+    if growth.size() == 0:
+        waited = time.monotonic() - started
         raise MediaError(
-            path, f"still empty after {settle:g} s without growing; give it a longer --live-settle"
+            path,
+            f"still empty after {waited:.0f} s without growing; give it a longer --live-settle",
         )
     with path.open("rb") as handle:
         key = live_key(path, handle.read(HEAD_BYTES))
@@ -340,4 +348,5 @@ class _Growth:
         if state != self._last:
             self._last, self._since = state, now
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
-        return stop.is_set() or now >= deadline or over_budget or now - self._since >= self._settle
+        settle = max(self._settle, FIRST_BYTES_SECONDS) if state[0] == 0 else self._settle
+        return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -149,6 +150,31 @@ def test_a_recording_that_stops_before_its_first_audio_can_be_read_names_the_set
     assert "\n" not in str(caught.value)
 
 
+def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followed(
+    tmp_path, embed_model
+):
+    """ffmpeg writes an MP3 in 256 KiB blocks, so its file stays empty for 21 s at
+    96 kbit/s: longer than the settle time that ends a recording, which used to refuse
+    it ("still empty after 10 s"). A file still empty waits up to FIRST_BYTES_SECONDS."""
+    recording = tmp_path / "meeting.mkv"
+    recording.touch()
+    settle = 3.0
+    index = open_index(tmp_path / "index", embed_model)
+
+    def late_recorder() -> None:
+        time.sleep(settle + 1.0)
+        write_recording(recording, SCRIPT, 0.0)
+
+    writer = threading.Thread(target=late_recorder)
+    writer.start()
+    report = ingest_live(index, recording, chunk_seconds=4.0, settle=settle, max_seconds=60.0)
+    writer.join()
+    assert report.ok, report
+    hits = index.search("what is the launch code", top_k=1)
+    index.close()
+    assert hits and abs(hits[0].start - 1.0) <= 0.5
+
+
 def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
     tmp_path, embed_model, monkeypatch
 ):
@@ -274,7 +300,8 @@ def test_the_command_refuses_several_files_and_a_missing_one_in_one_line(tmp_pat
     for paths, reason in (
         (["a.mkv", "b.mkv"], "ingest --live takes one file being recorded"),
         ([str(tmp_path / "nowhere.mkv")], "nowhere.mkv: file not found"),
-        ([str(tmp_path / "empty.mkv")], "empty.mkv: still empty after 0.5 s without growing"),
+        # an empty file waits FIRST_BYTES_SECONDS, unless --max-hours ends it first
+        ([str(tmp_path / "empty.mkv"), "--max-hours", "0.0005"], "empty.mkv: still empty after"),
     ):
         done = subprocess.run(
             [*command, *paths, *options], capture_output=True, text=True, env=env, timeout=300

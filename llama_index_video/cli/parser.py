@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=10.0,
         help="with --live: the recording has ended when the file has not grown (the stream "
-        "has sent nothing) for this many seconds (default: 10)",
+        "has sent nothing) for this many seconds (default: 10; a file still empty: at least 60)",
     )
     ingest.add_argument(
         "--max-bytes",
