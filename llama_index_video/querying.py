@@ -243,6 +243,8 @@ class Querying(Recordings):
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
         languages: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        by_named_speaker: bool = False,
     ) -> VideoAnswerer:
         """A :class:`VideoAnswerer` over this index: retrieve, rerank, attach, generate.
 
@@ -254,6 +256,9 @@ class Querying(Recordings):
                 applied before neighbours and frames are attached.
             languages: Only moments said in these languages, as :meth:`search` takes
                 them; None: any.
+            speakers: Only what these speakers said, as :meth:`search` takes them.
+            by_named_speaker: A question naming one of the index's speakers as the one
+                speaking is answered from what that speaker said, as :meth:`search`'s.
         """
         self.check_store()
         options = options or AskOptions()
@@ -261,7 +266,13 @@ class Querying(Recordings):
         policy = self.search_policy()
         return VideoAnswerer(
             retriever=NodeRetriever(
-                policy.retriever(top_k=options.top_k, languages=spoken_in(languages))
+                self._retriever(
+                    policy,
+                    top_k=options.top_k,
+                    languages=spoken_in(languages),
+                    speakers=speakers,
+                    by_named_speaker=by_named_speaker,
+                )
             ),
             postprocessors=postprocessors,
             llm=llm if llm is not None else _settings_llm(),
@@ -278,16 +289,24 @@ class Querying(Recordings):
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
         languages: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        by_named_speaker: bool = False,
     ) -> Answer:
         """Answer ``question`` with citations; extractive without an LLM.
 
         Returns "not found in the index" without calling the model when nothing
-        relevant is retrieved. ``languages``: only moments said in these (as
-        :meth:`search` takes them).
+        relevant is retrieved. ``languages``, ``speakers`` and ``by_named_speaker``: only
+        moments said in these languages, by these speakers, or by a speaker the question
+        names (as :meth:`search` takes them).
         """
         with self._reading():
             answerer = self.answerer(
-                llm=llm, options=options, reranker=reranker, languages=languages
+                llm=llm,
+                options=options,
+                reranker=reranker,
+                languages=languages,
+                speakers=speakers,
+                by_named_speaker=by_named_speaker,
             )
             return answerer.ask(question)
 
@@ -299,10 +318,19 @@ class Querying(Recordings):
         options: AskOptions | None = None,
         reranker: BaseNodePostprocessor | None = None,
         languages: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        by_named_speaker: bool = False,
     ) -> Answer:
         """Async :meth:`ask`: the same answer, the model called through its async API."""
         self._follow_writers()
-        answerer = self.answerer(llm=llm, options=options, reranker=reranker, languages=languages)
+        answerer = self.answerer(
+            llm=llm,
+            options=options,
+            reranker=reranker,
+            languages=languages,
+            speakers=speakers,
+            by_named_speaker=by_named_speaker,
+        )
         return await answerer.aask(question)
 
     def as_query_engine(

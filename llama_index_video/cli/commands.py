@@ -186,7 +186,12 @@ def _ask(args: argparse.Namespace) -> int:
         stream = read_between_writers(  # the moments are found before the answer is written
             index,
             lambda: index.answerer(
-                llm=llm, options=options, reranker=reranker, languages=args.language
+                llm=llm,
+                options=options,
+                reranker=reranker,
+                languages=args.language,
+                speakers=args.speaker,
+                by_named_speaker=args.by_named_speaker,
             ).stream(args.question, streaming=not args.no_stream and not args.json),
         )
         for delta in stream:

@@ -154,25 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"comma-separated subset of: {','.join(MODALITIES)}",
     )
-    search.add_argument(
-        "--speaker",
-        type=_speakers,
-        default=None,
-        help="only what these speakers said, comma-separated (SPEAKER_2, 2, or a name given "
-        "with 'speakers name')",
-    )
+    _speaker_option(search)
     _language_option(search)
     search.add_argument(
         "--by-chapter",
         action="store_true",
         help="score each moment with its chapter's match too (topic questions)",
     )
-    search.add_argument(
-        "--by-named-speaker",
-        action="store_true",
-        help="a question naming a speaker as the one speaking ('what did the designer say "
-        "about ...') searches only what that speaker said",
-    )
+    _named_speaker_option(search)
     search.add_argument("--json", action="store_true", help="print the JSON contract")
     _relevance_option(search)
 
@@ -200,6 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ask.add_argument("--no-stream", action="store_true", help="print the answer when complete")
     _language_option(ask)
+    _speaker_option(ask)
+    _named_speaker_option(ask)
     ask.add_argument(
         "--export",
         type=Path,
@@ -387,6 +378,25 @@ def _llm_options(parser: argparse.ArgumentParser) -> None:
         "if GEMINI_API_KEY is set, else none (the best moments, extractively)",
     )
     parser.add_argument("--llm-model", default=None, help="model name for --llm")
+
+
+def _speaker_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--speaker",
+        type=_speakers,
+        default=None,
+        help="only what these speakers said, comma-separated (SPEAKER_2, 2, or a name given "
+        "with 'speakers name')",
+    )
+
+
+def _named_speaker_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--by-named-speaker",
+        action="store_true",
+        help="a question naming a speaker as the one speaking ('what did the designer say "
+        "about ...') finds only what that speaker said",
+    )
 
 
 def _language_option(parser: argparse.ArgumentParser) -> None:

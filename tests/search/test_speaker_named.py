@@ -93,6 +93,25 @@ def test_search_by_named_speaker_on_the_command_line(index, capsys):  # noqa: F8
     assert {h["speaker"] for h in json.loads(capsys.readouterr().out)} - {"Ben Okafor"}
 
 
+def test_ask_answers_from_what_the_named_speaker_said_when_asked(index, capsys):  # noqa: F811
+    # `ask` had neither option: "what did Kyle say about ..." on a real interview was
+    # answered from the host's question first.
+    index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben Okafor")
+    index.reopen()
+    answer = index.ask(ASKED, by_named_speaker=True)
+    assert answer.found and {h.speaker for h in answer.hits} == {"Ben Okafor"}
+    assert any(abs(h.start - 19.5) <= 1.5 for h in answer.hits)  # "We should buy a rain barrel"
+    assert {h.speaker for h in index.ask(ASKED, speakers=["Ben Okafor"]).hits} == {"Ben Okafor"}
+    args = ["ask", ASKED, "--index", str(index.path), "--llm", "none", "--json", "--top-k", "9"]
+    assert main([*args, "--by-named-speaker"]) == 0
+    answered = json.loads(capsys.readouterr().out)
+    assert answered["hits"] and {h["speaker"] for h in answered["hits"]} == {"Ben Okafor"}
+    assert main([*args, "--speaker", "ben okafor"]) == 0
+    assert {h["speaker"] for h in json.loads(capsys.readouterr().out)["hits"]} == {"Ben Okafor"}
+    assert main(args) == 0
+    assert {h["speaker"] for h in json.loads(capsys.readouterr().out)["hits"]} - {"Ben Okafor"}
+
+
 def test_by_named_speaker_says_when_the_index_has_no_speaker_labels(example_index, capsys):
     asked = "What did the narrator say about the cache?"
     args = ["search", asked, "--index", str(example_index.path)]
