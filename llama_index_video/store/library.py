@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -179,14 +179,38 @@ def transcript(
         for node in nodes
         if node.metadata.get(schema.MODALITY) == "transcript"
     ]
-    return sorted(
-        (
-            line
-            for line in lines
-            if (start is None or line.end >= start) and (end is None or line.start <= end)
-        ),
-        key=lambda line: line.start,
+    return _said_once(
+        sorted(
+            (
+                line
+                for line in lines
+                if (start is None or line.end >= start) and (end is None or line.start <= end)
+            ),
+            key=lambda line: line.start,
+        )
     )
+
+
+def _said_once(lines: list[TranscriptLine]) -> list[TranscriptLine]:
+    """The lines as said: a unit cut inside a sentence begins with the last words of the
+    unit before (carried for retrieval, :func:`~llama_index_video.reader.units.
+    build_units`); a transcript says them once, from where the unit before ended."""
+    said: list[TranscriptLine] = []
+    for line in lines:
+        before = said[-1] if said else None
+        if before is not None and line.start < before.end and line.speaker == before.speaker:
+            words = line.text.split()
+            carried = _carried(before.text.split(), words)
+            if 0 < carried < len(words):
+                line = replace(line, start=before.end, text=" ".join(words[carried:]))
+        said.append(line)
+    return said
+
+
+def _carried(before: list[str], words: list[str]) -> int:
+    """How many of ``words``' first words end ``before`` (the longest such run)."""
+    longest = min(len(before), len(words))
+    return next((n for n in range(longest, 0, -1) if before[-n:] == words[:n]), 0)
 
 
 def _text_or_none(value: object) -> str | None:

@@ -5,6 +5,7 @@ download: tests/service/test_transcript_download.py; MCP: tests/mcp/test_server.
 from __future__ import annotations
 
 import html
+import itertools
 import json
 
 import pytest
@@ -228,3 +229,46 @@ def test_a_recordings_chapters_come_with_its_transcript_file(tmp_path, make_wav,
         assert text.count("\n## ") + text.startswith("## ") == len(TOPICS)
     finally:
         index.close()
+
+
+RUN_ON = (
+    "so I feature a lot of rappers on the show but not nearly enough rockers and we are "
+    "here today to make some recommendations and settle some age old debates about the best "
+    "records of the decade and the songs that everybody still sings along to in the car on "
+    "long drives across the country with friends who never agree about anything at all and "
+    "that is exactly why we keep coming back every single week to talk about it"
+)
+"""80 words and no sentence end: its units are cut inside it, each after the first
+beginning with the last words of the one before (carried for retrieval)."""
+
+
+def test_words_carried_between_units_are_said_once_and_cues_never_overlap(
+    tmp_path, make_wav, embed_model
+):
+    """A new user's real interview exported "on the show," twice, in cues overlapping by
+    0.48 s: a run-on sentence's units repeat words for retrieval, not for reading."""
+    import numpy as np
+
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    audio = make_wav(tmp_path / "talk.wav", np.zeros(50 * 16_000, np.float32))
+    (tmp_path / "talk.srt").write_text(f"1\n00:00:02,000 --> 00:00:40,000\n{RUN_ON}\n")
+    folder = tmp_path / "index"
+    index = VideoIndex(
+        folder, embed_model=embed_model, reader=VideoReader(media_dir=folder / "media", frames=None)
+    )
+    try:
+        assert index.ingest([audio]).ok
+        stored = index.vector_store.client.get(where={"modality": "transcript"})["documents"]
+        lines = index.transcript("talk.wav")
+        cues = list(srt.parse(index.transcript_file("talk.wav", fmt="srt")))
+    finally:
+        index.close()
+    assert sum(len(text.split()) for text in stored) > len(RUN_ON.split())  # words carried
+    assert len(lines) == len(stored) > 1
+    assert " ".join(line.text for line in lines) == RUN_ON
+    assert all(b.start >= a.end for a, b in itertools.pairwise(lines))
+    assert all(b.start >= a.end for a, b in itertools.pairwise(cues))
+    assert lines[0].start == pytest.approx(2.0, abs=TOLERANCE)
+    assert lines[-1].end == pytest.approx(40.0, abs=TOLERANCE)
