@@ -190,13 +190,17 @@ class VideoToolSpec(BaseToolSpec):
             "moments": self._linked([hit.to_dict(compact=True) for hit in hits]),
         }
         if not hits:
-            unmet = filters_unmet(self.index.library(), speakers=speakers, languages=languages)
-            if unmet:
-                raise MomentRequestError(f"{unmet}; name one of them or none")
+            self._filters_met(speakers, languages)
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 
-    def ask(self, question: str, top_k: int = 5, language: str | None = None) -> str:
+    def ask(
+        self,
+        question: str,
+        top_k: int = 5,
+        language: str | None = None,
+        speaker: str | None = None,
+    ) -> str:
         """Answer a question from the recordings, with the moments it cites.
 
         Args:
@@ -204,21 +208,35 @@ class VideoToolSpec(BaseToolSpec):
             top_k (int): How many moments to consider (1-20, default 5).
             language (str): Only from what was said in these languages, comma-separated
                 (fr, de).
+            speaker (str): Only from what this speaker said: a label (SPEAKER_1) or a
+                name (for "what did Ana say about ...").
         """
         from llama_index_video.answering.answerer import AskOptions
 
+        speakers = _parsed(parse_speakers, _text(speaker, "speaker", optional=True))
+        languages = _parsed(language_codes, _text(language, "language", optional=True))
         answer = self.index.ask(
             _text(question, "question"),
             llm=self.llm,
             options=AskOptions(top_k=_top_k(top_k)),
-            languages=_parsed(language_codes, _text(language, "language", optional=True)),
+            languages=languages,
+            speakers=speakers,
         )
+        if not answer.found:
+            self._filters_met(speakers, languages)
         payload = {
             "answer": answer.text,
             "found": answer.found,
             "citations": self._linked([c.to_dict(compact=True) for c in answer.citations]),
         }
         return _fit(payload, "citations", self.max_result_bytes)
+
+    def _filters_met(self, speakers: list[str] | None, languages: list[str] | None) -> None:
+        """Nothing was found: raise when a speaker or language asked for is none the
+        index has (the agent is told which it has), rather than answer "nothing"."""
+        unmet = filters_unmet(self.index.library(), speakers=speakers, languages=languages)
+        if unmet:
+            raise MomentRequestError(f"{unmet}; name one of them or none")
 
     def list_recordings(self) -> str:
         """List the indexed recordings and documents: name, length, what they hold.

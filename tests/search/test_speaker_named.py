@@ -112,6 +112,22 @@ def test_ask_answers_from_what_the_named_speaker_said_when_asked(index, capsys):
     assert {h["speaker"] for h in json.loads(capsys.readouterr().out)["hits"]} - {"Ben Okafor"}
 
 
+def test_the_agents_ask_tool_answers_from_what_one_speaker_said(index):  # noqa: F811
+    """The ask tool of agents and MCP clients took no speaker: an agent asked "what did
+    Ben say" could not keep the answer to Ben's own words."""
+    index.name_speaker("dialogue.ogg", "SPEAKER_2", "Ben Okafor")
+    index.reopen()
+    tools = VideoToolSpec(index)
+    kept = json.loads(tools.ask(ASKED, top_k=9, speaker="ben okafor"))["citations"]
+    assert kept and {c["speaker"] for c in kept} == {"Ben Okafor"}
+    assert any(abs(c["start"] - 19.5) <= 1.5 for c in kept)  # "We should buy a rain barrel"
+    everyone = json.loads(tools.ask(ASKED, top_k=9))["citations"]
+    assert {c["speaker"] for c in everyone} - {"Ben Okafor"}
+    unknown = tools.to_tool_list()[[t.metadata.name for t in tools.to_tool_list()].index("ask")]
+    said = str(unknown(question=ASKED, speaker="Dana"))
+    assert "'Dana'" in said and "Ben Okafor" in said and "Traceback" not in said
+
+
 def test_by_named_speaker_says_when_the_index_has_no_speaker_labels(example_index, capsys):
     asked = "What did the narrator say about the cache?"
     args = ["search", asked, "--index", str(example_index.path)]
