@@ -190,7 +190,9 @@ class VideoToolSpec(BaseToolSpec):
             "moments": self._linked([hit.to_dict(compact=True) for hit in hits]),
         }
         if not hits:
-            self._filters_met(speakers, languages)
+            unmet = filters_unmet(self.index.library(), speakers=speakers, languages=languages)
+            if unmet:
+                raise MomentRequestError(f"{unmet}; name one of them or none")
             payload["note"] = "nothing relevant found; try other words or list_recordings"
         return _fit(payload, "moments", self.max_result_bytes)
 
@@ -222,21 +224,12 @@ class VideoToolSpec(BaseToolSpec):
             languages=languages,
             speakers=speakers,
         )
-        if not answer.found:
-            self._filters_met(speakers, languages)
         payload = {
             "answer": answer.text,
             "found": answer.found,
             "citations": self._linked([c.to_dict(compact=True) for c in answer.citations]),
         }
         return _fit(payload, "citations", self.max_result_bytes)
-
-    def _filters_met(self, speakers: list[str] | None, languages: list[str] | None) -> None:
-        """Nothing was found: raise when a speaker or language asked for is none the
-        index has (the agent is told which it has), rather than answer "nothing"."""
-        unmet = filters_unmet(self.index.library(), speakers=speakers, languages=languages)
-        if unmet:
-            raise MomentRequestError(f"{unmet}; name one of them or none")
 
     def list_recordings(self) -> str:
         """List the indexed recordings and documents: name, length, what they hold.

@@ -7,8 +7,9 @@ Routes::
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
     GET  /api/search?q=&top_k=&modality=&speaker=&language=&by_chapter=&by_named_speaker=
                                  the ``search --json`` list (the options as ``search``'s)
-    POST /api/ask                {"question": str, "top_k": int, "language": str} -> the
-                                 ``ask --json`` object (``language`` as ``/api/search``'s)
+    POST /api/ask                {"question": str, "top_k": int, "language": str,
+                                 "speaker": str, "by_named_speaker": bool} -> the
+                                 ``ask --json`` object (the filters as ``/api/search``'s)
     POST /api/ask/stream         the same body -> server-sent events: ``delta`` events
                                  ({"text"}) as the model writes, then one ``answer``
                                  event (the /api/ask object, citations checked), or
@@ -157,10 +158,17 @@ class AskRequest(BaseModel):
     question: Question
     top_k: int = Field(default=DEFAULT_TOP_K, ge=1, le=MAX_TOP_K)
     language: Annotated[str, StringConstraints(max_length=200)] | None = None
+    speaker: Annotated[str, StringConstraints(max_length=MAX_QUERY_CHARS)] | None = None
+    by_named_speaker: bool = False
 
-    def languages(self) -> list[str] | None:
-        """``language`` as the codes moments carry; a 422 naming it if blank."""
-        return _listed(language_codes, "language", self.language)
+    def filters(self) -> dict[str, Any]:
+        """The answerer's filters (``service.live.ASK_FILTERS``), as ``/api/search`` reads
+        ``language`` and ``speaker``; a 422 naming one that is blank or bad."""
+        return {
+            "languages": _listed(language_codes, "language", self.language),
+            "speakers": _listed(parse_speakers, "speaker", self.speaker),
+            "by_named_speaker": self.by_named_speaker,
+        }
 
 
 def create_app(
@@ -283,8 +291,7 @@ def create_app(
     async def ask(request: Request) -> JSONResponse:
         payload = _parse_ask(await _json_body(request))
         result, catalog = await run_in_threadpool(
-            partial(live.ask, top_k=payload.top_k, languages=payload.languages()),
-            payload.question,
+            partial(live.ask, top_k=payload.top_k, **payload.filters()), payload.question
         )
         return JSONResponse(_answer_data(result, catalog))
 
@@ -493,8 +500,7 @@ def _answer_events(
 ) -> Iterator[str]:
     """The server-sent events of one streamed answer (see the module docstring). The
     first ``next`` retrieves the moments and raises the package's errors itself."""
-    languages = payload.languages()
-    with live.streaming(payload.question, top_k=payload.top_k, languages=languages) as (
+    with live.streaming(payload.question, top_k=payload.top_k, **payload.filters()) as (
         stream,
         catalog,
     ):

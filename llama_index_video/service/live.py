@@ -60,8 +60,10 @@ Answerer = Callable[["VideoIndex", str, int], Answer]
 """``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers. One with
 a ``stream(index, question, top_k) -> AnswerStream`` method (:class:`AskWith`) also
 streams ``POST /api/ask/stream`` as the model writes; any other sends its answer as
-one piece. Only :class:`AskWith` also takes ``languages=`` (``POST /api/ask``'s
-``language``)."""
+one piece. Only :class:`AskWith` also takes the filters of :data:`ASK_FILTERS`
+(``POST /api/ask``'s ``language``, ``speaker`` and ``by_named_speaker``)."""
+ASK_FILTERS = ("languages", "speakers", "by_named_speaker")
+"""The keyword filters an :class:`AskWith` passes on to ``VideoIndex.ask``."""
 
 Opener = Callable[[Path], "VideoIndex"]
 """``open_index(folder) -> VideoIndex``: opens the index in ``folder`` (a snapshot, or
@@ -79,19 +81,14 @@ class AskWith:
     def __init__(self, llm: LLM | None = None) -> None:
         self.llm = llm
 
-    def __call__(
-        self, index: VideoIndex, question: str, top_k: int, *, languages: list[str] | None = None
-    ) -> Answer:
-        options = AskOptions(top_k=top_k)
-        return index.ask(question, llm=self.llm, options=options, languages=languages)
+    def __call__(self, index: VideoIndex, question: str, top_k: int, **filters: Any) -> Answer:
+        """``filters``: :data:`ASK_FILTERS`, as ``VideoIndex.ask`` takes them."""
+        return index.ask(question, llm=self.llm, options=AskOptions(top_k=top_k), **filters)
 
-    def stream(
-        self, index: VideoIndex, question: str, top_k: int, *, languages: list[str] | None = None
-    ) -> AnswerStream:
+    def stream(self, index: VideoIndex, question: str, top_k: int, **filters: Any) -> AnswerStream:
         """The answer's text as the model writes it; the checked answer at its end."""
         options = AskOptions(top_k=top_k)
-        answerer = index.answerer(llm=self.llm, options=options, languages=languages)
-        return answerer.stream(question)
+        return index.answerer(llm=self.llm, options=options, **filters).stream(question)
 
 
 def ask_with(llm: LLM | None = None) -> AskWith:
@@ -248,22 +245,20 @@ class LiveIndex:
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             return index.search(query, top_k=top_k, **options), catalog
 
-    def ask(
-        self, question: str, *, top_k: int, languages: list[str] | None = None
-    ) -> tuple[Answer, MediaCatalog]:
-        """The configured answerer's answer (from moments said in ``languages``; None:
-        any), and the catalog that serves its media."""
+    def ask(self, question: str, *, top_k: int, **filters: Any) -> tuple[Answer, MediaCatalog]:
+        """The configured answerer's answer (``filters``: :data:`ASK_FILTERS`, those not
+        given or empty: any), and the catalog that serves its media."""
         with self.reading() as (index, catalog), translated(index.folder.chroma):
-            return self._answer(index, question, top_k, **self._in(languages)), catalog
+            return self._answer(index, question, top_k, **self._asked(filters)), catalog
 
     @contextmanager
     def streaming(
-        self, question: str, *, top_k: int, languages: list[str] | None = None
+        self, question: str, *, top_k: int, **filters: Any
     ) -> Iterator[tuple[AnswerStream, MediaCatalog]]:
         """The answer to ``question`` as it is written, to be read inside the block (the
         version it answers from stays served until the block ends), and the catalog
         that serves its media. An answerer that cannot stream gives its answer whole."""
-        within = self._in(languages)
+        within = self._asked(filters)
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             stream = getattr(self._answer, "stream", None)
             if stream is not None:
@@ -272,14 +267,15 @@ class LiveIndex:
             answer = self._answer(index, question, top_k, **within)
             yield AnswerStream(iter([answer.text]), lambda _text: answer), catalog
 
-    def _in(self, languages: list[str] | None) -> dict[str, list[str]]:
-        """The answerer's ``languages=``, if any are asked for (only :class:`AskWith`
-        takes it; another answerer asked for some is a request error)."""
-        if not languages:
-            return {}
-        if not isinstance(self._answer, AskWith):
-            raise MomentRequestError("language: this service's answerer takes no language")
-        return {"languages": languages}
+    def _asked(self, filters: dict[str, Any]) -> dict[str, Any]:
+        """The filters asked for (only :class:`AskWith` takes them; another answerer
+        asked for one is a request error)."""
+        asked = {name: value for name, value in filters.items() if value}
+        if asked and not isinstance(self._answer, AskWith):
+            raise MomentRequestError(
+                f"{', '.join(asked)}: this service's answerer takes no such filter"
+            )
+        return asked
 
     @contextmanager
     def reading(self) -> Iterator[tuple[VideoIndex, MediaCatalog]]:

@@ -199,7 +199,7 @@ def test_the_service_the_agent_and_the_command_line_take_a_language(index, capsy
         create_app(index, answer=lambda *_: None), base_url="http://127.0.0.1"
     ) as other:
         refused = other.post("/api/ask", json={**asked, "language": "de"})
-    assert refused.status_code == 422 and "takes no language" in refused.json()["detail"]
+    assert refused.status_code == 422 and "takes no such filter" in refused.json()["detail"]
     assert french.status_code == 200 and _files(french.json()) == {FILES["fr"]}
     held = "its languages: German (de), French (fr)"
     assert lacking.status_code == 422
