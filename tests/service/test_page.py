@@ -264,6 +264,24 @@ def test_the_ask_form_keeps_to_the_languages_of_the_search_options(page):
     assert ask(" ", "Answered.") == {"question": question}
 
 
+def test_the_ask_form_keeps_to_the_speakers_of_the_search_options(page):
+    question = "how much ultraviolet C radiation is absorbed"
+    page.get_by_text("Search options").click()
+    page.get_by_label("Only what these speakers said").fill("SPEAKER_2")
+    page.get_by_label("Only what a speaker the question names said").check()
+    page.get_by_label("Ask a question").fill(question)
+    with page.expect_request(lambda r: r.url.endswith("/api/ask/stream")) as sent:
+        page.get_by_role("button", name="Ask").click()
+    page.wait_for_function(
+        "() => !document.getElementById('status').textContent.startsWith('Working')"
+    )
+    assert sent.value.post_data_json == {
+        "question": question, "speaker": "SPEAKER_2", "by_named_speaker": True,
+    }  # fmt: skip
+    # the example index has no speaker labels: nothing said by SPEAKER_2 answers it
+    assert page.locator("#citations .card").count() == 0
+
+
 def test_a_moment_link_opens_the_player_at_that_second(page):
     page.goto("/#source=ozone_explainer.mp4&t=29")
     assert abs(_playing_from(page, 29) - 29) < 1

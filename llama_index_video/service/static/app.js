@@ -429,15 +429,19 @@ $("ask-form").addEventListener("submit", (event) => {
     status.textContent = "Type a question to ask.";
     return;
   }
-  // The answer keeps to the languages named in the search options, as a search does.
-  const { language } = searchOptions();
+  // The answer keeps to the speakers and languages of the search options, as a search does.
+  const { language, speaker, by_named_speaker: byNamedSpeaker } = searchOptions();
+  const asked = { question };
+  if (language) asked.language = language;
+  if (speaker) asked.speaker = speaker;
+  if (byNamedSpeaker) asked.by_named_speaker = true;
   run(event.currentTarget, async () => {
     // The answer appears as the model writes it (/api/ask/stream); its citations are
     // checked as a whole, so they come with the last event, the /api/ask object.
     const response = await fetched("/api/ask/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(language ? { question, language } : { question }),
+      body: JSON.stringify(asked),
     });
     const text = $("answer-text");
     text.textContent = "";
