@@ -22,13 +22,12 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
-import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from llama_index_video.store.lock import COMMIT_POLL_SECONDS, COMMIT_WAIT_SECONDS, readers_file
+from llama_index_video.store.lock import COMMIT_WAIT_SECONDS, flock_within, readers_file
 
 
 class ReadWriteLease:
@@ -84,19 +83,10 @@ class ReadWriteLease:
         fd = readers_file(self._folder)
         if fd is None:
             return
-        deadline = time.monotonic() + COMMIT_WAIT_SECONDS
-        while True:  # ends: each pass sleeps, and the deadline is fixed
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                self._file = fd
-                return
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    break
-            except OSError:  # a file system without flock
-                break
-            time.sleep(COMMIT_POLL_SECONDS)
-        os.close(fd)
+        if flock_within(fd, fcntl.LOCK_SH, COMMIT_WAIT_SECONDS):
+            self._file = fd
+        else:
+            os.close(fd)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:

@@ -126,20 +126,12 @@ class WriterLock:
         if fd is None:
             return
         self._readers_fd = fd
-        deadline = time.monotonic() + wait
-        while True:  # ends: each pass sleeps, and the deadline is fixed
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except OSError:
-                if time.monotonic() >= deadline:
-                    logger.warning(
-                        "%s: a read still running after %.0f s; committing all the same",
-                        self.path.parent,
-                        wait,
-                    )
-                    return
-            time.sleep(COMMIT_POLL_SECONDS)
+        if not flock_within(fd, fcntl.LOCK_EX, wait):
+            logger.warning(
+                "%s: a read still running after %.0f s; committing all the same",
+                self.path.parent,
+                wait,
+            )
 
     def release(self) -> None:
         """Give the lock up (the holder is cleared from the record first, so nobody is
@@ -159,19 +151,8 @@ class WriterLock:
 
     def holder(self) -> str:
         """Who holds the lock now ("" when nobody does)."""
-        try:
-            fd = os.open(self.path, os.O_RDONLY)
-        except OSError:
-            return ""
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return _describe(os.pread(fd, 4096, 0)) or "another writer"
-        except OSError:
-            return ""
-        finally:
-            os.close(fd)
-        return ""
+        record = _held_record(self.path)
+        return "" if record is None else _describe(record) or "another writer"
 
     def __enter__(self) -> WriterLock:
         return self
@@ -230,22 +211,44 @@ def committing(folder: Path) -> bool:
     """Whether a writer of the index folder ``folder`` is in its commit step. The record
     of a writer killed in it says so until the next writer: it counts only while the
     lock is held (else every read would wait for a step that never ends)."""
+    record = _held_record(folder / LOCK_NAME)
+    data = None if record is None else _parsed(record)
+    return bool(data and data.get("committing"))
+
+
+def _held_record(path: Path) -> bytes | None:
+    """The record of the lock file ``path`` while a writer holds the lock; None when
+    nobody does, or it cannot be read or locked (no writer can hold it there either)."""
     try:
-        fd = os.open(folder / LOCK_NAME, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
     except OSError:
-        return False
+        return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            return False  # nobody holds the lock
-        except BlockingIOError:
-            pass
-        except OSError:  # a file system without flock: the record alone tells
-            pass
-        data = _parsed(os.pread(fd, 4096, 0))
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 4096, 0)
+    except OSError:
+        return None
     finally:
         os.close(fd)
-    return bool(data and data.get("committing"))
+    return None
+
+
+def flock_within(fd: int, operation: int, wait: float) -> bool:
+    """``flock(fd, operation)`` (``LOCK_SH`` or ``LOCK_EX``), trying for at most ``wait``
+    seconds; False when it is still held elsewhere then, or cannot be locked at all (a
+    file system without ``flock``)."""
+    deadline = time.monotonic() + wait
+    while True:  # ends: each pass sleeps, and the deadline is fixed
+        try:
+            fcntl.flock(fd, operation | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+        except OSError:
+            return False
+        time.sleep(COMMIT_POLL_SECONDS)
 
 
 def wait_for_commit(folder: Path, *, wait: float = COMMIT_WAIT_SECONDS) -> None:
