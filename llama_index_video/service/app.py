@@ -162,8 +162,9 @@ class AskRequest(BaseModel):
     by_named_speaker: bool = False
 
     def filters(self) -> dict[str, Any]:
-        """The answerer's filters (``service.live.ASK_FILTERS``), as ``/api/search`` reads
-        ``language`` and ``speaker``; a 422 naming one that is blank or bad."""
+        """The answerer's filters (those :class:`~llama_index_video.service.live.AskWith`
+        takes), read as ``/api/search`` reads ``language`` and ``speaker``; a 422 naming
+        one that is blank or bad."""
         return {
             "languages": _listed(language_codes, "language", self.language),
             "speakers": _listed(parse_speakers, "speaker", self.speaker),

@@ -60,10 +60,9 @@ Answerer = Callable[["VideoIndex", str, int], Answer]
 """``answer(index, question, top_k) -> Answer``: how ``POST /api/ask`` answers. One with
 a ``stream(index, question, top_k) -> AnswerStream`` method (:class:`AskWith`) also
 streams ``POST /api/ask/stream`` as the model writes; any other sends its answer as
-one piece. Only :class:`AskWith` also takes the filters of :data:`ASK_FILTERS`
-(``POST /api/ask``'s ``language``, ``speaker`` and ``by_named_speaker``)."""
-ASK_FILTERS = ("languages", "speakers", "by_named_speaker")
-"""The keyword filters an :class:`AskWith` passes on to ``VideoIndex.ask``."""
+one piece. Only :class:`AskWith` also takes filters (``languages``, ``speakers``,
+``by_named_speaker``: ``POST /api/ask``'s ``language``, ``speaker`` and
+``by_named_speaker``), passed on to ``VideoIndex.ask``."""
 
 Opener = Callable[[Path], "VideoIndex"]
 """``open_index(folder) -> VideoIndex``: opens the index in ``folder`` (a snapshot, or
@@ -82,7 +81,8 @@ class AskWith:
         self.llm = llm
 
     def __call__(self, index: VideoIndex, question: str, top_k: int, **filters: Any) -> Answer:
-        """``filters``: :data:`ASK_FILTERS`, as ``VideoIndex.ask`` takes them."""
+        """``filters``: ``languages``, ``speakers``, ``by_named_speaker``, as
+        ``VideoIndex.ask`` takes them."""
         return index.ask(question, llm=self.llm, options=AskOptions(top_k=top_k), **filters)
 
     def stream(self, index: VideoIndex, question: str, top_k: int, **filters: Any) -> AnswerStream:
@@ -246,7 +246,7 @@ class LiveIndex:
             return index.search(query, top_k=top_k, **options), catalog
 
     def ask(self, question: str, *, top_k: int, **filters: Any) -> tuple[Answer, MediaCatalog]:
-        """The configured answerer's answer (``filters``: :data:`ASK_FILTERS`, those not
+        """The configured answerer's answer (``filters``: :class:`AskWith`'s, those not
         given or empty: any), and the catalog that serves its media."""
         with self.reading() as (index, catalog), translated(index.folder.chroma):
             return self._answer(index, question, top_k, **self._asked(filters)), catalog
