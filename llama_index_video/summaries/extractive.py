@@ -47,7 +47,7 @@ DECISION = re.compile(
     re.IGNORECASE,
 )
 DECIDING = re.compile(
-    r"\b(?:decid(?:e|ed|ing)|decisions?|agree(?:d|s)?|votes?|voting|consensus|settled?"
+    r"\b(?:decid(?:e|ed|ing)|decisions?|agree(?:d|s)?|votes?|voting|consensus|settled"
     r"|final|conclu(?:de|ded|sion))\b",
     re.IGNORECASE,
 )

@@ -34,6 +34,15 @@ def test_a_choice_and_a_request_are_a_decision_and_an_action_item():
     ]
 
 
+def test_an_aim_to_settle_something_is_no_decision_but_settling_on_one_is():
+    aim = "I want to dig into your love of metal and settle some age-old debates."
+    settled = "Right, we settled on the yellow rubber case for the remote."
+    talk = [*MEETING[:2], TranscriptLine(13.0, 18.0, aim, "A"), *MEETING[3:]]
+    assert [line.text for line in extractive_summary("show.mp3", talk, []).decisions] == []
+    talk[2] = TranscriptLine(13.0, 18.0, settled, "A")
+    assert [line.text for line in extractive_summary("show.mp3", talk, []).decisions] == [settled]
+
+
 def test_only_the_surest_lines_are_kept_in_the_order_said():
     filler = [
         TranscriptLine(
