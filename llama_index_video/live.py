@@ -16,7 +16,8 @@ listed as ``live``. A chunk ends where the audio written so far ends (a frame's 
 ends at the seam).
 
 The recording ends when the file has not grown (or the stream sent nothing) for
-``settle`` seconds, or after
+``settle`` seconds (longer while it is empty or a whole number of blocks: a recorder
+that buffers has more to write), or after
 ``max_seconds`` or ``max_bytes``: every wait is bounded, so the loop ends by
 construction. Then the finished file (the stream's copy) is ingested the normal way,
 which replaces the live rows at once: the final index holds exactly the rows an ingest
@@ -64,6 +65,13 @@ FIRST_BYTES_SECONDS = 60.0
 """How long a file that is still empty may stay so before the recording counts as ended
 (when ``settle`` is shorter): recorders write their first block late (ffmpeg's MP3,
 256 KiB: 21 s at 96 kbit/s; its Matroska copy, ~30 s)."""
+BLOCK_BYTES = 4096
+BLOCK_SECONDS = 120.0
+"""How long a file whose size is a whole number of :data:`BLOCK_BYTES` may stay so before
+the recording counts as ended (when ``settle`` is shorter): a recorder that buffers
+writes whole blocks until it stops, then the rest. ffmpeg writes Matroska and MP3 in
+256 KiB blocks, 65 s apart for Opus at 32 kbit/s and 120 s at 17.5 kbit/s; a finished
+file ends on a block boundary once in 4,096 files, and then ends this late."""
 
 
 @dataclass(frozen=True)
@@ -101,8 +109,8 @@ def ingest_live(
             ``chunk_seconds`` or less: every chunk is ``chunk_seconds`` long
             (``benchmarks/live_latency.py`` compares the two).
         settle: A file has ended when it has not grown for this long (while it is still
-            empty, :data:`FIRST_BYTES_SECONDS` if that is longer); a stream when no
-            data has come for this long.
+            empty, :data:`FIRST_BYTES_SECONDS` if that is longer; while it holds whole
+            blocks, :data:`BLOCK_SECONDS`); a stream when no data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
         max_bytes: It has ended once the file (or the stream's copy) is this large.
         wait: Seconds each write waits for another writer of the index.
@@ -348,5 +356,9 @@ class _Growth:
         if state != self._last:
             self._last, self._since = state, now
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
-        settle = max(self._settle, FIRST_BYTES_SECONDS) if state[0] == 0 else self._settle
+        settle = self._settle
+        if state[0] == 0:
+            settle = max(settle, FIRST_BYTES_SECONDS)
+        elif state[0] % BLOCK_BYTES == 0:
+            settle = max(settle, BLOCK_SECONDS)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle

@@ -175,6 +175,44 @@ def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followe
     assert hits and abs(hits[0].start - 1.0) <= 0.5
 
 
+def test_a_recorder_that_writes_whole_blocks_a_while_apart_is_followed_to_its_end(
+    tmp_path, embed_model, monkeypatch
+):
+    """ffmpeg writes Matroska and MP3 in 256 KiB blocks: an Opus recording at 32 kbit/s
+    grows once a minute, so the settle time (10 s) ended it after its second block and
+    the final ingest failed on the unfinished file ("has no duration"; a new user's
+    trial). A file of whole blocks waits BLOCK_SECONDS for the next one."""
+    whole = tmp_path / "whole.mkv"
+    write_recording(whole, SCRIPT, 0.0)
+    data = whole.read_bytes()
+    first = len(data) // 2 // live.BLOCK_BYTES * live.BLOCK_BYTES  # 6 s of 12
+    assert first and len(data) % live.BLOCK_BYTES
+    recording = tmp_path / "meeting.mkv"
+    recording.write_bytes(data[:first])
+    settle = 1.0
+    monkeypatch.setattr(live, "BLOCK_SECONDS", 60.0)
+    index = open_index(tmp_path / "index", embed_model)
+    stored = threading.Event()
+
+    def recorder() -> None:
+        stored.wait(WAIT_SECONDS)
+        time.sleep(3 * settle)  # the follower has waited out its settle time meanwhile
+        with recording.open("ab") as handle:
+            handle.write(data[first:])
+
+    writer = threading.Thread(target=recorder)
+    writer.start()
+    report = ingest_live(
+        index, recording, chunk_seconds=4.0, settle=settle, max_seconds=WAIT_SECONDS,
+        report=lambda chunk: stored.set(),
+    )  # fmt: skip
+    writer.join()
+    assert report.ok, report
+    hits = index.search("where does lunch move to", top_k=1)
+    index.close()
+    assert hits and abs(hits[0].start - 7.0) <= 0.5
+
+
 def test_a_killed_live_ingest_resumes_after_its_last_chunk_without_duplicates(
     tmp_path, embed_model, monkeypatch
 ):
