@@ -73,17 +73,21 @@ NOTHING_RELEVANT_ANSWERS: Final = {
 WORDED: Final = ("en", "de", "fr", "es", "pt", "it", "nl", "sv")
 """The languages told by their words (the others of the tables by their script)."""
 QUESTION_WORDS: Final = {
-    "en": "what when where who whom why how which does did",
-    "de": "was wann wo wer wen warum wieso wie welche welcher welches wurde gibt",
-    "fr": "quoi quand ou qui pourquoi comment quel quelle quels quelles combien est",
-    "es": "que cuando donde quien quienes porque como cual cuales cuanto cuantos",
-    "pt": "que quando onde quem porque como qual quais quanto quantos foi",
-    "it": "cosa quando dove chi perche come quale quali quanto quanti",
-    "nl": "wat wanneer waar wie waarom hoe welke welk hoeveel werd",
-    "sv": "vad nar var vem varfor hur vilken vilket vilka hur manga",
+    "en": "what when where who whom why how which does did cost costs",
+    "de": "was wann wo wer wen warum wieso wie welche welcher welches wurde gibt kostet",
+    "fr": "quoi quand ou qui pourquoi comment quel quelle quels quelles combien est coute "
+    "coutent",
+    "es": "que cuando donde quien quienes porque como cual cuales cuanto cuantos cuesta "
+    "cuestan",
+    "pt": "que quando onde quem porque como qual quais quanto quantos foi custa custam",
+    "it": "cosa quando dove chi perche come quale quali quanto quanti costa costano",
+    "nl": "wat wanneer waar wie waarom hoe welke welk hoeveel werd kost kosten",
+    "sv": "vad nar var vem varfor hur vilken vilket vilka hur manga kostar",
 }
 """Words questions are put in, by language (as :func:`~llama_index_video.store.tokens.
-words` writes them: no accents), besides the stop words."""
+words` writes them: no accents), besides the stop words: the question words, and the
+verb a price is asked with, which tells "Quanto costa?" (Italian) from "Quanto custa?"
+(Portuguese) where the question word alone is both languages'."""
 _LETTERS: Final = {"ñ": "es", "¿": "es", "¡": "es", "ã": "pt", "õ": "pt", "ß": "de", "å": "sv"}
 _KANA = re.compile("[\u3040-\u30ff]")
 _HANGUL = re.compile("[\uac00-\ud7af]")

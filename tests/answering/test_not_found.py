@@ -47,6 +47,25 @@ def test_a_question_is_read_in_its_language(code):
     assert question_language(QUESTIONS[code]) == code
 
 
+PRICE_QUESTIONS = {
+    "Quanto costa?": "it",  # read as Portuguese: "quanto" is both, and a tie went to pt
+    "Quanto costano i biglietti?": "it",
+    "Quanto custa?": "pt",
+    "Quanto custam os bilhetes?": "pt",
+    "¿Cuánto cuesta?": "es",
+    "Combien ça coûte ?": "fr",
+    "Wie viel kostet das?": "de",
+    "Hoeveel kost het?": "nl",
+    "Vad kostar det?": "sv",
+    "How much does it cost?": "en",
+}
+
+
+@pytest.mark.parametrize("question", sorted(PRICE_QUESTIONS))
+def test_a_price_question_is_read_in_its_language_by_its_verb(question):
+    assert question_language(question) == PRICE_QUESTIONS[question]
+
+
 def test_real_transcripts_are_read_in_their_language():
     """The reference transcripts of the real recordings (FLEURS, MLS, Common Voice,
     AISHELL-1) in the languages of the tables."""
