@@ -75,10 +75,8 @@ WORDED: Final = ("en", "de", "fr", "es", "pt", "it", "nl", "sv")
 QUESTION_WORDS: Final = {
     "en": "what when where who whom why how which does did cost costs",
     "de": "was wann wo wer wen warum wieso wie welche welcher welches wurde gibt kostet",
-    "fr": "quoi quand ou qui pourquoi comment quel quelle quels quelles combien est coute "
-    "coutent",
-    "es": "que cuando donde quien quienes porque como cual cuales cuanto cuantos cuesta "
-    "cuestan",
+    "fr": "quoi quand ou qui pourquoi comment quel quelle quels quelles combien est coute coutent",
+    "es": "que cuando donde quien quienes porque como cual cuales cuanto cuantos cuesta cuestan",
     "pt": "que quando onde quem porque como qual quais quanto quantos foi custa custam",
     "it": "cosa quando dove chi perche come quale quali quanto quanti costa costano",
     "nl": "wat wanneer waar wie waarom hoe welke welk hoeveel werd kost kosten",
