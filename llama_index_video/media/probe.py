@@ -24,6 +24,7 @@ shown for the last 30 s of a screen recording), never when it adds hours.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from llama_index_video.errors import MediaDecodeError, MediaError, UnsupportedMe
 
 logger = logging.getLogger(__name__)
 
+DECODE_TRIES = 50
+"""Packets a file without a length is tried on before it counts as no media."""
 ATTACHED_PIC = 0x0400
 """``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
@@ -190,9 +193,24 @@ def probe(path: str | Path) -> MediaInfo:
             ),
         )
     if info.duration <= 0:
-        raise UnsupportedMediaError(path, "has no duration (truncated or still being written?)")
+        raise UnsupportedMediaError(path, _why_no_duration(path))
     logger.debug("probed %s: %s", path, info)
     return info
+
+
+def _why_no_duration(path: Path) -> str:
+    """Why a file has no length: unfinished when one of its first packets decodes (a
+    Matroska recording still being written), else no media at all (random bytes that
+    FFmpeg took for an MP3: "truncated" would send its owner looking for the rest)."""
+    with open_container(path) as container:
+        streams = [*video_streams(container)[:1], *container.streams.audio[:1]]
+        for packet in itertools.islice(container.demux(*streams), DECODE_TRIES):
+            try:
+                if packet.decode():
+                    return "has no duration (truncated or still being written?)"
+            except av.error.FFmpegError:
+                continue
+    return f"not a readable audio or video file (none of its first {DECODE_TRIES} packets decodes)"
 
 
 def _duration(

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from llama_index_video.errors import MediaError, UnsupportedMediaError
@@ -39,6 +40,18 @@ def test_probe_rejects_non_media_with_one_line(tmp_path, content, reason):
     message = str(caught.value)
     assert str(path) in message and reason in message
     assert "\n" not in message
+
+
+def test_random_bytes_taken_for_an_mp3_are_not_media_not_a_truncated_file(tmp_path):
+    """FFmpeg reads these bytes as an MP3 of no length; they used to be reported as
+    "has no duration (truncated or still being written?)" (a new user's trial)."""
+    path = tmp_path / "corrupt.mp3"
+    path.write_bytes(np.random.default_rng(0).integers(0, 256, 100_000, np.uint8).tobytes())
+    with pytest.raises(UnsupportedMediaError) as caught:
+        probe(path)
+    assert str(caught.value) == (
+        f"{path}: not a readable audio or video file (none of its first 50 packets decodes)"
+    )
 
 
 def test_probe_missing_file(tmp_path):
