@@ -165,3 +165,57 @@ def test_nodes_an_app_inserts_through_the_index_reach_the_folder_by_default(tmp_
     finally:
         reopened.close()
     assert [n.get_content() for n in kept] == [node.text]
+
+
+def _whole_edition(app: VideoIndex, retriever, manual: Path) -> str:
+    """The one edition a kept retriever and searches (plain and by recording) answer
+    from, each with three moments."""
+    found = [n.node.get_content() for n in retriever.retrieve(QUESTION)]
+    texts = [
+        found,
+        *(
+            [h.text for h in app.search(QUESTION, top_k=3, **filters)]
+            for filters in ({}, {"sources": [manual]})
+        ),
+    ]
+    assert all(len(moments) == 3 for moments in texts), texts
+    editions = set.union(*map(_editions, texts))
+    assert len(editions) == 1, texts
+    return editions.pop()
+
+
+def test_the_run_after_a_killed_writer_deletes_what_it_replaced_only_in_its_commit_step(
+    spawn, tmp_path
+):
+    """A writer killed after replacing the manual left the old edition's rows to the
+    next run's clean-up, which deleted them at once, under an app still reading the
+    version before the killed run (it found no moment of the manual until that run
+    ended). They now go in the next run's commit step, after the reads in progress."""
+    manual, index_dir = _indexed_in_docs(tmp_path)
+    app = VideoIndex(index_dir)
+    try:
+        retriever = app.as_retriever(similarity_top_k=3)
+        assert _whole_edition(app, retriever, manual) == "first"
+        _manual(manual, "second")
+        later = _first_and_later(manual)
+        killed = _held_writer(spawn, index_dir, tmp_path / "killed", manual, later)
+        _reached(killed, tmp_path / "killed", "stored")
+        (tmp_path / "killed" / "stored.go").touch()
+        _reached(killed, tmp_path / "killed", "replaced")
+        killed.kill()
+        killed.communicate(timeout=60)
+        assert _whole_edition(app, retriever, manual) == "first"
+
+        gate = tmp_path / "next"
+        following = _held_writer(spawn, index_dir, gate, manual, later)
+        _reached(following, gate, "replaced")  # its clean-up done, reading later.md
+        assert _whole_edition(app, retriever, manual) == "first"
+        (gate / "replaced.go").touch()
+        out, err = following.communicate(timeout=240)
+        assert following.returncode == 0, (out, err)
+
+        assert _whole_edition(app, retriever, manual) == "second"
+        check, _report = app.verify()
+        assert check.ok, check
+    finally:
+        app.close()

@@ -16,10 +16,12 @@ file's old rows until that version is over.
 
 The caller holds the index's writer lock (:mod:`llama_index_video.store.lock`), so
 whatever an earlier run left half-done was interrupted: :meth:`IndexWriter.recover`
-finishes removals, deletes the rows and media of interrupted contents, re-marks contents
-whose rows went missing from the store (they are re-indexed when ingested), and deletes
-stray rows, orphan frames and clips, and partial files (see
-:mod:`llama_index_video.store.integrity`).
+deletes the rows and media of interrupted contents, re-marks contents whose rows went
+missing from the store (they are re-indexed when ingested), and deletes stray rows,
+orphan frames and clips, and partial files (see
+:mod:`llama_index_video.store.integrity`). The removals an interrupted run left are not
+among them: readers may still be on the version before that run, which lists those
+contents, so they are deleted in this run's own commit step, as its own are.
 """
 
 from __future__ import annotations
@@ -108,8 +110,6 @@ class IndexWriter:
             )
             self.recover(self._index_check())
             return check
-        for key in check.removals:
-            self._finish_removal(key)
         for key in check.interrupted:
             logger.warning("cleaning up an interrupted ingest of %s", key[:12])
             self._manifest.set_file(key, "failed", error=INTERRUPTED)
@@ -140,7 +140,7 @@ class IndexWriter:
             store = self._index.vector_store
             repair_lexical(
                 self._lexical,
-                check_lexical(self._lexical, indexed),
+                check_lexical(self._lexical, indexed, removing=self._manifest.removals()),
                 lambda key: content_nodes(store, key),
             )
         for path in [*check.orphan_media, *check.partial_files]:
@@ -163,8 +163,8 @@ class IndexWriter:
 
     def finish_removals(self) -> None:
         """The run's commit step: delete the rows, words and media of every content it
-        forgot (replaced or removed), once ``committing`` has announced it. The caller
-        refreshes the lexical matrices after."""
+        (or an interrupted run before it) forgot, replaced or removed, once
+        ``committing`` has announced it. The caller refreshes the lexical matrices after."""
         removals = self._manifest.removals()
         if removals:
             self._committing()
@@ -251,11 +251,8 @@ class IndexWriter:
 
     def _finish_removals(self, file_hashes: list[str]) -> None:
         for file_hash in file_hashes:
-            self._finish_removal(file_hash)
-
-    def _finish_removal(self, file_hash: str) -> None:
-        self._delete_content(file_hash)
-        self._manifest.forget_removal(file_hash)
+            self._delete_content(file_hash)
+            self._manifest.forget_removal(file_hash)
 
     def _delete_content(self, file_hash: str) -> None:
         """Delete a content's rows and its frames and clips (finished or partial)."""

@@ -194,13 +194,15 @@ def check_index(
         )
         for key, record in indexed.items()
     ]
+    removals = manifest.removals()
+    kept = {*indexed, *removals}  # a removal's rows, media and words go in a commit step
     stray: dict[str, list[str]] = {}
     if per_source or total != expected_total:
         for name, store in stores.items():
-            ids = stray_row_ids(store, indexed)
+            ids = stray_row_ids(store, kept)
             if ids:
                 stray[name] = ids
-    keep = {source_prefix(key) for key in indexed}
+    keep = {source_prefix(key) for key in kept}
     orphans, partial = [], []
     for path in _media_files(media_dir):
         if _is_partial(path.name):
@@ -218,11 +220,13 @@ def check_index(
             for r in manifest.files("failed")
             if r.error in TO_REINDEX and manifest.paths_of(r.content_hash)
         ],
-        removals=manifest.removals(),
+        removals=removals,
         counted=total is not None,
         lexical=None
         if lexical is None
-        else check_lexical(lexical, {k: r.node_count for k, r in indexed.items()}),
+        else check_lexical(
+            lexical, {k: r.node_count for k, r in indexed.items()}, removing=removals
+        ),
         unreachable=unreachable_rows(stores),
         voices="" if folder is None else library_problem(folder),
     )

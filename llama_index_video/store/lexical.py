@@ -378,9 +378,13 @@ class LexicalCheck:
         return "; ".join(p for p in problems if p) or "ok"
 
 
-def check_lexical(lexical: LexicalStore, indexed: dict[str, int]) -> LexicalCheck:
+def check_lexical(
+    lexical: LexicalStore, indexed: dict[str, int], *, removing: Collection[str] = ()
+) -> LexicalCheck:
     """Compare the lexical index with ``indexed`` (content hash -> moments stored); a
-    ``words.sqlite`` that cannot be read is damaged, and every indexed content missing."""
+    ``words.sqlite`` that cannot be read is damaged, and every indexed content missing.
+    The words of contents ``removing`` (forgotten, their words deleted in a writer's
+    commit step) are not stray."""
     try:
         counts = lexical.counts()
         built = lexical.built_generation()
@@ -392,7 +396,7 @@ def check_lexical(lexical: LexicalStore, indexed: dict[str, int]) -> LexicalChec
     missing = sorted(key for key, n in indexed.items() if counts.get(key, 0) != n)
     return LexicalCheck(
         missing=missing,
-        stray=sorted(set(counts) - set(indexed)),
+        stray=sorted(set(counts) - set(indexed) - set(removing)),
         stale=bool(counts) and built != generation,
         unlabelled=sorted(set(unlabelled) & set(indexed) - set(missing)),
     )
