@@ -14,12 +14,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from llama_index.core.base.response.schema import RESPONSE_TYPE
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from llama_index.core.settings import Settings
 
-from llama_index_video.answering.answerer import AskOptions, VideoAnswerer
+from llama_index_video.answering.answerer import AskOptions, Prompt, VideoAnswerer
 from llama_index_video.answering.query_engine import VideoQueryEngine
 from llama_index_video.postprocessing.timestamp_frame import TimestampFramePostprocessor
 from llama_index_video.recordings import Recordings
@@ -297,18 +296,18 @@ class Querying(Recordings):
         Returns "not found in the index" without calling the model when nothing
         relevant is retrieved. ``languages``, ``speakers`` and ``by_named_speaker``: only
         moments said in these languages, by these speakers, or by a speaker the question
-        names (as :meth:`search` takes them).
+        names (as :meth:`search` takes them). The folder is read (:meth:`_prompt`) before
+        the model is called, and not while it answers.
         """
-        with self._reading():
-            answerer = self.answerer(
-                llm=llm,
-                options=options,
-                reranker=reranker,
-                languages=languages,
-                speakers=speakers,
-                by_named_speaker=by_named_speaker,
-            )
-            return answerer.ask(question)
+        return self._prompt(
+            question,
+            llm=llm,
+            options=options,
+            reranker=reranker,
+            languages=languages,
+            speakers=speakers,
+            by_named_speaker=by_named_speaker,
+        ).answer()
 
     async def aask(
         self,
@@ -321,17 +320,31 @@ class Querying(Recordings):
         speakers: Sequence[str] | None = None,
         by_named_speaker: bool = False,
     ) -> Answer:
-        """Async :meth:`ask`: the same answer, the model called through its async API."""
-        self._follow_writers()
-        answerer = self.answerer(
-            llm=llm,
-            options=options,
-            reranker=reranker,
-            languages=languages,
-            speakers=speakers,
-            by_named_speaker=by_named_speaker,
+        """Async :meth:`ask`: the same answer, the folder read in a worker thread and the
+        model called through its async API."""
+        prompt = await asyncio.to_thread(
+            partial(
+                self._prompt,
+                question,
+                llm=llm,
+                options=options,
+                reranker=reranker,
+                languages=languages,
+                speakers=speakers,
+                by_named_speaker=by_named_speaker,
+            )
         )
-        return await answerer.aask(question)
+        return await prompt.aanswer()
+
+    def _prompt(self, question: str, **answering: Any) -> Prompt:
+        """What the model is asked for ``question``, made in one read of the folder
+        (:meth:`_reading`, in the calling thread): the version followed and held, the
+        answerer (:meth:`answerer`'s arguments ``answering``) made on it, the moments
+        retrieved and the frames and clips shown read. A writer's commit step that ends
+        meanwhile sends the read round again; one that begins waits for it, never for
+        the model, which is called after, from the prompt alone."""
+        with self._reading():
+            return self.answerer(**answering).prompt(question)
 
     def as_query_engine(
         self,
@@ -428,16 +441,10 @@ class _FollowingQueryEngine(VideoQueryEngine):
         self._made_for = index.index
         super().__init__(make(), streaming=streaming)
 
-    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+    def _prompt(self, question: str) -> Prompt:
+        """Made in one read of the index (as :meth:`Querying._prompt`'s), by an answerer
+        on the version it holds; the model is called after."""
         with self._index._reading():
-            self._follow()
-            return super()._query(query_bundle)
-
-    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        self._index._follow_writers()
-        self._follow()
-        return await super()._aquery(query_bundle)
-
-    def _follow(self) -> None:
-        if self._made_for is not self._index.index:
-            self._made_for, self.answerer = self._index.index, self._make()
+            if self._made_for is not self._index.index:
+                self._made_for, self.answerer = self._index.index, self._make()
+            return super()._prompt(question)

@@ -15,14 +15,21 @@ edition is answered until the run ends, the second after, in place as from the c
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 import json
+import os
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
 from llama_index_video.index import VideoIndex
+from llama_index_video.store.lock import flock_within, readers_file
+from tests.fakes.anthropic_server import text_reply
 from tests.test_index_follows_writers import (
     QUESTION,
     SECTIONS,
@@ -218,4 +225,88 @@ def test_the_run_after_a_killed_writer_deletes_what_it_replaced_only_in_its_comm
         check, _report = app.verify()
         assert check.ok, check
     finally:
+        app.close()
+
+
+def test_aask_answers_from_the_version_it_caught_up_with(spawn, tmp_path, monkeypatch):
+    """``aask`` caught up with the writers, made its answerer, and only then took the
+    folder's read in a worker thread: a commit step that ran in between deleted the
+    rows of the version it had caught up with (it found nothing of the manual). It now
+    catches up, answers and retrieves inside one read, as ``ask`` does."""
+    from llama_index_video.store.lock import committing
+
+    manual, index_dir = _indexed_in_docs(tmp_path)
+    app = VideoIndex(index_dir)
+    answerer = app.answerer
+
+    def between(**options):  # made; then the writer goes on to its commit step, or its end
+        made = answerer(**options)
+        (gate / "replaced.go").touch()
+        deadline = time.monotonic() + 240
+        while not committing(index_dir) and writer.poll() is None:
+            assert time.monotonic() < deadline, "the writer never reached its commit step"
+            time.sleep(0.02)
+        return made
+
+    try:
+        assert _editions([hit.text for hit in asyncio.run(app.aask(QUESTION)).hits]) == {"first"}
+        _manual(manual, "second")
+        gate = tmp_path / "gate"
+        writer = _held_writer(spawn, index_dir, gate, manual, _first_and_later(manual))
+        _reached(writer, gate, "stored")
+        (gate / "stored.go").touch()
+        _reached(writer, gate, "replaced")
+        monkeypatch.setattr(app, "answerer", between)
+        answer = asyncio.run(app.aask(QUESTION))
+        assert answer.found and len(answer.hits) >= 3, answer
+        assert _editions([hit.text for hit in answer.hits]) == {"first"}
+        out, err = writer.communicate(timeout=240)
+        assert writer.returncode == 0, (out, err)
+        answer = asyncio.run(app.aask(QUESTION))
+        assert _editions([hit.text for hit in answer.hits]) == {"second"}
+    finally:
+        app.close()
+
+
+def test_ask_holds_no_read_while_the_model_answers(tmp_path, fake_anthropic):
+    """A sync ``ask`` and a kept query engine's ``query`` held the folder's read (and
+    so ``read.lock``) through the model's call: a writer's commit step waited for the
+    model, up to 30 s. The folder is now read first; the model answers from that."""
+    _manual_path, index_dir = _indexed_in_docs(tmp_path)
+    app = VideoIndex(index_dir)
+    claude = ClaudeMultimodalLLM(
+        api_key=fake_anthropic.api_key, base_url=fake_anthropic.url, max_retries=0, timeout=60.0
+    )
+    answering, go = threading.Event(), threading.Event()
+
+    def respond(_body):  # the model, answering once the test has looked
+        answering.set()
+        go.wait(240)
+        return text_reply("Every 4 days.")
+
+    fake_anthropic.respond = respond
+    engine = app.as_query_engine(llm=claude)
+    asks = {
+        "ask": lambda: app.ask(QUESTION, llm=claude).hits,
+        "query": lambda: engine.query(QUESTION).metadata["answer"].hits,
+    }
+    try:
+        for name, ask in asks.items():
+            answering.clear()
+            go.clear()
+            with ThreadPoolExecutor(1) as pool:
+                asked = pool.submit(ask)
+                assert answering.wait(240), asked.exception()
+                readers = readers_file(index_dir)
+                assert readers is not None
+                try:  # as a writer's commit step takes it
+                    free = flock_within(readers, fcntl.LOCK_EX, 0)
+                finally:
+                    os.close(readers)
+                go.set()
+                hits = asked.result(timeout=240)
+            assert free, f"{name} held read.lock while the model answered"
+            assert len(hits) >= 3 and _editions([hit.text for hit in hits]) == {"first"}, name
+    finally:
+        go.set()
         app.close()

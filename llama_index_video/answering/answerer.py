@@ -100,9 +100,11 @@ class VideoAnswerer:
         calibration: Gives each hit its ``confidence`` (see the same).
         vocabulary: The words of the whole index, for the confidence (see the same).
         query: Makes of a question the query ``retriever`` takes (see the same).
-        reading: Held around each retrieval and its post-processing, in the thread that
-            does them (a ``VideoIndex`` passes its folder's read lease, so that no other
-            thread moves it to a new version meanwhile); None: nothing is held.
+        reading: Held around each retrieval, its post-processing and the reading of the
+            frames and clips shown to the model, in the thread that does them, never
+            through the model's call (a ``VideoIndex`` passes its folder's read lease, so
+            that no other thread moves it to a new version meanwhile); None: nothing is
+            held.
     """
 
     def __init__(
@@ -158,17 +160,11 @@ class VideoAnswerer:
 
     def ask(self, question: str) -> Answer:
         """Answer ``question`` (see the module docstring for the rules)."""
-        stream = self.stream(question, streaming=False)
-        for _ in stream:
-            pass
-        return stream.answer
+        return self.prompt(question).answer()
 
     async def aask(self, question: str) -> Answer:
         """Async :meth:`ask`: the same answer; the retrieval runs in a worker thread."""
-        stream = await self.astream(question, streaming=False)
-        async for _ in stream:
-            pass
-        return stream.answer
+        return await (await asyncio.to_thread(self.prompt, question)).aanswer()
 
     def stream(self, question: str, *, streaming: bool = True) -> AnswerStream:
         """Answer ``question``, yielding the text as the model writes it.
@@ -176,14 +172,7 @@ class VideoAnswerer:
         Iterate the returned :class:`AnswerStream` for text deltas; its ``answer`` holds
         the checked :class:`Answer` once the iteration is over.
         """
-        prompt = self._prompt(question)
-        if prompt.llm is None:
-            return AnswerStream(iter([prompt.finish("").text]), prompt.finish, prompt.nodes)
-        if not streaming:
-            reply = prompt.llm.chat(prompt.messages).message.content or ""
-            return AnswerStream(iter([reply]), prompt.finish, prompt.nodes)
-        deltas = (chunk.delta for chunk in prompt.llm.stream_chat(prompt.messages) if chunk.delta)
-        return AnswerStream(deltas, prompt.finish, prompt.nodes)
+        return self.prompt(question).stream(streaming=streaming)
 
     async def astream(self, question: str, *, streaming: bool = True) -> AsyncAnswerStream:
         """Async :meth:`stream`: the same deltas and answer, through the LLM's async API.
@@ -191,40 +180,40 @@ class VideoAnswerer:
         The retrieval (a local vector store and files) runs in a worker thread, so the
         event loop is never blocked.
         """
-        prompt = await asyncio.to_thread(self._prompt, question)
-        if prompt.llm is None:
-            return AsyncAnswerStream(_one(prompt.finish("").text), prompt.finish, prompt.nodes)
-        if not streaming:
-            reply = (await prompt.llm.achat(prompt.messages)).message.content or ""
-            return AsyncAnswerStream(_one(reply), prompt.finish, prompt.nodes)
-        chunks = await prompt.llm.astream_chat(prompt.messages)
-        deltas = (c.delta async for c in chunks if c.delta)
-        return AsyncAnswerStream(deltas, prompt.finish, prompt.nodes)
+        return await (await asyncio.to_thread(self.prompt, question)).astream(streaming=streaming)
 
-    def _prompt(self, question: str) -> _Prompt:
+    def prompt(self, question: str) -> Prompt:
         """What to send the model for ``question`` and how its reply becomes an Answer
-        (no model: the extractive answer, when nothing relevant was found or none is set)."""
+        (no model: the extractive answer, when nothing relevant was found or none is set).
+
+        The moments are retrieved, and the frames and clips the messages show read into
+        them, inside ``reading``; the model is called after, from the prompt alone, so a
+        reader holds nothing while the model answers.
+        """
         if not question.strip():
             raise AnswerError("the question is empty")
         with self._reading():
             found = self.searcher.findings(question, lenient=self.llm is not None)
-        hits = [finding.hit for finding in found]
-        nodes = [finding.node for finding in found]
-        if not found or self.llm is None:
-            answer = extractive_answer(question, hits)
-            return _Prompt(None, [], lambda _text: answer, nodes)
-        # The model is shown each hit's own citation, and its answer is checked against
-        # those and their context units: one source for both.
-        items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in found]
-        messages = build_messages(
-            question, items, max_images=self.options.max_images, max_clips=self.options.max_clips
-        )
+            hits = [finding.hit for finding in found]
+            nodes = [finding.node for finding in found]
+            if not found or self.llm is None:
+                answer = extractive_answer(question, hits)
+                return Prompt(None, [], lambda _text: answer, nodes)
+            # The model is shown each hit's own citation, and its answer is checked
+            # against those and their context units: one source for both.
+            items = [ContextItem.from_node(m.node.node, citation=m.hit.citation) for m in found]
+            messages = build_messages(
+                question,
+                items,
+                max_images=self.options.max_images,
+                max_clips=self.options.max_clips,
+            )
         retrieved = [citation for hit in hits for citation in hit.citations()]
 
         def finish(text: str) -> Answer:
             return self._checked(question, text, retrieved, hits)
 
-        return _Prompt(self.llm, messages, finish, nodes)
+        return Prompt(self.llm, messages, finish, nodes)
 
     def _checked(
         self, question: str, text: str, retrieved: list[Citation], hits: list[SearchHit]
@@ -272,14 +261,50 @@ class VideoAnswerer:
 
 
 @dataclass(frozen=True)
-class _Prompt:
+class Prompt:
     """The messages for the model, ``finish`` (its reply's text to a checked Answer) and
-    the moments retrieved; no model: ``finish`` gives the extractive answer."""
+    the moments retrieved; no model: ``finish`` gives the extractive answer. Made by
+    :meth:`VideoAnswerer.prompt`; it reads no index: the model is asked from it alone."""
 
     llm: LLM | None
     messages: list[ChatMessage]
     finish: Callable[[str], Answer]
     nodes: list[NodeWithScore]
+
+    def answer(self) -> Answer:
+        """Ask the model (if any) and check its answer."""
+        stream = self.stream(streaming=False)
+        for _ in stream:
+            pass
+        return stream.answer
+
+    async def aanswer(self) -> Answer:
+        """Async :meth:`answer`, through the LLM's async API."""
+        stream = await self.astream(streaming=False)
+        async for _ in stream:
+            pass
+        return stream.answer
+
+    def stream(self, *, streaming: bool = True) -> AnswerStream:
+        """The answer's text deltas as the model writes them (one, unless ``streaming``)."""
+        if self.llm is None:
+            return AnswerStream(iter([self.finish("").text]), self.finish, self.nodes)
+        if not streaming:
+            reply = self.llm.chat(self.messages).message.content or ""
+            return AnswerStream(iter([reply]), self.finish, self.nodes)
+        deltas = (chunk.delta for chunk in self.llm.stream_chat(self.messages) if chunk.delta)
+        return AnswerStream(deltas, self.finish, self.nodes)
+
+    async def astream(self, *, streaming: bool = True) -> AsyncAnswerStream:
+        """Async :meth:`stream`, through the LLM's async API."""
+        if self.llm is None:
+            return AsyncAnswerStream(_one(self.finish("").text), self.finish, self.nodes)
+        if not streaming:
+            reply = (await self.llm.achat(self.messages)).message.content or ""
+            return AsyncAnswerStream(_one(reply), self.finish, self.nodes)
+        chunks = await self.llm.astream_chat(self.messages)
+        deltas = (c.delta async for c in chunks if c.delta)
+        return AsyncAnswerStream(deltas, self.finish, self.nodes)
 
 
 async def _one(text: str) -> AsyncIterator[str]:

@@ -140,7 +140,8 @@ class MessageConverter:
         try:
             if mimetype is None:
                 raise ValueError("unknown format; give the block a mimetype or a file extension")
-            if path is not None:
+            held = block.video if isinstance(block, VideoBlock) else block.audio
+            if path is not None and held is None:  # else the bytes the block holds
                 source: Path | bytes = path
                 size = path.stat().st_size
             else:

@@ -172,19 +172,17 @@ def build_messages(
         kind = _KINDS.get(moment.modality, moment.modality)
         blocks.append(TextBlock(text=f"{moment.label} {kind}:\n{item.text}".rstrip()))
         if item.clip is not None and clips < max_clips:
-            if item.clip.is_file():
-                blocks.append(_clip_block(item.clip, item.clip_mimetype, moment.modality))
+            data = _media(item.clip, "clip", moment.label)
+            if data is not None:
+                blocks.append(_clip_block(item.clip, data, item.clip_mimetype, moment.modality))
                 clips += 1
-            else:
-                logger.warning("clip %s of %s is missing; sent without it", item.clip, moment.label)
         frame = Path(moment.frame_path) if moment.frame_path else None
         if frame is None or images >= max_images:
             continue
-        if not frame.is_file():
-            logger.warning("frame %s of %s is missing; sent without it", frame, moment.label)
-            continue
-        blocks.append(ImageBlock(path=frame))
-        images += 1
+        image = _media(frame, "frame", moment.label)
+        if image is not None:
+            blocks.append(ImageBlock(image=image, path=frame))
+            images += 1
     blocks.append(TextBlock(text=f"Question: {question.strip()}"))
     return [
         ChatMessage(role=MessageRole.SYSTEM, content=system_prompt(not_found_answer(question))),
@@ -192,7 +190,18 @@ def build_messages(
     ]
 
 
-def _clip_block(path: Path, mimetype: str | None, modality: str) -> ContentBlock:
+def _media(path: Path, kind: str, label: str) -> bytes | None:
+    """The bytes of a frame or clip, read as the message is built: the message never
+    needs the file again (a writer's commit step may delete a replaced file's media
+    while the model answers). None, with a warning, when it cannot be read."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        logger.warning("%s %s of %s is missing; sent without it", kind, path, label)
+        return None
+
+
+def _clip_block(path: Path, data: bytes, mimetype: str | None, modality: str) -> ContentBlock:
     if modality == "audio":
-        return AudioBlock(path=path, format=path.suffix.lstrip(".") or "mp3")
-    return VideoBlock(path=path, video_mimetype=mimetype or "video/mp4")
+        return AudioBlock(audio=data, path=path, format=path.suffix.lstrip(".") or "mp3")
+    return VideoBlock(video=data, path=path, video_mimetype=mimetype or "video/mp4")

@@ -13,6 +13,7 @@ in ``response.source_nodes``. With ``streaming=True`` a query returns a
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator, Generator
 from typing import Any
 
@@ -27,7 +28,12 @@ from llama_index.core.callbacks import CallbackManager
 from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import QueryBundle
 
-from llama_index_video.answering.answerer import AnswerStream, AsyncAnswerStream, VideoAnswerer
+from llama_index_video.answering.answerer import (
+    AnswerStream,
+    AsyncAnswerStream,
+    Prompt,
+    VideoAnswerer,
+)
 from llama_index_video.results import Answer
 
 
@@ -65,7 +71,7 @@ class VideoQueryEngine(BaseQueryEngine):
         return {}
 
     def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        stream = self.answerer.stream(query_bundle.query_str, streaming=self.streaming)
+        stream = self._prompt(query_bundle.query_str).stream(streaming=self.streaming)
         if not self.streaming:
             for _ in stream:
                 pass
@@ -76,7 +82,8 @@ class VideoQueryEngine(BaseQueryEngine):
         )
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
-        stream = await self.answerer.astream(query_bundle.query_str, streaming=self.streaming)
+        prompt = await asyncio.to_thread(self._prompt, query_bundle.query_str)
+        stream = await prompt.astream(streaming=self.streaming)
         if not self.streaming:
             async for _ in stream:
                 pass
@@ -85,6 +92,11 @@ class VideoQueryEngine(BaseQueryEngine):
         return AsyncStreamingResponse(
             _afilled(stream, metadata), source_nodes=stream.nodes, metadata=metadata
         )
+
+    def _prompt(self, question: str) -> Prompt:
+        """What the model is asked (:meth:`VideoAnswerer.prompt`; ``aquery`` makes it in a
+        worker thread, so the event loop is never blocked by the retrieval)."""
+        return self.answerer.prompt(question)
 
 
 def _response(stream: AnswerStream) -> Response:

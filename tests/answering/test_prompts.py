@@ -100,6 +100,28 @@ def test_the_number_of_frames_is_bounded_and_the_first_are_kept(frames, max_imag
     assert all(any(f"slide {i}" in t for t in texts) for i in range(5))
 
 
+def test_the_frames_and_clip_shown_are_read_into_the_message(frames, tmp_path):
+    """The model is called after the read of the index ends, and a writer's commit step
+    may delete a replaced file's frames and clips meanwhile: the message holds their
+    bytes, not only their paths (it sent none of them once the files were gone)."""
+    from llama_index.core.base.llms.types import VideoBlock
+
+    clip = tmp_path / "clip.mp4"
+    clip.write_bytes(b"\x00\x00\x00\x18ftypmp42 a clip's bytes")
+    node = frame_node(10.0, str(frames[0]), "slide 0")
+    items = [ContextItem(citation=Citation.from_node(node), text="slide 0", clip=clip)]
+    items.append(ContextItem.from_node(frame_node(20.0, str(frames[1]), "slide 1")))
+    shown = {path: path.read_bytes() for path in (frames[0], frames[1], clip)}
+    (_, question) = build_messages("q", items)
+    for path in shown:
+        path.unlink()
+
+    images = [b.resolve_image().read() for b in question.blocks if isinstance(b, ImageBlock)]
+    assert images == [shown[frames[0]], shown[frames[1]]]
+    [video] = [b for b in question.blocks if isinstance(b, VideoBlock)]
+    assert video.resolve_video().read() == shown[clip] and video.path == clip
+
+
 def test_a_missing_frame_file_is_left_out_with_a_warning(tmp_path, caplog):
     item = ContextItem.from_node(frame_node(5.0, str(tmp_path / "gone.jpg"), "Said: hello"))
     with caplog.at_level(logging.WARNING, logger="llama_index_video"):
