@@ -18,8 +18,9 @@ then (:meth:`~llama_index_video.store.manifest.Manifest.hold`) and keeps its vec
 queries to that version's contents, since the rows the writer adds are unknown to the
 loaded vector index (a filtered query met them); the writer deletes what it replaced
 only in its commit step at the end of the run, after the reads in progress, and a read
-waits for that step (:mod:`llama_index_video.store.lock`). Once the writer has
-finished, the next read loads the vectors afresh.
+waits for that step (:mod:`llama_index_video.store.lock`). An index opened while a
+writer is at work holds the manifest as it is at its first read, which loads the
+vectors after. Once the writer has finished, the next read loads the vectors afresh.
 
 With ``snapshot_reads=True``, an index reads a *snapshot* instead
 (:mod:`llama_index_video.store.snapshot`): a private copy of the folder as the last
@@ -244,6 +245,7 @@ class VideoIndex(Verifying, Querying):
         self._view_failed: int | None = None
         self._held: WriterLock | None = None
         self._pinned: int | None = None
+        self._unread = False
         read_only_manifest = self.manifest.read_only
         view = self._new_view()
         if view is None:
@@ -410,12 +412,14 @@ class VideoIndex(Verifying, Querying):
         if self._local_vectors and self._view is None:
             self.folder.note_loaded()
         self._releases = releases(self._opened.chroma)
+        load = self._view is not None or not WriterLock(self.path).holder()
+        self._unread = not load
+        """Opened while a writer is at work, and not read since: loaded at the next read."""
         self.vector_store = given or open_chroma(
             self._opened.chroma,
             self.collection,
             url=self.chroma_url,
-            # see open_chroma: never mid-write (nobody writes a copy)
-            load=self._view is not None or not WriterLock(self.path).holder(),
+            load=load,  # see open_chroma: never mid-write (nobody writes a copy)
         )
         self._store_checked = False
         self.frame_store = None
@@ -428,7 +432,8 @@ class VideoIndex(Verifying, Querying):
         filtered search failed with chromadb's ``Error finding id``), or open the
         vectors again when another ``VideoIndex`` of this process reading the folder in
         place reloaded them. Never inside a read of this thread, nor while a writer is at
-        work (its version is not finished; this one is read meanwhile)."""
+        work (its version is not finished; this one is read meanwhile). Then hold the
+        manifest at the version read (:meth:`_pin`)."""
         lease = folder_lease(self.path)
         if not self._local_vectors or lease.reading_here():
             return
@@ -447,14 +452,21 @@ class VideoIndex(Verifying, Querying):
                     self._move(None, release=True)
         if self._view is None and self._releases != releases(self.folder.chroma):
             self._open_vectors()
-        generation = read_generation(self.path)
-        if (
-            not self.snapshot_reads  # a copy never changes (nor does one not made follow)
-            and generation is not None
-            and (generation != self._pinned or not self.manifest.holding)
-        ):
+        if self._pin_due(read_generation(self.path)):
             with lease.exclusive():
                 self._pin()
+        self._unread = False  # the read that follows loads them
+
+    def _pin_due(self, generation: int | None) -> bool:
+        """Whether the manifest is to be held afresh (:meth:`_pin`) before a read, the
+        write generation being ``generation``."""
+        if self._view is not None:  # a copy never changes
+            return False
+        if generation is None:  # a writer at work: vectors not loaded yet can be held
+            return self._unread and not self.manifest.holding
+        return not self.snapshot_reads and (  # a copy not made does not follow writers
+            generation != self._pinned or not self.manifest.holding
+        )
 
     def _pin(self) -> None:
         """Read the manifest, from now until the vectors move, as it was at the version
@@ -462,11 +474,17 @@ class VideoIndex(Verifying, Querying):
         finished: a writer of another process at work then commits its files to the
         manifest, but its rows are unknown to the loaded vectors, and it deletes what it
         replaced only in its commit step (:mod:`llama_index_video.store.index_writer`).
-        Nothing is held when the vectors are not the last version's, or a writer began
-        as it was taken (what it committed first might be in it)."""
+        Vectors opened while a writer is at work are held to the manifest as it is at
+        their first read, which loads them after: every row of every file it lists is
+        stored by then, and none is deleted before the writer's commit step. Nothing is
+        held when the vectors are not the last version's, when they were loaded while a
+        writer was at work, or when a writer began or ended as it was taken (what it
+        committed first might be in it)."""
         self._unpin()
         generation = read_generation(self.path)
-        if generation is None or not self._local_vectors or self.folder.behind_writers():
+        if not self._local_vectors or self.folder.behind_writers():
+            return
+        if generation is None and not self._unread:
             return
         self.manifest.hold()
         if read_generation(self.path) != generation:

@@ -146,17 +146,11 @@ class Querying(Recordings):
             lexical=self.lexical if self.lexical_search else None,
             lexical_threshold=self.lexical_threshold,
             words=self.lexical,
+            version=self._version_contents,
         )
 
     def _vectors(self, **options: Any) -> VideoRetriever:
-        """The vector channel's retriever (:class:`VideoRetriever` over :attr:`index`),
-        kept to the contents of the version read while a writer is at work
-        (:meth:`~llama_index_video.recordings.Recordings._version_contents`)."""
-        kept = self._version_contents()
-        if kept is not None:
-            given = options.get("contents")
-            # "" is no content's hash: none of those asked for is in the version read
-            options["contents"] = sorted(kept if given is None else set(given) & kept) or [""]
+        """The vector channel's retriever (:class:`VideoRetriever` over :attr:`index`)."""
         return VideoRetriever(self.index, **options)
 
     def postprocessor(self, **options: Any) -> TimestampFramePostprocessor:
@@ -398,16 +392,36 @@ def _settings_llm() -> LLM | None:
     return Settings._llm
 
 
+class _Version:
+    """What a retriever made now reads: the vectors an index has loaded, and the contents
+    of the version read that its vector queries keep to (see ``SearchPolicy.version``);
+    one made for another must be made again."""
+
+    def __init__(self, index: Querying) -> None:
+        self.index = index.index
+        self.contents = index._version_contents()
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Version)
+            and self.index is other.index
+            and self.contents == other.contents
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 class _Following:
     """:meth:`Querying.as_retriever`'s retriever: ``make()``'s, made again whenever the
     index has loaded its vectors afresh (another process's writer finished), so that a
     retriever an app keeps finds what was ingested since, and never queries the vectors
-    the reload dropped. What the retriever shows (``channels``, ``top_k``) shows through."""
+    the reload dropped, or moved to another version's contents (:class:`_Version`). What
+    the retriever shows (``channels``, ``top_k``) shows through."""
 
     def __init__(self, index: Querying, make: Callable[[], Retriever]) -> None:
         self._index = index
         self._make = make
-        self._made_for = index.index
+        self._made_for = _Version(index)
         self._retriever = make()
 
     def __getattr__(self, name: str) -> Any:
@@ -426,8 +440,9 @@ class _Following:
 
     def _current(self) -> Retriever:
         self._index._follow_writers()
-        if self._made_for is not self._index.index:
-            self._made_for, self._retriever = self._index.index, self._make()
+        now = _Version(self._index)
+        if now != self._made_for:
+            self._made_for, self._retriever = now, self._make()
         return self._retriever
 
 
@@ -438,13 +453,14 @@ class _FollowingQueryEngine(VideoQueryEngine):
     def __init__(self, index: Querying, make: Callable[[], VideoAnswerer], streaming: bool) -> None:
         self._index = index
         self._make = make
-        self._made_for = index.index
+        self._made_for = _Version(index)
         super().__init__(make(), streaming=streaming)
 
     def _prompt(self, question: str) -> Prompt:
         """Made in one read of the index (as :meth:`Querying._prompt`'s), by an answerer
         on the version it holds; the model is called after."""
         with self._index._reading():
-            if self._made_for is not self._index.index:
-                self._made_for, self.answerer = self._index.index, self._make()
+            now = _Version(self._index)
+            if now != self._made_for:
+                self._made_for, self.answerer = now, self._make()
             return super()._prompt(question)

@@ -44,10 +44,14 @@ import sys, time
 from pathlib import Path
 from llama_index_video.index import VideoIndex
 
-index_dir, gate, *paths = {argv!r}
+index_dir, gate, stops, *paths = {argv!r}
 gate = Path(gate)
+left = stops.split(",")
 
 def stop(name):
+    if name not in left:
+        return
+    left.remove(name)
     (gate / (name + ".held")).touch()
     deadline = time.monotonic() + 120
     while not (gate / (name + ".go")).exists() and time.monotonic() < deadline:
@@ -55,23 +59,26 @@ def stop(name):
 
 def progress(path, stage, done, total):
     # hashing comes first for every file, then manual.md is read, embedded and stored
+    if Path(path).name == "manual.md" and stage == "text":
+        stop("reading")  # the lock held, nothing of the new manual stored yet
     if Path(path).name == "manual.md" and stage == "embed" and done == total:
         stop("stored")  # its new rows are in, the manifest still lists the old ones
-    if Path(path).name == "later.md" and stage != "hash" and not (gate / "replaced.go").exists():
+    if Path(path).name == "later.md" and stage != "hash":
         stop("replaced")  # the manual replaced in the manifest, the run not over
 
 report = VideoIndex(index_dir).ingest(paths, progress=progress)
 sys.exit(0 if report.ok else 1)
 """
 STOPS = ("stored", "replaced")
-"""Where the writer stops, in order: the manual's new rows stored, the manual replaced."""
+"""Where the writer stops, in order: the manual's new rows stored, the manual replaced
+(``reading``, before both: the manual being read, nothing of it stored)."""
 
 
-def _held_writer(spawn, index_dir: Path, gate: Path, *paths: Path):
-    """A process ingesting ``paths`` that holds the lock at each of :data:`STOPS` until
+def _held_writer(spawn, index_dir: Path, gate: Path, *paths: Path, stops=STOPS):
+    """A process ingesting ``paths`` that holds the lock at each of ``stops`` until
     the test lets it go on (:func:`_reached`)."""
     gate.mkdir()
-    argv = [str(index_dir), str(gate), *map(str, paths)]
+    argv = [str(index_dir), str(gate), ",".join(stops), *map(str, paths)]
     return spawn(code=HELD_WRITER.format(argv=argv))
 
 
@@ -175,8 +182,9 @@ def test_nodes_an_app_inserts_through_the_index_reach_the_folder_by_default(tmp_
 
 
 def _whole_edition(app: VideoIndex, retriever, manual: Path) -> str:
-    """The one edition a kept retriever and searches (plain and by recording) answer
-    from, each with three moments."""
+    """The one edition a kept retriever (filtered by modality: one made before a writer
+    began met the rows it adds) and searches (plain and by recording) answer from, each
+    with three moments."""
     found = [n.node.get_content() for n in retriever.retrieve(QUESTION)]
     texts = [
         found,
@@ -201,7 +209,7 @@ def test_the_run_after_a_killed_writer_deletes_what_it_replaced_only_in_its_comm
     manual, index_dir = _indexed_in_docs(tmp_path)
     app = VideoIndex(index_dir)
     try:
-        retriever = app.as_retriever(similarity_top_k=3)
+        retriever = app.as_retriever(similarity_top_k=3, modalities=["text"])
         assert _whole_edition(app, retriever, manual) == "first"
         _manual(manual, "second")
         later = _first_and_later(manual)
@@ -309,4 +317,36 @@ def test_ask_holds_no_read_while_the_model_answers(tmp_path, fake_anthropic):
             assert len(hits) >= 3 and _editions([hit.text for hit in hits]) == {"first"}, name
     finally:
         go.set()
+        app.close()
+
+
+@pytest.mark.parametrize("snapshot_reads", [False, True])
+def test_an_index_opened_while_a_writer_is_at_work_answers_from_its_first_read(
+    spawn, tmp_path, snapshot_reads
+):
+    """An index opened while another process's writer held the lock read the folder
+    unprotected until that writer finished: once the writer had replaced the manual, a
+    search found nothing of it (the vectors it had loaded knew none of the new rows, the
+    manifest no longer listed the old ones), and one by recording raised
+    ``IndexBusyError``. It now holds the manifest from its first read, before its vectors
+    load, and answers from that version until the writer has finished."""
+    manual, index_dir = _indexed_in_docs(tmp_path)
+    _manual(manual, "second")
+    gate = tmp_path / "gate"
+    later = _first_and_later(manual)
+    writer = _held_writer(spawn, index_dir, gate, manual, later, stops=("reading", "replaced"))
+    _reached(writer, gate, "reading")
+    app = VideoIndex(index_dir, snapshot_reads=snapshot_reads)  # no copy can be made yet
+    try:
+        retriever = app.as_retriever(similarity_top_k=3, modalities=["text"])
+        assert _whole_edition(app, retriever, manual) == "first"
+        (gate / "reading.go").touch()
+        _reached(writer, gate, "replaced")
+        assert _whole_edition(app, retriever, manual) == "first"
+        assert [Path(entry.source).name for entry in app.library()] == ["manual.md"]
+        (gate / "replaced.go").touch()
+        out, err = writer.communicate(timeout=240)
+        assert writer.returncode == 0, (out, err)
+        assert _whole_edition(app, retriever, manual) == "second"
+    finally:
         app.close()

@@ -226,6 +226,10 @@ class SearchPolicy:
         words: The folder's lexical index whether or not it searches: the words of the
             whole index, of which a question's may be absent (the confidence's
             ``absent``); None: nothing is known to be absent.
+        version: The contents of the version read, while a writer of another process
+            at work adds rows the loaded vector indexes do not know (a query filtered by
+            their metadata would meet them: chromadb's ``Error finding id``): every
+            vector query, of the text and of the frames, keeps to these. None: no need.
     """
 
     vectors: VectorChannel
@@ -245,6 +249,7 @@ class SearchPolicy:
     lexical: LexicalStore | None = None
     lexical_threshold: float | None = LEXICAL_THRESHOLD
     words: LexicalStore | None = None
+    version: Callable[[], Collection[str] | None] = lambda: None
 
     def retriever(
         self,
@@ -297,7 +302,7 @@ class SearchPolicy:
             threshold=self.threshold,
             visible=self.visible,
             speakers=speakers,
-            contents=contents,
+            contents=self._kept(contents),
             languages=languages,
             folder=self.folder,
         )
@@ -335,7 +340,7 @@ class SearchPolicy:
                 top_k=top_k,
                 threshold=self.visual_threshold,
                 visible=self.visible,
-                contents=contents,
+                contents=self._kept(contents),
                 folder=self.folder,
             )
             weight = self.weights[VISUAL_CHANNEL]
@@ -384,15 +389,25 @@ class SearchPolicy:
         if bundle.embedding is None:
             bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
         if best is None:
-            found = self.vectors(top_k=1, visible=self.visible).retrieve(bundle)
+            found = self.vectors(top_k=1, visible=self.visible, contents=self._kept(None)).retrieve(
+                bundle
+            )
             if not found:
                 return []
             best = found[0]
         content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
-        own = self.vectors(top_k=MIN_CANDIDATES, visible=self.visible, contents=[content]).retrieve(
-            bundle
-        )
+        own = self.vectors(
+            top_k=MIN_CANDIDATES, visible=self.visible, contents=self._kept([content])
+        ).retrieve(bundle)
         return [hit.score for hit in own if hit.score is not None]
+
+    def _kept(self, contents: Sequence[str] | None) -> Sequence[str] | None:
+        """``contents`` (None: every one) kept to the version read (:attr:`version`)."""
+        version = self.version()
+        if version is None:
+            return contents
+        kept = set(version) if contents is None else set(contents) & set(version)
+        return sorted(kept) or [""]  # "" is no content's hash: none asked for is in it
 
     def vocabulary(self) -> Vocabulary | None:
         """The words of the whole index now (:attr:`words`' newest matrices); None

@@ -181,6 +181,25 @@ def test_visual_hits_are_fused_with_their_text_to_image_similarity(visual_index,
     assert [c.name for c in spoken.channels] == ["transcript", LEXICAL_CHANNEL]
 
 
+def test_the_frames_channel_keeps_to_the_version_read(visual_index):
+    """While another process's writer is at work, an index reads one version's files
+    (``SearchPolicy.version``): the text channels kept their vector queries to them,
+    the frames' channel did not, so frames of a file outside the version (the writer's
+    new ones) were ranked, crowding the version's own out, and dropped after."""
+    from dataclasses import replace
+
+    [slides] = [record.content_hash for record in visual_index.manifest.files("indexed")]
+    policy = visual_index.search_policy()
+
+    def frames(version: set[str]) -> list[str]:
+        kept = replace(policy, version=lambda: version).retriever(top_k=3, modalities=["frame"])
+        visual = next(c for c in kept.channels if c.name == VISUAL_CHANNEL)
+        return [h.node.metadata[schema.CONTENT_HASH] for h in visual.retriever.retrieve("slide")]
+
+    assert frames({slides}) == [slides] * 3
+    assert frames({"another-version"}) == []
+
+
 def test_the_folder_remembers_its_visual_model(visual_index, embed_model, tiny_clip, tmp_path):
     again = VideoIndex(visual_index.path, embed_model=embed_model)
     assert isinstance(again.visual_model, ClipEmbedding)
