@@ -30,7 +30,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Collection, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -166,10 +166,13 @@ class Manifest:
                 db, _ = connect_read_only(path)
                 self.read_only = True
             self._db = db
+        self._file = db
+        """The connection to the file (``_db`` is a held version's copy while one is held)."""
         self.holding = False
         """Whether a version is held (:meth:`hold`)."""
 
     def close(self) -> None:
+        self.let_go()
         self._db.close()
 
     def require_writable(self) -> None:
@@ -191,22 +194,30 @@ class Manifest:
 
     def hold(self) -> None:
         """Read the manifest as it is now until :meth:`let_go`, whatever other connections
-        commit meanwhile (a read transaction: SQLite's write-ahead log keeps that version
-        for it). Held again, it moves to the newest version. A write through this
-        manifest ends the hold first (its reads then see what it wrote), but for a
-        summary (:meth:`set_summary`), which goes through a connection of its own."""
+        commit meanwhile: from a private copy of it in memory (SQLite's backup, in one
+        step: one version). Not from a read transaction left open on the file: SQLite
+        cannot reset its write-ahead log while one is, so the ``-wal`` file of a folder
+        an app kept open grew by every later writer's commits, without bound
+        (``benchmarks/manifest_wal.py``). Held again, it moves to the newest version. A
+        write through this manifest ends the hold first (its reads then see what it
+        wrote), but for a summary (:meth:`set_summary`), which goes to the file alone."""
         self.let_go()
-        with translated(self.db_file):
-            self._db.execute("BEGIN")
-            self._db.execute("SELECT count(*) FROM files").fetchall()  # the version taken
+        copy = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            with translated(self.db_file):
+                self._file.backup(copy)
+        except BaseException:
+            copy.close()
+            raise
+        self._db = copy
         self.holding = True
 
     def let_go(self) -> None:
         """Stop holding the version :meth:`hold` took (nothing if none is held)."""
         if self.holding:
             self.holding = False
-            with translated(self.db_file):
-                self._db.execute("ROLLBACK")
+            self._db.close()
+            self._db = self._file
 
     def _execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
         """Run a write (or a transaction's ``BEGIN``/``COMMIT``), never inside a hold."""
@@ -392,18 +403,12 @@ class Manifest:
     def set_summary(self, content_hash: str, summary: ContentSummary) -> None:
         """Keep ``summary`` for the content's present record (nothing when it has none,
         or the manifest may not be written); summaries of forgotten contents go. While
-        a version is held (:meth:`hold`, as a reader counting a summary does) it is
-        written through a connection of its own, and the hold goes on."""
+        a version is held (:meth:`hold`, as a reader counting a summary does) it goes to
+        the file all the same, and the hold goes on."""
         if self.read_only:
             return
         with translated(self.db_file):
-            if not self.holding:
-                _keep_summary(self._db, content_hash, summary)
-                return
-            with closing(_connect(self.db_file)) as own:
-                own.execute("BEGIN IMMEDIATE")
-                _keep_summary(own, content_hash, summary)
-                own.execute("COMMIT")
+            _keep_summary(self._file, content_hash, summary)
 
 
 def _keep_summary(db: sqlite3.Connection, content_hash: str, summary: ContentSummary) -> None:

@@ -39,3 +39,26 @@ def test_a_held_manifest_reads_its_version_and_keeps_no_write_lock(tmp_path):
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_held_manifest_lets_sqlite_reset_its_write_ahead_log(tmp_path):
+    """The version was held as a read transaction left open on the file, and SQLite
+    cannot reset the write-ahead log while one is: the ``-wal`` file of a folder an app
+    kept open grew by every commit of every later writer, without bound. Held now, the
+    log is reset as without a reader, and the reader still reads its version."""
+    path = tmp_path / "manifest.sqlite"
+    reader, writer = Manifest(path), Manifest(path)
+    try:
+        writer.set_file("old", "indexed", node_count=3)
+        reader.hold()
+        writer._db.execute("PRAGMA wal_autocheckpoint=16")  # pages, as 1000 is by default
+        for number in range(150):  # some 2 pages a commit
+            writer.set_file(f"new-{number}", "indexed", node_count=1, notes="x" * 2000)
+        wal = path.with_name(path.name + "-wal").stat().st_size
+        assert wal < 64 * 4096, f"the write-ahead log grew to {wal} bytes"
+        assert [r.content_hash for r in reader.files("indexed")] == ["old"]
+        reader.hold()  # the newest version
+        assert len(reader.files("indexed")) == 151
+    finally:
+        reader.close()
+        writer.close()
