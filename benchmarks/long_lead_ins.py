@@ -29,6 +29,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,18 +45,23 @@ from benchmarks.long_transcripts import (  # noqa: E402
 )
 from benchmarks.scoring import error_rate  # noqa: E402
 
+if TYPE_CHECKING:
+    from llama_index_video.transcription.base import Transcriber
+
 CHUNK_SECONDS = 600.0
 """Ingest's chunks (``ReaderOptions.audio_chunk_seconds``)."""
 
 
-def heard_in_chunks(material: Material, lead_in: float) -> list[Heard]:
-    """What the default decoding hears in ``material``, chunk by chunk, each with a
-    lead-in of ``lead_in`` seconds, as ``transcribe_chunk`` hears it."""
+def heard_in_chunks(
+    material: Material, lead_in: float, *, transcriber: Transcriber | None = None
+) -> list[Heard]:
+    """What ``transcriber`` (default: the default decoding) hears in ``material``, chunk
+    by chunk, each with a lead-in of ``lead_in`` seconds, as ``transcribe_chunk`` hears it."""
     from llama_index_video.media.audio import iter_audio_chunks
     from llama_index_video.transcription.base import audio_from
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
-    transcriber = FasterWhisperTranscriber(language="en")
+    transcriber = transcriber or FasterWhisperTranscriber(language="en")
     heard: list[Heard] = []
     chunks = iter_audio_chunks(material.audio, chunk_seconds=CHUNK_SECONDS, lead_in_seconds=lead_in)
     for chunk in chunks:

@@ -1,0 +1,178 @@
+"""Ingest's decoding of a long recording beside faster-whisper's defaults, chunk by chunk
+(issue 36).
+
+    python benchmarks/long_decodings.py [--recipes ours seek defaults-chunked defaults]
+        [--no-hour] [--minutes 20] [--keep DIR]
+
+``ingest`` hears a long recording in 10-minute chunks, each on its own (also on Ray
+workers); faster-whisper's defaults, the bar of issue 36, hear the whole file in one
+call. This script hears the hour of :mod:`benchmarks.long_transcripts` (**real
+speech**, three readings joined) and ``--minutes`` of :mod:`benchmarks.long_speech`
+(**synthetic speech**) in this process, with tiny.en int8, by each of ``--recipes``:
+
+- ``ours``: the default decoding (``FasterWhisperTranscriber(language="en")``; the
+  language check left out, as it is the same for all), chunk by chunk as ingest hears
+  them (:func:`benchmarks.long_lead_ins.heard_in_chunks`): the chunk's speech (VAD) in
+  clips that end in pauses, each window prompted with the text before it;
+- ``seek``: the same, but each chunk's speech decoded as faster-whisper decodes a file,
+  30 s windows from wherever the text before ended, not clips cut at pauses
+  (:func:`seek_windows`); the package's repairs (:mod:`...transcription.loops`,
+  :mod:`...transcription.skips`) as in ``ours``;
+- ``ours+fallback``, ``seek+fallback``: those with faster-whisper's temperature fallback
+  (``temperature=FALLBACK``: it samples at random where a window's text compresses too
+  well or is too improbable; none of this package's defaults);
+- ``defaults-chunked``: faster-whisper's defaults (``WhisperModel.transcribe`` with no
+  option changed: no VAD, beam 5, the fallback, each window prompted) on each chunk;
+- ``defaults``: faster-whisper's defaults on the whole file, heard again (against the
+  kept hearing: whether the defaults hear the same twice).
+
+Scored as :mod:`benchmarks.long_lead_ins` scores segments (not stored units): the facts
+heard, the word error rate, whole and per reading, and the facts the defaults' kept
+transcript (a ``long_transcripts.py --keep DIR`` run's, required) hears that the recipe
+lacks. CPU seconds are this process's while it transcribes, with the load beside them:
+the machine is shared. ``--keep`` also receives each recipe's segments
+(``STEM-RECIPE-in-chunks.json``; ``benchmarks/long_windows.py --ours RECIPE-in-chunks``
+explains them), and a later run scores what is kept there instead of hearing it again
+(no CPU figure then).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.baseline import load_average  # noqa: E402
+from benchmarks.long_lead_ins import CHUNK_SECONDS, by_part, heard_in_chunks, lacking  # noqa: E402
+from benchmarks.long_speech import DEFAULT_CACHE  # noqa: E402
+from benchmarks.long_transcripts import (  # noqa: E402
+    DEFAULTS,
+    FALLBACK,
+    Heard,
+    Material,
+    part_error_rate,
+    real_material,
+    spoken_words,
+    synthetic_material,
+)
+from benchmarks.scoring import error_rate  # noqa: E402
+
+RECIPES = ("ours", "seek", "ours+fallback", "seek+fallback", "defaults-chunked", DEFAULTS)
+
+
+def whole_speech(kept: Sequence[tuple[int, int]], utterances: object) -> list[float]:
+    """One clip over all of ``kept`` joined end to end (faster-whisper's
+    ``clip_timestamps`` in seconds): faster-whisper then windows it as it windows a file."""
+    from llama_index_video.transcription.base import SAMPLE_RATE
+
+    return [0.0, sum(end - start for start, end in kept) / SAMPLE_RATE]
+
+
+@contextmanager
+def seek_windows() -> Iterator[None]:
+    """Within it, the default decoding hands faster-whisper the speech as one clip
+    (:func:`whole_speech`) instead of clips that end in pauses."""
+    from llama_index_video.transcription import faster_decoding
+
+    pauses = faster_decoding.clip_timestamps
+    faster_decoding.clip_timestamps = whole_speech  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        faster_decoding.clip_timestamps = pauses
+
+
+def _defaults_model() -> Any:
+    from faster_whisper import WhisperModel
+
+    from llama_index_video.transcription.models import DEFAULT_MODEL, resolve_model
+
+    return WhisperModel(str(resolve_model(DEFAULT_MODEL).path), compute_type="int8")
+
+
+def _defaults_chunked(material: Material) -> list[Heard]:
+    from llama_index_video.media.audio import iter_audio_chunks
+
+    model = _defaults_model()
+    heard: list[Heard] = []
+    for chunk in iter_audio_chunks(material.audio, chunk_seconds=CHUNK_SECONDS):
+        segments, _ = model.transcribe(chunk.samples)
+        heard += [Heard(s.start + chunk.start, s.end + chunk.start, s.text) for s in segments]
+    return heard
+
+
+def _defaults(material: Material) -> list[Heard]:
+    segments, _ = _defaults_model().transcribe(str(material.audio))
+    return [Heard(s.start, s.end, s.text) for s in segments]
+
+
+def hearer(recipe: str) -> Callable[[Material], list[Heard]]:
+    """How ``recipe`` (one of :data:`RECIPES`) hears a material."""
+    if recipe == "defaults-chunked":
+        return _defaults_chunked
+    if recipe == DEFAULTS:
+        return _defaults
+
+    def ours(material: Material) -> list[Heard]:
+        from llama_index_video.transcription.faster import FasterWhisperTranscriber
+
+        temperature = FALLBACK if recipe.endswith("+fallback") else 0.0
+        transcriber = FasterWhisperTranscriber(language="en", temperature=temperature)
+        with seek_windows() if recipe.startswith("seek") else nullcontext():
+            return heard_in_chunks(material, 0.0, transcriber=transcriber)
+
+    return ours
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--recipes", nargs="+", choices=RECIPES, default=list(RECIPES))
+    parser.add_argument("--minutes", nargs="*", type=float, default=[20.0], help="synthetic")
+    parser.add_argument("--no-hour", action="store_true", help="leave the hour out")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--keep", type=Path, required=True, help="a long_transcripts.py --keep")
+    args = parser.parse_args(argv)
+    materials = [] if args.no_hour else [real_material("hour", args.cache.parent / "long_real")]
+    materials += [synthetic_material(minutes, args.cache) for minutes in args.minutes]
+    for material in materials:
+        kept = args.keep / f"{material.audio.stem}-{DEFAULTS}.json"
+        if not kept.is_file():
+            raise SystemExit(f"{kept}: not found; run benchmarks/long_transcripts.py --keep first")
+        defaults = [Heard(**h) for h in json.loads(kept.read_text())["heard"]]
+        names = [part.name for part in material.parts]
+        print(f"\n## {material.name}, in {CHUNK_SECONDS:.0f} s chunks: WER (facts lacking)\n")
+        print(f"| recipe | facts heard | whole | {' | '.join([*names, ''])}CPU s | load |")
+        print(f"|---|---|---|{'---|' * len(names)}---|---|")
+        for recipe in args.recipes:
+            out = args.keep / f"{material.audio.stem}-{recipe}-in-chunks.json"
+            cpu = "-"
+            if out.is_file():  # heard in an earlier run: scored again
+                heard = [Heard(**h) for h in json.loads(out.read_text())["heard"]]
+            else:
+                started = time.process_time()
+                heard = hearer(recipe)(material)
+                cpu = f"{time.process_time() - started:.0f}"
+                out.write_text(json.dumps({"heard": [asdict(h) for h in heard]}))
+            said = spoken_words(material.said)
+            wer = error_rate(said, spoken_words(" ".join(h.text for h in heard)))
+            lacks = lacking(material, heard, defaults)
+            cells = [f"{len(material.heard(heard))}", f"{wer:.2%} ({len(lacks)})"]
+            if lacks and not material.parts:
+                cells[0] += f" {', '.join(lacks[:6])}"
+            shares = by_part(material, lacks)
+            cells += [f"{part_error_rate(p, heard):.2%} ({shares[p.name]})" for p in material.parts]
+            print(f"| {recipe} | {' | '.join(cells)} | {cpu} | {load_average()} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
