@@ -167,7 +167,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lacks = lacking(material, heard, defaults)
             cells = [f"{len(material.heard(heard))}", f"{wer:.2%} ({len(lacks)})"]
             if lacks and not material.parts:
-                cells[0] += f" {', '.join(lacks[:6])}"
+                cells[1] += f" {', '.join(lacks[:6])}"
             shares = by_part(material, lacks)
             cells += [f"{part_error_rate(p, heard):.2%} ({shares[p.name]})" for p in material.parts]
             print(f"| {recipe} | {' | '.join(cells)} | {cpu} | {load_average()} |", flush=True)
