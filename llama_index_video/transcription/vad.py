@@ -63,6 +63,11 @@ RESTART_AFTER_S: Final = 2.0
 """A silence after speech this long or longer is heard again from its start
 (:func:`speech_probabilities`): the pause that ends a stretch of speech
 (:data:`TRANSCRIPTION`), not fitted."""
+FRESH_FOR_S: Final = 10.0
+"""A silence is heard again in pieces this long, each from a fresh state: Silero's state
+wears down in a long silence. Speech after 10, 20, 60 and 180 s of digital silence scored
+0.5 or more in 53, 47, 39 and 23 % of its windows (57 % after 2 s); after -50 dBFS noise,
+53, 52, 24 and 23 % (a real German FLEURS reading, ``tests/fixtures/real_languages``)."""
 MIN_FOUND_S: Final = 0.5
 """Speech a silence's second hearing finds counts only when it runs on this long (a
 word or more; a chord's attack after silence scored one window of 32 ms as speech)."""
@@ -94,31 +99,54 @@ class VoiceActivity:
 
 def speech_probabilities(samples: np.ndarray) -> np.ndarray:
     """Silero's probability of speech for each :data:`WINDOW` of ``samples`` (16 kHz),
-    each silence after speech heard again from its start (:func:`silences_after_speech`).
+    each silence (after speech, or at the start) heard again from its start
+    (:func:`silences`), in pieces of :data:`FRESH_FOR_S`.
 
     Silero carries its state through one pass, so what it makes of quiet speech depends
     on what came before: a real reading at -62 dBFS, 3 s after louder speech, scored
     under 0.5 but for 1.6 s of its 10.2 s in one pass over the whole file, and as speech
     from 68.6 s to its end when the pass started in the silence before it. Each silence
     is heard a second time from its own start, and where that hearing finds speech
-    running on for :data:`MIN_FOUND_S` or more its probabilities are taken; every sample
-    is heard at most twice and nothing else changes. A shorter find is not taken (the
+    running on for :data:`MIN_FOUND_S` or more its probabilities are taken where the
+    first pass heard no speech; nothing else changes. A shorter find is not taken (the
     first chord of music after a silence was speech to a fresh state for one window),
     nor one within the padding the transcription keeps around speech anyway
     (:data:`TRANSCRIPTION`'s 400 ms) at either end of the silence: a fresh state there
     hears the tail of the speech before, or the onset of the speech after, a window or a
     few early, which would move span edges (and so the windows the model is given) for
     nothing new.
+
+    A long silence wears the state down too: a French reading after 3 minutes of digital
+    silence was not speech in one pass (no warning: the transcript just began with its
+    second sentence; a new user's trial), and a meeting recorder started a minute before
+    anyone speaks hears room noise first. So a silence is heard again in pieces of
+    :data:`FRESH_FOR_S`, each from a fresh state, on into the speech after it for
+    :data:`FRESH_FOR_S` (the worn state hears it as speech only here and there), and a
+    silence that starts the audio is heard again as one after speech is. A sample is
+    heard again once for each silence that ends within :data:`FRESH_FOR_S` before it:
+    Silero costs about 0.14 CPU s per minute of audio, so even every sample heard five
+    times costs little beside transcribing it.
     """
     heard = silero_pass(samples)
     edge = math.ceil(SAMPLE_RATE * TRANSCRIPTION.pad_ms / 1000 / WINDOW)
-    for first, last in silences_after_speech(heard):
+    piece = math.ceil(FRESH_FOR_S * SAMPLE_RATE / WINDOW)
+    for first, last in silences(heard):
         if last - first <= 2 * edge:
             continue
-        again = silero_pass(samples[first * WINDOW : (last - edge) * WINDOW])
-        inner = slice(first + edge, last - edge)
-        found = _long_runs(again[edge : last - edge - first] >= TRANSCRIPTION.threshold)
-        heard[inner] = np.where(found, again[edge : last - edge - first], heard[inner])
+        stop = min(last + piece, len(heard))
+        again = np.concatenate(
+            [
+                silero_pass(samples[start * WINDOW : end * WINDOW])[: end - start]
+                for start in range(first, stop, piece)
+                for end in [min(start + piece, stop)]
+            ]
+        )[edge:]
+        inner = slice(first + edge, stop)
+        missed = _long_runs(again >= TRANSCRIPTION.threshold) & (
+            heard[inner] < TRANSCRIPTION.threshold
+        )
+        missed[last - edge - first - edge : last - first - edge] = False  # the onset's padding
+        heard[inner] = np.where(missed, again, heard[inner])
     return heard
 
 
@@ -133,10 +161,10 @@ def _long_runs(speech: np.ndarray) -> np.ndarray:
     return kept
 
 
-def silences_after_speech(probabilities: np.ndarray) -> list[tuple[int, int]]:
+def silences(probabilities: np.ndarray) -> list[tuple[int, int]]:
     """``(first, last)`` window indices of each stretch under the speech threshold
     (:data:`TRANSCRIPTION`'s) that lasts :data:`RESTART_AFTER_S` or more and follows
-    speech: where Silero is heard afresh."""
+    speech or starts the audio: where Silero is heard afresh."""
     least = math.ceil(RESTART_AFTER_S * SAMPLE_RATE / WINDOW)
     speech = probabilities >= TRANSCRIPTION.threshold
     found: list[tuple[int, int]] = []
@@ -145,7 +173,7 @@ def silences_after_speech(probabilities: np.ndarray) -> list[tuple[int, int]]:
         if not heard:
             first = index if first is None else first
             continue
-        if first is not None and first > 0 and index - first >= least:
+        if first is not None and index - first >= least:
             found.append((first, min(index, len(probabilities))))
         first = None
     return found
