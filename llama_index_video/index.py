@@ -245,6 +245,7 @@ class VideoIndex(Verifying, Querying):
         self._view_failed: int | None = None
         self._held: WriterLock | None = None
         self._pinned: int | None = None
+        self._held_contents: set[str] | None = None
         self._unread = False
         read_only_manifest = self.manifest.read_only
         view = self._new_view()
@@ -359,6 +360,7 @@ class VideoIndex(Verifying, Querying):
         self.manifest.close()  # a read-only folder's manifest may be read as immutable
         self.manifest = Manifest(self._opened.manifest_file)
         self._pinned = None
+        self._held_contents = None
         self._open_vectors()
         self.lexical = LexicalStore(self._opened.path)
         if old is not None:
@@ -495,6 +497,7 @@ class VideoIndex(Verifying, Querying):
     def _unpin(self) -> None:
         self.manifest.let_go()
         self._pinned = None
+        self._held_contents = None
 
     def _behind_writers(self) -> bool:
         return self._view is None and self._local_vectors and self.folder.behind_writers()
@@ -502,7 +505,11 @@ class VideoIndex(Verifying, Querying):
     def _version_contents(self) -> set[str] | None:
         if not self.manifest.holding or read_generation(self.path) is not None:
             return None
-        return {record.content_hash for record in self.manifest.files("indexed")}
+        held = self._held_contents
+        if held is None:  # read once per version held: it does not change
+            held = {record.content_hash for record in self.manifest.files("indexed")}
+            self._held_contents = held
+        return held
 
     def _open_index(self, frame_store: BasePydanticVectorStore | None) -> VectorStoreIndex:
         """The text index, or with visual search a multimodal one over both stores."""
