@@ -502,9 +502,11 @@ class VideoIndex(Verifying, Querying):
     def _behind_writers(self) -> bool:
         return self._view is None and self._local_vectors and self.folder.behind_writers()
 
-    def _version_contents(self) -> set[str] | None:
+    def _version_contents(self, *, filtered: bool = True) -> set[str] | None:
         if not self.manifest.holding or read_generation(self.path) is not None:
             return None
+        if not filtered and self._pinned is not None and not self.folder.loaded_mid_write():
+            return None  # vectors of the version held alone: an unfiltered query meets no other
         held = self._held_contents
         if held is None:  # read once per version held: it does not change
             held = {record.content_hash for record in self.manifest.files("indexed")}

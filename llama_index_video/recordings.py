@@ -223,9 +223,9 @@ class Recordings(ManifestRecordings):
     def _follow_writers(self) -> None:
         """Load the vectors afresh when a writer has finished since (``VideoIndex`` does)."""
 
-    def _version_contents(self) -> set[str] | None:
+    def _version_contents(self, *, filtered: bool = True) -> set[str] | None:
         """The contents of the version read, while a writer of another process at work
-        adds rows the loaded vectors do not know (a query filtered by their metadata
+        adds rows the loaded vectors do not know (a query ``filtered`` by their metadata
         would meet them): queries keep to these. None: no need (``VideoIndex`` tells)."""
         return None
 

@@ -229,7 +229,10 @@ class SearchPolicy:
         version: The contents of the version read, while a writer of another process
             at work adds rows the loaded vector indexes do not know (a query filtered by
             their metadata would meet them: chromadb's ``Error finding id``): every
-            vector query, of the text and of the frames, keeps to these. None: no need.
+            vector query, of the text and of the frames, keeps to these. Asked with
+            ``filtered=False`` for a query with no other filter, which meets only rows
+            the loaded vector indexes know: None when those are the version's alone
+            (a filter costs a large index's query some 5x). None: no need.
     """
 
     vectors: VectorChannel
@@ -249,7 +252,7 @@ class SearchPolicy:
     lexical: LexicalStore | None = None
     lexical_threshold: float | None = LEXICAL_THRESHOLD
     words: LexicalStore | None = None
-    version: Callable[[], Collection[str] | None] = lambda: None
+    version: Callable[..., Collection[str] | None] = lambda **_filtered: None
 
     def retriever(
         self,
@@ -302,7 +305,7 @@ class SearchPolicy:
             threshold=self.threshold,
             visible=self.visible,
             speakers=speakers,
-            contents=self._kept(contents),
+            contents=self._kept(contents, filtered=bool(modalities or speakers or languages)),
             languages=languages,
             folder=self.folder,
         )
@@ -340,7 +343,7 @@ class SearchPolicy:
                 top_k=top_k,
                 threshold=self.visual_threshold,
                 visible=self.visible,
-                contents=self._kept(contents),
+                contents=self._kept(contents, filtered=False),
                 folder=self.folder,
             )
             weight = self.weights[VISUAL_CHANNEL]
@@ -389,21 +392,22 @@ class SearchPolicy:
         if bundle.embedding is None:
             bundle.embedding = self.embed_model.get_query_embedding(bundle.query_str)
         if best is None:
-            found = self.vectors(top_k=1, visible=self.visible, contents=self._kept(None)).retrieve(
-                bundle
-            )
+            found = self.vectors(
+                top_k=1, visible=self.visible, contents=self._kept(None, filtered=False)
+            ).retrieve(bundle)
             if not found:
                 return []
             best = found[0]
         content = str(best.node.metadata.get(schema.CONTENT_HASH, ""))
-        own = self.vectors(
-            top_k=MIN_CANDIDATES, visible=self.visible, contents=self._kept([content])
-        ).retrieve(bundle)
-        return [hit.score for hit in own if hit.score is not None]
+        kept = self._kept([content], filtered=True)
+        own = self.vectors(top_k=MIN_CANDIDATES, visible=self.visible, contents=kept)
+        own_hits = own.retrieve(bundle)
+        return [hit.score for hit in own_hits if hit.score is not None]
 
-    def _kept(self, contents: Sequence[str] | None) -> Sequence[str] | None:
-        """``contents`` (None: every one) kept to the version read (:attr:`version`)."""
-        version = self.version()
+    def _kept(self, contents: Sequence[str] | None, *, filtered: bool) -> Sequence[str] | None:
+        """``contents`` (None: every one) kept to the version read (:attr:`version`), for
+        a query ``filtered`` by other metadata or not (``contents`` filter it too)."""
+        version = self.version(filtered=filtered or bool(contents))
         if version is None:
             return contents
         kept = set(version) if contents is None else set(contents) & set(version)

@@ -162,6 +162,11 @@ class IndexFolder:
         generation = read_generation(self.path)
         return generation is not None and generation != _LOADED.get(self.path.absolute())
 
+    def loaded_mid_write(self) -> bool:
+        """Whether this process's vectors were loaded while a writer was at work (or it
+        cannot be known), so that they may hold rows of a version not finished."""
+        return _LOADED.get(self.path.absolute()) is None
+
     def changed_since_loaded(self) -> bool:
         """Whether another process wrote since this process loaded the vectors (a cheap
         read of the lock file; True when that cannot be known)."""

@@ -192,7 +192,7 @@ def test_the_frames_channel_keeps_to_the_version_read(visual_index):
     policy = visual_index.search_policy()
 
     def frames(version: set[str]) -> list[str]:
-        kept = replace(policy, version=lambda: version).retriever(top_k=3, modalities=["frame"])
+        kept = replace(policy, version=lambda **_: version).retriever(top_k=3, modalities=["frame"])
         visual = next(c for c in kept.channels if c.name == VISUAL_CHANNEL)
         return [h.node.metadata[schema.CONTENT_HASH] for h in visual.retriever.retrieve("slide")]
 
