@@ -2,7 +2,7 @@
 (issue 36).
 
     python benchmarks/long_decodings.py [--recipes ours seek defaults-chunked defaults]
-        [--no-hour] [--minutes 20] [--keep DIR]
+        [--no-hour] [--minutes 20] [--chunk-seconds 600] --keep DIR
 
 ``ingest`` hears a long recording in 10-minute chunks, each on its own (also on Ray
 workers); faster-whisper's defaults, the bar of issue 36, hear the whole file in one
@@ -33,7 +33,8 @@ lacks. CPU seconds are this process's while it transcribes, with the load beside
 the machine is shared. ``--keep`` also receives each recipe's segments
 (``STEM-RECIPE-in-chunks.json``; ``benchmarks/long_windows.py --ours RECIPE-in-chunks``
 explains them), and a later run scores what is kept there instead of hearing it again
-(no CPU figure then).
+(no CPU figure then). ``--chunk-seconds`` hears in chunks of another length (longer than
+the recording: in one piece), kept apart from the 600 s ones.
 """
 
 from __future__ import annotations
@@ -99,36 +100,39 @@ def _defaults_model() -> Any:
     return WhisperModel(str(resolve_model(DEFAULT_MODEL).path), compute_type="int8")
 
 
-def _defaults_chunked(material: Material) -> list[Heard]:
+def _defaults_chunked(material: Material, chunk_seconds: float) -> list[Heard]:
     from llama_index_video.media.audio import iter_audio_chunks
 
     model = _defaults_model()
     heard: list[Heard] = []
-    for chunk in iter_audio_chunks(material.audio, chunk_seconds=CHUNK_SECONDS):
+    for chunk in iter_audio_chunks(material.audio, chunk_seconds=chunk_seconds):
         segments, _ = model.transcribe(chunk.samples)
         heard += [Heard(s.start + chunk.start, s.end + chunk.start, s.text) for s in segments]
     return heard
 
 
-def _defaults(material: Material) -> list[Heard]:
+def _defaults(material: Material, chunk_seconds: float) -> list[Heard]:
     segments, _ = _defaults_model().transcribe(str(material.audio))
     return [Heard(s.start, s.end, s.text) for s in segments]
 
 
-def hearer(recipe: str) -> Callable[[Material], list[Heard]]:
-    """How ``recipe`` (one of :data:`RECIPES`) hears a material."""
+def hearer(recipe: str) -> Callable[[Material, float], list[Heard]]:
+    """How ``recipe`` (one of :data:`RECIPES`) hears a material in chunks of the seconds
+    given (the defaults: the whole file whatever they are)."""
     if recipe == "defaults-chunked":
         return _defaults_chunked
     if recipe == DEFAULTS:
         return _defaults
 
-    def ours(material: Material) -> list[Heard]:
+    def ours(material: Material, chunk_seconds: float) -> list[Heard]:
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
         temperature = FALLBACK if recipe.endswith("+fallback") else 0.0
         transcriber = FasterWhisperTranscriber(language="en", temperature=temperature)
         with seek_windows() if recipe.startswith("seek") else nullcontext():
-            return heard_in_chunks(material, 0.0, transcriber=transcriber)
+            return heard_in_chunks(
+                material, 0.0, transcriber=transcriber, chunk_seconds=chunk_seconds
+            )
 
     return ours
 
@@ -140,26 +144,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-hour", action="store_true", help="leave the hour out")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--keep", type=Path, required=True, help="a long_transcripts.py --keep")
+    parser.add_argument(
+        "--chunk-seconds", type=float, default=CHUNK_SECONDS, help="ingest's chunks: 600"
+    )
     args = parser.parse_args(argv)
     materials = [] if args.no_hour else [real_material("hour", args.cache.parent / "long_real")]
     materials += [synthetic_material(minutes, args.cache) for minutes in args.minutes]
+    chunks = args.chunk_seconds
+    kept_as = "in-chunks" if chunks == CHUNK_SECONDS else f"in-{chunks:.0f}s-chunks"
     for material in materials:
         kept = args.keep / f"{material.audio.stem}-{DEFAULTS}.json"
         if not kept.is_file():
             raise SystemExit(f"{kept}: not found; run benchmarks/long_transcripts.py --keep first")
         defaults = [Heard(**h) for h in json.loads(kept.read_text())["heard"]]
         names = [part.name for part in material.parts]
-        print(f"\n## {material.name}, in {CHUNK_SECONDS:.0f} s chunks: WER (facts lacking)\n")
+        print(f"\n## {material.name}, in {chunks:.0f} s chunks: WER (facts lacking)\n")
         print(f"| recipe | facts heard | whole | {' | '.join([*names, ''])}CPU s | load |")
         print(f"|---|---|---|{'---|' * len(names)}---|---|")
         for recipe in args.recipes:
-            out = args.keep / f"{material.audio.stem}-{recipe}-in-chunks.json"
+            out = args.keep / f"{material.audio.stem}-{recipe}-{kept_as}.json"
             cpu = "-"
             if out.is_file():  # heard in an earlier run: scored again
                 heard = [Heard(**h) for h in json.loads(out.read_text())["heard"]]
             else:
                 started = time.process_time()
-                heard = hearer(recipe)(material)
+                heard = hearer(recipe)(material, chunks)
                 cpu = f"{time.process_time() - started:.0f}"
                 out.write_text(json.dumps({"heard": [asdict(h) for h in heard]}))
             said = spoken_words(material.said)

@@ -53,17 +53,22 @@ CHUNK_SECONDS = 600.0
 
 
 def heard_in_chunks(
-    material: Material, lead_in: float, *, transcriber: Transcriber | None = None
+    material: Material,
+    lead_in: float,
+    *,
+    transcriber: Transcriber | None = None,
+    chunk_seconds: float = CHUNK_SECONDS,
 ) -> list[Heard]:
     """What ``transcriber`` (default: the default decoding) hears in ``material``, chunk
-    by chunk, each with a lead-in of ``lead_in`` seconds, as ``transcribe_chunk`` hears it."""
+    by chunk (``chunk_seconds`` long), each with a lead-in of ``lead_in`` seconds, as
+    ``transcribe_chunk`` hears it."""
     from llama_index_video.media.audio import iter_audio_chunks
     from llama_index_video.transcription.base import audio_from
     from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
     transcriber = transcriber or FasterWhisperTranscriber(language="en")
     heard: list[Heard] = []
-    chunks = iter_audio_chunks(material.audio, chunk_seconds=CHUNK_SECONDS, lead_in_seconds=lead_in)
+    chunks = iter_audio_chunks(material.audio, chunk_seconds=chunk_seconds, lead_in_seconds=lead_in)
     for chunk in chunks:
         with audio_from(chunk.start, before=chunk.lead_in):
             segments = transcriber.transcribe(chunk.samples, source=material.audio).segments
