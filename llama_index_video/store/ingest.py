@@ -286,7 +286,9 @@ class Ingestor(IndexWriter):
 
     def _fail(self, path: Path, record: PathRecord, exc: VideoIndexError) -> FileOutcome:
         reason = _reason(path, exc)
-        self._manifest.set_file(record.content_hash, "failed", error=reason)
+        with self._manifest.transaction():
+            self._manifest.set_file(record.content_hash, "failed", error=reason)
+            self._manifest.set_failed_path(record.content_hash, record.path)
         self._delete_content(record.content_hash)
         logger.debug("failure detail for %s", printable_path(path), exc_info=exc)
         return FileOutcome(path, "failed", reason, content_hash=record.content_hash)

@@ -129,10 +129,12 @@ def _entries(
         )
     for content in manifest.files("failed"):
         if not manifest.paths_of(content.content_hash):
+            # a file that changed and failed: its path lists the content indexed before
+            read_from = manifest.failed_path(content.content_hash)
             entries.append(
                 LibraryEntry(
-                    source=content.content_hash[:12],
-                    path=None,
+                    source=read_from or content.content_hash[:12],
+                    path=read_from,
                     content_hash=content.content_hash,
                     status="failed",
                     indexed_at=manifest.updated_at(content.content_hash),

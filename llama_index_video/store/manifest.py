@@ -88,6 +88,12 @@ CREATE TABLE IF NOT EXISTS summaries (
 """What ``list`` shows of each content beyond its ``files`` record, so it needs no vector
 store (:meth:`Manifest.summaries`). Added to older manifests when they are next opened
 for writing; a summary holds while its content's ``files`` record is unchanged."""
+_FAILED_PATHS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS failed_paths (content_hash TEXT PRIMARY KEY, path TEXT NOT NULL);
+"""
+"""Where each failed content was read from. A file that changed and then failed keeps its
+``paths`` row on the content indexed before (still searchable), so ``list`` names that
+failure by this row. Added to older manifests when they are next opened for writing."""
 BUSY_TIMEOUT_S = 30.0
 REBUILT = "record the files again from the stored moments"
 """How ``verify --repair`` rebuilds a damaged manifest (see
@@ -158,6 +164,7 @@ class Manifest:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.executescript(_SCHEMA)
                 db.executescript(_SUMMARY_SCHEMA)
+                db.executescript(_FAILED_PATHS_SCHEMA)
             except (sqlite3.OperationalError, OSError) as exc:
                 if db is not None:
                     db.close()
@@ -310,6 +317,22 @@ class Manifest:
 
     def forget_file(self, content_hash: str) -> None:
         self._execute("DELETE FROM files WHERE content_hash = ?", (content_hash,))
+        self._execute("DELETE FROM failed_paths WHERE content_hash = ?", (content_hash,))
+
+    def set_failed_path(self, content_hash: str, path: str) -> None:
+        """Keep where the failed content ``content_hash`` was read from."""
+        self._execute(
+            "INSERT OR REPLACE INTO failed_paths (content_hash, path) VALUES (?, ?)",
+            (content_hash, path),
+        )
+
+    def failed_path(self, content_hash: str) -> str | None:
+        """Where the failed content was read from (None when not kept: a failure recorded
+        before these were, or a read-only manifest from before them)."""
+        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'failed_paths'"):
+            return None
+        rows = self._rows("SELECT path FROM failed_paths WHERE content_hash = ?", (content_hash,))
+        return str(rows[0][0]) if rows else None
 
     def path(self, path: str) -> PathRecord | None:
         rows = self._rows(

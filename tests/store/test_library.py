@@ -157,3 +157,18 @@ def test_a_failed_file_is_listed_by_its_path(indexed, capsys):
     assert listed["failed"]["path"] == str(media / "broken.mp4")
     assert main(["list", "--index", str(index.path)]) == 0
     assert f"failed   {media / 'broken.mp4'}" in capsys.readouterr().out
+
+
+def test_a_file_that_changed_and_failed_is_listed_by_its_path_beside_the_version_kept(
+    indexed, capsys
+):
+    index, media = indexed
+    talk = media / "talk.mkv"
+    talk.write_bytes(b"a recording overwritten by garbage")
+    index.ingest([talk])
+    entries = [e for e in index.library() if e.path == str(talk)]
+    assert sorted(e.status for e in entries) == ["failed", "indexed"]
+    assert index.search("Hallo Welt")  # the version indexed before is still searchable
+    index.close()
+    assert main(["list", "--index", str(index.path)]) == 0
+    assert f"failed   {talk}" in capsys.readouterr().out
