@@ -15,9 +15,9 @@ language they were heard in), so each unit has one language. A label that holds 
 word or two inside another speaker's sentence is a flicker of diarization, not a turn
 ("... like | you've | done ..." given to a voice heard only a minute later): a run of
 at most :data:`FLICKER_WORDS` words within :data:`FLICKER_SECONDS`, between words of one
-other speaker, takes that speaker's label unless it is a sentence of its own after a
-sentence end ("Yeah." said alone stays its speaker's), so a sentence is not cut into
-one-word units.
+other speaker with no longer pause either side, takes that speaker's label unless it is
+a sentence of its own after a sentence end ("Yeah." said alone stays its speaker's), so a
+sentence is not cut into one-word units.
 
 Over long stretches speech recognition often writes no sentence end at all (tiny.en
 on a 20-minute recording: minutes of words without a full stop). A sentence longer
@@ -348,7 +348,8 @@ def _steady(tokens: Iterable[_Token]) -> Iterator[_Token]:
 
     A flicker is a run of another speaker's words, at most :data:`FLICKER_WORDS` of them
     within :data:`FLICKER_SECONDS`, between words of one speaker, unless it is a sentence
-    of its own (the word before it ends a sentence and so does its last word). A run is
+    of its own (the word before it ends a sentence and so does its last word) or a pause
+    longer than that parts it from them (:func:`_flicker`). A run is
     held only while it can still be a flicker, so this streams two words behind.
     """
     before: _Token | None = None  # the last token passed on
@@ -358,7 +359,7 @@ def _steady(tokens: Iterable[_Token]) -> Iterator[_Token]:
             if (
                 before is not None
                 and token.speaker == before.speaker
-                and _inside_sentence(before, run)
+                and _flicker(before, run, token)
             ):
                 run = [replace(t, speaker=before.speaker) for t in run]
             yield from run
@@ -374,10 +375,15 @@ def _steady(tokens: Iterable[_Token]) -> Iterator[_Token]:
     yield from run
 
 
-def _inside_sentence(before: _Token, run: Sequence[_Token]) -> bool:
-    """Whether ``run`` (another speaker's words after ``before``) lies inside a sentence,
-    not a sentence of its own."""
-    return not (_ends_sentence(before) and _ends_sentence(run[-1]))
+def _flicker(before: _Token, run: Sequence[_Token], after: _Token) -> bool:
+    """Whether ``run``, a short run of another speaker's words between ``before`` and
+    ``after`` of one speaker, lies inside that speaker's continuous speech: not a sentence
+    of its own, and no pause longer than :data:`FLICKER_SECONDS` on either side of it."""
+    return (
+        not (_ends_sentence(before) and _ends_sentence(run[-1]))
+        and run[0].start - before.end <= FLICKER_SECONDS
+        and after.start - run[-1].end <= FLICKER_SECONDS
+    )
 
 
 def _ends_sentence(token: _Token) -> bool:

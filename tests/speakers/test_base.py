@@ -87,7 +87,7 @@ def test_a_back_channel_said_as_its_own_sentence_stays_its_speakers():
     ]
 
 
-def test_a_turn_of_three_words_or_of_a_long_word_inside_a_sentence_stays_a_turn():
+def test_a_turn_of_three_words_or_a_long_word_or_one_before_a_pause_stays_a_turn():
     segments, timeline = _said("we should all agree on that now", "AABBBAA")
     units = list(build_units(segments, speaker_at=timeline.speaker_at))
     assert [u.speaker for u in units] == ["A", "B", "A"]
@@ -95,6 +95,18 @@ def test_a_turn_of_three_words_or_of_a_long_word_inside_a_sentence_stays_a_turn(
     words = [Word(0.0, 0.3, "we"), Word(0.4, 0.7, "are"), long_word, Word(2.1, 2.4, "sure")]
     turns = [SpeakerTurn(0.0, 0.75, "A"), SpeakerTurn(0.75, 2.05, "B"), SpeakerTurn(2.05, 3, "A")]
     segments = [Segment(0.0, 2.4, "we are absolutely sure", tuple(words))]
+    units = list(build_units(segments, speaker_at=SpeakerTimeline(turns).speaker_at))
+    assert [u.speaker for u in units] == ["A", "B", "A"]
+    # One short word, but a pause longer than a flicker lasts after it: speech stopped
+    # there (overlapping subtitle cues of two people give such runs).
+    words = [
+        Word(0.0, 0.3, "we"),
+        Word(0.4, 0.7, "are"),
+        Word(0.8, 1.1, "ready"),
+        Word(2.1, 2.4, "now"),
+    ]
+    turns = [SpeakerTurn(0.0, 0.75, "A"), SpeakerTurn(0.75, 1.2, "B"), SpeakerTurn(2.0, 3, "A")]
+    segments = [Segment(0.0, 2.4, "we are ready now", tuple(words))]
     units = list(build_units(segments, speaker_at=SpeakerTimeline(turns).speaker_at))
     assert [u.speaker for u in units] == ["A", "B", "A"]
 
