@@ -11,13 +11,7 @@ within their segment. Words are joined with the spacing of their segment's text,
 numbers and punctuation Whisper split into several words ("20" + ",000") read as they
 were heard. With speaker labels, a change of speaker ends the sentence and the window,
 so a unit never holds two voices; likewise a change of language (segments that name the
-language they were heard in), so each unit has one language. A label that holds for a
-word or two inside another speaker's sentence is a flicker of diarization, not a turn
-("... like | you've | done ..." given to a voice heard only a minute later): a run of
-at most :data:`FLICKER_WORDS` words within :data:`FLICKER_SECONDS`, between words of one
-other speaker with no longer pause either side, takes that speaker's label unless it is
-a sentence of its own after a sentence end ("Yeah." said alone stays its speaker's), so a
-sentence is not cut into one-word units.
+language they were heard in), so each unit has one language.
 
 Over long stretches speech recognition often writes no sentence end at all (tiny.en
 on a 20-minute recording: minutes of words without a full stop). A sentence longer
@@ -78,13 +72,6 @@ _EMBEDDED = frozenset(("where", "what", "which", "who", "whom", "whose", "that")
 """Words that open a clause whose preposition may end the sentence: "let me explain
 where the stratosphere comes from." is finished (a :data:`_STRANDED` preposition
 after one of these, not as the sentence's first word)."""
-FLICKER_WORDS: Final = 2
-"""The most words a speaker's run inside another speaker's sentence may hold and still
-be taken for a flicker of the labels (set by hand, not fitted)."""
-FLICKER_SECONDS: Final = 0.8
-"""The longest a flicker of the labels lasts, first word's start to last word's end
-(seconds; set by hand, not fitted: at 1.0 a real two-word turn of an AMI meeting, 1.0 s
-between two of another speaker's, was taken for one)."""
 _OPENERS = frozenset(("so", "and", "but", "well", "now", "okay", "ok"))
 """Words before a sentence's first real word, passed over to find it."""
 
@@ -179,9 +166,7 @@ def build_units(
 ) -> Iterator[TranscriptUnit]:
     """Regroup ``segments`` into sentence-aware windows, overlapping where cut mid-sentence.
 
-    ``speaker_at`` labels each word; a new speaker always starts a new unit, but a label
-    that flickers for a word or two inside another speaker's sentence is taken for
-    theirs (:func:`_steady`).
+    ``speaker_at`` labels each word; a new speaker always starts a new unit.
     """
     options = options or UnitOptions()
     window: list[_Token] = []
@@ -336,58 +321,11 @@ def _fits(tokens: list[_Token], max_chars: int, max_seconds: float) -> bool:
 
 
 def _tokens(segments: Iterable[Segment], speaker_at: SpeakerAt | None) -> Iterator[_Token]:
-    words = _timed_words(segments)
-    if speaker_at is None:
-        yield from words
-    else:
-        yield from _steady(replace(t, speaker=speaker_at(t.start, t.end)) for t in words)
-
-
-def _steady(tokens: Iterable[_Token]) -> Iterator[_Token]:
-    """``tokens`` with each flicker of the speaker labels given the surrounding speaker.
-
-    A flicker is a run of another speaker's words, at most :data:`FLICKER_WORDS` of them
-    within :data:`FLICKER_SECONDS`, between words of one speaker, unless it is a sentence
-    of its own (the word before it ends a sentence and so does its last word) or a pause
-    longer than that parts it from them (:func:`_flicker`). A run is
-    held only while it can still be a flicker, so this streams two words behind.
-    """
-    before: _Token | None = None  # the last token passed on
-    run: list[_Token] = []  # tokens of another speaker after ``before``, held
-    for token in tokens:
-        if run and token.speaker != run[0].speaker:
-            if (
-                before is not None
-                and token.speaker == before.speaker
-                and _flicker(before, run, token)
-            ):
-                run = [replace(t, speaker=before.speaker) for t in run]
-            yield from run
-            before, run = run[-1], []
-        if before is None or (not run and token.speaker == before.speaker):
+    for token in _timed_words(segments):
+        if speaker_at is not None:
+            yield replace(token, speaker=speaker_at(token.start, token.end))
+        else:
             yield token
-            before = token
-            continue
-        run.append(token)
-        if len(run) > FLICKER_WORDS or run[-1].end - run[0].start > FLICKER_SECONDS:
-            yield from run
-            before, run = run[-1], []
-    yield from run
-
-
-def _flicker(before: _Token, run: Sequence[_Token], after: _Token) -> bool:
-    """Whether ``run``, a short run of another speaker's words between ``before`` and
-    ``after`` of one speaker, lies inside that speaker's continuous speech: not a sentence
-    of its own, and no pause longer than :data:`FLICKER_SECONDS` on either side of it."""
-    return (
-        not (_ends_sentence(before) and _ends_sentence(run[-1]))
-        and run[0].start - before.end <= FLICKER_SECONDS
-        and after.start - run[-1].end <= FLICKER_SECONDS
-    )
-
-
-def _ends_sentence(token: _Token) -> bool:
-    return bool(SENTENCE_END.search(token.text)) and not _unfinished(token, (token,))
 
 
 def _timed_words(segments: Iterable[Segment]) -> Iterator[_Token]:
