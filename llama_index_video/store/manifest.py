@@ -236,6 +236,11 @@ class Manifest:
         with translated(self.db_file):
             return self._db.execute(sql, tuple(parameters)).fetchall()
 
+    def _has_table(self, name: str) -> bool:
+        """Whether the manifest has the table ``name``: one added after the first
+        release is missing from a read-only manifest written before it."""
+        return bool(self._rows("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)))
+
     def data_version(self) -> int:
         """Changes whenever another connection commits (SQLite's ``data_version``)."""
         return int(self._rows("PRAGMA data_version")[0][0])
@@ -329,7 +334,7 @@ class Manifest:
     def failed_path(self, content_hash: str) -> str | None:
         """Where the failed content was read from (None when not kept: a failure recorded
         before these were, or a read-only manifest from before them)."""
-        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'failed_paths'"):
+        if not self._has_table("failed_paths"):
             return None
         rows = self._rows("SELECT path FROM failed_paths WHERE content_hash = ?", (content_hash,))
         return str(rows[0][0]) if rows else None
@@ -411,7 +416,7 @@ class Manifest:
     def summaries(self) -> dict[str, ContentSummary]:
         """The summary of every content whose record has not changed since it was
         summarised (none in a read-only manifest from before summaries)."""
-        if not self._rows("SELECT 1 FROM sqlite_master WHERE name = 'summaries'"):
+        if not self._has_table("summaries"):
             return {}
         rows = self._rows(
             "SELECT s.content_hash, s.moments, s.language, s.speakers "
