@@ -9,7 +9,9 @@ link to the URL, and a restart finds the recording under way by the URL; once it
 ended, the next ``ingest --live`` of the same URL is a new recording.
 Each time ``chunk_seconds`` more of its audio can be decoded (or up to
 :data:`CATCH_UP_SECONDS`, when more is there already), that chunk is transcribed
-and its units stored (:mod:`llama_index_video.store.live`) with, for a video, the
+and its units stored (:mod:`llama_index_video.store.live`), heard in the language the
+recording has been heard in so far unless it is decisively another
+(:mod:`llama_index_video.transcription.recording_language`), with, for a video, the
 frames kept in the chunk's span and the text they show, so what was said and shown is
 searchable a chunk's length plus its reading after it happened, and the recording is
 listed as ``live``. A chunk ends where the audio written so far ends (a frame's span
@@ -260,6 +262,10 @@ class _Follower:
         from llama_index_video.reader.moments import SourceFile, transcript_nodes
         from llama_index_video.reader.units import build_units
         from llama_index_video.store.live import LiveRows
+        from llama_index_video.transcription.recording_language import (
+            RecordingLanguage,
+            heard_in,
+        )
 
         index, reader = self.index, self.index.reader
         source = SourceFile(path, key)
@@ -272,6 +278,7 @@ class _Follower:
             index.lexical.refresh()
         if done:
             logger.info("%s: resuming after %.1f s already stored", path, done)
+        language = RecordingLanguage()
         over = False
         while not over:
             over = ended()
@@ -294,7 +301,8 @@ class _Follower:
                 continue
             if not len(chunk.samples):
                 break
-            speech = reader.transcribe_chunk(chunk, source=path)
+            with heard_in(language):
+                speech = reader.transcribe_chunk(chunk, source=path)
             units = list(build_units(speech.segments, reader.units))
             nodes: list[BaseNode] = list(
                 transcript_nodes(source, units, language=speech.language, note=None)

@@ -77,6 +77,7 @@ from llama_index_video.transcription.models import (
     resolve_model,
 )
 from llama_index_video.transcription.openmp import import_faster_whisper
+from llama_index_video.transcription.recording_language import recording_language
 from llama_index_video.transcription.vad import UTTERANCES, VoiceActivity
 from llama_index_video.weights import offline_weights
 
@@ -326,18 +327,23 @@ class FasterWhisperTranscriber:
             if identifier is None:
                 return ()
             whisper = identifier
+        recording = recording_language()
         try:
-            return detect_stretches(
+            stretches = detect_stretches(
                 activity.samples,
                 whisper_identifier(whisper),
                 confirm=whisper_confirmer(whisper),
                 languages=self.languages,
                 utterances=activity.spans(UTTERANCES),
+                settled=recording.settled if recording else None,
             )
         except Exception as exc:  # ctranslate2 and onnxruntime raise plain RuntimeErrors
             raise TranscriptionError(
                 f"faster-whisper failed to identify the language of {where}: {exc}"
             ) from exc
+        if recording:
+            recording.heard(stretches)
+        return stretches
 
     def _identifier(self, where: str) -> WhisperModel | None:
         """The multilingual model that identifies languages for an English-only model."""

@@ -119,6 +119,7 @@ import numpy as np
 from llama_index_video.transcription.base import SAMPLE_RATE
 from llama_index_video.transcription.loops import text_loops
 from llama_index_video.transcription.speech_blocks import (
+    MIN_BLOCK_SPEECH_S,
     blocks_of,
     change_at,
     groups,
@@ -350,6 +351,7 @@ def detect_stretches(
     languages: Collection[str] | None = None,
     utterances: Sequence[Span] | None = None,
     max_probes: int | None = None,
+    settled: str | None = None,
 ) -> tuple[LanguageStretch, ...]:
     """The language of each stretch of ``samples``, covering it from 0 to its end.
 
@@ -365,6 +367,9 @@ def detect_stretches(
             (:data:`~.vad.UTTERANCES`); None runs the VAD.
         max_probes: At most this many blocks are probed; None: :data:`MAX_PROBES` or
             :data:`PROBED_SHARE` of the blocks, whichever is more.
+        settled: The language the recording was heard in just before ``samples`` (a
+            chunk of a live recording, :mod:`.recording_language`): a block only takes
+            another one on strong evidence over enough speech (:func:`_switches`).
 
     Returns:
         Stretches in time order; none when the audio holds less than
@@ -438,6 +443,7 @@ def detect_stretches(
         probe(pending)
     candidates = _candidates(probed, languages)
     decided = {b: decide(p, candidates)[0] for b, p in probed.items()}
+    written_english: set[int] = set()
     if confirm is not None and english:
         for block, code in decided.items():
             heard_here = probed[block]
@@ -447,6 +453,21 @@ def detect_stretches(
                 # English when written best in English; otherwise the head's language
                 # stands (writing is a poorer judge among other languages than the head)
                 decided[block] = best if "en" in (best, code) else code
+                if best == "en":
+                    written_english.add(block)
+    if settled is not None:
+        decided = {
+            block: code
+            if _switches(
+                probed[block],
+                code,
+                settled,
+                written_english=block in written_english,
+                speech_s=speech(blocks[block], spans) / SAMPLE_RATE,
+            )
+            else settled
+            for block, code in decided.items()
+        }
     spoken = _fill(len(blocks), _held(decided, probed))
     stretches: list[LanguageStretch] = []
     first = 0
@@ -516,6 +537,25 @@ def _held(decided: dict[int, str], probed: dict[int, Probabilities]) -> dict[int
         for i in runs[index]:
             spoken[i] = language
     return dict(zip(order, spoken, strict=True))
+
+
+def _switches(
+    heard: Probabilities, code: str, settled: str, *, written_english: bool, speech_s: float
+) -> bool:
+    """Whether a block labelled ``code`` keeps it in a recording heard in ``settled`` so far
+    (:mod:`.recording_language`): over :data:`~.speech_blocks.MIN_BLOCK_SPEECH_S` of speech
+    or more, heard in ``code`` at :data:`DECISIVE` or more, or written best in English and
+    heard English at :data:`CHANGE_OVER_NEIGHBOUR` of ``settled`` or more (as a run of
+    blocks next to another language keeps English, :func:`_held`)."""
+    if code == settled:
+        return True
+    if speech_s < MIN_BLOCK_SPEECH_S:
+        return False
+    if heard.get(code, 0.0) >= DECISIVE:
+        return True
+    return written_english and heard.get("en", 0.0) >= CHANGE_OVER_NEIGHBOUR * heard.get(
+        settled, 0.0
+    )
 
 
 def _allowed(code: str, languages: Collection[str] | None) -> bool:
