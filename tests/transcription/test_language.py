@@ -267,6 +267,32 @@ def test_english_written_down_where_the_head_heard_german_stays_english(german: 
     assert [s.language for s in stretches] == ["en"]
 
 
+@pytest.mark.parametrize(
+    ("settled", "chunk", "heard", "kept", "found"),
+    [
+        # ami_trn05's first 10 s alone: French at 0.2, not written best in English
+        ("en", [("fr", 3.0)] * 3, {"fr": 0.23, "en": 0.1}, {"fr"}, "en"),
+        ("en", [("de", 3.0)] * 3, {"de": 0.9, "en": 0.01}, {"de"}, "de"),  # a real change
+        # the last 2.4 s of pt_fleurs alone: English at 0.74, too little speech to switch
+        ("pt", [("en", 2.4)], {"en": 0.74, "pt": 0.01}, set(), "pt"),
+        # English after Spanish, the head unsure: written best in English, English
+        ("es", [("en", 3.0)] * 3, {"en": 0.4, "es": 0.05}, set(), "en"),
+    ],
+)
+def test_a_chunk_of_a_live_recording_changes_language_only_on_strong_evidence(
+    settled: str, chunk: list, heard: lang.Probabilities, kept: set[str], found: str
+) -> None:
+    samples, spans = _recording(chunk)
+    stretches = lang.detect_stretches(
+        samples,
+        _head({chunk[0][0]: heard}),
+        confirm=_writes_best(kept, []),
+        utterances=spans,
+        settled=settled,
+    )
+    assert [s.language for s in stretches] == [found]
+
+
 def test_nothing_is_written_down_when_english_is_not_a_candidate() -> None:
     samples, spans = _recording([("fr", 3.0)] * 20)
     asked: list[list[str]] = []
