@@ -23,6 +23,15 @@ speech**, three readings joined) and ``--minutes`` of :mod:`benchmarks.long_spee
   well or is too improbable; none of this package's defaults);
 - ``defaults-chunked``: faster-whisper's defaults (``WhisperModel.transcribe`` with no
   option changed: no VAD, beam 5, the fallback, each window prompted) on each chunk;
+- ``carried``: faster-whisper's defaults on each chunk, in order, the first window of a
+  chunk prompted with the tokens the chunk before wrote since its prompt last started
+  afresh (:func:`carried_prompt`): what one decode of the whole file would prompt it with;
+- ``resumed``: ``carried``, and each chunk also carries the last
+  :data:`WINDOW_SECONDS` of the one before (its lead-in): the window the chunk before
+  was cut in by its end is dropped there and decoded whole here, from where it began
+  (:func:`resumed_in_chunks`), so the windows fall where one decode of the file puts them;
+- ``resumed+words``: ``resumed`` with word timestamps, as ingest needs them (units are cut
+  by their words' times); faster-whisper then starts a window after the last word heard;
 - ``defaults``: faster-whisper's defaults on the whole file, heard again (against the
   kept hearing: whether the defaults hear the same twice).
 
@@ -46,8 +55,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -67,7 +79,25 @@ from benchmarks.long_transcripts import (  # noqa: E402
 )
 from benchmarks.scoring import error_rate  # noqa: E402
 
-RECIPES = ("ours", "seek", "ours+fallback", "seek+fallback", "defaults-chunked", DEFAULTS)
+RECIPES = (
+    "ours",
+    "seek",
+    "ours+fallback",
+    "seek+fallback",
+    "defaults-chunked",
+    "carried",
+    "resumed",
+    "resumed+words",
+    DEFAULTS,
+)
+WINDOW_SECONDS = 30.0
+"""Whisper's window: the longest stretch a window cut by a chunk's end began before it."""
+PROMPT_RESET_ON_TEMPERATURE = 0.5
+"""faster-whisper's default: after a window decoded hotter, the prompt starts afresh."""
+PROMPT_TOKENS = 223
+"""The last tokens written that faster-whisper prompts a window with (half its context)."""
+TIME_PER_FRAME = 0.01
+"""Seconds per frame of Whisper's features (a segment's ``seek`` counts them)."""
 
 
 def whole_speech(kept: Sequence[tuple[int, int]], utterances: object) -> list[float]:
@@ -111,6 +141,60 @@ def _defaults_chunked(material: Material, chunk_seconds: float) -> list[Heard]:
     return heard
 
 
+def carried_prompt(prompt: Sequence[int], segments: Sequence[Any]) -> list[int]:
+    """The tokens that prompt the window after ``segments`` (faster-whisper's), when the
+    first of them was prompted with ``prompt``: all of them since the last window decoded
+    hotter than :data:`PROMPT_RESET_ON_TEMPERATURE`, as faster-whisper keeps them."""
+    tokens = list(prompt)
+    for segment in segments:
+        if segment.temperature > PROMPT_RESET_ON_TEMPERATURE:
+            tokens = []
+        else:
+            tokens += segment.tokens
+    return tokens[-PROMPT_TOKENS:]
+
+
+def resumed_in_chunks(
+    material: Material, chunk_seconds: float, *, resume: bool, words: bool = False
+) -> list[Heard]:
+    """faster-whisper's defaults (``words``: with word timestamps) on each chunk in order,
+    each prompted as one decode of the file would prompt it (:func:`carried_prompt`);
+    with ``resume`` the window a chunk's end cut is decoded again, whole, from where it
+    began, at the start of the next chunk."""
+    from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
+
+    model = _defaults_model()
+    lead = WINDOW_SECONDS + 1.0 if resume else 0.0
+    heard: list[Heard] = []
+    cut: list[Heard] = []  # the window the last chunk's end cut: heard again by the next
+    prompt: list[int] = []
+    resume_at: float | None = None
+    chunks = iter_audio_chunks(material.audio, chunk_seconds=chunk_seconds, lead_in_seconds=lead)
+    for chunk in chunks:
+        origin = chunk.start - len(chunk.lead_in) / SAMPLE_RATE
+        samples = np.concatenate([chunk.lead_in, chunk.samples])
+        since = chunk.start if resume_at is None else resume_at
+        segments, _ = model.transcribe(
+            samples,
+            initial_prompt=prompt or None,
+            clip_timestamps=[since - origin],
+            word_timestamps=words,
+        )
+        written = list(segments)
+        last = [s for s in written if resume and s.seek == written[-1].seek]
+        resume_at = origin + last[0].seek * TIME_PER_FRAME if last else None
+        # Decoded again by the next chunk only from within its lead-in (this chunk's last
+        # seconds), and only when it is not this chunk's first window (no step forward).
+        lead_in = max(chunk.start, chunk.end - lead + 1.0)
+        if resume_at is None or resume_at <= since or resume_at < lead_in:
+            last, resume_at = [], None
+        kept = written[: len(written) - len(last)]
+        heard += [Heard(s.start + origin, s.end + origin, s.text) for s in kept]
+        cut = [Heard(s.start + origin, s.end + origin, s.text) for s in last]
+        prompt = carried_prompt(prompt, kept)
+    return heard + cut  # the last chunk's last window, cut by the end of the file
+
+
 def _defaults(material: Material, chunk_seconds: float) -> list[Heard]:
     segments, _ = _defaults_model().transcribe(str(material.audio))
     return [Heard(s.start, s.end, s.text) for s in segments]
@@ -123,6 +207,10 @@ def hearer(recipe: str) -> Callable[[Material, float], list[Heard]]:
         return _defaults_chunked
     if recipe == DEFAULTS:
         return _defaults
+    if recipe in ("carried", "resumed", "resumed+words"):
+        return partial(
+            resumed_in_chunks, resume=recipe != "carried", words=recipe.endswith("+words")
+        )
 
     def ours(material: Material, chunk_seconds: float) -> list[Heard]:
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
@@ -135,6 +223,21 @@ def hearer(recipe: str) -> Callable[[Material, float], list[Heard]]:
             )
 
     return ours
+
+
+def _row(
+    material: Material, name: str, heard: Sequence[Heard], defaults: Sequence[Heard], cpu: str
+) -> str:
+    """The table row of what ``name`` heard: facts, WER (facts lacking), per reading."""
+    said = spoken_words(material.said)
+    wer = error_rate(said, spoken_words(" ".join(h.text for h in heard)))
+    lacks = lacking(material, heard, defaults)
+    cells = [f"{len(material.heard(heard))}", f"{wer:.2%} ({len(lacks)})"]
+    if lacks and not material.parts:
+        cells[1] += f" {', '.join(lacks[:6])}"
+    shares = by_part(material, lacks)
+    cells += [f"{part_error_rate(p, heard):.2%} ({shares[p.name]})" for p in material.parts]
+    return f"| {name} | {' | '.join(cells)} | {cpu} | {load_average()} |"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -161,6 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n## {material.name}, in {chunks:.0f} s chunks: WER (facts lacking)\n")
         print(f"| recipe | facts heard | whole | {' | '.join([*names, ''])}CPU s | load |")
         print(f"|---|---|---|{'---|' * len(names)}---|---|")
+        print(_row(material, "defaults, kept (the bar)", defaults, defaults, "-"), flush=True)
         for recipe in args.recipes:
             out = args.keep / f"{material.audio.stem}-{recipe}-{kept_as}.json"
             cpu = "-"
@@ -171,15 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 heard = hearer(recipe)(material, chunks)
                 cpu = f"{time.process_time() - started:.0f}"
                 out.write_text(json.dumps({"heard": [asdict(h) for h in heard]}))
-            said = spoken_words(material.said)
-            wer = error_rate(said, spoken_words(" ".join(h.text for h in heard)))
-            lacks = lacking(material, heard, defaults)
-            cells = [f"{len(material.heard(heard))}", f"{wer:.2%} ({len(lacks)})"]
-            if lacks and not material.parts:
-                cells[1] += f" {', '.join(lacks[:6])}"
-            shares = by_part(material, lacks)
-            cells += [f"{part_error_rate(p, heard):.2%} ({shares[p.name]})" for p in material.parts]
-            print(f"| {recipe} | {' | '.join(cells)} | {cpu} | {load_average()} |", flush=True)
+            print(_row(material, recipe, heard, defaults, cpu), flush=True)
     return 0
 
 

@@ -1,10 +1,24 @@
-"""benchmarks/long_decodings.py: the seek recipe's one clip, put in place and taken away."""
+"""benchmarks/long_decodings.py: the seek recipe's one clip, put in place and taken away;
+the resumed recipe's carried prompt and seams."""
 
 from __future__ import annotations
 
+import itertools
+from types import SimpleNamespace
+
 import pytest
 
-from benchmarks.long_decodings import seek_windows, whole_speech
+from benchmarks.long_decodings import (
+    PROMPT_RESET_ON_TEMPERATURE,
+    PROMPT_TOKENS,
+    carried_prompt,
+    resumed_in_chunks,
+    seek_windows,
+    whole_speech,
+)
+from benchmarks.long_real_speech import load_recording
+from benchmarks.long_transcripts import spoken_words
+from benchmarks.scoring import error_rate
 from llama_index_video.transcription import faster_decoding
 from llama_index_video.transcription.windows import clip_timestamps
 
@@ -23,3 +37,39 @@ def test_the_seek_windows_are_put_back_as_they_were_even_when_decoding_fails():
     with pytest.raises(RuntimeError), seek_windows():
         raise RuntimeError("decoding failed")
     assert faster_decoding.clip_timestamps is clip_timestamps
+
+
+def _written(temperature: float, *tokens: int) -> SimpleNamespace:
+    return SimpleNamespace(temperature=temperature, tokens=list(tokens))
+
+
+def test_the_carried_prompt_is_what_one_decode_holds_since_its_last_reset():
+    assert carried_prompt([1, 2], [_written(0.0, 3), _written(0.2, 4)]) == [1, 2, 3, 4]
+    hot = _written(PROMPT_RESET_ON_TEMPERATURE + 0.1, 5)
+    assert carried_prompt([1, 2], [_written(0.0, 3), hot, _written(0.0, 6)]) == [6]
+    assert carried_prompt([1], [hot]) == []
+    long = carried_prompt([], [_written(0.0, *range(300))])
+    assert long == list(range(300 - PROMPT_TOKENS, 300))
+
+
+def test_a_reading_heard_in_resumed_chunks_is_heard_as_in_one_piece(tmp_path):
+    """Real speech (LJ Speech's reader, the first 80 s) in 35 s chunks: each chunk resumes
+    at the window the one before was cut in, so nothing is written twice or left out at a
+    seam, and the words are as right as in one piece."""
+    import soundfile
+
+    from llama_index_video.media.audio import SAMPLE_RATE, decode_audio
+
+    audio, turns = load_recording("lj_reader")
+    said = [turn for turn in turns if turn.end < 80.0]
+    cut = tmp_path / "reading.wav"
+    samples = decode_audio(audio)[: round((said[-1].end + 0.25) * SAMPLE_RATE)]
+    soundfile.write(cut, samples, SAMPLE_RATE)
+    material = SimpleNamespace(audio=cut)
+    whole = resumed_in_chunks(material, 1_000.0, resume=False)  # type: ignore[arg-type]
+    resumed = resumed_in_chunks(material, 35.0, resume=True)  # type: ignore[arg-type]
+    assert all(a.end <= b.start + 0.5 for a, b in itertools.pairwise(resumed))
+    reference = spoken_words(" ".join(turn.text for turn in said))
+    in_one_piece = error_rate(reference, spoken_words(" ".join(h.text for h in whole)))
+    in_chunks = error_rate(reference, spoken_words(" ".join(h.text for h in resumed)))
+    assert in_chunks <= in_one_piece + 0.03
