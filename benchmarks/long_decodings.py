@@ -32,8 +32,15 @@ speech**, three readings joined) and ``--minutes`` of :mod:`benchmarks.long_spee
   (:func:`resumed_in_chunks`), so the windows fall where one decode of the file puts them;
 - ``resumed+words``: ``resumed`` with word timestamps, as ingest needs them (units are cut
   by their words' times); faster-whisper then starts a window after the last word heard;
+- ``resumed+floor``: ``resumed``, each chunk's features floored as the whole file's are
+  (:func:`file_floor`): Whisper's log-mel features are clamped 8 (log10) below the
+  loudest of all the audio it is given, so a chunk quieter than the file's loudest
+  moment otherwise keeps quieter detail than one decode of the file sees;
 - ``defaults``: faster-whisper's defaults on the whole file, heard again (against the
-  kept hearing: whether the defaults hear the same twice).
+  kept hearing: whether the defaults hear the same twice);
+- ``defaults+nudged``: the same with every feature one float32 step higher (the last bit
+  of the input, as another CPU or another chunk's arithmetic may give it): how many facts
+  the defaults' own transcript changes for nothing heard differently.
 
 Scored as :mod:`benchmarks.long_lead_ins` scores segments (not stored units): the facts
 heard, the word error rate, whole and per reading, and the facts the defaults' kept
@@ -88,7 +95,9 @@ RECIPES = (
     "carried",
     "resumed",
     "resumed+words",
+    "resumed+floor",
     DEFAULTS,
+    "defaults+nudged",
 )
 WINDOW_SECONDS = 30.0
 """Whisper's window: the longest stretch a window cut by a chunk's end began before it."""
@@ -96,6 +105,8 @@ PROMPT_RESET_ON_TEMPERATURE = 0.5
 """faster-whisper's default: after a window decoded hotter, the prompt starts afresh."""
 PROMPT_TOKENS = 223
 """The last tokens written that faster-whisper prompts a window with (half its context)."""
+LOG_MEL_RANGE = 2.0
+"""How far below their loudest Whisper's features are clamped (8 log10 units, scaled by 4)."""
 TIME_PER_FRAME = 0.01
 """Seconds per frame of Whisper's features (a segment's ``seek`` counts them)."""
 
@@ -154,16 +165,58 @@ def carried_prompt(prompt: Sequence[int], segments: Sequence[Any]) -> list[int]:
     return tokens[-PROMPT_TOKENS:]
 
 
+class AlteredFeatures:
+    """faster-whisper's feature extractor, its features passed through ``alter``."""
+
+    def __init__(self, extractor: Any, alter: Callable[[np.ndarray], np.ndarray]) -> None:
+        self._extractor = extractor
+        self._alter = alter
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._extractor, name)
+
+    def __call__(self, waveform: np.ndarray, **options: Any) -> np.ndarray:
+        return self._alter(self._extractor(waveform, **options))
+
+
+def _nudged(material: Material, chunk_seconds: float) -> list[Heard]:
+    """The defaults on the whole file, every feature one float32 step higher."""
+    model = _defaults_model()
+    model.feature_extractor = AlteredFeatures(
+        model.feature_extractor, lambda features: np.nextafter(features, np.float32(np.inf))
+    )
+    segments, _ = model.transcribe(str(material.audio))
+    return [Heard(s.start, s.end, s.text) for s in segments]
+
+
+def file_floor(material: Material, chunk_seconds: float, extractor: Any) -> float:
+    """The floor of the whole file's features (scaled): 2 below the loudest of its chunks'."""
+    from llama_index_video.media.audio import iter_audio_chunks
+
+    chunks = iter_audio_chunks(material.audio, chunk_seconds=chunk_seconds)
+    return max(float(extractor(chunk.samples).max()) for chunk in chunks) - LOG_MEL_RANGE
+
+
 def resumed_in_chunks(
-    material: Material, chunk_seconds: float, *, resume: bool, words: bool = False
+    material: Material,
+    chunk_seconds: float,
+    *,
+    resume: bool,
+    words: bool = False,
+    floor: bool = False,
 ) -> list[Heard]:
     """faster-whisper's defaults (``words``: with word timestamps) on each chunk in order,
     each prompted as one decode of the file would prompt it (:func:`carried_prompt`);
     with ``resume`` the window a chunk's end cut is decoded again, whole, from where it
-    began, at the start of the next chunk."""
+    began, at the start of the next chunk; with ``floor`` the features of every chunk are
+    floored as the whole file's are (:func:`file_floor`)."""
     from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
 
     model = _defaults_model()
+    if floor:
+        extractor = model.feature_extractor
+        at = file_floor(material, chunk_seconds, extractor)
+        model.feature_extractor = AlteredFeatures(extractor, lambda f: np.maximum(f, at))
     lead = WINDOW_SECONDS + 1.0 if resume else 0.0
     heard: list[Heard] = []
     cut: list[Heard] = []  # the window the last chunk's end cut: heard again by the next
@@ -207,9 +260,14 @@ def hearer(recipe: str) -> Callable[[Material, float], list[Heard]]:
         return _defaults_chunked
     if recipe == DEFAULTS:
         return _defaults
-    if recipe in ("carried", "resumed", "resumed+words"):
+    if recipe == "defaults+nudged":
+        return _nudged
+    if recipe.startswith(("carried", "resumed")):
         return partial(
-            resumed_in_chunks, resume=recipe != "carried", words=recipe.endswith("+words")
+            resumed_in_chunks,
+            resume=recipe != "carried",
+            words=recipe.endswith("+words"),
+            floor=recipe.endswith("+floor"),
         )
 
     def ours(material: Material, chunk_seconds: float) -> list[Heard]:

@@ -6,12 +6,15 @@ from __future__ import annotations
 import itertools
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from benchmarks.long_decodings import (
     PROMPT_RESET_ON_TEMPERATURE,
     PROMPT_TOKENS,
+    AlteredFeatures,
     carried_prompt,
+    file_floor,
     resumed_in_chunks,
     seek_windows,
     whole_speech,
@@ -73,3 +76,31 @@ def test_a_reading_heard_in_resumed_chunks_is_heard_as_in_one_piece(tmp_path):
     in_one_piece = error_rate(reference, spoken_words(" ".join(h.text for h in whole)))
     in_chunks = error_rate(reference, spoken_words(" ".join(h.text for h in resumed)))
     assert in_chunks <= in_one_piece + 0.03
+
+
+def test_a_quieter_chunk_floored_at_the_files_floor_has_the_files_features(tmp_path):
+    """Whisper clamps features 8 log10 units below the loudest of what it is given: a chunk
+    quieter than the file keeps detail one decode of the file does not see, unless it is
+    floored at the file's floor (the resumed+floor recipe)."""
+    import soundfile
+    from faster_whisper.feature_extractor import FeatureExtractor
+
+    from llama_index_video.media.audio import SAMPLE_RATE, decode_audio, iter_audio_chunks
+
+    audio, _ = load_recording("lj_reader")
+    speech = decode_audio(audio)[: 20 * SAMPLE_RATE]
+    recording = tmp_path / "loud_then_quiet.wav"
+    soundfile.write(recording, np.concatenate([speech, speech * 0.01]), SAMPLE_RATE)
+    extractor = FeatureExtractor()
+    whole = extractor(decode_audio(recording))
+    _, quiet = iter_audio_chunks(recording, chunk_seconds=25.0)
+    first = round(quiet.start * SAMPLE_RATE / extractor.hop_length) + 5  # off the STFT edge
+    frames = slice(first, first + 1_000)
+    own = extractor(quiet.samples)[:, 5:1_005]
+    floored = AlteredFeatures(
+        extractor,
+        lambda f: np.maximum(f, file_floor(SimpleNamespace(audio=recording), 25.0, extractor)),
+    )(quiet.samples)[:, 5:1_005]
+    assert not np.allclose(own, whole[:, frames], atol=1e-4)
+    assert np.allclose(floored, whole[:, frames], atol=1e-4)
+    assert floored.shape == own.shape and AlteredFeatures(extractor, abs).hop_length == 160
