@@ -49,9 +49,7 @@ mypy
 NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
 # Two workers, each test file whole in one of them (its module fixtures, its servers): on
 # 2 cores a serial run kept one core idle half the time (564 s; 418 s with two workers).
-# Files in collection order, the longest first (tests/conftest.py), not xdist's default of
-# the files with most tests first, which left the long files of few tests for the end.
-python -m pytest -q --durations=25 --numprocesses=2 --dist=loadfile --no-loadscope-reorder
+python -m pytest -q --durations=25 --numprocesses=2 --dist=loadfile
 # As root the read-only index tests use a read-only mount (EROFS); run them once more
 # with file permissions binding (root without CAP_DAC_OVERRIDE: EACCES), as for an
 # index folder owned by another user.

@@ -24,30 +24,6 @@ from llama_index_video.transcription.base import Segment, Transcription, Transcr
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests_support import EXAMPLES
 
-LONGEST_FILES = (
-    "tests/executor/test_ray.py",
-    "tests/test_live.py",
-    "tests/store/test_waiting_writers.py",
-    "tests/test_live_stream.py",
-    "tests/reader/test_speech_chunks.py",
-    "tests/service/test_versions.py",
-    "tests/speakers/test_resemblyzer.py",
-    "tests/ocr/test_search_on_screen.py",
-    "tests/benchmarks/test_transcription_threads.py",
-)
-"""Test files that take longest, in that order (``--durations``, summed per file). The
-suite runs each file whole on one of two workers (``--dist=loadfile``, files in collection
-order, ``scripts/test.sh``): started first, none of them is left running alone at the end
-while the other worker idles."""
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        file = item.nodeid.split("::")[0]
-        return LONGEST_FILES.index(file) if file in LONGEST_FILES else len(LONGEST_FILES)
-
-    items.sort(key=rank)  # stable: each file's tests keep their order
-
 
 @pytest.fixture(scope="session")
 def timeline() -> dict:
