@@ -15,6 +15,16 @@ deepest gaps become boundaries, deepest first, as long as they stand out from th
 recording's own gaps (:data:`DEPTH_CUT` standard deviations above their mean depth) and
 every chapter stays at least :data:`MIN_CHAPTER_SECONDS` long.
 
+A change of spoken language is a boundary of its own, whatever the words and vectors
+say (:func:`language_starts`): a recording that goes from German to Spanish has its
+words change completely while, read by an English embedding, both are foreign text,
+and a new user's 9:24 join of German, Spanish, French and Portuguese FLEURS readings
+(108-158 s each) was cut once, 14 s after a change. A change counts when the language
+before it and the one after it each last :data:`MIN_LANGUAGE_SECONDS`; a shorter run (a
+block of speech misheard as another language) is taken for the language around it. Such
+a boundary may leave a chapter shorter than :data:`MIN_CHAPTER_SECONDS`; topic
+boundaries keep that distance from it. A recording heard in one language is chaptered as before.
+
 Windows are in seconds, not units, so the same settings fit long monologue units and
 short meeting turns. The settings were chosen on four QMSum meetings and checked on
 three others (``benchmarks/meetings.py``): who is speaking was tried as a third channel
@@ -62,6 +72,12 @@ CUE = re.compile(
 )
 MIN_UNITS = 6
 """Fewer transcript units than this get no chapters."""
+MIN_LANGUAGE_SECONDS = 60.0
+"""A run of units heard in one language this long (first start to last end) is a
+sustained language: the language check labels blocks of about 6 s of speech, and the
+longest stretch of real English it was measured to mislabel was 24 s
+(:mod:`llama_index_video.transcription.language`), while the shortest language of the
+FLEURS join lasts 108 s."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +117,46 @@ def chapter_starts(units: Sequence[TimedVector]) -> list[int]:
     depths = gap_depths(starts, ends, _smoothed(starts[1:], similarity))
     cues = np.array([bool(CUE.search(u.text)) for u in units[1:]], dtype=float)
     depths += CUE_WEIGHT * cues
-    return [0, *(gap + 1 for gap in _chosen(depths, starts, ends))]
+    changes = language_starts(units)
+    topics = _chosen(depths, starts, ends, [float(starts[i]) for i in changes])
+    return sorted({0, *changes, *(gap + 1 for gap in topics)})
+
+
+def language_starts(units: Sequence[TimedVector]) -> list[int]:
+    """Indexes of the units where a sustained change of language begins, in order.
+
+    The units fall into runs of one language (a unit without a language is English). The
+    shortest run under :data:`MIN_LANGUAGE_SECONDS` (first start to last end) is heard as
+    its longer neighbour's language, joining it, until every run lasts that long: a
+    Spanish reading misheard as Portuguese inside Spanish is Spanish again, and the
+    Spanish on both sides of it one run.
+    """
+    # (first unit, last unit, language)
+    runs = _joined([(index, index, unit.language or "en") for index, unit in enumerate(units)])
+
+    def seconds(run: tuple[int, int, str]) -> float:
+        return units[run[1]].end - units[run[0]].start
+
+    while len(runs) > 1:
+        shortest = min(range(len(runs)), key=lambda i: seconds(runs[i]))
+        if seconds(runs[shortest]) >= MIN_LANGUAGE_SECONDS:
+            break
+        beside = [i for i in (shortest - 1, shortest + 1) if 0 <= i < len(runs)]
+        heard_as = runs[max(beside, key=lambda i: seconds(runs[i]))][2]
+        runs[shortest] = (*runs[shortest][:2], heard_as)
+        runs = _joined(runs)
+    return [first for first, _, _ in runs[1:]]
+
+
+def _joined(runs: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``runs`` with neighbours of the same language made one."""
+    joined: list[tuple[int, int, str]] = []
+    for first, last, language in runs:
+        if joined and joined[-1][2] == language:
+            joined[-1] = (joined[-1][0], last, language)
+        else:
+            joined.append((first, last, language))
+    return joined
 
 
 def block_similarity(starts: np.ndarray, vectors: np.ndarray) -> np.ndarray:
@@ -159,13 +214,16 @@ def gap_depths(starts: np.ndarray, ends: np.ndarray, similarity: np.ndarray) -> 
     return depths + PAUSE_WEIGHT * pauses
 
 
-def _chosen(depths: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list[int]:
-    """The gaps kept as boundaries (module docstring), in time order."""
+def _chosen(
+    depths: np.ndarray, starts: np.ndarray, ends: np.ndarray, fixed: Sequence[float]
+) -> list[int]:
+    """The gaps kept as topic boundaries (module docstring), in time order, each at least
+    :data:`MIN_CHAPTER_SECONDS` from the ``fixed`` boundaries (in seconds)."""
     if not len(depths):
         return []
     cut = depths.mean() + DEPTH_CUT * depths.std()
     first, last = starts[0], ends[-1]
-    kept: list[float] = []
+    kept: list[float] = list(fixed)
     chosen: list[int] = []
     for gap in np.argsort(-depths, kind="stable"):
         if depths[gap] < cut or depths[gap] <= 0:
