@@ -18,11 +18,17 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from hypothesis import settings
 from llama_index.core.schema import TextNode
 
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests_support import EXAMPLES
+
+# No per-example deadline (Hypothesis' default is 200 ms): the properties are about
+# results, and on a loaded CI machine one example of a quick test took 1.4 s and failed.
+settings.register_profile("no_deadline", deadline=None)
+settings.load_profile("no_deadline")
 
 
 @pytest.fixture(scope="session")

@@ -56,7 +56,7 @@ def test_a_unit_ends_where_the_speaker_changes_even_mid_sentence():
     assert [u.speaker for u in build_units(segments)] == [None]
 
 
-@settings(deadline=None, max_examples=60)  # timing is not what this checks
+@settings(max_examples=60)
 @given(
     st.lists(st.tuples(st.sampled_from("AB"), st.integers(1, 30)), min_size=1, max_size=40),
     st.integers(20, 80),
@@ -81,7 +81,7 @@ def test_no_unit_spans_two_speakers_and_no_word_is_lost(turn_plan, target_chars)
     assert list(dict.fromkeys(said)) == [w.text.rstrip(".") for w in words]
 
 
-@settings(deadline=None, max_examples=80)
+@settings(max_examples=80)
 @given(
     st.lists(st.tuples(st.floats(0.0, 2.0), st.floats(0.3, 6.0)), min_size=1, max_size=12),
     st.data(),

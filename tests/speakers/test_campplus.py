@@ -170,7 +170,7 @@ def test_filterbank_frames_every_10_ms():
     assert filterbank(np.zeros(100, np.float32)).shape == (0, 80)
 
 
-@settings(deadline=None, max_examples=80)
+@settings(max_examples=80)
 @given(
     st.floats(0.0, 100.0),
     st.floats(0.05, 30.0),
