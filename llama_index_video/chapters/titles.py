@@ -25,15 +25,19 @@ their own. That rule let the topic-word weight rise without titles repeating eac
 both were chosen on QMSum's train split as the best pair whose titles keep as many of
 their words to themselves as the titles before did (``benchmarks/meetings.py --qmsum``).
 
-Stop words are the chapter's language's: English's are the lexical index's; for the
-other languages ``bm25s`` has a list for (NLTK's: Danish, Dutch, French, German, Italian,
-Norwegian, Portuguese, Russian, Spanish, Swedish, Turkish; Chinese and Korean), that list
-read as the index reads words (accents stripped, so Spanish ``está`` is ``esta``, the
-title then written as the chapter spelled it most often); any
-other language has none, so its titles may hold a function word rather than lose a
-content word to another language's list. Without the language, English's. A chapter
-heard in several languages (a recording that changes language inside it) leaves out the
-stop words of each.
+Stop words are the chapter's language's: English's are the lexical index's; another
+language's are those of ``bm25s``'s list for it (NLTK's: Danish, Dutch, French, German,
+Italian, Norwegian, Portuguese, Russian, Spanish, Swedish, Turkish; Chinese and Korean)
+and of the stopwords-iso list for it (``stopwordsiso``, 58 languages, MIT), read as the
+index reads words (accents stripped, so Spanish ``está`` is ``esta``, the title then
+written as the chapter spelled it most often). NLTK's lists alone left function words in
+the titles of real FLEURS readings ("pueden", "través", "ainsi", "cela", "car",
+"através"; ``benchmarks/language_titles.py``); stopwords-iso's also hold a few generic
+nouns (German ``zeit``, ``jahr``; Spanish ``trabajo``), which English's fillers leave out
+too. A language neither has a list for has none, so its titles may hold a function word
+rather than lose a content word to another language's list. Without the language,
+English's. A chapter heard in several languages (a recording that changes language
+inside it) leaves out the stop words of each.
 
 Chinese and Japanese are written without spaces, so their words are found another way
 (:func:`terms`): a run of kanji (Han characters) is cut at the Chinese stop words (bm25s's
@@ -52,6 +56,7 @@ too, and so does :data:`MIN_LETTERS` spelled-out letters.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import re
@@ -59,7 +64,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from llama_index_video.errors import MissingDependencyError
 from llama_index_video.store.tokens import CJK, english_stop_words, import_bm25s, words
 
 TITLE_PHRASES = 4
@@ -275,18 +282,25 @@ def _topic_rates() -> tuple[dict[str, float], float]:
 @cache
 def stop_words(language: str | None) -> frozenset[str]:
     """The stop words of ``language`` (a Whisper code) as index tokens: English's (also
-    for None), else ``bm25s``'s list for it, else none (see the module docstring); those
-    of each language of ``"fr+de"``."""
+    for None), else those of ``bm25s``'s and stopwords-iso's lists for it (see the module
+    docstring); those of each language of ``"fr+de"``."""
     if language is not None and "+" in language:
         return frozenset().union(*map(stop_words, language.split("+")))
     if language in (None, "en"):
         return english_stop_words()
-    try:
-        listed = import_bm25s().tokenization.Tokenizer(stopwords=language).stopwords
-    except ValueError:  # bm25s has no list for this language
-        return frozenset()
+    listed = _import_stopwordsiso().stopwords(language)
+    with contextlib.suppress(ValueError):  # raised when bm25s has no list for it
+        listed |= set(import_bm25s().tokenization.Tokenizer(stopwords=language).stopwords)
     # A word the index reads as several tokens (Chinese 一下: 一, 下) is no one stop word.
     return frozenset(tokens[0] for tokens in (words(word) for word in listed) if len(tokens) == 1)
+
+
+def _import_stopwordsiso() -> Any:
+    try:
+        import stopwordsiso
+    except ImportError as exc:
+        raise MissingDependencyError("stopwordsiso", "local", "Chapter titles") from exc
+    return stopwordsiso
 
 
 def _stem(token: str) -> str:
