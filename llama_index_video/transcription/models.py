@@ -2,7 +2,10 @@
 
 A model is given by folder or by name. A :class:`~pathlib.Path`, or a string naming
 an existing folder, is used as it is once it is seen to hold ``model.bin`` and
-``config.json``. A name (``"tiny.en"``, ``"base"``, ``"small"``, or a Hugging Face
+``config.json``; a string that is also a model name (``"base"``) names the folder only
+when it is written as a path (``"./base"``) or the folder holds a model, so a folder of
+the user's that happens to be called ``base`` in the working directory is not taken for
+the multilingual model. A name (``"tiny.en"``, ``"base"``, ``"small"``, or a Hugging Face
 repository id such as ``"Systran/faster-whisper-small"``) resolves to the first of:
 
 1. a copy already in the Hugging Face cache (``download_root`` if given), so a model the
@@ -61,7 +64,7 @@ def check_model_reference(model: str | Path) -> None:
         TranscriptionError: ``model`` is a path that is not a folder, or a string that is
             neither a folder, a known faster-whisper name nor a Hub repository id.
     """
-    if isinstance(model, Path) or _looks_like_path(model) or Path(model).expanduser().is_dir():
+    if isinstance(model, Path) or _names_folder(model):
         folder = Path(model).expanduser()
         if not folder.is_dir():
             raise TranscriptionError(
@@ -101,7 +104,7 @@ def resolve_model(
         MissingDependencyError: faster-whisper is not installed.
     """
     check_model_reference(model)
-    if isinstance(model, Path) or Path(model).expanduser().is_dir():
+    if isinstance(model, Path) or _names_folder(model):
         folder = Path(model).expanduser().resolve()
         _require_model_files(folder, str(model))
         return ResolvedModel(name=folder.name, path=folder, source="folder")
@@ -160,6 +163,16 @@ def _download_function() -> Callable[..., str]:
 
 def _known_names() -> list[str]:
     return list(import_faster_whisper().utils.available_models())
+
+
+def _names_folder(model: str) -> bool:
+    """Whether ``model`` refers to a folder rather than a name (the module docstring)."""
+    if _looks_like_path(model):
+        return True
+    folder = Path(model).expanduser()
+    if not folder.is_dir():
+        return False
+    return _has_model_files(folder) or not (model in _known_names() or _REPO_ID.match(model))
 
 
 def _looks_like_path(model: str) -> bool:

