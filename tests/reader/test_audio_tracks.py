@@ -49,6 +49,17 @@ def _heard(result) -> str:
     return " ".join(n.text for n in units)
 
 
+def _assert_heard_from(result, track, other) -> None:
+    """What ``result`` holds is ``track``'s words, misheard here and there, not ``other``'s.
+
+    tiny.en's word error rate on the synthetic narration is 0.21 with AVX-512 and AVX2 and
+    0.27 with ``CT2_FORCE_CPU_ISA=GENERIC`` (an AMD EPYC), on the reading 0.16; against the
+    other track's words, 0.97 and more."""
+    heard = _heard(result)
+    assert word_error_rate(_said(track), heard) <= 0.35
+    assert word_error_rate(_said(other), heard) >= 0.8
+
+
 def test_the_tracks_are_probed_with_their_language_and_title(two_tracks):
     assert probe(two_tracks).audio_tracks == (
         AudioTrack(number=1, channels=1, language="eng"),
@@ -62,7 +73,7 @@ def test_the_first_track_is_heard_and_the_note_names_the_other(two_tracks, trans
 
     result = reader.read(two_tracks)
 
-    assert word_error_rate(_said(READING), _heard(result)) <= 0.25
+    _assert_heard_from(result, READING, NARRATED)
     assert (
         "2 audio tracks: heard track 1 (eng, mono), not track 2 (eng, Commentary, stereo); "
         "audio_track (--audio-track) picks another"
@@ -74,7 +85,7 @@ def test_another_track_is_heard_when_picked(two_tracks, transcriber, tmp_path):
 
     result = reader.read(two_tracks)
 
-    assert word_error_rate(_said(NARRATED), _heard(result)) <= 0.25
+    _assert_heard_from(result, NARRATED, READING)
     first = next(n for n in result.nodes if n.metadata[schema.MODALITY] == "transcript")
     assert first.metadata[schema.START_S] == pytest.approx(NARRATED[0]["start"], abs=1.0)
     assert any("heard track 2 (eng, Commentary, stereo), not track 1" in n for n in result.notes)
