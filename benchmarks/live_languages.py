@@ -145,7 +145,7 @@ def live_chunks(path: Path, chunk_seconds: float) -> Iterator[tuple[float, np.nd
     done = 0.0
     while True:
         chunk = decode_audio_span(path, done, chunk_seconds)
-        if not len(chunk.samples):
+        if not len(chunk.samples) or chunk.end <= done:  # the end, whatever the decoder says
             return
         yield chunk.start, chunk.samples
         done = chunk.end
