@@ -6,7 +6,8 @@ speaker) return :class:`~llama_index_video.stored.Scored` hits of whatever nodes
 store gave. :class:`NodeRetriever` is where a LlamaIndex app meets them
 (``VideoIndex.as_retriever``, the answerer's retriever): each hit becomes a
 ``NodeWithScore``, a :class:`FusedHit` when it carries the similarity behind a fused
-score.
+score, starting where it says what was asked, as a search hit does
+(:func:`~llama_index_video.search.seek.seek_node`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from llama_index_video.search.fusion import Retriever, aretrieved
+from llama_index_video.search.seek import seek_node
 
 
 class FusedHit(NodeWithScore):
@@ -52,8 +54,9 @@ class NodeRetriever(BaseRetriever):
         return getattr(self.retriever, name)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
-        return [as_node_with_score(hit) for hit in self.retriever.retrieve(query_bundle)]
+        found = self.retriever.retrieve(query_bundle)
+        return [seek_node(as_node_with_score(hit), query_bundle.query_str) for hit in found]
 
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         found = await aretrieved(self.retriever, query_bundle)
-        return [as_node_with_score(hit) for hit in found]
+        return [seek_node(as_node_with_score(hit), query_bundle.query_str) for hit in found]

@@ -12,6 +12,9 @@ the unit's start. A long sentence's clauses are places to seek to as well; when 
 clause before the best one, in the same sentence, also holds words of the query, the
 match began there, and so does the seek ("for one shilling, | with costs of 8
 shillings" asked as "a debt of one shilling and the costs": not 2 s into the phrase).
+A search hit seeks so (:func:`~llama_index_video.search.searcher.hit_from_node`), and so
+does a node ``VideoIndex.as_retriever()`` hands a LlamaIndex app (:func:`seek_node`),
+whose query engine shows the model the node's label to cite.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from llama_index.core.schema import NodeWithScore
+
+from llama_index_video import schema
 from llama_index_video.reader.units import SENTENCE_END
 from llama_index_video.search.relevance import content_words
 
@@ -60,3 +66,28 @@ def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]
 
 def _ends_sentence(text: str) -> bool:
     return bool(SENTENCE_END.search(text.rstrip()))
+
+
+def seek_node(hit: NodeWithScore, query: str) -> NodeWithScore:
+    """``hit`` with its start, time, label and link moved to where the sentence that best
+    matches ``query`` begins (a copy: stored nodes are left as they are); ``hit`` itself
+    when its unit's start stays (see :func:`sentence_start`)."""
+    metadata = hit.node.metadata
+    start = metadata.get(schema.START_S)
+    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
+    if not isinstance(start, int | float) or not sentences:
+        return hit
+    said = sentence_start(query, hit.node.get_content(), sentences)
+    if said is None or said <= start:
+        return hit
+    end = metadata.get(schema.END_S)
+    moved = {
+        **metadata,
+        schema.START_S: said,
+        schema.TIME_LABEL: schema.format_timestamp(said),
+        schema.LABEL: schema.moment_label(
+            str(metadata[schema.FILE_NAME]), said, end if isinstance(end, int | float) else None
+        ),
+        schema.MEDIA_URL: schema.media_fragment_url(str(metadata[schema.SOURCE]), said),
+    }
+    return hit.model_copy(update={"node": hit.node.model_copy(update={"metadata": moved})})

@@ -114,3 +114,17 @@ def test_a_match_over_two_clauses_of_a_sentence_seeks_to_the_first():
     two = "The debtors paid the costs. For one shilling, with costs of eight shillings."
     pieces = [(0, 0.0), (28, 2.0), (46, 3.5)]
     assert sentence_start("one shilling and the costs", two, pieces) == 2.0
+
+
+def test_a_llama_index_retriever_hands_on_the_moment_at_the_sentence(example_index):
+    # A RetrieverQueryEngine over as_retriever() shows the model each node's label and
+    # start: they were the unit's (00:17), so its answers cited the cache 7 s early
+    query = "How long does the Redis cache keep entries (time to live)?"
+    nodes = example_index.as_retriever().retrieve(query)
+    unit = next(n.node for n in nodes if n.node.metadata[schema.MODALITY] == "transcript")
+    assert unit.metadata[schema.START_S] == 24.0
+    assert unit.metadata[schema.LABEL].startswith("[checkout_deep_dive.mp4 00:24-")
+    assert unit.metadata[schema.TIME_LABEL] == "00:24"
+    assert unit.metadata[schema.MEDIA_URL].endswith("checkout_deep_dive.mp4#t=24.0")
+    search_hit = next(h for h in example_index.search(query) if h.modality == "transcript")
+    assert search_hit.label == unit.metadata[schema.LABEL]
