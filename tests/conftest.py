@@ -1,5 +1,5 @@
 """Shared fixtures: the example media with its ground truth, generated media, one index,
-the fake Anthropic API, read-only copies of index folders."""
+the constructed meeting's index, the fake Anthropic API, read-only copies of index folders."""
 
 from __future__ import annotations
 
@@ -203,6 +203,38 @@ def make_wav() -> Callable[[Path, np.ndarray], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def built_meeting(tmp_path_factory, make_wav, embed_model) -> tuple[Path, Path]:
+    """The constructed 16-minute meeting of four topics (:mod:`tests.chapters.meeting_script`:
+    silence with its subtitle file) and an index folder of it with its chapters, ingested
+    once per worker for every module that reads it: (the audio, the index folder).
+
+    Open a copy (:func:`meeting_copy`), never the folder itself; the rows name the audio
+    where it is, so it stays there.
+    """
+    from tests.chapters.meeting_script import length, write_srt
+    from tests.chapters.test_chapters_ingest import _index
+
+    folder = tmp_path_factory.mktemp("meeting")
+    audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
+    write_srt(folder / "meeting.srt")
+    index = _index(folder / "index", embed_model)
+    try:
+        assert index.ingest([audio]).ok
+    finally:
+        index.close()
+    return audio, folder / "index"
+
+
+@pytest.fixture(scope="module")
+def meeting_copy(tmp_path_factory, built_meeting) -> tuple[Path, Path]:
+    """This module's own copy of :func:`built_meeting`'s index folder: (the audio, the copy)."""
+    audio, index = built_meeting
+    copy = tmp_path_factory.mktemp("meeting_copy") / "index"
+    shutil.copytree(index, copy)
+    return audio, copy
 
 
 @pytest.fixture(scope="session")

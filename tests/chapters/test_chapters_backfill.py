@@ -58,12 +58,12 @@ def old_index(tmp_path_factory, meeting, embed_model) -> Path:
 
 
 @pytest.fixture(scope="module")
-def made_at_ingest(tmp_path_factory, meeting, embed_model) -> list[tuple[float, float, str]]:
+def made_at_ingest(meeting_copy, embed_model) -> list[tuple[float, float, str]]:
     """The chapters today's ingest makes of the same meeting: (start, end, title)."""
-    index = _index(tmp_path_factory.mktemp("new") / "index", embed_model)
+    audio, folder = meeting_copy
+    index = _index(folder, embed_model)
     try:
-        assert index.ingest([meeting]).ok
-        return [(c.start, c.end, c.title) for c in index.chapters(meeting) or []]
+        return [(c.start, c.end, c.title) for c in index.chapters(audio) or []]
     finally:
         index.close()
 

@@ -7,6 +7,7 @@ topics (:mod:`tests.chapters.meeting_script`); the embedding is the real local m
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -17,25 +18,20 @@ from llama_index_video.errors import MomentRequestError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import content_nodes
-from tests.chapters.meeting_script import TOPIC_SECONDS, TOPICS, length, write_srt
+from tests.chapters.meeting_script import TOPIC_SECONDS, TOPICS, length
 
 TOLERANCE = 30.0
 
 
 @pytest.fixture(scope="module")
-def meeting(tmp_path_factory, make_wav):
-    folder = tmp_path_factory.mktemp("meeting")
-    audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
-    write_srt(folder / "meeting.srt")
-    return audio
+def meeting(built_meeting):
+    return built_meeting[0]
 
 
 @pytest.fixture(scope="module")
-def meeting_index(tmp_path_factory, meeting, embed_model):
-    folder = tmp_path_factory.mktemp("meeting_index")
-    index = _index(folder, embed_model)
-    report = index.ingest([meeting])
-    assert report.ok, report
+def meeting_index(meeting_copy, embed_model):
+    """The ingest's index of the meeting (:func:`tests.conftest.built_meeting`)."""
+    index = _index(meeting_copy[1], embed_model)
     yield index
     index.close()
 
@@ -112,11 +108,12 @@ def test_a_short_recording_gets_no_chapters(tmp_path, make_wav, embed_model):
         index.close()
 
 
-def test_verify_repair_makes_lost_chapters_again(tmp_path, meeting, embed_model):
+def test_verify_repair_makes_lost_chapters_again(tmp_path, built_meeting, embed_model):
+    meeting, built = built_meeting
     folder = tmp_path / "index"
+    shutil.copytree(built, folder)
     index = _index(folder, embed_model)
     try:
-        assert index.ingest([meeting]).ok
         before = index.chapters(meeting) or []
         assert len(before) == len(TOPICS)
         index.vector_store.delete_nodes([before[1].node_id])

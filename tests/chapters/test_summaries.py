@@ -5,24 +5,20 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from llama_index_video.cli.main import main
 from llama_index_video.store.library import TranscriptLine
 from llama_index_video.summaries.extractive import extractive_summary
 from llama_index_video.summaries.summary import SummaryLine, citation_holds
-from tests.chapters.meeting_script import SAID, TOPIC_SECONDS, TOPICS, cues, length, write_srt
+from tests.chapters.meeting_script import SAID, TOPIC_SECONDS, TOPICS, cues
 from tests.chapters.test_chapters_ingest import _index
 
 
 @pytest.fixture(scope="module")
-def meeting_index(tmp_path_factory, make_wav, embed_model):
-    folder = tmp_path_factory.mktemp("summary_meeting")
-    audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
-    write_srt(folder / "meeting.srt")
-    index = _index(folder / "index", embed_model)
-    assert index.ingest([audio]).ok
+def meeting_index(meeting_copy, embed_model):
+    audio, folder = meeting_copy
+    index = _index(folder, embed_model)
     yield index, audio
     index.close()
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
 
 from llama_index_video.service.app import create_app
-from tests.chapters.meeting_script import SAID, TOPIC_SECONDS, TOPICS, cues, length, write_srt
+from tests.chapters.meeting_script import SAID, TOPIC_SECONDS, TOPICS, cues
 from tests.chapters.test_chapters_ingest import _index
 from tests.service.conftest import opened, running
 
@@ -23,12 +22,8 @@ TOLERANCE = 30.0
 
 
 @pytest.fixture(scope="module")
-def meeting_index(tmp_path_factory, make_wav, embed_model) -> Iterator[Any]:
-    folder = tmp_path_factory.mktemp("outline_meeting")
-    audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
-    write_srt(folder / "meeting.srt")
-    index = _index(folder / "index", embed_model)
-    assert index.ingest([audio]).ok
+def meeting_index(meeting_copy, embed_model) -> Iterator[Any]:
+    index = _index(meeting_copy[1], embed_model)
     yield index
     index.close()
 
