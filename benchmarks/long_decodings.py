@@ -14,6 +14,8 @@ speech**, three readings joined) and ``--minutes`` of :mod:`benchmarks.long_spee
   language check left out, as it is the same for all), chunk by chunk as ingest hears
   them (:func:`benchmarks.long_lead_ins.heard_in_chunks`): the chunk's speech (VAD) in
   clips that end in pauses, each window prompted with the text before it;
+- ``ours-words``: ``ours`` without word timestamps (faster-whisper then starts a window
+  where the text's last timestamp put it, not after the last word heard);
 - ``seek``: the same, but each chunk's speech decoded as faster-whisper decodes a file,
   30 s windows from wherever the text before ended, not clips cut at pauses
   (:func:`seek_windows`); the package's repairs (:mod:`...transcription.loops`,
@@ -36,8 +38,15 @@ speech**, three readings joined) and ``--minutes`` of :mod:`benchmarks.long_spee
   (:func:`file_floor`): Whisper's log-mel features are clamped 8 (log10) below the
   loudest of all the audio it is given, so a chunk quieter than the file's loudest
   moment otherwise keeps quieter detail than one decode of the file sees;
+- ``resumed+floor+words``: ``resumed+floor`` with word timestamps;
 - ``defaults``: faster-whisper's defaults on the whole file, heard again (against the
   kept hearing: whether the defaults hear the same twice);
+- ``defaults+words``: faster-whisper's defaults on the whole file with word timestamps
+  (each window then starts after the last word heard, not where the text's last
+  timestamp put it): what word times alone change in the defaults' text;
+- ``defaults+aligned``: the defaults on the whole file, each segment's word times found
+  afterwards by faster-whisper's own alignment on the window it was written in
+  (:func:`aligned`), scored as the words found: the defaults' text with word times;
 - ``defaults+nudged``: the same with every feature one float32 step higher (the last bit
   of the input, as another CPU or another chunk's arithmetic may give it): how many facts
   the defaults' own transcript changes for nothing heard differently.
@@ -63,6 +72,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +98,7 @@ from benchmarks.scoring import error_rate  # noqa: E402
 
 RECIPES = (
     "ours",
+    "ours-words",
     "seek",
     "ours+fallback",
     "seek+fallback",
@@ -96,7 +107,10 @@ RECIPES = (
     "resumed",
     "resumed+words",
     "resumed+floor",
+    "resumed+floor+words",
     DEFAULTS,
+    "defaults+words",
+    "defaults+aligned",
     "defaults+nudged",
 )
 WINDOW_SECONDS = 30.0
@@ -108,6 +122,9 @@ PROMPT_TOKENS = 223
 LOG_MEL_RANGE = 2.0
 """How far below their loudest Whisper's features are clamped (8 log10 units, scaled by 4)."""
 TIME_PER_FRAME = 0.01
+PREPEND_PUNCTUATIONS = "\"'“¿([{-"
+APPEND_PUNCTUATIONS = "\"'.。,，!！?？:：”)]}、"
+"""faster-whisper's defaults: punctuation joined to the word after or before it."""
 """Seconds per frame of Whisper's features (a segment's ``seek`` counts them)."""
 
 
@@ -179,6 +196,56 @@ class AlteredFeatures:
         return self._alter(self._extractor(waveform, **options))
 
 
+def _aligned(material: Material, chunk_seconds: float) -> list[Heard]:
+    """The defaults on the whole file, word times found afterwards (:func:`aligned`);
+    each stretch written as its words, so a word the alignment lost is a word missing."""
+    from faster_whisper import decode_audio
+
+    model = _defaults_model()
+    audio = decode_audio(str(material.audio))
+    segments, info = model.transcribe(audio)
+    return [
+        Heard(words[0]["start"], words[-1]["end"], "".join(w["word"] for w in words))
+        for words in aligned(model, audio, list(segments), info.language)
+        if words
+    ]
+
+
+def aligned(model: Any, audio: np.ndarray, segments: Sequence[Any], language: str) -> list[Any]:
+    """The words of each of faster-whisper's ``segments`` (decoded from ``audio`` without
+    word timestamps), as its own ``word_timestamps`` finds them: the same alignment, on
+    the encoder's output for the window each segment was written in (``seek``). Asked
+    while decoding, word timestamps also move where the next window starts (after the
+    last word heard), so the text is no longer the defaults'; found afterwards, it is."""
+    from faster_whisper.audio import pad_or_trim
+    from faster_whisper.tokenizer import Tokenizer
+
+    features = model.feature_extractor(audio)
+    content_frames = features.shape[-1] - 1
+    tokenizer = Tokenizer(
+        model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language=language
+    )
+    last_speech = 0.0
+    words: list[Any] = []
+    for seek, window in groupby(segments, key=lambda segment: segment.seek):
+        frames = min(model.feature_extractor.nb_max_frames, content_frames - seek)
+        encoded = model.encode(pad_or_trim(features[:, seek : seek + frames]))
+        written = [
+            {"seek": seek, "start": s.start, "end": s.end, "tokens": list(s.tokens)} for s in window
+        ]
+        last_speech = model.add_word_timestamps(
+            [written],
+            tokenizer,
+            encoded,
+            frames,
+            PREPEND_PUNCTUATIONS,
+            APPEND_PUNCTUATIONS,
+            last_speech_timestamp=last_speech,
+        )
+        words += [segment["words"] for segment in written]
+    return words
+
+
 def _nudged(material: Material, chunk_seconds: float) -> list[Heard]:
     """The defaults on the whole file, every feature one float32 step higher."""
     model = _defaults_model()
@@ -248,8 +315,8 @@ def resumed_in_chunks(
     return heard + cut  # the last chunk's last window, cut by the end of the file
 
 
-def _defaults(material: Material, chunk_seconds: float) -> list[Heard]:
-    segments, _ = _defaults_model().transcribe(str(material.audio))
+def _defaults(material: Material, chunk_seconds: float, *, words: bool = False) -> list[Heard]:
+    segments, _ = _defaults_model().transcribe(str(material.audio), word_timestamps=words)
     return [Heard(s.start, s.end, s.text) for s in segments]
 
 
@@ -260,21 +327,27 @@ def hearer(recipe: str) -> Callable[[Material, float], list[Heard]]:
         return _defaults_chunked
     if recipe == DEFAULTS:
         return _defaults
+    if recipe == "defaults+words":
+        return partial(_defaults, words=True)
+    if recipe == "defaults+aligned":
+        return _aligned
     if recipe == "defaults+nudged":
         return _nudged
     if recipe.startswith(("carried", "resumed")):
         return partial(
             resumed_in_chunks,
             resume=recipe != "carried",
-            words=recipe.endswith("+words"),
-            floor=recipe.endswith("+floor"),
+            words="+words" in recipe,
+            floor="+floor" in recipe,
         )
 
     def ours(material: Material, chunk_seconds: float) -> list[Heard]:
         from llama_index_video.transcription.faster import FasterWhisperTranscriber
 
         temperature = FALLBACK if recipe.endswith("+fallback") else 0.0
-        transcriber = FasterWhisperTranscriber(language="en", temperature=temperature)
+        transcriber = FasterWhisperTranscriber(
+            language="en", temperature=temperature, word_timestamps=recipe != "ours-words"
+        )
         with seek_windows() if recipe.startswith("seek") else nullcontext():
             return heard_in_chunks(
                 material, 0.0, transcriber=transcriber, chunk_seconds=chunk_seconds
