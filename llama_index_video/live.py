@@ -24,7 +24,8 @@ that buffers has more to write), or after
 construction. Then the finished file (the stream's copy) is ingested the normal way,
 which replaces the live rows at once: the final index holds exactly the rows an ingest
 of the finished file gives (units joined across the chunk seams, frames, chapters). A run killed at
-any moment resumes, when started again, after the last stored chunk.
+any moment resumes, when started again, after the last stored chunk, in the language the
+recording was settled in there.
 
 Only formats readable while they grow work: WAV, MP3, Ogg, Matroska/WebM. An MP4 or
 MOV being recorded has no index (``moov`` atom) until it is finished.
@@ -274,11 +275,15 @@ class _Follower:
             return LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
 
         with index._writing(self.wait):
-            done = rows().stored_until()
+            stored = rows().stored()
             index.lexical.refresh()
+        done = stored.until
         if done:
-            logger.info("%s: resuming after %.1f s already stored", path, done)
-        language = RecordingLanguage()
+            logger.info(
+                "%s: resuming after %.1f s already stored (language: %s)",
+                path, done, stored.settled or "not settled",
+            )  # fmt: skip
+        language = RecordingLanguage(stored.settled)
         over = False
         while not over:
             over = ended()
@@ -309,7 +314,7 @@ class _Follower:
             )
             nodes.extend(self._screens(source, units, nodes, chunk.start, chunk.end))
             with index._writing(self.wait):
-                rows().add(nodes, until=chunk.end)
+                rows().add(nodes, until=chunk.end, settled=language.settled)
                 index.lexical.refresh()
             done = chunk.end
             self.report(LiveChunk(chunk.start, chunk.end, len(nodes)))

@@ -10,9 +10,14 @@ always reads it again, and replaces the live rows the way a changed file's rows 
 replaced: the new content is indexed, the path moved to it, then the key forgotten.
 
 A chunk is written in three steps: its node ids are noted in the manifest, its rows
-added, then the count, the end and the cleared note committed together. A run killed
-between them leaves the note, and the next run deletes those rows before going on, so
-nothing is stored twice.
+added, then the count, the end, the recording's settled language and the cleared note
+committed together. A run killed between them leaves the note, and the next run deletes
+those rows before going on, so nothing is stored twice.
+
+The settled language (:mod:`llama_index_video.transcription.recording_language`) is a
+manifest note beside the chunk's, ``live-language:<key>``, so a resumed run hears its
+next chunk as the killed one would have. An index written before it was kept has no
+such note: its recording resumes with no settled language.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +42,20 @@ LIVE_NOTE = "live"
 """The ``notes`` of a recording whose chunks are still being added."""
 HEAD_BYTES = 64 * 1024
 """How many first bytes of a growing file go into its live key."""
+
+
+@dataclass(frozen=True)
+class Stored:
+    """How far a recording's live rows go.
+
+    Attributes:
+        until: Where the last stored chunk ends (0.0: none).
+        settled: The language the recording was settled in after that chunk; None before
+            one was heard decisively, or when the rows were stored before it was kept.
+    """
+
+    until: float = 0.0
+    settled: str | None = None
 
 
 def live_key(path: Path, head: bytes) -> str:
@@ -61,10 +81,11 @@ class LiveRows:
         self.path = path
         self.key = key
         self._unfinished = f"live-chunk:{key}"
+        self._language = f"live-language:{key}"
 
-    def stored_until(self) -> float:
-        """Where the last stored chunk ends (0.0: none), after undoing a chunk left half
-        written by a killed run."""
+    def stored(self) -> Stored:
+        """How far the stored chunks go, after undoing a chunk left half written by a
+        killed run."""
         noted = self._manifest.get_meta(self._unfinished)
         if noted:
             self._index.vector_store.delete_nodes(json.loads(noted))
@@ -74,11 +95,12 @@ class LiveRows:
             self._manifest.set_meta(self._unfinished, "")
         record = self._manifest.file(self.key)
         if record is None or record.status != "indexed" or record.notes != LIVE_NOTE:
-            return 0.0
-        return record.duration or 0.0
+            return Stored()
+        return Stored(record.duration or 0.0, self._manifest.get_meta(self._language) or None)
 
-    def add(self, nodes: Sequence[BaseNode], *, until: float) -> None:
-        """Store one chunk's nodes (those of the media up to ``until`` seconds)."""
+    def add(self, nodes: Sequence[BaseNode], *, until: float, settled: str | None) -> None:
+        """Store one chunk's nodes (those of the media up to ``until`` seconds), and the
+        language the recording is settled in after it."""
         record = self._manifest.file(self.key)
         count = record.node_count if record is not None else 0
         if record is None:
@@ -96,4 +118,5 @@ class LiveRows:
             self._manifest.set_file(
                 self.key, "indexed", node_count=count + len(nodes), duration=until, notes=LIVE_NOTE
             )
+            self._manifest.set_meta(self._language, settled or "")
             self._manifest.set_meta(self._unfinished, "")

@@ -21,8 +21,9 @@ the chunk where the change is, or the next. A chunk with no decisive stretch lea
 settled language as it was; before the first decisive one, chunks are heard on their
 own. ``benchmarks/live_languages.py`` measures it (docs/evaluation.md).
 
-The follower holds one :class:`RecordingLanguage` per recording and transcribes each
-chunk inside :func:`heard_in` (a context, as :func:`~.base.audio_from`, so transcribers
+The follower holds one :class:`RecordingLanguage` per recording, stores its settled
+language with each chunk (:mod:`llama_index_video.store.live`), so a run stopped and
+started again goes on from it, and transcribes each chunk inside :func:`heard_in` (a context, as :func:`~.base.audio_from`, so transcribers
 written for the protocol keep working); a transcriber that finds languages reads it
 with :func:`recording_language`.
 """
