@@ -150,7 +150,7 @@ def seek_windows() -> Iterator[None]:
         faster_decoding.clip_timestamps = pauses
 
 
-def _defaults_model() -> Any:
+def defaults_model() -> Any:
     from faster_whisper import WhisperModel
 
     from llama_index_video.transcription.models import DEFAULT_MODEL, resolve_model
@@ -161,7 +161,7 @@ def _defaults_model() -> Any:
 def _defaults_chunked(material: Material, chunk_seconds: float) -> list[Heard]:
     from llama_index_video.media.audio import iter_audio_chunks
 
-    model = _defaults_model()
+    model = defaults_model()
     heard: list[Heard] = []
     for chunk in iter_audio_chunks(material.audio, chunk_seconds=chunk_seconds):
         segments, _ = model.transcribe(chunk.samples)
@@ -201,7 +201,7 @@ def _aligned(material: Material, chunk_seconds: float) -> list[Heard]:
     each stretch written as its words, so a word the alignment lost is a word missing."""
     from faster_whisper import decode_audio
 
-    model = _defaults_model()
+    model = defaults_model()
     audio = decode_audio(str(material.audio))
     segments, info = model.transcribe(audio)
     return [
@@ -248,7 +248,7 @@ def aligned(model: Any, audio: np.ndarray, segments: Sequence[Any], language: st
 
 def _nudged(material: Material, chunk_seconds: float) -> list[Heard]:
     """The defaults on the whole file, every feature one float32 step higher."""
-    model = _defaults_model()
+    model = defaults_model()
     model.feature_extractor = AlteredFeatures(
         model.feature_extractor, lambda features: np.nextafter(features, np.float32(np.inf))
     )
@@ -279,7 +279,7 @@ def resumed_in_chunks(
     floored as the whole file's are (:func:`file_floor`)."""
     from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
 
-    model = _defaults_model()
+    model = defaults_model()
     if floor:
         extractor = model.feature_extractor
         at = file_floor(material, chunk_seconds, extractor)
@@ -316,7 +316,7 @@ def resumed_in_chunks(
 
 
 def _defaults(material: Material, chunk_seconds: float, *, words: bool = False) -> list[Heard]:
-    segments, _ = _defaults_model().transcribe(str(material.audio), word_timestamps=words)
+    segments, _ = defaults_model().transcribe(str(material.audio), word_timestamps=words)
     return [Heard(s.start, s.end, s.text) for s in segments]
 
 

@@ -13,7 +13,9 @@ from benchmarks.long_decodings import (
     PROMPT_RESET_ON_TEMPERATURE,
     PROMPT_TOKENS,
     AlteredFeatures,
+    aligned,
     carried_prompt,
+    defaults_model,
     file_floor,
     resumed_in_chunks,
     seek_windows,
@@ -104,3 +106,26 @@ def test_a_quieter_chunk_floored_at_the_files_floor_has_the_files_features(tmp_p
     assert not np.allclose(own, whole[:, frames], atol=1e-4)
     assert np.allclose(floored, whole[:, frames], atol=1e-4)
     assert floored.shape == own.shape and AlteredFeatures(extractor, abs).hop_length == 160
+
+
+def test_word_times_found_afterwards_keep_the_defaults_text_and_their_windows_times():
+    """Real speech (LJ Speech's reader, the first 75 s: three windows or more) decoded
+    with faster-whisper's defaults, then aligned: every word of the text is found, in
+    order, inside its segment, and the first window's words carry the times word
+    timestamps give while decoding (after it, those move the windows)."""
+    from llama_index_video.media.audio import SAMPLE_RATE, decode_audio
+
+    audio, _ = load_recording("lj_reader")
+    samples = decode_audio(audio)[: 75 * SAMPLE_RATE]
+    model = defaults_model()
+    segments, info = model.transcribe(samples)
+    plain = list(segments)
+    found = aligned(model, samples, plain, info.language)
+    assert len({segment.seek for segment in plain}) >= 3
+    assert len(found) == len(plain)
+    for segment, words in zip(plain, found, strict=True):
+        assert "".join(word["word"] for word in words) == segment.text
+        assert segment.start - 0.5 <= words[0]["start"] <= words[-1]["end"] <= segment.end + 0.5
+    asked = next(iter(model.transcribe(samples, word_timestamps=True)[0]))
+    first = [(w.word, round(w.start, 2), round(w.end, 2)) for w in asked.words or ()]
+    assert first == [(w["word"], round(w["start"], 2), round(w["end"], 2)) for w in found[0]]
