@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-
-from llama_index.core.schema import NodeWithScore
+from typing import TYPE_CHECKING
 
 from llama_index_video import schema
 from llama_index_video.reader.units import SENTENCE_END
 from llama_index_video.search.relevance import content_words
+
+if TYPE_CHECKING:  # a cold ``search`` seeks hits without loading LlamaIndex
+    from llama_index.core.schema import NodeWithScore
 
 
 def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]) -> float | None:
