@@ -1,5 +1,6 @@
 """Shared fixtures: the example media with its ground truth, generated media, one index,
-the constructed meeting's index, the fake Anthropic API, read-only copies of index folders."""
+the constructed meeting's and the dialogue's indexes, the fake Anthropic API, read-only
+copies of index folders."""
 
 from __future__ import annotations
 
@@ -235,6 +236,29 @@ def meeting_copy(tmp_path_factory, built_meeting) -> tuple[Path, Path]:
     copy = tmp_path_factory.mktemp("meeting_copy") / "index"
     shutil.copytree(index, copy)
     return audio, copy
+
+
+@pytest.fixture(scope="session")
+def built_dialogue(tmp_path_factory, embed_model) -> Path:
+    """A folder with the three-voice dialogue (``tests/fixtures/speech/dialogue.*``) and
+    ``index/``, its index with Resemblyzer's speaker labels, made once per worker for
+    every module that reads it; each test names speakers in a copy."""
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+    from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
+    from tests.store.test_speaker_names import SPEECH
+
+    folder = tmp_path_factory.mktemp("named")
+    for suffix in (".ogg", ".srt"):
+        shutil.copy(SPEECH / f"dialogue{suffix}", folder / f"dialogue{suffix}")
+    path = folder / "index"
+    reader = VideoReader(
+        media_dir=path / "media", diarizer=ResemblyzerDiarizer(), frames=None, ocr="off"
+    )
+    index = VideoIndex(path, embed_model=embed_model, reader=reader)
+    assert index.ingest([folder / "dialogue.ogg"]).ok
+    index.close()
+    return folder
 
 
 @pytest.fixture(scope="session")

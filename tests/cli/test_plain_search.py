@@ -20,7 +20,7 @@ from llama_index_video.index import VideoIndex
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.chapters.test_topic_search import COLOURS
 from tests.search.test_speaker_named import ASKED
-from tests.store.test_speaker_names import built, index  # noqa: F401  (fixtures)
+from tests.store.test_speaker_names import index  # noqa: F401  (the fixture)
 
 HEAVY = (
     "llama_index.core",

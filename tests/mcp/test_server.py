@@ -34,7 +34,6 @@ from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
 from tests.agents.two_step import QUESTION, play_openai
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.store.test_speaker_names import built  # noqa: F401  (the shared fixture)
 from tests_support import ROOT
 from tests_support import TEAM_SYNC as TEAM_SYNC_PATH
 
@@ -460,12 +459,12 @@ def test_service_url_links_moments_to_that_page(example_index):
     assert asyncio.run(run()).startswith("https://videos.example.org/#source=")
 
 
-def test_the_transcript_resource_says_who_spoke(built, tmp_path, embed_model):  # noqa: F811
+def test_the_transcript_resource_says_who_spoke(built_dialogue, tmp_path, embed_model):
     # A meeting's transcript resource gave every line without its speaker (the /txt
     # export had them): a client reading it could not tell who said what.
     from llama_index_video.index import VideoIndex
 
-    shutil.copytree(built, tmp_path / "named")
+    shutil.copytree(built_dialogue, tmp_path / "named")
     folder = tmp_path / "named" / "index"
     index = VideoIndex(folder, embed_model=embed_model)
     try:

@@ -17,7 +17,7 @@ from llama_index_video import schema
 from llama_index_video.agents.tool_spec import VideoToolSpec
 from llama_index_video.cli.main import main
 from llama_index_video.search.speaker_named import named_speakers
-from tests.store.test_speaker_names import BEN, built, index  # noqa: F401  (fixtures)
+from tests.store.test_speaker_names import BEN, index  # noqa: F401  (the fixture)
 
 ROLES = ["Project Manager", "Marketing", "Industrial Designer", "User Interface"]
 ASKED = "What did Ben say about the water for the garden?"

@@ -21,7 +21,7 @@ from llama_index_video.cli.main import main
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.service.app import create_app
 from llama_index_video.speakers.base import as_known, unknown_speakers
-from tests.store.test_speaker_names import BEN, _as_searched, built, index  # noqa: F401
+from tests.store.test_speaker_names import BEN, _as_searched, index  # noqa: F401
 
 QUESTION = "the budget for seeds and tools"
 KNOWN = "its speakers: SPEAKER_1, SPEAKER_3, Ben Okafor"

@@ -18,10 +18,8 @@ from llama_index_video import schema
 from llama_index_video.cli.main import main
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.index import VideoIndex
-from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.service.app import create_app
 from llama_index_video.speakers.base import parse_speakers
-from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
 from llama_index_video.store.speaker_names import check_speaker_name
 from llama_index_video.store.tokens import words
 from tests_support import ROOT
@@ -32,25 +30,9 @@ BEN = [
 ]
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory, embed_model):
-    """An index of the dialogue, made once; each test names speakers in a copy."""
-    folder = tmp_path_factory.mktemp("named")
-    for suffix in (".ogg", ".srt"):
-        shutil.copy(SPEECH / f"dialogue{suffix}", folder / f"dialogue{suffix}")
-    path = folder / "index"
-    reader = VideoReader(
-        media_dir=path / "media", diarizer=ResemblyzerDiarizer(), frames=None, ocr="off"
-    )
-    index = VideoIndex(path, embed_model=embed_model, reader=reader)
-    assert index.ingest([folder / "dialogue.ogg"]).ok
-    index.close()
-    return folder
-
-
 @pytest.fixture
-def index(built, tmp_path, embed_model):
-    shutil.copytree(built, tmp_path / "named")
+def index(built_dialogue, tmp_path, embed_model):
+    shutil.copytree(built_dialogue, tmp_path / "named")
     opened = VideoIndex(tmp_path / "named" / "index", embed_model=embed_model)
     yield opened
     opened.close()
