@@ -8,6 +8,11 @@ or from a file. Audio is passed as a float32 array, so no ffmpeg binary is neede
 the returned iterator is first advanced; the language is detected up front (one encoder
 pass over the first 30 s) so the info, with its probability, is available at once.
 The loaded model is cached per (checkpoint, device, download folder).
+
+A chunk of a live recording (:mod:`.recording_language`) keeps the language the
+recording is settled in unless it is heard decisively in another
+(:meth:`~.recording_language.RecordingLanguage.language_of`); with no VAD here, the
+audio the language was heard over (up to 30 s) counts as its speech.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ from llama_index_video.transcription.base import (
     TranscriptionInfo,
     Word,
     as_mono_float32,
+)
+from llama_index_video.transcription.language import LanguageStretch, Probabilities
+from llama_index_video.transcription.recording_language import (
+    RecordingLanguage,
+    recording_language,
 )
 
 if TYPE_CHECKING:
@@ -130,17 +140,24 @@ class OpenAIWhisperTranscriber:
                 f"openai-whisper model {label!r} is English-only but language="
                 f"{self.language!r} was requested: use a multilingual model such as 'base'"
             )
+        duration = len(samples) / SAMPLE_RATE
         language, probability = self.language, None
         if language is None and not model.is_multilingual:
             language = "en"
         elif language is None:
             try:
-                language, probability = _detect_language(whisper, model, samples)
+                heard = _detect_language(whisper, model, samples)
             except Exception as exc:  # torch raises RuntimeError on bad devices or shapes
                 raise TranscriptionError(
                     f"openai-whisper could not detect the language of {where} with model "
                     f"{label!r}: {exc}"
                 ) from exc
+            recording = recording_language() or RecordingLanguage()  # none: the likeliest
+            language = recording.language_of(
+                heard, speech_s=min(duration, whisper.audio.CHUNK_LENGTH)
+            )
+            probability = heard[language]
+            recording.heard([LanguageStretch(0.0, duration, language, probability)])
         options: dict[str, object] = {
             "checkpoint": str(self.model),
             "device": self.device,
@@ -152,7 +169,6 @@ class OpenAIWhisperTranscriber:
             "word_timestamps": self.word_timestamps,
             "initial_prompt": self.initial_prompt,
         }
-        duration = len(samples) / SAMPLE_RATE
         return Transcription(
             info=TranscriptionInfo(
                 backend=self.name,
@@ -235,11 +251,11 @@ class OpenAIWhisperTranscriber:
         return self.device != "cpu"
 
 
-def _detect_language(whisper: ModuleType, model: Whisper, samples: np.ndarray) -> tuple[str, float]:
+def _detect_language(whisper: ModuleType, model: Whisper, samples: np.ndarray) -> Probabilities:
+    """The language head's probabilities over the first 30 s (one window)."""
     mel = whisper.log_mel_spectrogram(whisper.pad_or_trim(samples), model.dims.n_mels)
     _, probabilities = model.detect_language(mel.to(model.device))
-    language = max(probabilities, key=probabilities.get)
-    return str(language), float(probabilities[language])
+    return {str(code): float(p) for code, p in probabilities.items()}
 
 
 def _to_segment(raw: Mapping[str, Any], duration: float) -> Segment | None:

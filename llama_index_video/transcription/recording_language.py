@@ -21,11 +21,15 @@ the chunk where the change is, or the next. A chunk with no decisive stretch lea
 settled language as it was; before the first decisive one, chunks are heard on their
 own. ``benchmarks/live_languages.py`` measures it (docs/evaluation.md).
 
+A transcriber that hears a chunk's language as a whole, from one set of probabilities
+(:mod:`.openai_whisper`), asks :meth:`RecordingLanguage.language_of`: the same rule, the
+chunk as one block.
+
 The follower holds one :class:`RecordingLanguage` per recording, stores its settled
 language with each chunk (:mod:`llama_index_video.store.live`), so a run stopped and
-started again goes on from it, and transcribes each chunk inside :func:`heard_in` (a context, as :func:`~.base.audio_from`, so transcribers
-written for the protocol keep working); a transcriber that finds languages reads it
-with :func:`recording_language`.
+started again goes on from it, and transcribes each chunk inside :func:`heard_in` (a
+context, as :func:`~.base.audio_from`, so transcribers written for the protocol keep
+working); a transcriber that finds languages reads it with :func:`recording_language`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from llama_index_video.transcription.language import DECISIVE, LanguageStretch
+from llama_index_video.transcription.language import (
+    DECISIVE,
+    LanguageStretch,
+    Probabilities,
+    _switches,
+)
 
 
 @dataclass
@@ -53,6 +62,19 @@ class RecordingLanguage:
         for stretch in stretches:
             if stretch.probability >= DECISIVE:
                 self.settled = stretch.language
+
+    def language_of(self, heard: Probabilities, *, speech_s: float) -> str:
+        """The language of a chunk heard as a whole (``heard``: the language head's
+        probabilities over it; ``speech_s``: the seconds of speech they were heard over):
+        the likeliest, unless the recording is settled in another and the evidence for
+        the likeliest is not strong (the rule of :func:`~.language.detect_stretches`'
+        ``settled``, for a block that was not written down)."""
+        code = max(heard, key=heard.__getitem__)
+        if self.settled is None or _switches(
+            heard, code, self.settled, written_english=False, speech_s=speech_s
+        ):
+            return code
+        return self.settled
 
 
 _RECORDING: ContextVar[RecordingLanguage | None] = ContextVar("recording_language", default=None)
