@@ -369,7 +369,7 @@ def detect_stretches(
             :data:`PROBED_SHARE` of the blocks, whichever is more.
         settled: The language the recording was heard in just before ``samples`` (a
             chunk of a live recording, :mod:`.recording_language`): a block only takes
-            another one on strong evidence over enough speech (:func:`_switches`).
+            another one on strong evidence over enough speech (:func:`keeps_label`).
 
     Returns:
         Stretches in time order; none when the audio holds less than
@@ -458,7 +458,7 @@ def detect_stretches(
     if settled is not None:
         decided = {
             block: code
-            if _switches(
+            if keeps_label(
                 probed[block],
                 code,
                 settled,
@@ -539,7 +539,7 @@ def _held(decided: dict[int, str], probed: dict[int, Probabilities]) -> dict[int
     return dict(zip(order, spoken, strict=True))
 
 
-def _switches(
+def keeps_label(
     heard: Probabilities, code: str, settled: str, *, written_english: bool, speech_s: float
 ) -> bool:
     """Whether a block labelled ``code`` keeps it in a recording heard in ``settled`` so far

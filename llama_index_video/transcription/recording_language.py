@@ -43,7 +43,7 @@ from llama_index_video.transcription.language import (
     DECISIVE,
     LanguageStretch,
     Probabilities,
-    _switches,
+    keeps_label,
 )
 
 
@@ -70,7 +70,7 @@ class RecordingLanguage:
         the likeliest is not strong (the rule of :func:`~.language.detect_stretches`'
         ``settled``, for a block that was not written down)."""
         code = max(heard, key=heard.__getitem__)
-        if self.settled is None or _switches(
+        if self.settled is None or keeps_label(
             heard, code, self.settled, written_english=False, speech_s=speech_s
         ):
             return code
