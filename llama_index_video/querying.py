@@ -105,7 +105,7 @@ class Querying(Recordings):
             "by_named_speaker": by_named_speaker,
         }
         return NodeRetriever(
-            _Following(self, lambda: self._retriever(self.search_policy(), **options))
+            _Following(self, lambda: self._retriever(self.search_policy(), **options)), seek=True
         )
 
     def _retriever(self, policy: SearchPolicy, **options: Any) -> Retriever:
