@@ -47,9 +47,11 @@ mypy
 # The documentation site, warnings (broken links, missing anchors, pages left out of the
 # navigation, docstrings the API reference cannot read) as errors; output in site/.
 NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
-# Two workers, each test file whole in one of them (its module fixtures, its servers): on
-# 2 cores a serial run kept one core idle half the time (564 s; 418 s with two workers).
-python -m pytest -q --durations=25 --numprocesses=2 --dist=loadfile
+# Three workers, each test file whole in one of them (its module fixtures, its servers):
+# many tests wait on other processes (the CLI, servers, Ray, files growing in real time),
+# so on 2 cores two workers left the cores idle a fifth of the time (2,450 tests: 813 s
+# with two workers, 696 s with three, on a quiet 2-core AMD EPYC).
+python -m pytest -q --durations=25 --numprocesses=3 --dist=loadfile
 # As root the read-only index tests use a read-only mount (EROFS); run them once more
 # with file permissions binding (root without CAP_DAC_OVERRIDE: EACCES), as for an
 # index folder owned by another user.
