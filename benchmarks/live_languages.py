@@ -222,8 +222,8 @@ def score(
 ) -> None:
     """Add a chunk's stretches (on its own timeline, from ``start``) to ``heard``."""
     heard.chunks += 1
-    spans = [(start + s.start, start + s.end, s.language) for s in stretches if s.end > s.start]
-    heard.wrong += is_wrong(recording, start, stretches)
+    spans = on_timeline(start, stretches)
+    heard.wrong += is_wrong(recording, spans)
     if len(recording.spoken) > 1:
         join, new = recording.spoken[1]
         if start >= join:
@@ -234,13 +234,17 @@ def score(
             )
 
 
-def is_wrong(recording: Recording, start: float, stretches: Sequence[LanguageStretch]) -> bool:
-    """Whether a chunk (from ``start``) holds a stretch in a language not spoken there."""
-    return any(
-        s.language not in recording.languages(start + s.start, start + s.end)
-        for s in stretches
-        if s.end > s.start
-    )
+def on_timeline(
+    start: float, stretches: Sequence[LanguageStretch]
+) -> list[tuple[float, float, str]]:
+    """A chunk's non-empty stretches (on its own timeline, from ``start``) on the
+    recording's: (start, end, language)."""
+    return [(start + s.start, start + s.end, s.language) for s in stretches if s.end > s.start]
+
+
+def is_wrong(recording: Recording, spans: Sequence[tuple[float, float, str]]) -> bool:
+    """Whether ``spans`` (:func:`on_timeline`) hold a language not spoken there."""
+    return any(code not in recording.languages(a, b) for a, b, code in spans)
 
 
 @dataclass(frozen=True)
@@ -298,8 +302,8 @@ def after_restart(
             chunk.alone if language.settled is None else stretches(chunk.samples, language.settled)
         )
         counted.chunks += 1
-        counted.lost += is_wrong(recording, chunk.start, found)
-        counted.kept += is_wrong(recording, chunk.start, chunk.carried)
+        counted.lost += is_wrong(recording, on_timeline(chunk.start, found))
+        counted.kept += is_wrong(recording, on_timeline(chunk.start, chunk.carried))
         language.heard(found)
     return counted
 
