@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 from llama_index_video import results, schema
 from llama_index_video.search.fusion import Retriever, similarities
 from llama_index_video.search.relevance import Calibration, ConfidenceGate, Gate, Vocabulary
-from llama_index_video.search.seek import sentence_start
+from llama_index_video.search.seek import seek
 from llama_index_video.speakers.base import unknown_speakers
 from llama_index_video.transcription.language import unknown_languages
 
@@ -246,18 +246,15 @@ def hit_from_node(
         text = node.hit_text or None
     url = citation.url if start is not None else None
     label = citation.label
-    end = _float(metadata.get(schema.END_S))
-    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
-    said = sentence_start(query, text or "", sentences) if query else None
-    if start is not None and said is not None and said > start:  # seek to what was said
-        start, label = said, schema.moment_label(citation.file_name, said, end)
-        url = schema.media_fragment_url(source, said)
+    sought = seek(query, text or "", metadata, source=source) if query else None
+    if sought is not None:
+        start, label, url = sought
     return results.SearchHit(
         source=source,
         source_path=source_path,
         modality=modality,
         start=start,
-        end=end,
+        end=_float(metadata.get(schema.END_S)),
         score=None if score is None else round(score, 4),
         text=text,
         label=label,

@@ -12,16 +12,18 @@ the unit's start. A long sentence's clauses are places to seek to as well; when 
 clause before the best one, in the same sentence, also holds words of the query, the
 match began there, and so does the seek ("for one shilling, | with costs of 8
 shillings" asked as "a debt of one shilling and the costs": not 2 s into the phrase).
-A search hit seeks so (:func:`~llama_index_video.search.searcher.hit_from_node`), and so
-does a node ``VideoIndex.as_retriever()`` hands a LlamaIndex app (:func:`seek_node`),
-whose query engine shows the model the node's label to cite.
+Where a hit then starts, with the label and link that go with it, is :func:`seek`'s to
+say, for a search hit (:func:`~llama_index_video.search.searcher.hit_from_node`, which
+seeks in the text its postprocessing left) and for a node ``VideoIndex.as_retriever()``
+hands a LlamaIndex app (:func:`seek_node`), whose query engine shows the model the
+node's label to cite.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from llama_index_video import schema
 from llama_index_video.reader.units import SENTENCE_END
@@ -70,26 +72,59 @@ def _ends_sentence(text: str) -> bool:
     return bool(SENTENCE_END.search(text.rstrip()))
 
 
-def seek_node(hit: NodeWithScore, query: str) -> NodeWithScore:
-    """``hit`` with its start, time, label and link moved to where the sentence that best
-    matches ``query`` begins (a copy: stored nodes are left as they are); ``hit`` itself
-    when its unit's start stays (see :func:`sentence_start`)."""
-    metadata = hit.node.metadata
+class Sought(NamedTuple):
+    """Where a hit starts once sought, and the label and link that go with it."""
+
+    start: float
+    label: str
+    url: str
+
+
+def seek(
+    query: str, text: str, metadata: Mapping[str, object], *, source: str | None = None
+) -> Sought | None:
+    """Where a hit on the unit of ``metadata`` starts for ``query``: the second its
+    sentence that best matches begins in ``text`` (see :func:`sentence_start`), with the
+    unit's label and link moved there.
+
+    Args:
+        query: The search query.
+        text: The hit's text to seek in.
+        metadata: The unit's stored metadata (its start, end, sentences, file).
+        source: Where the link points: the file where it is now (default: the stored
+            source).
+
+    Returns:
+        None when the hit keeps its unit's start.
+    """
     start = metadata.get(schema.START_S)
-    sentences = schema.parse_sentences(metadata.get(schema.SENTENCES))
-    if not isinstance(start, int | float) or not sentences:
-        return hit
-    said = sentence_start(query, hit.node.get_content(), sentences)
+    if not isinstance(start, int | float):
+        return None
+    said = sentence_start(query, text, schema.parse_sentences(metadata.get(schema.SENTENCES)))
     if said is None or said <= start:
-        return hit
+        return None
     end = metadata.get(schema.END_S)
-    moved = {
-        **metadata,
-        schema.START_S: said,
-        schema.TIME_LABEL: schema.format_timestamp(said),
-        schema.LABEL: schema.moment_label(
+    return Sought(
+        said,
+        schema.moment_label(
             str(metadata[schema.FILE_NAME]), said, end if isinstance(end, int | float) else None
         ),
-        schema.MEDIA_URL: schema.media_fragment_url(str(metadata[schema.SOURCE]), said),
+        schema.media_fragment_url(source or str(metadata[schema.SOURCE]), said),
+    )
+
+
+def seek_node(hit: NodeWithScore, query: str) -> NodeWithScore:
+    """``hit`` with its start, time, label and link moved by :func:`seek` (a copy: stored
+    nodes are left as they are); ``hit`` itself when its unit's start stays."""
+    metadata = hit.node.metadata
+    sought = seek(query, hit.node.get_content(), metadata)
+    if sought is None:
+        return hit
+    moved = {
+        **metadata,
+        schema.START_S: sought.start,
+        schema.TIME_LABEL: schema.format_timestamp(sought.start),
+        schema.LABEL: sought.label,
+        schema.MEDIA_URL: sought.url,
     }
     return hit.model_copy(update={"node": hit.node.model_copy(update={"metadata": moved})})
