@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from llama_index_video.reader.moments import SourceFile
     from llama_index_video.reader.units import TranscriptUnit
     from llama_index_video.store.ingest_report import IngestReport
+    from llama_index_video.store.live import LiveRows
 
 logger = logging.getLogger(__name__)
 
@@ -165,7 +166,7 @@ def ingest_live(
     follow(path, key, ended=lambda: growth.ended(deadline, stop))
     if not path.is_file():
         raise VideoIndexError(f"{path}: the recording is gone; its live moments stay listed")
-    return index.ingest([path], wait=wait)
+    return _ingest_finished(index, path, key, wait=wait)
 
 
 def _ingest_stream(
@@ -218,10 +219,11 @@ def _ingest_stream(
 
     recorder = threading.Thread(target=record, name="stream-recorder", daemon=True)
     recorder.start()
+    key = live_key(target, url.encode())
     try:
         follow(
             target,
-            live_key(target, url.encode()),
+            key,
             ended=lambda: not recorder.is_alive() or stop.is_set() or time.monotonic() >= deadline,
         )
     except MediaError:
@@ -233,10 +235,33 @@ def _ingest_stream(
     if isinstance(outcome[0], VideoIndexError):
         raise outcome[0]
     logger.info("%s: %.0f s recorded (%s)", redact(url), outcome[0].seconds, outcome[0].ended)
-    report = index.ingest([target], wait=follow.wait)
+    report = _ingest_finished(index, target, key, wait=follow.wait)
     with index._writing(follow.wait):
-        index.manifest.set_meta(note, "")  # the next recording of this URL is a new one
+        index.manifest.forget_meta(note)  # the next recording of this URL is a new one
     return report
+
+
+def _ingest_finished(index: VideoIndex, path: Path, key: str, *, wait: float) -> IngestReport:
+    """Ingest the finished recording whole, which replaces its live rows, then forget
+    what was kept to resume them."""
+    report = index.ingest([path], wait=wait)
+    with index._writing(wait):
+        _live_rows(index, path, key).finish()
+    return report
+
+
+def _live_rows(index: VideoIndex, path: Path, key: str) -> LiveRows:
+    """The rows of ``path``'s live recording in ``index`` (use inside ``_writing`` only)."""
+    from llama_index_video.store.live import LiveRows
+
+    return LiveRows(
+        index.index,
+        index.manifest,
+        index.lexical,
+        path=path,
+        key=key,
+        forget=lambda content: index._ingestor(None).remove(content),
+    )
 
 
 class _Follower:
@@ -262,7 +287,6 @@ class _Follower:
         from llama_index_video.media.audio import SAMPLE_RATE, decode_audio_span
         from llama_index_video.reader.moments import SourceFile, transcript_nodes
         from llama_index_video.reader.units import build_units
-        from llama_index_video.store.live import LiveRows
         from llama_index_video.transcription.recording_language import (
             RecordingLanguage,
             heard_in,
@@ -270,12 +294,8 @@ class _Follower:
 
         index, reader = self.index, self.index.reader
         source = SourceFile(path, key)
-
-        def rows() -> LiveRows:  # the stores the index writes to, inside _writing only
-            return LiveRows(index.index, index.manifest, index.lexical, path=path, key=key)
-
         with index._writing(self.wait):
-            stored = rows().stored()
+            stored = _live_rows(index, path, key).stored()
             index.lexical.refresh()
         done = stored.until
         if done:
@@ -314,7 +334,7 @@ class _Follower:
             )
             nodes.extend(self._screens(source, units, nodes, chunk.start, chunk.end))
             with index._writing(self.wait):
-                rows().add(nodes, until=chunk.end, settled=language.settled)
+                _live_rows(index, path, key).add(nodes, until=chunk.end, settled=language.settled)
                 index.lexical.refresh()
             done = chunk.end
             self.report(LiveChunk(chunk.start, chunk.end, len(nodes)))

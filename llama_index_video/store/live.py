@@ -17,14 +17,21 @@ those rows before going on, so nothing is stored twice.
 The settled language (:mod:`llama_index_video.transcription.recording_language`) is a
 manifest note beside the chunk's, ``live-language:<key>``, so a resumed run hears its
 next chunk as the killed one would have. An index written before it was kept has no
-such note: its recording resumes with no settled language.
+such note: its recording resumes with no settled language. Both notes are for resuming:
+once the finished file has replaced the live rows they are deleted (:meth:`LiveRows.finish`).
+
+When the live rows take a path that held another content (the same path ingested
+before: an earlier recording, or this one ingested when a Ctrl-C ended it while it still
+grew), that content is forgotten as a changed file's old content is, unless another path
+holds it: its moments described what the path held before, and, no path naming them,
+they stayed searchable after the final ingest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,7 +71,11 @@ def live_key(path: Path, head: bytes) -> str:
 
 
 class LiveRows:
-    """Chunks of one growing file, added to an index (the caller holds its writer lock)."""
+    """Chunks of one growing file, added to an index (the caller holds its writer lock).
+
+    ``forget`` forgets a content, its rows deleted at the next commit step (the
+    ingestor's ``remove``).
+    """
 
     def __init__(
         self,
@@ -74,10 +85,12 @@ class LiveRows:
         *,
         path: Path,
         key: str,
+        forget: Callable[[str], None],
     ) -> None:
         self._index = index
         self._manifest = manifest
         self._lexical = lexical
+        self._forget = forget
         self.path = path
         self.key = key
         self._unfinished = f"live-chunk:{key}"
@@ -104,6 +117,7 @@ class LiveRows:
         record = self._manifest.file(self.key)
         count = record.node_count if record is not None else 0
         if record is None:
+            self._forget_held()
             with self._manifest.transaction():
                 self._manifest.set_file(self.key, "indexed", duration=0.0, notes=LIVE_NOTE)
                 self._manifest.set_path(
@@ -120,3 +134,23 @@ class LiveRows:
             )
             self._manifest.set_meta(self._language, settled or "")
             self._manifest.set_meta(self._unfinished, "")
+
+    def finish(self) -> None:
+        """Delete the recording's notes once its live rows are gone (the ingest of the
+        finished file replaced them); while they are still listed (that ingest failed),
+        they stay for the next run to resume from."""
+        record = self._manifest.file(self.key)
+        if record is not None and record.notes == LIVE_NOTE:
+            return
+        with self._manifest.transaction():
+            self._manifest.forget_meta(self._unfinished)
+            self._manifest.forget_meta(self._language)
+
+    def _forget_held(self) -> None:
+        """Forget the content this path held before, unless another path holds it."""
+        path = str(self.path.resolve())
+        held = self._manifest.path(path)
+        if held is None or held.content_hash == self.key:
+            return
+        if all(other.path == path for other in self._manifest.paths_of(held.content_hash)):
+            self._forget(held.content_hash)

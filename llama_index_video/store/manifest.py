@@ -252,6 +252,9 @@ class Manifest:
     def set_meta(self, key: str, value: str) -> None:
         self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    def forget_meta(self, key: str) -> None:
+        self._execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def file(self, content_hash: str) -> FileRecord | None:
         rows = self._rows(
             "SELECT content_hash, status, node_count, duration, notes, error FROM files "

@@ -1,0 +1,110 @@
+"""How a live recording ends: what it kept to resume from is gone once the finished file
+is ingested, and a recording stopped with Ctrl-C while it still grows, then followed
+again, holds each moment once.
+
+The recording is the tone script of :mod:`test_live` (a fact's second is a known tone),
+so every fact's time is known and nothing depends on what speech recognition hears.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import closing
+
+import numpy as np
+import pytest
+from test_live import RATE, SCRIPT, WAIT_SECONDS, open_index, rows, write_recording
+
+from benchmarks import live_latency
+from llama_index_video.live import LiveChunk, ingest_live
+
+
+def follow(index, recording, **options):
+    """``ingest_live`` in 4 s chunks, as the recorder of these tests writes them."""
+    return ingest_live(index, recording, chunk_seconds=4.0, max_seconds=WAIT_SECONDS, **options)
+
+
+def live_notes(index) -> list[str]:
+    with closing(sqlite3.connect(index.manifest.db_file)) as manifest:
+        found = manifest.execute("SELECT key FROM meta WHERE key LIKE 'live-%'").fetchall()
+    return [key for (key,) in found]
+
+
+def searchable(index) -> list[tuple[str, float, float, str]]:
+    """The rows search may return: those of contents listed as complete."""
+    stored = rows(index)
+    listed = index.manifest.indexed_among({row[0] for row in stored})
+    return [row for row in stored if row[0] in listed]
+
+
+def test_a_finished_recording_leaves_no_notes_to_resume_from(tmp_path, embed_model):
+    recording = tmp_path / "meeting.mkv"
+    write_recording(recording, SCRIPT, 0.0)
+    index = open_index(tmp_path / "index", embed_model)
+    noted: list[list[str]] = []
+    report = follow(index, recording, settle=0.5, report=lambda c: noted.append(live_notes(index)))
+    assert report.ok, report
+    assert noted[0], "a chunk stored no notes to resume from"
+    assert live_notes(index) == []
+    index.close()
+
+
+class PausedRecorder:
+    """Stands in for ``time`` in the recorder of :mod:`benchmarks.live_latency`: it writes
+    a second at once, and after the seconds in ``pauses`` waits for the next ``go``."""
+
+    def __init__(self, *pauses: int) -> None:
+        self.pauses = list(pauses)
+        self.go = [threading.Event() for _ in pauses]
+        self.written = 0
+
+    def sleep(self, seconds: float) -> None:
+        self.written += 1
+        if self.written in self.pauses:
+            self.go[self.pauses.index(self.written)].wait(WAIT_SECONDS)
+
+
+def test_a_recording_stopped_while_it_grows_then_followed_again_holds_each_moment_once(
+    tmp_path, embed_model, monkeypatch
+):
+    """Ctrl-C (``stop``) ends the recording at 12 s and ingests that much whole; the
+    recorder goes on, and ``ingest --live`` of the same file is started again. The moments
+    of the file as it was stopped are not searchable beside those followed again, nor
+    left behind, with no path naming them, once it has ended."""
+    recording = tmp_path / "meeting.mkv"
+    recorder = PausedRecorder(12, 18)
+    monkeypatch.setattr(live_latency, "time", recorder)
+    script = SCRIPT * 2  # the launch code at 1-3 s and 13-15 s
+    tones = np.sin(2 * np.pi * np.repeat(script, RATE) * np.arange(len(script) * RATE) / RATE)
+    writer = threading.Thread(target=live_latency.write_samples, args=(recording, 0.5 * tones, 0))
+    writer.start()
+    index = open_index(tmp_path / "index", embed_model)
+    stop = threading.Event()
+    report = follow(index, recording, settle=WAIT_SECONDS, stop=stop, report=lambda c: stop.set())
+    assert report.ok, report
+    assert [e.status for e in index.library()] == ["indexed"]
+    assert [row[1] for row in searchable(index)] == [pytest.approx(1.0, abs=0.5)]
+
+    recorder.go[0].set()  # the recorder goes on: 6 s more, then waits again
+    found: list[tuple[LiveChunk, list[tuple[str, float, float, str]]]] = []
+
+    def followed(chunk: LiveChunk) -> None:
+        found.append((chunk, searchable(index)))
+        recorder.go[1].set()
+
+    report = follow(index, recording, settle=1.0, report=followed)
+    writer.join()
+    assert report.ok, report
+    for chunk, shown in found:  # the recording followed again, and nothing beside it
+        assert len({row[0] for row in shown}) == 1, chunk
+        assert [row[1] for row in shown if row[1] < 4.0] == [pytest.approx(1.0, abs=0.5)]
+    assert [e.status for e in index.library()] == ["indexed"]
+    assert live_notes(index) == []
+    followed_again = rows(index)
+    index.close()
+
+    normal = open_index(tmp_path / "normal", embed_model)
+    assert normal.ingest([recording]).ok
+    assert followed_again == rows(normal)  # nothing of the stopped file is left
+    normal.close()
