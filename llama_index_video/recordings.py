@@ -50,13 +50,16 @@ MAX_MOMENT_SECONDS: Final = 600.0
 def moment_file_name(recording: IndexedSource, start: float, end: float) -> str:
     """The name a door gives a cut of ``recording`` from ``start`` to ``end`` (the page's
     download, an agent's clip): ``team_sync_0005-0015.mp3``; audio keeps its format when
-    a cut can be written in it (else M4A), video becomes MP4."""
+    a cut can be written in it (else M4A, as for sound alone in a video container), video
+    becomes MP4."""
     from llama_index_video.media.export import AUDIO_FILE_SUFFIXES
+    from llama_index_video.media.probe import sound_only
     from llama_index_video.reader.options import AUDIO_SUFFIXES
 
     suffix = Path(recording.path).suffix.lower()
     if suffix not in AUDIO_FILE_SUFFIXES:
-        suffix = ".m4a" if suffix in AUDIO_SUFFIXES else ".mp4"
+        audio = suffix in AUDIO_SUFFIXES or sound_only(recording.path)
+        suffix = ".m4a" if audio else ".mp4"
     span = f"{schema.format_timestamp(start)}-{schema.format_timestamp(end)}".replace(":", "")
     return f"{Path(recording.name).stem}_{span}{suffix}"
 

@@ -9,7 +9,7 @@ import pytest
 from llama_index_video.errors import MomentRequestError
 from llama_index_video.recordings import MAX_MOMENT_SECONDS, moment_file_name
 from llama_index_video.store.recording_names import IndexedSource
-from tests_support import CHECKOUT, OZONE, TEAM_SYNC
+from tests_support import CHECKOUT, OZONE, TEAM_SYNC, sound_only_copy
 
 
 def test_a_recording_is_named_by_path_or_by_its_unique_file_name(example_index):
@@ -122,3 +122,11 @@ def test_a_moment_is_cut_into_a_file_a_cut_can_be_written_as(recorded, cut):
     )
 
     assert moment_file_name(recording, 5, 15) == cut
+
+
+@pytest.mark.parametrize("name", ["standup.webm", "standup.mkv", "standup.mp4"])
+def test_sound_alone_in_a_video_container_is_cut_into_audio(tmp_path, name):
+    path = sound_only_copy(TEAM_SYNC, tmp_path / name)
+    recording = IndexedSource(source=str(path), path=str(path), content_hash="0" * 64, duration=40)
+
+    assert moment_file_name(recording, 5, 15) == "standup_0005-0015.m4a"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
@@ -133,3 +134,12 @@ def lexical_without_languages(index_folder: Path) -> None:
     for nodes in folder.glob("bm25-*/nodes.json"):
         stored = json.loads(nodes.read_text())
         nodes.write_text(json.dumps({"ids": stored["ids"], "meta": stored["meta"]}))
+
+
+def sound_only_copy(source: Path, output: Path) -> Path:
+    """``source``'s sound alone, re-encoded by the ffmpeg binary into ``output``'s
+    container as meeting recorders write it: Opus in WebM or Matroska, AAC in MP4 or MOV."""
+    codec = "aac" if output.suffix in {".mp4", ".mov", ".m4a"} else "libopus"
+    command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(source), "-vn"]
+    subprocess.run([*command, "-c:a", codec, str(output)], check=True, timeout=60)
+    return output

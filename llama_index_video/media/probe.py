@@ -152,6 +152,17 @@ def decoded_frames(
         logger.warning("%s: skipped %d corrupt %s packets", path, corrupt, kind)
 
 
+def sound_only(path: str | Path) -> bool:
+    """Whether ``path`` holds sound and no video (cover art aside), whatever its suffix
+    says: meeting recorders write audio-only WebM, Matroska and MP4. False for a file that
+    cannot be read, which is then taken for what its suffix says."""
+    try:
+        info = probe(path)
+    except MediaError:
+        return False
+    return info.has_audio and not info.has_video
+
+
 def probe(path: str | Path) -> MediaInfo:
     """Describe the streams of a media file.
 

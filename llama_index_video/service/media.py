@@ -39,6 +39,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise MissingDependencyError("fastapi", "serve", "The HTTP service") from exc
 
 from llama_index_video.media.names import FRAME_NAME, source_prefix
+from llama_index_video.media.probe import sound_only
 from llama_index_video.store.manifest import Manifest, PathRecord
 
 logger = logging.getLogger(__name__)
@@ -63,10 +64,38 @@ _MEDIA_TYPES = {
 """Media types of recordings that Python's ``mimetypes`` table lacks or gets wrong."""
 
 
+_SOUND_OF_VIDEO_TYPES = {"video/quicktime": "audio/mp4"}
+"""The audio type of a video container's sound alone, where it is not ``audio/`` + the
+video type's subtype (``video/webm`` -> ``audio/webm``)."""
+
+
 def recording_media_type(path: Path) -> str | None:
-    """The type a recording is sent as (``video/...`` or ``audio/...``); None for other files."""
+    """The type a recording is sent as (``video/...`` or ``audio/...``); None for other files.
+
+    A video container holding sound alone (an audio-only WebM, Matroska or MP4, as
+    meeting recorders write) is sent as audio, so the page plays it in its audio player
+    rather than an empty video frame.
+    """
     guessed = _MEDIA_TYPES.get(path.suffix.lower()) or mimetypes.guess_type(path.name)[0] or ""
+    if guessed.startswith("video/") and _sound_only(path):
+        subtype = guessed.removeprefix("video/")
+        return _SOUND_OF_VIDEO_TYPES.get(guessed, f"audio/{subtype}")
     return guessed if guessed.startswith(("video/", "audio/")) else None
+
+
+def _sound_only(path: Path) -> bool:
+    """:func:`~llama_index_video.media.probe.sound_only`, read once per version of a file:
+    every Range request of the player asks again."""
+    try:
+        status = path.stat()
+    except OSError:
+        return False
+    return _sound_only_version(str(path), status.st_size, status.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sound_only_version(path: str, size: int, modified_ns: int) -> bool:
+    return sound_only(path)  # the size and time only key the cache
 
 
 @dataclass(frozen=True)

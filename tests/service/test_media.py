@@ -15,7 +15,7 @@ from llama_index_video.service.app import create_app
 from llama_index_video.service.media import recording_media_type
 from llama_index_video.store.manifest import PathRecord
 from tests.service.conftest import LOOPBACK, running
-from tests_support import HANDBOOK, OZONE, TEAM_SYNC
+from tests_support import HANDBOOK, OZONE, TEAM_SYNC, sound_only_copy
 
 
 def _hash(path):
@@ -314,3 +314,19 @@ def test_a_file_changed_while_sent_is_sent_as_it_was_opened(tmp_path, how):
 )
 def test_each_kind_of_recording_is_sent_as_a_video_or_audio_type(name, sent_as):
     assert recording_media_type(Path(name)) == sent_as
+
+
+@pytest.mark.parametrize(
+    ("name", "sent_as"),
+    [
+        ("standup.webm", "audio/webm"),
+        ("standup.mkv", "audio/x-matroska"),
+        ("standup.mp4", "audio/mp4"),
+        ("standup.mov", "audio/mp4"),
+    ],
+)
+def test_a_video_container_holding_sound_alone_is_sent_as_audio(tmp_path, name, sent_as):
+    recording = sound_only_copy(TEAM_SYNC, tmp_path / name)
+
+    assert recording_media_type(recording) == sent_as
+    assert recording_media_type(OZONE) == "video/mp4"  # sound and pictures: a video
