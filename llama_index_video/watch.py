@@ -5,7 +5,8 @@ appears or changes is ingested once it has stopped growing: the same size and
 modification time for ``settle`` seconds, so a recorder or a copy still writing it is
 left alone. A file that disappears has its moments removed (its content stays while
 another indexed path holds it, so a move is an ingest that finds the content, then a
-removal that keeps it). A burst of files is ingested in one run, each file once.
+removal that keeps it). A burst of files is ingested in one run, each file once, and
+each file's outcome is reported as soon as it is known.
 
 Changes come from the operating system's file events through ``watchfiles`` (inotify,
 FSEvents, ReadDirectoryChangesW); ``poll`` seconds makes it scan instead, for network
@@ -37,6 +38,7 @@ from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.index import VideoIndex
+    from llama_index_video.store.ingest_report import FileOutcome
 
 logger = logging.getLogger(__name__)
 
@@ -188,8 +190,16 @@ class FolderWatcher:
         ready = sorted(p for p, s in self._pending.items() if now - s.since >= self.settle)
         if not ready:
             return
+        told: set[Path] = set()
+
+        def tell(outcome: FileOutcome) -> None:
+            told.add(outcome.path)
+            count = outcome.moments if outcome.outcome == "indexed" else ""
+            detail = "; ".join(part for part in (count, outcome.reason) if part)
+            self._report(WatchEvent(outcome.outcome, outcome.path, detail))
+
         try:
-            report = self.index.ingest(ready, wait=self.wait)
+            self.index.ingest(ready, wait=self.wait, on_file=tell)
         except IndexBusyError as exc:
             for path in ready:
                 self._pending[path].since = now  # tried again once settled again
@@ -198,15 +208,12 @@ class FolderWatcher:
         except VideoIndexError as exc:  # disk full, read-only...: said, then the next change
             for path in ready:
                 self._pending.pop(path)
-                self._report(WatchEvent("failed", path, str(exc)))
+                if path not in told:
+                    self._report(WatchEvent("failed", path, str(exc)))
             return
         for path in ready:  # done as they were, whatever the report says of each
             seen = self._pending.pop(path)
             self._done[path] = (seen.size, seen.mtime_ns)
-        for outcome in report.files:
-            count = outcome.moments if outcome.outcome == "indexed" else ""
-            detail = "; ".join(part for part in (count, outcome.reason) if part)
-            self._report(WatchEvent(outcome.outcome, outcome.path, detail))
 
     def _remove_gone(self) -> None:
         """Remove the indexed sources under the folders whose files are gone."""

@@ -43,7 +43,11 @@ if TYPE_CHECKING:
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.store.ingest import Ingestor
-    from llama_index_video.store.ingest_report import IngestProgress, IngestReport
+    from llama_index_video.store.ingest_report import (
+        FileReport,
+        IngestProgress,
+        IngestReport,
+    )
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +77,7 @@ class Writing(Naming):
         executor: Executor | None = None,
         wait: float = DEFAULT_WAIT_SECONDS,
         downloads: DownloadOptions | None = None,
+        on_file: FileReport | None = None,
     ) -> IngestReport:
         """Add files, folders and http(s) links; unchanged content is skipped, changed
         content replaced.
@@ -82,6 +87,9 @@ class Writing(Naming):
                 downloaded into ``media/downloads`` first (video sites need the ``web``
                 extra).
             progress: Told how far each file has got.
+            on_file: Told each file's outcome as soon as it is known (the report
+                holds them all at the end); what it raises stops the ingest, and what
+                was finished stays indexed.
             wait: Seconds to wait for another process writing to this folder (0: none).
             executor: Reads the files, e.g. ``RayExecutor(address)`` on a Ray cluster;
                 by default this process does. Either way the rows written are the same.
@@ -106,6 +114,7 @@ class Writing(Naming):
                 media_dir=self.folder.media,
                 options=downloads,
                 progress=progress,
+                on_file=on_file,
             )
             new = [(f.content_hash, f.path, f.shown) for f in report.of("indexed")]
             for shown, reason in self._name_voices(new).failed.items():  # type: ignore[arg-type]

@@ -63,9 +63,19 @@ def index(tmp_path, embed_model, script_transcriber):
 
 
 @contextmanager
-def watching(index, folder: Path, **options) -> Iterator[Running]:
+def watching(
+    index, folder: Path, *, seen: Callable[[WatchEvent], None] | None = None, **options
+) -> Iterator[Running]:
+    """A watcher of ``folder`` running while the block runs; ``seen`` is told each event
+    as it is reported."""
     running = Running(FolderWatcher(index, [folder], settle=0.5, **options))
-    running.watcher._report = running.events.append  # what the command would print
+
+    def report(event: WatchEvent) -> None:  # what the command would print
+        if seen is not None:
+            seen(event)
+        running.events.append(event)
+
+    running.watcher._report = report
     thread = threading.Thread(target=running.watcher.run, args=(running.stop,), daemon=True)
     thread.start()
     try:
@@ -140,6 +150,21 @@ def test_a_burst_of_files_is_indexed_each_once(index, tmp_path):
     ingested = Counter(running.of("indexed"))
     assert len(ingested) == count and set(ingested.values()) == {1}
     assert len(sources(index)) == count
+
+
+def test_each_file_of_a_run_is_reported_as_soon_as_it_is_done(index, tmp_path):
+    folder = tmp_path / "waiting"
+    folder.mkdir()
+    names = ["a.md", "b.md", "c.md"]
+    for name in names:  # there before the watcher: its first look ingests them in one run
+        (folder / name).write_text(f"# {name}\n\nThe notes kept in {name}.\n")
+    indexed_by_then: list[set[str]] = []
+    with watching(
+        index, folder, seen=lambda _: indexed_by_then.append(set(sources(index)))
+    ) as running:
+        running.until(lambda: len(running.of("indexed")) == len(names), "every file")
+    assert [path.name for path in running.of("indexed")] == names
+    assert indexed_by_then == [set(names[:1]), set(names[:2]), set(names)]
 
 
 def test_polling_finds_files_without_events(index, tmp_path):

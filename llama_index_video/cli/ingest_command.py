@@ -1,20 +1,23 @@
 """``llama-index-video ingest``: read files, links or a live stream into the index
-folder and print one line per file; and the index that ``ingest`` and ``watch`` write,
-with the reader, embedding, OCR, speakers and executor their flags ask for."""
+folder and print each file's line as soon as it is done (Ctrl-C keeps them); and the
+index that ``ingest`` and ``watch`` write, with the reader, embedding, OCR, speakers and
+executor their flags ask for."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.cli.opening import open_index, store_options
-from llama_index_video.cli.status import EXIT_FAILED_FILES
+from llama_index_video.cli.status import EXIT_FAILED_FILES, EXIT_INTERRUPTED
 from llama_index_video.embeddings.capabilities import usage
 from llama_index_video.embeddings.local import MULTILINGUAL_MODEL
 from llama_index_video.embeddings.spec import EmbeddingSpec
 from llama_index_video.errors import VideoIndexError, printable_path
+from llama_index_video.store.ingest_report import FileOutcome, IngestReport
 
 if TYPE_CHECKING:
     from llama_index_video.executor.base import Executor
@@ -24,7 +27,6 @@ if TYPE_CHECKING:
     from llama_index_video.reader.options import ReaderOptions
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.speakers.base import Diarizer
-    from llama_index_video.store.ingest_report import IngestReport
 
 
 def reading_index(args: argparse.Namespace) -> VideoIndex:
@@ -55,14 +57,23 @@ def run_ingest(args: argparse.Namespace) -> int:
 
     index = reading_index(args)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
+    told: list[FileOutcome] = []
+
+    def tell(outcome: FileOutcome) -> None:
+        told.append(outcome)  # done, even if Ctrl-C cuts its line short
+        bars.close()  # the line takes the bar's place on the terminal
+        print(file_line(outcome), flush=True)
+
     try:
         if args.prune:
             for source in index.prune(wait=args.wait):
-                print(f"{'removed':8} {printable_path(source)} (file gone)")
+                print(f"{'removed':8} {printable_path(source)} (file gone)", flush=True)
         if args.live:
             from llama_index_video.cli.watch_command import run_live
 
             report = run_live(args, index)
+            for outcome in report.files:
+                tell(outcome)
         else:
             report = index.ingest(
                 args.paths,
@@ -70,11 +81,18 @@ def run_ingest(args: argparse.Namespace) -> int:
                 executor=_executor(args.ray),
                 wait=args.wait,
                 downloads=_download_options(args),
+                on_file=tell,
             )
+    except KeyboardInterrupt:
+        if args.live:
+            raise  # its chunks are stored, not files: the command line's own message says so
+        bars.close()
+        print(f"interrupted: {counts(told)}; run the same command again to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         bars.close()
         index.close()
-    print_report(report, args.index)
+    print_summary(report, args.index)
     spent = usage(index.embed_model)
     if spent is not None:
         print(
@@ -135,16 +153,32 @@ def _executor(ray_address: str | None) -> Executor | None:
     return RayExecutor(ray_address or None)
 
 
+def file_line(outcome: FileOutcome) -> str:
+    """One file's line: ``indexed  talk.mp4, 12 moments``, ``failed   x.mp4 (reason)``."""
+    detail = f" ({outcome.reason})" if outcome.reason else ""
+    nodes = f", {outcome.moments}" if outcome.outcome == "indexed" else ""
+    shown = outcome.link or printable_path(outcome.path)
+    return f"{outcome.outcome:8} {shown}{nodes}{detail}"
+
+
+def counts(files: Sequence[FileOutcome]) -> str:
+    """``2 indexed, 1 skipped, 0 failed``."""
+    report = IngestReport(list(files))
+    return ", ".join(f"{len(report.of(kind))} {kind}" for kind in ("indexed", "skipped", "failed"))
+
+
 def print_report(report: IngestReport, index_dir: Path) -> None:
+    """Each file's line, then :func:`print_summary`."""
     for outcome in report.files:
-        detail = f" ({outcome.reason})" if outcome.reason else ""
-        nodes = f", {outcome.moments}" if outcome.outcome == "indexed" else ""
-        shown = outcome.link or printable_path(outcome.path)
-        print(f"{outcome.outcome:8} {shown}{nodes}{detail}")
+        print(file_line(outcome))
+    print_summary(report, index_dir)
+
+
+def print_summary(report: IngestReport, index_dir: Path) -> None:
+    """The lines after the files': what was passed over, the counts, what is not repaired."""
     if report.passed_over:
         print(report.passed_over_line)
-    counts = {kind: len(report.of(kind)) for kind in ("indexed", "skipped", "failed")}
-    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" -> {index_dir}")
+    print(f"{counts(report.files)} -> {index_dir}")
     if report.unreachable:
         print(
             f"not repaired: {report.unreachable} stored moments search still cannot reach "

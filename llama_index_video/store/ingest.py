@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -50,7 +50,12 @@ from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.file_walk import expand_paths, input_stat
 from llama_index_video.store.folder_index import resolved_node, stored_node
 from llama_index_video.store.index_writer import IndexWriter
-from llama_index_video.store.ingest_report import FileOutcome, IngestProgress, IngestReport
+from llama_index_video.store.ingest_report import (
+    FileOutcome,
+    FileReport,
+    IngestProgress,
+    IngestReport,
+)
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.manifest import Manifest, PathRecord
 from llama_index_video.store.pending_nodes import node_from_json, pending_node, pending_reason
@@ -122,19 +127,34 @@ class Ingestor(IndexWriter):
             reader, embed_model if embeds_remotely else None, batch_size=batch_size
         )
 
-    def ingest(self, paths: Iterable[str | Path]) -> IngestReport:
-        """Ingest files and folders; see the module docstring for the rules."""
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        link: str = "",
+        on_file: FileReport | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders; see the module docstring for the rules.
+
+        Args:
+            paths: Files and folders (searched recursively).
+            link: The (redacted) link ``paths`` were downloaded from, named in the outcomes.
+            on_file: Told each file's outcome as soon as it is known: a folder that
+                cannot be listed first, then each file in input order.
+        """
         self.recover()
         unreadable: list[tuple[Path, str]] = []
         passed_over: list[Path] = []
         steps = [self._check(path) for path in expand_paths(paths, unreadable, passed_over)]
+        outcomes = [
+            self._told(FileOutcome(p, "failed", why), link, on_file) for p, why in unreadable
+        ]
         first: dict[str, _Read] = {}  # content -> the first file to read it from
         for step in steps:
             if isinstance(step, _Read):
                 first.setdefault(step.record.content_hash, step)
         jobs = [FileJob(step.path, hash_) for hash_, step in first.items()]
         produced = self._executor.run(self._producer, jobs, self._progress)
-        outcomes = []
         try:
             for step in steps:
                 if isinstance(step, FileOutcome):
@@ -143,7 +163,7 @@ class Ingestor(IndexWriter):
                     outcome = self._index_content(step, next(produced))
                 else:  # same content as a file above, now indexed (or failed: read again)
                     outcome = self._ingest_one(step.path)
-                outcomes.append(self._logged(outcome))
+                outcomes.append(self._told(outcome, link, on_file))
                 if self._lexical is not None:
                     self._lexical.refresh(force=False)
         finally:
@@ -153,7 +173,6 @@ class Ingestor(IndexWriter):
             self._lexical.refresh()
         if any(outcome.outcome == "indexed" for outcome in outcomes):
             self.settle()
-        outcomes.extend(self._logged(FileOutcome(p, "failed", why)) for p, why in unreadable)
         report = IngestReport(
             outcomes, sum(len(ids) for ids in self._unreachable.values()), passed_over
         )
@@ -161,10 +180,15 @@ class Ingestor(IndexWriter):
             logger.info("%s", report.passed_over_line)
         return report
 
-    def _logged(self, outcome: FileOutcome) -> FileOutcome:
+    @staticmethod
+    def _told(outcome: FileOutcome, link: str, on_file: FileReport | None) -> FileOutcome:
+        """``outcome`` naming ``link`` (if any), logged and handed to ``on_file``."""
+        outcome = replace(outcome, link=link) if link else outcome
         log = logger.warning if outcome.outcome == "failed" else logger.info
         reason = f": {outcome.reason}" if outcome.reason else ""
         log("%s %s%s", outcome.outcome, printable_path(outcome.path), reason)
+        if on_file is not None:
+            on_file(outcome)
         return outcome
 
     def _ingest_one(self, path: Path) -> FileOutcome:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,6 +36,11 @@ class FileOutcome:
     def shown(self) -> str:
         """How to name this input to the user: the link, else the path."""
         return self.link or str(self.path)
+
+
+FileReport = Callable[[FileOutcome], None]
+"""Told each file's outcome as soon as it is known, before the ingest goes on to the
+next file; what it raises stops the ingest (as Ctrl-C does: finished files stay indexed)."""
 
 
 @dataclass(frozen=True)
