@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from llama_index_video.cli.options import index_option, source_argument, span_options
@@ -34,7 +35,12 @@ def add_chapters_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_chapters(args: argparse.Namespace, index: Any) -> int:
-    from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
+    from llama_index_video.chapters.formats import (
+        text_lines,
+        webvtt,
+        youtube_lines,
+        youtube_shortfall,
+    )
 
     chapters = read_between_writers(index, lambda: index.chapters(args.source))
     if args.json:
@@ -47,6 +53,9 @@ def run_chapters(args: argparse.Namespace, index: Any) -> int:
     else:
         write = {"text": text_lines, "youtube": youtube_lines, "vtt": webvtt}[args.format]
         print(write(chapters).rstrip("\n"))
+        shortfall = youtube_shortfall(chapters) if args.format == "youtube" else None
+        if shortfall:
+            print(f"note: {shortfall}: in a description they stay text", file=sys.stderr)
     return 0
 
 

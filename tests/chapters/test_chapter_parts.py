@@ -6,7 +6,12 @@ import itertools
 
 import numpy as np
 
-from llama_index_video.chapters.formats import text_lines, webvtt, youtube_lines
+from llama_index_video.chapters.formats import (
+    text_lines,
+    webvtt,
+    youtube_lines,
+    youtube_shortfall,
+)
 from llama_index_video.chapters.segment import (
     MIN_CHAPTER_SECONDS,
     TimedVector,
@@ -200,6 +205,19 @@ def test_formats_for_youtube_webvtt_and_reading():
         "2\n00:04:10.500 --> 01:02:05.000\nBattery, dock\n"
     )
     assert text_lines(chapters).splitlines()[1] == "[m.mp4 04:10-1:02:05] Battery, dock"
+
+
+def test_youtube_needs_three_chapters_of_ten_seconds():
+    def chapter(start: float, end: float) -> Chapter:
+        return Chapter("m.mp4", start, end, "Budget", "[m.mp4]", "Budget", f"{start}")
+
+    assert "recording has 2" in youtube_shortfall([chapter(3, 250), chapter(250, 3725)])
+    three = [chapter(3, 250), chapter(250, 500), chapter(500, 900)]
+    assert youtube_shortfall(three) is None
+    # the first line says 00:00, so a first chapter from 3 s to 12 s lasts 12 s there
+    assert youtube_shortfall([chapter(3, 12), chapter(12, 500), chapter(500, 900)]) is None
+    one_short = [chapter(0, 250), chapter(250, 258), chapter(258, 900)]
+    assert "1 of these do" in youtube_shortfall(one_short)
 
 
 # Two chapters each, in German and in Spanish: function words said far more often than
