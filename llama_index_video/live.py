@@ -65,17 +65,15 @@ CATCH_UP_SECONDS = 30.0
 """A chunk is at least ``chunk_seconds`` long; when more is already there (the follower
 fell behind: a busy machine), it takes up to this much at once. Whisper reads audio in
 30 s windows, so three 10 s chunks cost about three times one 30 s chunk to encode."""
-FIRST_BYTES_SECONDS = 60.0
-"""How long a file that is still empty may stay so before the recording counts as ended
-(when ``settle`` is shorter): recorders write their first block late (ffmpeg's MP3,
-256 KiB: 21 s at 96 kbit/s; its Matroska copy, ~30 s)."""
 BLOCK_BYTES = 4096
 BLOCK_SECONDS = 120.0
-"""How long a file whose size is a whole number of :data:`BLOCK_BYTES` may stay so before
-the recording counts as ended (when ``settle`` is shorter): a recorder that buffers
-writes whole blocks until it stops, then the rest. ffmpeg writes Matroska and MP3 in
-256 KiB blocks, 65 s apart for Opus at 32 kbit/s and 120 s at 17.5 kbit/s; a finished
-file ends on a block boundary once in 4,096 files, and then ends this late."""
+"""How long a file whose size is a whole number of :data:`BLOCK_BYTES` (an empty one
+too) may stay so before the recording counts as ended (when ``settle`` is shorter): a
+recorder that buffers writes whole blocks until it stops, then the rest, and its first
+block comes as late as the others. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB
+blocks, 21 s apart for MP3 at 96 kbit/s, 65 s for Opus at 32 kbit/s and 120 s at 17.5
+kbit/s; a finished file ends on a block boundary once in 4,096 files, and then ends
+this late."""
 
 
 @dataclass(frozen=True)
@@ -112,9 +110,9 @@ def ingest_live(
             (the follower fell behind; default :data:`CATCH_UP_SECONDS`);
             ``chunk_seconds`` or less: every chunk is ``chunk_seconds`` long
             (``benchmarks/live_latency.py`` compares the two).
-        settle: A file has ended when it has not grown for this long (while it is still
-            empty, :data:`FIRST_BYTES_SECONDS` if that is longer; while it holds whole
-            blocks, :data:`BLOCK_SECONDS`); a stream when no data has come for this long.
+        settle: A file has ended when it has not grown for this long (while it holds
+            whole blocks, none yet included, :data:`BLOCK_SECONDS` if that is longer); a
+            stream when no data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
         max_bytes: It has ended once the file (or the stream's copy) is this large.
         wait: Seconds each write waits for another writer of the index.
@@ -390,8 +388,6 @@ class _Growth:
             self._last, self._since = state, now
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
         settle = self._settle
-        if state[0] == 0:
-            settle = max(settle, FIRST_BYTES_SECONDS)
-        elif state[0] % BLOCK_BYTES == 0:
+        if state[0] % BLOCK_BYTES == 0:
             settle = max(settle, BLOCK_SECONDS)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle

@@ -25,6 +25,7 @@ import pytest
 from benchmarks.live_latency import write_samples
 from llama_index_video import live
 from llama_index_video.cli.main import main
+from llama_index_video.errors import MediaError
 from llama_index_video.live import LiveChunk, ingest_live
 from llama_index_video.media.audio import decode_audio
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
@@ -157,7 +158,7 @@ def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followe
 ):
     """ffmpeg writes an MP3 in 256 KiB blocks, so its file stays empty for 21 s at
     96 kbit/s: longer than the settle time that ends a recording, which used to refuse
-    it ("still empty after 10 s"). A file still empty waits up to FIRST_BYTES_SECONDS."""
+    it ("still empty after 10 s"). A file still empty waits up to BLOCK_SECONDS."""
     recording = tmp_path / "meeting.mkv"
     recording.touch()
     settle = 3.0
@@ -175,6 +176,23 @@ def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followe
     hits = index.search("what is the launch code", top_k=1)
     index.close()
     assert hits and abs(hits[0].start - 1.0) <= 0.5
+
+
+def test_an_empty_recording_waits_as_long_as_a_block_takes(tmp_path, embed_model, monkeypatch):
+    """ffmpeg writes Opus at 32 kbit/s in Ogg or Matroska in 256 KiB blocks 65 s apart,
+    the first one too: an empty file was refused after 60 s ("still empty after 60 s",
+    a new user's trial), a minute before its first block came. An empty file is a whole
+    number of blocks: it waits BLOCK_SECONDS for the first, as for each next one."""
+    recording = tmp_path / "meeting.ogg"
+    recording.touch()
+    monkeypatch.setattr(live, "BLOCK_SECONDS", 2.0)  # the real 120 s, in a test's time
+    index = open_index(tmp_path / "index", embed_model)
+    started = time.monotonic()
+    with pytest.raises(MediaError, match="still empty after"):
+        ingest_live(index, recording, settle=0.5, max_seconds=30.0)
+    waited = time.monotonic() - started
+    index.close()
+    assert 2.0 <= waited < 10.0
 
 
 def test_a_recorder_that_writes_whole_blocks_a_while_apart_is_followed_to_its_end(
@@ -338,7 +356,7 @@ def test_the_command_refuses_several_files_and_a_missing_one_in_one_line(tmp_pat
     for paths, reason in (
         (["a.mkv", "b.mkv"], "ingest --live takes one file being recorded"),
         ([str(tmp_path / "nowhere.mkv")], "nowhere.mkv: file not found"),
-        # an empty file waits FIRST_BYTES_SECONDS, unless --max-hours ends it first
+        # an empty file waits BLOCK_SECONDS, unless --max-hours ends it first
         ([str(tmp_path / "empty.mkv"), "--max-hours", "0.0005"], "empty.mkv: still empty after"),
     ):
         caplog.clear()
