@@ -25,7 +25,8 @@ construction. Then the finished file (the stream's copy) is ingested the normal 
 which replaces the live rows at once: the final index holds exactly the rows an ingest
 of the finished file gives (units joined across the chunk seams, frames, chapters). A run killed at
 any moment resumes, when started again, after the last stored chunk, in the language the
-recording was settled in there.
+recording was settled in there; one a Ctrl-C (``stop``) ended goes on after what its
+ingest held, if the file has only grown since (:mod:`llama_index_video.store.live`).
 
 Only formats readable while they grow work: WAV, MP3, Ogg, Matroska/WebM. An MP4 or
 MOV being recorded has no index (``moov`` atom) until it is finished.
@@ -164,7 +165,7 @@ def ingest_live(
     follow(path, key, ended=lambda: growth.ended(deadline, stop))
     if not path.is_file():
         raise VideoIndexError(f"{path}: the recording is gone; its live moments stay listed")
-    return _ingest_finished(index, path, key, wait=wait)
+    return _ingest_finished(index, path, key, wait=wait, stopped=stop.is_set())
 
 
 def _ingest_stream(
@@ -239,12 +240,19 @@ def _ingest_stream(
     return report
 
 
-def _ingest_finished(index: VideoIndex, path: Path, key: str, *, wait: float) -> IngestReport:
-    """Ingest the finished recording whole, which replaces its live rows, then forget
-    what was kept to resume them."""
+def _ingest_finished(
+    index: VideoIndex, path: Path, key: str, *, wait: float, stopped: bool = False
+) -> IngestReport:
+    """Ingest the recording whole, which replaces its live rows, then forget what was
+    kept to resume them (``stopped``: it ended by Ctrl-C, see
+    :mod:`llama_index_video.store.live`)."""
     report = index.ingest([path], wait=wait)
     with index._writing(wait):
-        _live_rows(index, path, key).finish()
+        if _live_rows(index, path, key).finish(stopped=stopped):
+            ingestor = index._ingestor(None)  # the commit step of what finish forgot
+            ingestor.finish_removals()
+            ingestor.settle()
+            index.lexical.refresh()
     return report
 
 

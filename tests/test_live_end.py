@@ -1,6 +1,6 @@
 """How a live recording ends: what it kept to resume from is gone once the finished file
 is ingested, and a recording stopped with Ctrl-C while it still grows, then followed
-again, holds each moment once.
+again, goes on where it stopped and holds each moment once.
 
 The recording is the tone script of :mod:`test_live` (a fact's second is a known tone),
 so every fact's time is known and nothing depends on what speech recognition hears.
@@ -65,13 +65,17 @@ class PausedRecorder:
             self.go[self.pauses.index(self.written)].wait(WAIT_SECONDS)
 
 
-def test_a_recording_stopped_while_it_grows_then_followed_again_holds_each_moment_once(
-    tmp_path, embed_model, monkeypatch
+@pytest.mark.parametrize("rewritten", [False, True])
+def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_followed_again(
+    tmp_path, embed_model, monkeypatch, rewritten
 ):
     """Ctrl-C (``stop``) ends the recording at 12 s and ingests that much whole; the
-    recorder goes on, and ``ingest --live`` of the same file is started again. The moments
-    of the file as it was stopped are not searchable beside those followed again, nor
-    left behind, with no path naming them, once it has ended."""
+    recorder goes on, and ``ingest --live`` of the same file is started again. It goes on
+    after what was stopped (not from 0, transcribing it again), whose moments stay
+    searchable meanwhile, once each, and are not left behind, with no path naming them,
+    once it has ended. A file whose bytes changed since the stop (``rewritten``: one
+    byte of its last second, past the first 64 KiB that name the recording) is not the
+    one stopped: it is followed from 0, and what was stopped is forgotten."""
     recording = tmp_path / "meeting.mkv"
     recorder = PausedRecorder(12, 18)
     monkeypatch.setattr(live_latency, "time", recorder)
@@ -83,9 +87,16 @@ def test_a_recording_stopped_while_it_grows_then_followed_again_holds_each_momen
     stop = threading.Event()
     report = follow(index, recording, settle=WAIT_SECONDS, stop=stop, report=lambda c: stop.set())
     assert report.ok, report
-    assert [e.status for e in index.library()] == ["indexed"]
+    (stopped,) = index.library()
+    assert stopped.status == "indexed" and stopped.duration
     assert [row[1] for row in searchable(index)] == [pytest.approx(1.0, abs=0.5)]
 
+    if rewritten:
+        with recording.open("r+b") as handle:
+            handle.seek(-RATE, 2)
+            byte = handle.read(1)
+            handle.seek(-RATE, 2)
+            handle.write(bytes([byte[0] ^ 1]))
     recorder.go[0].set()  # the recorder goes on: 6 s more, then waits again
     found: list[tuple[LiveChunk, list[tuple[str, float, float, str]]]] = []
 
@@ -96,9 +107,11 @@ def test_a_recording_stopped_while_it_grows_then_followed_again_holds_each_momen
     report = follow(index, recording, settle=1.0, report=followed)
     writer.join()
     assert report.ok, report
-    for chunk, shown in found:  # the recording followed again, and nothing beside it
-        assert len({row[0] for row in shown}) == 1, chunk
+    went_on_from = 0.0 if rewritten else stopped.duration
+    assert found[0][0].start == pytest.approx(went_on_from, abs=0.01)
+    for chunk, shown in found:  # what was stopped, then the chunks after it; each once
         assert [row[1] for row in shown if row[1] < 4.0] == [pytest.approx(1.0, abs=0.5)]
+        assert len({row[1:3] for row in shown}) == len(shown), chunk
     assert [e.status for e in index.library()] == ["indexed"]
     assert live_notes(index) == []
     followed_again = rows(index)

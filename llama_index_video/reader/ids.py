@@ -18,12 +18,16 @@ from pathlib import Path
 _BLOCK = 1 << 20
 
 
-def content_hash(path: str | Path) -> str:
-    """Hex sha256 of the file's bytes, read in 1 MiB blocks."""
+def content_hash(path: str | Path, length: int | None = None) -> str:
+    """Hex sha256 of the file's bytes (its first ``length``, if given), read in 1 MiB
+    blocks."""
     digest = hashlib.sha256()
+    left = length
     with Path(path).open("rb") as handle:
-        while block := handle.read(_BLOCK):
+        while block := handle.read(_BLOCK if left is None else min(_BLOCK, left)):
             digest.update(block)
+            if left is not None:
+                left -= len(block)
     return digest.hexdigest()
 
 

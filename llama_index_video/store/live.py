@@ -20,11 +20,18 @@ next chunk as the killed one would have. An index written before it was kept has
 such note: its recording resumes with no settled language. Both notes are for resuming:
 once the finished file has replaced the live rows they are deleted (:meth:`LiveRows.finish`).
 
-When the live rows take a path that held another content (the same path ingested
-before: an earlier recording, or this one ingested when a Ctrl-C ended it while it still
-grew), that content is forgotten as a changed file's old content is, unless another path
-holds it: its moments described what the path held before, and, no path naming them,
-they stayed searchable after the final ingest.
+When the live rows take a path that held another content (an earlier recording at the
+same path), that content is forgotten as a changed file's old content is, unless another
+path holds it: its moments described what the path held before, and, no path naming
+them, they stayed searchable after the final ingest.
+
+A recording stopped with Ctrl-C is ingested as far as it went, but it may not be over:
+``live-stopped:<key>`` notes that content, the file's size then, a hash of those bytes
+and the settled language. Followed again while its file has only grown since (its first
+bytes are the same), it goes on from the end of that content, which stays searchable
+until the finished file replaces it, and is forgotten then. A file that changed
+otherwise (a recorder that rewrites its header, a new recording) is followed from its
+start, the stopped content forgotten as an earlier recording's is.
 """
 
 from __future__ import annotations
@@ -32,10 +39,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from llama_index_video.reader.ids import content_hash
 from llama_index_video.store.collection import content_nodes
 from llama_index_video.store.manifest import Manifest, PathRecord
 
@@ -63,6 +71,23 @@ class Stored:
 
     until: float = 0.0
     settled: str | None = None
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A recording stopped with Ctrl-C, as the ingest of its file so far left it.
+
+    Attributes:
+        content: The content that ingest indexed.
+        size: The file's size then, in bytes.
+        head: :func:`~llama_index_video.reader.ids.content_hash` of those bytes.
+        settled: The language the recording was settled in, if any.
+    """
+
+    content: str
+    size: int
+    head: str
+    settled: str | None
 
 
 def live_key(path: Path, head: bytes) -> str:
@@ -95,6 +120,7 @@ class LiveRows:
         self.key = key
         self._unfinished = f"live-chunk:{key}"
         self._language = f"live-language:{key}"
+        self._stopped = f"live-stopped:{key}"
 
     def stored(self) -> Stored:
         """How far the stored chunks go, after undoing a chunk left half written by a
@@ -107,7 +133,9 @@ class LiveRows:
                 self._lexical.add(content_nodes(self._index.vector_store, self.key))
             self._manifest.set_meta(self._unfinished, "")
         record = self._manifest.file(self.key)
-        if record is None or record.status != "indexed" or record.notes != LIVE_NOTE:
+        if record is None:
+            return self._going_on()
+        if record.status != "indexed" or record.notes != LIVE_NOTE:
             return Stored()
         return Stored(record.duration or 0.0, self._manifest.get_meta(self._language) or None)
 
@@ -135,22 +163,80 @@ class LiveRows:
             self._manifest.set_meta(self._language, settled or "")
             self._manifest.set_meta(self._unfinished, "")
 
-    def finish(self) -> None:
+    def finish(self, *, stopped: bool = False) -> bool:
         """Delete the recording's notes once its live rows are gone (the ingest of the
-        finished file replaced them); while they are still listed (that ingest failed),
-        they stay for the next run to resume from."""
+        whole file replaced them); while they are still listed (that ingest failed), they
+        stay for the next run to resume from. ``stopped``: it ended by Ctrl-C, and is
+        noted so (see the module docstring).
+
+        Returns:
+            Whether the content an earlier stop left, which this recording went on from,
+            was forgotten (its rows are deleted in the caller's commit step).
+        """
         record = self._manifest.file(self.key)
         if record is not None and record.notes == LIVE_NOTE:
-            return
+            return False
+        earlier = self._stopped_before()
+        held = self._held()
+        note = None
+        if stopped and held is not None:
+            size = self.path.stat().st_size
+            settled = self._manifest.get_meta(self._language) or None
+            stop = Stopped(held.content_hash, size, content_hash(self.path, size), settled)
+            note = json.dumps(asdict(stop))
         with self._manifest.transaction():
             self._manifest.forget_meta(self._unfinished)
             self._manifest.forget_meta(self._language)
+            if note is None:
+                self._manifest.forget_meta(self._stopped)
+            else:
+                self._manifest.set_meta(self._stopped, note)
+        if earlier is None or self._manifest.paths_of(earlier.content):
+            return False
+        self._forget(earlier.content)
+        return True
+
+    def _going_on(self) -> Stored:
+        """Where a recording with no live rows yet starts: after the content a stop left,
+        if its file has only grown since; else at 0, and that note is dropped (with its
+        content, if no path names it any more: an ingest replaced the live rows that
+        went on from it)."""
+        stopped = self._stopped_before()
+        if stopped is None:
+            return Stored()
+        held = self._held()
+        if held is not None and held.content_hash == stopped.content:
+            record = self._manifest.file(stopped.content)
+            grown = self.path.stat().st_size >= stopped.size
+            if (
+                record is not None
+                and record.status == "indexed"
+                and grown
+                and content_hash(self.path, stopped.size) == stopped.head
+            ):
+                return Stored(record.duration or 0.0, stopped.settled)
+        self._manifest.forget_meta(self._stopped)
+        if not self._manifest.paths_of(stopped.content):
+            self._forget(stopped.content)
+        return Stored()
 
     def _forget_held(self) -> None:
-        """Forget the content this path held before, unless another path holds it."""
-        path = str(self.path.resolve())
-        held = self._manifest.path(path)
-        if held is None or held.content_hash == self.key:
+        """Forget the content this path held before, unless another path holds it or the
+        recording goes on from it (forgotten at the end then, see :meth:`finish`)."""
+        held = self._held()
+        if held is None:
             return
-        if all(other.path == path for other in self._manifest.paths_of(held.content_hash)):
+        stopped = self._stopped_before()
+        if stopped is not None and stopped.content == held.content_hash:
+            return
+        if all(other.path == held.path for other in self._manifest.paths_of(held.content_hash)):
             self._forget(held.content_hash)
+
+    def _held(self) -> PathRecord | None:
+        """What this path names, if not the live rows."""
+        held = self._manifest.path(str(self.path.resolve()))
+        return None if held is None or held.content_hash == self.key else held
+
+    def _stopped_before(self) -> Stopped | None:
+        noted = self._manifest.get_meta(self._stopped)
+        return Stopped(**json.loads(noted)) if noted else None
