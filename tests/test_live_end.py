@@ -65,9 +65,9 @@ class PausedRecorder:
             self.go[self.pauses.index(self.written)].wait(WAIT_SECONDS)
 
 
-@pytest.mark.parametrize("rewritten", [False, True])
+@pytest.mark.parametrize("then", ["grown", "rewritten", "killed"])
 def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_followed_again(
-    tmp_path, embed_model, monkeypatch, rewritten
+    tmp_path, embed_model, monkeypatch, then
 ):
     """Ctrl-C (``stop``) ends the recording at 12 s and ingests that much whole; the
     recorder goes on, and ``ingest --live`` of the same file is started again. It goes on
@@ -75,7 +75,9 @@ def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_follow
     searchable meanwhile, once each, and are not left behind, with no path naming them,
     once it has ended. A file whose bytes changed since the stop (``rewritten``: one
     byte of its last second, past the first 64 KiB that name the recording) is not the
-    one stopped: it is followed from 0, and what was stopped is forgotten."""
+    one stopped: it is followed from 0, and what was stopped is forgotten. A run going on
+    from it that is ``killed`` after its first chunk resumes after that chunk, and what
+    was stopped still goes at the end."""
     recording = tmp_path / "meeting.mkv"
     recorder = PausedRecorder(12, 18)
     monkeypatch.setattr(live_latency, "time", recorder)
@@ -91,7 +93,7 @@ def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_follow
     assert stopped.status == "indexed" and stopped.duration
     assert [row[1] for row in searchable(index)] == [pytest.approx(1.0, abs=0.5)]
 
-    if rewritten:
+    if then == "rewritten":
         with recording.open("r+b") as handle:
             handle.seek(-RATE, 2)
             byte = handle.read(1)
@@ -103,12 +105,19 @@ def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_follow
     def followed(chunk: LiveChunk) -> None:
         found.append((chunk, searchable(index)))
         recorder.go[1].set()
+        if then == "killed" and len(found) == 1:
+            raise KeyboardInterrupt
 
+    if then == "killed":
+        with pytest.raises(KeyboardInterrupt):
+            follow(index, recording, settle=1.0, report=followed)
+        assert [e.status for e in index.library()] == ["live"]
     report = follow(index, recording, settle=1.0, report=followed)
     writer.join()
     assert report.ok, report
-    went_on_from = 0.0 if rewritten else stopped.duration
+    went_on_from = 0.0 if then == "rewritten" else stopped.duration
     assert found[0][0].start == pytest.approx(went_on_from, abs=0.01)
+    assert found[1][0].start == found[0][0].end
     for chunk, shown in found:  # what was stopped, then the chunks after it; each once
         assert [row[1] for row in shown if row[1] < 4.0] == [pytest.approx(1.0, abs=0.5)]
         assert len({row[1:3] for row in shown}) == len(shown), chunk
