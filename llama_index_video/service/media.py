@@ -24,6 +24,7 @@ import logging
 import mimetypes
 import os
 import re
+import stat
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -90,6 +91,8 @@ def _sound_only(path: Path) -> bool:
         status = path.stat()
     except OSError:
         return False
+    if not stat.S_ISREG(status.st_mode):
+        return False
     return _sound_only_version(str(path), status.st_size, status.st_mtime_ns)
 
 
@@ -152,14 +155,13 @@ class MediaCatalog:
             return None
         for record in self._paths.get(content_hash, []):
             path = Path(record.path)
-            media_type = recording_media_type(path)
-            if media_type is None:
-                continue
             try:
                 unchanged = path.resolve(strict=True) == path and path.stat().st_size == record.size
             except OSError:
                 continue
-            if unchanged and path.is_file():
+            # checked before its streams are read: a path that became a pipe would block
+            media_type = recording_media_type(path) if unchanged and path.is_file() else None
+            if media_type is not None:
                 return MediaFile(content_hash, path, media_type)
         return None
 
