@@ -87,7 +87,8 @@ class Naming(Recordings):
 
         looked_at = list(recordings)
         done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, looked_at)
-        self.lexical.refresh()
+        if any(done.named.values()):  # ingest calls this for each file: rebuild only for names
+            self.lexical.refresh()
         for content_hash, _, _ in looked_at:
             summarize(self.manifest, self.vector_store, content_hash)
         return done

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from llama_index_video.sources.download import DownloadOptions
     from llama_index_video.store.ingest import Ingestor
     from llama_index_video.store.ingest_report import (
+        FileOutcome,
         FileReport,
         IngestProgress,
         IngestReport,
@@ -108,18 +109,24 @@ class Writing(Naming):
             self._record_identity()
             from llama_index_video.store.inputs import ingest_inputs
 
-            report = ingest_inputs(
+            def told(outcome: FileOutcome) -> None:
+                # Named as each file is done: a run interrupted later keeps the names,
+                # and the next run skips the file.
+                if outcome.outcome == "indexed" and outcome.content_hash is not None:
+                    recording = (outcome.content_hash, outcome.path, outcome.shown)
+                    for shown, reason in self._name_voices([recording]).failed.items():
+                        logger.warning("%s: its voices are not named: %s", shown, reason)
+                if on_file is not None:
+                    on_file(outcome)
+
+            return ingest_inputs(
                 self._ingestor(progress, executor),
                 paths,
                 media_dir=self.folder.media,
                 options=downloads,
                 progress=progress,
-                on_file=on_file,
+                on_file=told,
             )
-            new = [(f.content_hash, f.path, f.shown) for f in report.of("indexed")]
-            for shown, reason in self._name_voices(new).failed.items():  # type: ignore[arg-type]
-                logger.warning("%s: its voices are not named: %s", shown, reason)
-            return report
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

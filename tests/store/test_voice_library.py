@@ -117,6 +117,22 @@ def test_a_recording_ingested_after_naming_gets_the_name(index, capsys):
     assert unknown >= 0.95, unknown
 
 
+def test_a_recording_is_named_as_soon_as_it_is_indexed(index):
+    """An ingest stopped after its first file (Ctrl-C) keeps that file's names: the next
+    run skips the file, so naming it only at the end of the run lost them."""
+    name_mee009(index)
+
+    def stop_after_first(outcome) -> None:
+        assert outcome.outcome == "indexed"
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        index.ingest([index.path.parent / "ami_dev01.flac"], on_file=stop_after_first)
+    index.reopen()
+    named, unknown = shares(units(index, "ami_dev01"))
+    assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
+
+
 def test_relabel_names_a_recording_ingested_before(index, capsys):
     assert index.ingest([index.path.parent / "ami_dev01.flac"]).ok
     label = name_mee009(index)
