@@ -50,7 +50,8 @@ class Verifying(Writing):
         With ``repair``, delete stray rows, orphan frames and clips and partial files,
         and re-index the files with missing moments (or left half-indexed) from the
         paths the manifest recorded for them, if they still exist; those whose files
-        are gone are in the report as failed (so it is not ``ok``). Then make the
+        are gone are in the report as failed (so it is not ``ok``), and name their voices
+        from the folder's voice library as ``ingest`` does. Then make the
         chapters of long recordings indexed without them, from their stored units
         (:mod:`llama_index_video.chapters.backfill`).
 
@@ -82,7 +83,7 @@ class Verifying(Writing):
                     found.append(there)
                 elif paths:  # known by no path: nothing to restore it from was ever recorded
                     gone.append(source_gone(paths[0], key))
-            report = ingestor.ingest(found)
+            report = ingestor.ingest(found, on_file=self._naming_each(None))
             from llama_index_video.chapters.backfill import make_due_chapters
 
             make_due_chapters(ingestor, self.vector_store, self.manifest)

@@ -109,24 +109,31 @@ class Writing(Naming):
             self._record_identity()
             from llama_index_video.store.inputs import ingest_inputs
 
-            def told(outcome: FileOutcome) -> None:
-                # Named as each file is done: a run interrupted later keeps the names,
-                # and the next run skips the file.
-                if outcome.outcome == "indexed" and outcome.content_hash is not None:
-                    recording = (outcome.content_hash, outcome.path, outcome.shown)
-                    for shown, reason in self._name_voices([recording]).failed.items():
-                        logger.warning("%s: its voices are not named: %s", shown, reason)
-                if on_file is not None:
-                    on_file(outcome)
-
             return ingest_inputs(
                 self._ingestor(progress, executor),
                 paths,
                 media_dir=self.folder.media,
                 options=downloads,
                 progress=progress,
-                on_file=told,
+                on_file=self._naming_each(on_file),
             )
+
+    def _naming_each(self, on_file: FileReport | None) -> FileReport:
+        """``on_file``, after naming the voices of each file indexed (in the writer lock).
+
+        Each recording is named as soon as it is indexed: a run interrupted later keeps
+        the names, and the next run skips the file.
+        """
+
+        def told(outcome: FileOutcome) -> None:
+            if outcome.outcome == "indexed" and outcome.content_hash is not None:
+                recording = (outcome.content_hash, outcome.path, outcome.shown)
+                for shown, reason in self._name_voices([recording]).failed.items():
+                    logger.warning("%s: its voices are not named: %s", shown, reason)
+            if on_file is not None:
+                on_file(outcome)
+
+        return told
 
     def remove(self, source: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS) -> int:
         """Take a path or link out of the index; returns how many paths it matched (0 or 1).

@@ -23,6 +23,7 @@ import pytest
 
 from benchmarks.speaker_scoring import read_rttm
 from benchmarks.voice_library import copy_with_subtitles, units
+from llama_index_video import schema
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
@@ -128,6 +129,22 @@ def test_a_recording_is_named_as_soon_as_it_is_indexed(index):
 
     with pytest.raises(KeyboardInterrupt):
         index.ingest([index.path.parent / "ami_dev01.flac"], on_file=stop_after_first)
+    index.reopen()
+    named, unknown = shares(units(index, "ami_dev01"))
+    assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
+
+
+def test_a_recording_indexed_again_by_repair_gets_the_name_again(index):
+    name_mee009(index)
+    assert index.ingest([index.path.parent / "ami_dev01.flac"]).ok
+    assert shares(units(index, "ami_dev01"))[0] >= MEE009_LABELLED
+    key = index.recording("ami_dev01.flac").content_hash
+    rows = index.vector_store._collection.get(where={schema.CONTENT_HASH: key}, include=[])
+    index.vector_store._collection.delete(ids=rows["ids"][:2])  # two moments lost
+
+    check, report = index.verify(repair=True)
+    assert [s.content_hash for s in check.damaged] == [key]
+    assert report is not None and report.ok
     index.reopen()
     named, unknown = shares(units(index, "ami_dev01"))
     assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
