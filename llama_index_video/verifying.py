@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llama_index_video.errors import IndexCorruptError
+from llama_index_video.errors import IndexCorruptError, VideoIndexError
 from llama_index_video.store.collection import row_total, stores_by_name
 from llama_index_video.store.integrity import IndexCheck, check_index, lost_manifest
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
@@ -49,15 +49,19 @@ class Verifying(Writing):
 
         With ``repair``, delete stray rows, orphan frames and clips and partial files,
         and re-index the files with missing moments (or left half-indexed) from the
-        paths the manifest recorded for them, if they still exist; those whose files
-        are gone are in the report as failed (so it is not ``ok``), and name their voices
-        from the folder's voice library as ``ingest`` does. Then make the
-        chapters of long recordings indexed without them, from their stored units
-        (:mod:`llama_index_video.chapters.backfill`).
+        paths the manifest recorded for them, if they still exist, with the index's
+        reader, and name their voices from the folder's voice library as ``ingest``
+        does; those whose files are gone are in the report as failed (so it is not
+        ``ok``). Then make the chapters of long recordings indexed without them, from
+        their stored units (:mod:`llama_index_video.chapters.backfill`).
 
         Returns:
             What was found (before any repair), and the re-indexing report (None
             without ``repair``).
+
+        Raises:
+            VideoIndexError: with ``repair``, a recording to read again had speaker
+                labels and the reader labels none; nothing was changed.
         """
         if self.read_only and not repair:
             with translated(self.folder.chroma):
@@ -68,10 +72,11 @@ class Verifying(Writing):
                 return check, None
             if not check.manifest_lost:  # else the rebuilt manifest takes them from the store
                 self._record_identity()
-            ingestor = self._ingestor(progress)
-            ingestor.recover(check)
             again = [s.content_hash for s in check.damaged] + check.interrupted
             again += check.to_reindex
+            self._refuse_losing_speakers(again)
+            ingestor = self._ingestor(progress)
+            ingestor.recover(check)
             from llama_index_video.store.ingest_report import IngestReport, source_gone
 
             found: list[Path] = []
@@ -88,6 +93,26 @@ class Verifying(Writing):
 
             make_due_chapters(ingestor, self.vector_store, self.manifest)
             return check, IngestReport([*report.files, *gone], report.unreachable)
+
+    def _refuse_losing_speakers(self, contents: list[str]) -> None:
+        """Raise when a recording among ``contents`` had speaker labels and this index's
+        reader, which would read it again, labels none."""
+        if self.reader.diarizer is not None:
+            return
+        summaries = self.manifest.summaries()
+        labelled = [
+            paths[0].source
+            for key in contents
+            if key in summaries
+            and summaries[key].speakers
+            and (paths := self.manifest.paths_of(key))
+        ]
+        if labelled:
+            raise VideoIndexError(
+                f"{', '.join(labelled)}: had speaker labels, and the repair would read it "
+                "again without them; repair with speakers (verify --repair --speakers, or "
+                "a reader with a diarizer)"
+            )
 
     def check_store(self) -> None:
         """Fail if the vector store holds fewer rows than the manifest lists, or holds

@@ -42,7 +42,7 @@ def _verify(args: argparse.Namespace) -> int:
     IndexFolder(args.index).require()
     for damaged, kept in set_aside_damaged(args.index, wait=args.wait) if args.repair else []:
         print(f"damaged: {damaged}: not a database; moved aside to {kept}, rebuilt below")
-    index = open_index(args.index)
+    index = reading_index(args)
     bars = ProgressBars(enabled=not args.quiet and sys.stderr.isatty())
     try:
         check, report = index.verify(repair=args.repair, progress=bars, wait=args.wait)

@@ -254,11 +254,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("--quiet", action="store_true", help="no progress bars")
     wait_options(verify)
+    _reading_options(verify)  # how --repair reads a file again: as it was ingested
     return parser
 
 
 def _reading_options(parser: argparse.ArgumentParser) -> None:
-    """How files are read and embedded: ``ingest`` and ``watch`` take the same flags."""
+    """How files are read and embedded: ``ingest``, ``watch`` and ``verify`` (for
+    ``--repair``) take the same flags."""
     parser.add_argument(
         "--no-subtitles", action="store_true", help="always transcribe, ignore subtitle files"
     )

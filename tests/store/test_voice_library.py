@@ -134,17 +134,25 @@ def test_a_recording_is_named_as_soon_as_it_is_indexed(index):
     assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
 
 
-def test_a_recording_indexed_again_by_repair_gets_the_name_again(index):
+def test_repair_reads_a_recording_again_with_its_speakers_and_names_them(index, capsys):
     name_mee009(index)
     assert index.ingest([index.path.parent / "ami_dev01.flac"]).ok
-    assert shares(units(index, "ami_dev01"))[0] >= MEE009_LABELLED
     key = index.recording("ami_dev01.flac").content_hash
     rows = index.vector_store._collection.get(where={schema.CONTENT_HASH: key}, include=[])
     index.vector_store._collection.delete(ids=rows["ids"][:2])  # two moments lost
+    repair = ["verify", "--repair", "--quiet", "--index", str(index.path)]
+    capsys.readouterr()
 
-    check, report = index.verify(repair=True)
-    assert [s.content_hash for s in check.damaged] == [key]
-    assert report is not None and report.ok
+    assert main(repair) != 0  # read again without speakers, its labels would be lost
+    err = capsys.readouterr().err.strip()
+    assert "ami_dev01.flac: had speaker labels" in err and "--speakers" in err
+    assert len(err.splitlines()) == 1
+    index.reopen()
+    assert len(index.vector_store._collection.get(where={schema.CONTENT_HASH: key})["ids"]) == (
+        len(rows["ids"]) - 2
+    )  # nothing was changed
+
+    assert main([*repair, "--speakers", "2"]) == 0, capsys.readouterr()
     index.reopen()
     named, unknown = shares(units(index, "ami_dev01"))
     assert named >= MEE009_LABELLED and unknown >= 0.95, (named, unknown)
