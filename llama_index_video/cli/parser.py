@@ -162,6 +162,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="score each moment with its chapter's match too (topic questions)",
     )
     _named_speaker_option(search)
+    search.add_argument(
+        "--source",
+        action="append",
+        metavar="SOURCE",
+        help="only the moments of this recording (its path, file name or link, as 'list' "
+        "shows it); repeat for several",
+    )
     search.add_argument("--json", action="store_true", help="print the JSON contract")
     _relevance_option(search)
 

@@ -36,7 +36,9 @@ def run_search(args: argparse.Namespace) -> int:
     """``search``: print the hits (``--json``: as JSON)."""
     settings = {**search_options(args), **store_options(args)}
     hits = None
-    if not (args.speaker or args.language or args.by_chapter or args.by_named_speaker):
+    if not (
+        args.speaker or args.language or args.by_chapter or args.by_named_speaker or args.source
+    ):
         hits = served_search(
             args.index, args.query, settings=settings, top_k=args.top_k, modalities=args.modality
         )
@@ -141,6 +143,7 @@ def _asked(args: argparse.Namespace) -> dict[str, Any]:
         "languages": args.language,
         "by_chapter": args.by_chapter,
         "by_named_speaker": args.by_named_speaker,
+        "sources": args.source,
     }
 
 

@@ -61,6 +61,7 @@ def one_shot_search(
     languages: Sequence[str] | None = None,
     by_chapter: bool = False,
     by_named_speaker: bool = False,
+    sources: Sequence[str] | None = None,
     known_speakers: Callable[[], Sequence[str]] = list,
 ) -> list[SearchHit] | None:
     """``VideoIndex(path, ...).search(query, ...)``'s hits, without LlamaIndex; None when
@@ -68,8 +69,11 @@ def one_shot_search(
 
     The options are ``VideoIndex``'s (``chroma_url``, ``collection``, ``relevance``,
     ``lexical``) and ``VideoIndex.search``'s; ``known_speakers`` gives the index's
-    speakers, for ``by_named_speaker``.
+    speakers, for ``by_named_speaker``. ``sources`` are not served here: which recordings
+    they name is ``VideoIndex``'s to say.
     """
+    if sources:
+        return None
     engine = one_shot_collection(path, chroma_url=chroma_url, collection=collection)
     if engine is None:
         return None

@@ -5,8 +5,9 @@ Routes::
     GET  /                       the page (static/index.html)
     GET  /static/{file}          its script and style sheet
     GET  /api/health             {"status": "ok", "version", "files", "live_reload", "embedding"}
-    GET  /api/search?q=&top_k=&modality=&speaker=&language=&by_chapter=&by_named_speaker=
-                                 the ``search --json`` list (the options as ``search``'s)
+    GET  /api/search?q=&top_k=&modality=&speaker=&language=&by_chapter=&by_named_speaker=&source=
+                                 the ``search --json`` list (the options as ``search``'s;
+                                 ``source`` repeated for several recordings)
     POST /api/ask                {"question": str, "top_k": int, "language": str,
                                  "speaker": str, "by_named_speaker": bool} -> the
                                  ``ask --json`` object (the filters as ``/api/search``'s)
@@ -266,6 +267,13 @@ def create_app(
             bool,
             Query(description="a question naming a speaker as the one speaking keeps theirs"),
         ] = False,
+        source: Annotated[
+            list[str] | None,
+            Query(
+                description="only the moments of this recording (its path, file name or "
+                "link, as /api/library lists it); repeat for several",
+            ),
+        ] = None,
     ) -> JSONResponse:
         query = q.strip()
         if not query:
@@ -280,6 +288,7 @@ def create_app(
             languages=languages,
             by_chapter=by_chapter,
             by_named_speaker=by_named_speaker,
+            sources=source,
         )
         if (speakers or languages) and not hits:  # the index has no such speaker, language?
             with live.reading() as (current, _):

@@ -242,3 +242,28 @@ def test_a_library_logging_at_debug_prints_nothing_without_debug(tmp_path):
     result = _quiet_ingest(EXAMPLES / "handbook.md", tmp_path / "index")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
+
+
+MIGRATION = "Who will own the migration to the new billing provider?"  # team_sync 00:14
+
+
+def test_search_keeps_the_moments_of_the_recordings_named_by_source(capsys, index_dir):
+    def searched(*sources: str) -> list[dict]:
+        named = [arg for source in sources for arg in ("--source", source)]
+        asked = ["search", MIGRATION, "--index", str(index_dir), "--json", *named]
+        code, out, err = run(capsys, *asked)
+        assert code == 0, err
+        return json.loads(out)
+
+    assert Path(searched()[0]["source"]).name == "team_sync.mp3"
+    elsewhere = searched("checkout_deep_dive.mp4")
+    assert {Path(hit["source"]).name for hit in elsewhere} <= {"checkout_deep_dive.mp4"}
+    both = searched("checkout_deep_dive.mp4", "team_sync.mp3")
+    assert Path(both[0]["source"]).name == "team_sync.mp3"
+    assert both[0]["start"] <= 14.5 <= both[0]["end"]
+    assert {Path(hit["source"]).name for hit in both} <= {"checkout_deep_dive.mp4", "team_sync.mp3"}
+
+    code, _, err = run(
+        capsys, "search", MIGRATION, "--index", str(index_dir), "--source", "nowhere.mp4"
+    )
+    assert code != 0 and "nowhere.mp4" in err and len(err.strip().splitlines()) == 1, err

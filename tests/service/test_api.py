@@ -21,7 +21,7 @@ from llama_index_video.service import ask_with
 from llama_index_video.service.app import create_app
 from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply
 from tests.service.conftest import LOOPBACK
-from tests_support import OZONE
+from tests_support import CHECKOUT, OZONE, TEAM_SYNC
 
 UVC = "how much ultraviolet C radiation is absorbed"
 ADDED = {"media_url", "media_type", "frame_url"}
@@ -78,6 +78,18 @@ def test_search_by_a_speaker_an_index_without_labels_says_why_it_finds_nothing(
     assert response.status_code == 422
     assert "no speaker labels" in response.json()["detail"]
     assert example_index.search(UVC, speakers=["SPEAKER_1"]) == []
+
+
+def test_search_keeps_the_moments_of_the_recordings_named_by_source(client):
+    migration = "Who will own the migration to the new billing provider?"  # team_sync 00:14
+    names = {"source": [TEAM_SYNC.name, CHECKOUT.name]}
+    both = client.get("/api/search", params={"q": migration, **names}).json()
+    assert both[0]["source"] == str(TEAM_SYNC) and both[0]["start"] <= 14.5 <= both[0]["end"]
+    assert {hit["source"] for hit in both} <= {str(TEAM_SYNC), str(CHECKOUT)}
+    elsewhere = client.get("/api/search", params={"q": migration, "source": CHECKOUT.name})
+    assert {hit["source"] for hit in elsewhere.json()} <= {str(CHECKOUT)}
+    unknown = client.get("/api/search", params={"q": migration, "source": "nowhere.mp4"})
+    assert unknown.status_code == 422 and "nowhere.mp4" in unknown.json()["detail"]
 
 
 def test_search_with_nothing_relevant_is_an_empty_list(client):
