@@ -276,6 +276,7 @@ def test_the_answer_is_shown_with_the_slide_on_screen_while_it_is_spoken(
     example_index, timeline, top_k
 ):
     # The README's recipe retrieves 8: lower-ranked frames land inside a moment's context.
+    example_index.check_store()  # its Chroma opened again if another index of it closed
     retriever = VectorStoreIndex.from_vector_store(
         example_index.vector_store, embed_model=example_index.embed_model
     ).as_retriever(similarity_top_k=top_k)

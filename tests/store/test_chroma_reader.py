@@ -52,6 +52,7 @@ def _rows(nodes) -> list[tuple[str, str, dict]]:
 
 
 def test_rows_and_scores_are_chromas(example_index, reader):
+    example_index.check_store()  # its Chroma opened again if another index of it closed
     chroma = example_index.vector_store
     assert row_total(reader) == row_total(chroma) > 0
     assert chroma_collection(reader) is reader.client
@@ -74,6 +75,7 @@ def test_rows_and_scores_are_chromas(example_index, reader):
 
 
 def test_nodes_by_id_and_by_filters_are_chromas(example_index, reader):
+    example_index.check_store()  # its Chroma opened again if another index of it closed
     chroma = example_index.vector_store
     some = chroma.query(
         VectorStoreQuery(
