@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from llama_index_video.cli.interrupts import Interrupts
 from llama_index_video.cli.opening import open_index, store_options
 from llama_index_video.cli.status import EXIT_FAILED_FILES, EXIT_INTERRUPTED
 from llama_index_video.embeddings.capabilities import usage
@@ -53,6 +54,13 @@ def reading_index(args: argparse.Namespace) -> VideoIndex:
 
 
 def run_ingest(args: argparse.Namespace) -> int:
+    if args.live:  # its own Ctrl-C: the first ends the recording
+        return _ingest(args, None)
+    with Interrupts() as interrupts:
+        return _ingest(args, interrupts)
+
+
+def _ingest(args: argparse.Namespace, interrupts: Interrupts | None) -> int:
     from llama_index_video.cli.progress import ProgressBars
 
     index = reading_index(args)
@@ -63,6 +71,13 @@ def run_ingest(args: argparse.Namespace) -> int:
         told.append(outcome)  # done, even if Ctrl-C cuts its line short
         bars.close()  # the line takes the bar's place on the terminal
         print(file_line(outcome), flush=True)
+        if interrupts is not None:
+            interrupts.check()
+
+    def progress(path: Path, stage: str, done: float, total: float) -> None:
+        if interrupts is not None:
+            interrupts.check()
+        bars(path, stage, done, total)
 
     try:
         if args.prune:
@@ -77,7 +92,7 @@ def run_ingest(args: argparse.Namespace) -> int:
         else:
             report = index.ingest(
                 args.paths,
-                progress=bars,
+                progress=progress,
                 executor=_executor(args.ray),
                 wait=args.wait,
                 downloads=_download_options(args),
