@@ -291,6 +291,7 @@ def held_out_files() -> list[tuple[str, bool, np.ndarray, np.ndarray]]:
 
 def held_out() -> None:
     """The split decision on the held-out files (see the module docstring)."""
+    from llama_index_video.media.probe import probe
     from llama_index_video.reader.channels import (
         MAX_ENVELOPE_CORRELATION,
         loudness_envelope,
@@ -303,7 +304,7 @@ def held_out() -> None:
         for what, should, left, other in held_out_files():
             path = write_stereo(Path(folder) / "held_out.wav", left, other)
             envelopes = float(np.corrcoef(loudness_envelope(left), loudness_envelope(other))[0, 1])
-            split = two_voices(path, track=1, channels=2) is not None
+            split = two_voices(probe(path), track=1) is not None
             right[should][0] += split == should
             right[should][1] += 1
             print(
@@ -375,6 +376,7 @@ def main() -> None:
         return
 
     from llama_index_video.media.audio import decode_audio
+    from llama_index_video.media.probe import probe
     from llama_index_video.reader.channels import channel_loudness, loudness_envelope
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.schema import SPEAKER
@@ -416,7 +418,7 @@ def main() -> None:
                 ("per channel", texts[1], alone_s),
                 ("package", by_speaker(labelled), package_s),
             ]
-            loudness = [channel_loudness(path, track=1, channel=side) for side in (0, 1)]
+            loudness = [channel_loudness(probe(path), track=1, channel=side) for side in (0, 1)]
             for margin in margins:
                 kept = kept_louder(each, loudness, margin_db=margin)
                 rows.append((f"margin {margin:g} dB", kept, 0.0))

@@ -70,6 +70,7 @@ def iter_audio_chunks(
     track: int = 1,
     channel: int | None = None,
     lead_in_seconds: float = 0.0,
+    duration: float | None = None,
 ) -> Iterator[AudioChunk]:
     """Yield the audio as consecutive chunks of at most ``chunk_seconds`` (None: one chunk).
 
@@ -78,7 +79,8 @@ def iter_audio_chunks(
     limit. ``track`` is the audio track, from 1, as players number them; its channels
     are mixed down to one, or only ``channel`` (from 0: left, right, ...) is kept. Each
     chunk after the first carries the last ``lead_in_seconds`` of the one before as its
-    ``lead_in`` (at most that chunk).
+    ``lead_in`` (at most that chunk). The audio ends at ``duration``, the file's probed
+    duration: a caller that has probed the file passes it, else it is probed here.
 
     Raises:
         UnsupportedMediaError: no audio stream, or none numbered ``track``.
@@ -92,7 +94,7 @@ def iter_audio_chunks(
     chunk_start = 0  # in samples
     lead = round(lead_in_seconds * SAMPLE_RATE)
     before = np.zeros(0, dtype=np.float32)
-    for block in _iter_resampled(path, track, channel):
+    for block in _iter_resampled(path, track, channel, duration):
         buffer.append(block)
         buffered += len(block)
         while limit is not None and buffered >= limit:
@@ -146,12 +148,14 @@ def decode_audio_span(path: str | Path, start: float, seconds: float) -> AudioCh
     return AudioChunk(start, samples)
 
 
-def _iter_resampled(path: Path, track: int, channel: int | None) -> Iterator[np.ndarray]:
-    """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed duration:
-    the channels mixed to one, or ``channel`` alone."""
+def _iter_resampled(
+    path: Path, track: int, channel: int | None, duration: float | None
+) -> Iterator[np.ndarray]:
+    """Decoded float32 blocks on a gap-free timeline from 0.0 to the probed ``duration``
+    (None: probed here): the channels mixed to one, or ``channel`` alone."""
     with open_container(path) as container:
         stream = audio_stream(container, path, track)
-        total = round(probe(path).duration * SAMPLE_RATE)
+        total = round((probe(path).duration if duration is None else duration) * SAMPLE_RATE)
         if channel is None:
             resampler = av.AudioResampler(format="flt", layout="mono", rate=SAMPLE_RATE)
             plane = 0

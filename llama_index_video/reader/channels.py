@@ -30,12 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
+from llama_index_video.media.probe import MediaInfo
 from llama_index_video.transcription.base import Segment, Word
 from llama_index_video.transcription.vad import UTTERANCES, VoiceActivity
 
@@ -54,13 +54,13 @@ SOUND_SHARE: Final = 0.01
 are silence, not compared."""
 
 
-def two_voices(path: Path, *, track: int, channels: int) -> float | None:
-    """The correlation of the two channels' loudness envelopes when ``track`` of
-    ``path`` holds two voices, one a channel (see the module docstring); None when it
-    does not (or is not stereo)."""
-    if channels != 2:
+def two_voices(info: MediaInfo, *, track: int) -> float | None:
+    """The correlation of the two channels' loudness envelopes when audio ``track`` (from
+    1) of the probed file holds two voices, one a channel (see the module docstring);
+    None when it does not (or is not stereo)."""
+    if info.audio_tracks[track - 1].channels != 2:
         return None
-    heard = [_start(path, track=track, channel=channel) for channel in (0, 1)]
+    heard = [_start(info, track=track, channel=channel) for channel in (0, 1)]
     if any(len(samples) == 0 for samples in heard):
         return None
     end = len(heard[0]) / SAMPLE_RATE
@@ -73,10 +73,16 @@ def two_voices(path: Path, *, track: int, channels: int) -> float | None:
     return correlation if correlation < MAX_ENVELOPE_CORRELATION else None
 
 
-def _start(path: Path, *, track: int, channel: int) -> np.ndarray:
+def _start(info: MediaInfo, *, track: int, channel: int) -> np.ndarray:
     """The first :data:`PROBE_SECONDS` of one channel (the decoder closes with the
     generator, dropped at once)."""
-    chunks = iter_audio_chunks(path, chunk_seconds=PROBE_SECONDS, track=track, channel=channel)
+    chunks = iter_audio_chunks(
+        info.path,
+        chunk_seconds=PROBE_SECONDS,
+        track=track,
+        channel=channel,
+        duration=info.duration,
+    )
     first = next(chunks, None)
     return np.zeros(0, np.float32) if first is None else first.samples
 
@@ -88,12 +94,13 @@ def loudness_envelope(samples: np.ndarray) -> np.ndarray:
     return np.sqrt(np.square(samples[:usable].reshape(-1, frame)).mean(axis=1))
 
 
-def channel_loudness(path: Path, *, track: int, channel: int) -> np.ndarray:
-    """:func:`loudness_envelope` of one whole channel, decoded in bounded chunks."""
+def channel_loudness(info: MediaInfo, *, track: int, channel: int) -> np.ndarray:
+    """:func:`loudness_envelope` of one whole channel of the probed file, decoded in
+    bounded chunks."""
     frame = int(ENVELOPE_SECONDS * SAMPLE_RATE)
     parts: list[np.ndarray] = []
     left_over = np.zeros(0, np.float32)
-    for chunk in iter_audio_chunks(path, track=track, channel=channel):
+    for chunk in iter_audio_chunks(info.path, track=track, channel=channel, duration=info.duration):
         samples = np.concatenate([left_over, chunk.samples])
         usable = len(samples) - len(samples) % frame
         parts.append(loudness_envelope(samples[:usable]))

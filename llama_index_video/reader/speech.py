@@ -103,7 +103,7 @@ class SpeechReading:
             return None
         if info.duration <= self.audio_chunk_seconds or self._two_voices(info) is not None:
             return None
-        return self._audio_chunks(path, lead_in_seconds=self.audio_lead_in_seconds)
+        return self._audio_chunks(info, lead_in_seconds=self.audio_lead_in_seconds)
 
     def transcribe_chunk(
         self,
@@ -220,7 +220,7 @@ class SpeechReading:
                 chunk, source=info.path, duration=info.duration, progress=progress
             )
             for chunk in self._audio_chunks(
-                info.path, channel=channel, lead_in_seconds=self.audio_lead_in_seconds
+                info, channel=channel, lead_in_seconds=self.audio_lead_in_seconds
             )
         )
 
@@ -231,8 +231,7 @@ class SpeechReading:
             return None
         from llama_index_video.reader.channels import two_voices
 
-        channels = info.audio_tracks[self.audio_track - 1].channels
-        return two_voices(info.path, track=self.audio_track, channels=channels)
+        return two_voices(info, track=self.audio_track)
 
     def _by_channel(
         self, info: MediaInfo, correlation: float, notes: list[str], progress: Progress
@@ -245,8 +244,7 @@ class SpeechReading:
         units: list[TranscriptUnit] = []
         heard: list[Speech] = []
         loudness = [
-            channel_loudness(info.path, track=self.audio_track, channel=channel)
-            for channel in (0, 1)
+            channel_loudness(info, track=self.audio_track, channel=channel) for channel in (0, 1)
         ]
         for channel in (0, 1):
             speech = self._heard(info, progress, channel=channel)
@@ -288,7 +286,7 @@ class SpeechReading:
         spans: list[tuple[float, float]] = []
 
         def pieces() -> Iterator[AudioChunk]:
-            for chunk in self._audio_chunks(info.path):
+            for chunk in self._audio_chunks(info):
                 for piece in uncovered_speech(chunk, cover):
                     spans.append((piece.start, piece.end))
                     yield piece
@@ -321,7 +319,7 @@ class SpeechReading:
         """Retrieval units, labelled with speakers when there is a diarizer and sound."""
         if self.diarizer is None or not info.has_audio:
             return list(build_units(segments, self.units))
-        chunks = self._audio_chunks(info.path)
+        chunks = self._audio_chunks(info)
 
         def reported() -> Iterator[AudioChunk]:
             for chunk in chunks:
@@ -336,14 +334,15 @@ class SpeechReading:
         return units
 
     def _audio_chunks(
-        self, path: Path, *, channel: int | None = None, lead_in_seconds: float = 0.0
+        self, info: MediaInfo, *, channel: int | None = None, lead_in_seconds: float = 0.0
     ) -> Iterator[AudioChunk]:
         return iter_audio_chunks(
-            path,
+            info.path,
             chunk_seconds=self.audio_chunk_seconds,
             track=self.audio_track,
             channel=channel,
             lead_in_seconds=lead_in_seconds,
+            duration=info.duration,
         )
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from benchmarks.stereo_speakers import in_order_recall
 from llama_index_video import schema
+from llama_index_video.media.probe import probe
 from llama_index_video.reader.channels import two_voices
 from llama_index_video.reader.video_reader import VideoReader
 from tests.reader.muxed import read_speech, write_mkv
@@ -81,13 +82,20 @@ def test_one_voice_on_both_channels_is_heard_mixed(tmp_path):
 
     result = VideoReader(media_dir=tmp_path, transcriber=counting, frames=None).read(video)
 
-    assert two_voices(video, track=1, channels=2) is None
+    assert two_voices(probe(video), track=1) is None
     assert len(counting.given) == 1  # once, mixed
     assert not any("channels" in note for note in result.notes)
 
 
+def test_a_call_heard_channel_by_channel_is_probed_once(call, tmp_path, probes):
+    result = VideoReader(media_dir=tmp_path, transcriber=Counting(), frames=None).read(call)
+
+    assert any("two voices on two channels" in note for note in result.notes)
+    assert probes == {call.name: 1}  # main: 7 (the read, each channel's start, loudness, speech)
+
+
 def test_mixing_can_be_asked_for(call, tmp_path):
-    assert two_voices(call, track=1, channels=2) is not None
+    assert two_voices(probe(call), track=1) is not None
     counting = Counting()
     reader = VideoReader(
         media_dir=tmp_path, transcriber=counting, frames=None, split_channels=False

@@ -18,7 +18,7 @@ from llama_index_video.errors import TranscriptionError
 from llama_index_video.ocr.base import TextBox
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
-from tests_support import HANDBOOK, OZONE, ROOT, TEAM_SYNC
+from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT, TEAM_SYNC
 
 TOLERANCE = 1.0  # tiny.en segment starts can be ~1 s early after pauses
 
@@ -242,3 +242,37 @@ def test_the_default_speech_engine_loads_before_the_screen_thread_starts():
         check=True,
     )
     assert done.stdout.strip() == "[['MainThread']]"
+
+
+class _Listening:
+    """A diarizer that hears every chunk it is given and names no speaker."""
+
+    name = "listening"
+
+    def __init__(self) -> None:
+        self.heard_until: dict[str, float] = {}
+
+    def diarize(self, chunks, *, source=None):
+        for chunk in chunks:
+            self.heard_until[source.name] = chunk.end
+        return []
+
+
+def test_ingest_probes_each_file_once(tmp_path, script_transcriber, embed_model, probes, timeline):
+    from llama_index_video.index import VideoIndex
+
+    diarizer = _Listening()
+    reader = VideoReader(
+        media_dir=tmp_path / "index" / "media", transcriber=script_transcriber, diarizer=diarizer
+    )
+    index = VideoIndex(tmp_path / "index", embed_model=embed_model, reader=reader)
+    try:
+        report = index.ingest([CHECKOUT, TEAM_SYNC])
+    finally:
+        index.close()
+
+    assert report.ok, report
+    assert probes == {CHECKOUT.name: 1, TEAM_SYNC.name: 1}  # main: 3 each
+    # The sound heard (transcribed, then diarized) still ends where each file does.
+    ends = {name: timeline[name]["duration"] for name in (CHECKOUT.name, TEAM_SYNC.name)}
+    assert diarizer.heard_until == pytest.approx(ends, abs=0.1)
