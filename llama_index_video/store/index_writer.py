@@ -241,7 +241,11 @@ class IndexWriter:
             now = self._manifest.located(other)
             if other.path != record.path and (now == record.path or not Path(now).exists()):
                 self._manifest.forget_path(other.path)
-        if previous and previous != record.content_hash and not self._manifest.paths_of(previous):
+        if (
+            previous
+            and previous != record.content_hash
+            and self._manifest.held_by_no_path(previous)
+        ):
             self._forget(previous)
 
     def _forget(self, file_hash: str) -> None:

@@ -253,7 +253,7 @@ def moments_between(
 def remove_source(ingestor: Ingestor, manifest: Manifest, record: PathRecord) -> bool:
     """Forget one path; drop its content when no other path holds it. True if dropped."""
     manifest.forget_path(record.path)
-    if manifest.paths_of(record.content_hash):
+    if not manifest.held_by_no_path(record.content_hash):
         return False
     ingestor.remove(record.content_hash)
     return True

@@ -191,10 +191,7 @@ class LiveRows:
                 self._manifest.forget_meta(self._stopped)
             else:
                 self._manifest.set_meta(self._stopped, note)
-        if earlier is None or self._manifest.paths_of(earlier.content):
-            return False
-        self._forget(earlier.content)
-        return True
+        return earlier is not None and self._forget_unheld(earlier.content)
 
     def _going_on(self) -> Stored:
         """Where a recording with no live rows yet starts: after the content a stop left,
@@ -216,8 +213,7 @@ class LiveRows:
             ):
                 return Stored(record.duration or 0.0, stopped.settled)
         self._manifest.forget_meta(self._stopped)
-        if not self._manifest.paths_of(stopped.content):
-            self._forget(stopped.content)
+        self._forget_unheld(stopped.content)
         return Stored()
 
     def _forget_held(self) -> None:
@@ -227,10 +223,15 @@ class LiveRows:
         if held is None:
             return
         stopped = self._stopped_before()
-        if stopped is not None and stopped.content == held.content_hash:
-            return
-        if all(other.path == held.path for other in self._manifest.paths_of(held.content_hash)):
-            self._forget(held.content_hash)
+        if stopped is None or stopped.content != held.content_hash:
+            self._forget_unheld(held.content_hash, but=held.path)
+
+    def _forget_unheld(self, content: str, *, but: str | None = None) -> bool:
+        """Forget ``content`` if no path (none but ``but``) holds it; whether it was."""
+        if not self._manifest.held_by_no_path(content, but=but):
+            return False
+        self._forget(content)
+        return True
 
     def _held(self) -> PathRecord | None:
         """What this path names, if not the live rows."""

@@ -356,6 +356,11 @@ class Manifest:
         )
         return [PathRecord(*row) for row in rows]
 
+    def held_by_no_path(self, content_hash: str, *, but: str | None = None) -> bool:
+        """Whether no path (none but ``but``) names the content: then it is forgotten,
+        its rows and media deleted."""
+        return all(record.path == but for record in self.paths_of(content_hash))
+
     def set_path(self, record: PathRecord) -> None:
         self._execute(
             "INSERT OR REPLACE INTO paths (path, source, content_hash, size, mtime_ns) "

@@ -1,8 +1,9 @@
-"""The manifest held at one version while another connection writes (``Manifest.hold``)."""
+"""The manifest held at one version while another connection writes (``Manifest.hold``),
+and which contents no path holds any more."""
 
 from __future__ import annotations
 
-from llama_index_video.store.manifest import ContentSummary, Manifest
+from llama_index_video.store.manifest import ContentSummary, Manifest, PathRecord
 
 
 def test_a_held_manifest_reads_its_version_and_keeps_no_write_lock(tmp_path):
@@ -62,3 +63,22 @@ def test_a_held_manifest_lets_sqlite_reset_its_write_ahead_log(tmp_path):
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_content_is_held_by_no_path_once_its_last_path_is_forgotten(tmp_path):
+    manifest = Manifest(tmp_path / "manifest.sqlite")
+    try:
+        manifest.set_file("talk", "indexed", node_count=2)
+        for path in ("/media/talk.mp4", "/backup/talk.mp4"):
+            manifest.set_path(PathRecord(path, path, "talk", 10, 1))
+
+        assert not manifest.held_by_no_path("talk")
+        assert not manifest.held_by_no_path("talk", but="/media/talk.mp4")
+        manifest.forget_path("/backup/talk.mp4")
+        assert manifest.held_by_no_path("talk", but="/media/talk.mp4")
+        assert not manifest.held_by_no_path("talk")
+        manifest.forget_path("/media/talk.mp4")
+        assert manifest.held_by_no_path("talk")
+        assert manifest.held_by_no_path("never indexed")
+    finally:
+        manifest.close()
