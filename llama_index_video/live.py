@@ -248,11 +248,8 @@ def _ingest_finished(
     :mod:`llama_index_video.store.live`)."""
     report = index.ingest([path], wait=wait)
     with index._writing(wait):
-        if _live_rows(index, path, key).finish(stopped=stopped):
-            ingestor = index._ingestor(None)  # the commit step of what finish forgot
-            ingestor.finish_removals()
-            ingestor.settle()
-            index.lexical.refresh()
+        forgot = _live_rows(index, path, key).finish(stopped=stopped)
+        index._finish_write(index._ingestor(None), forgot=forgot)
     return report
 
 

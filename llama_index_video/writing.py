@@ -153,10 +153,7 @@ class Writing(Naming):
             if record is None:
                 return 0
             ingestor = self._ingestor(None)
-            if remove_source(ingestor, self.manifest, record):
-                ingestor.finish_removals()
-                ingestor.settle()
-            self.lexical.refresh()
+            self._finish_write(ingestor, forgot=remove_source(ingestor, self.manifest, record))
             return 1
 
     def prune(self, *, wait: float = DEFAULT_WAIT_SECONDS) -> list[str]:
@@ -169,11 +166,17 @@ class Writing(Naming):
                 r for r in self.manifest.all_paths() if not Path(self.manifest.located(r)).exists()
             ]
             dropped = [remove_source(ingestor, self.manifest, record) for record in gone]
-            if any(dropped):
-                ingestor.finish_removals()
-                ingestor.settle()
-            self.lexical.refresh()
+            self._finish_write(ingestor, forgot=any(dropped))
             return [record.source for record in gone]
+
+    def _finish_write(self, ingestor: Ingestor, *, forgot: bool) -> None:
+        """End a write (in the writer lock): when it ``forgot`` contents, the commit step
+        deletes their rows, words and media and settles the store; then the lexical
+        matrices are rebuilt if the words changed."""
+        if forgot:
+            ingestor.finish_removals()
+            ingestor.settle()
+        self.lexical.refresh()
 
     def _ingestor(
         self, progress: IngestProgress | None, executor: Executor | None = None
