@@ -57,7 +57,13 @@ from llama_index_video.errors import MediaError, MissingDependencyError, Unsuppo
 from llama_index_video.media.ffmpeg import ffmpeg_executable, run_ffmpeg
 from llama_index_video.media.limits import DEFAULT_WINDOWS, VIDEO_WITH_AUDIO_SECONDS
 from llama_index_video.media.names import clip_name
-from llama_index_video.media.probe import container_start, open_container, probe, video_streams
+from llama_index_video.media.probe import (
+    MediaInfo,
+    container_start,
+    open_container,
+    probe,
+    video_streams,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -118,6 +124,7 @@ def cut_clips(
     overlap_seconds: float | None = None,
     audio_format: AudioFormat = "mp3",
     max_copy_shift: float = 3.0,
+    info: MediaInfo | None = None,
 ) -> Iterator[Clip]:
     """Cut ``path`` into overlapping clips, yielding each as soon as it is written.
 
@@ -136,6 +143,8 @@ def cut_clips(
         audio_format: ``"mp3"`` (small) or ``"wav"`` (16-bit PCM) for audio clips.
         max_copy_shift: How far (s) before the requested start a stream-copied
             video clip may begin; beyond that the window is re-encoded.
+        info: ``path`` probed, when the caller has probed it already; else it is
+            probed here.
 
     Returns:
         A lazy iterator of :class:`Clip` in time order.
@@ -166,7 +175,7 @@ def cut_clips(
     if max_copy_shift < 0:
         raise ValueError(f"max_copy_shift must be >= 0, not {max_copy_shift}")
     source = Path(path)
-    info = probe(source)
+    info = info or probe(source)
     if modality == "video" and not info.has_video:
         raise UnsupportedMediaError(source, "has no video stream; cut audio clips instead")
     if modality == "audio" and not info.has_audio:

@@ -376,6 +376,7 @@ class VideoReader(SpeechReading, BaseReader):
             modality=modality,
             max_seconds=seconds,
             overlap_seconds=overlap,
+            info=info,
         ):
             progress("clips", clip.end, info.duration)
             clips.append(clip)

@@ -91,7 +91,7 @@ def test_a_call_heard_channel_by_channel_is_probed_once(call, tmp_path, probes):
     result = VideoReader(media_dir=tmp_path, transcriber=Counting(), frames=None).read(call)
 
     assert any("two voices on two channels" in note for note in result.notes)
-    assert probes == {call.name: 1}  # main: 7 (the read, each channel's start, loudness, speech)
+    assert probes == {call.name: 1}  # not again for each channel's start, loudness, speech
 
 
 def test_mixing_can_be_asked_for(call, tmp_path):

@@ -9,12 +9,14 @@ from llama_index.core.schema import MetadataMode, NodeRelationship
 
 from llama_index_video import schema
 from llama_index_video.media.clips import Clip, cut_clips
-from llama_index_video.reader.clips import SPOKEN_LIMIT, clip_node, clip_nodes
+from llama_index_video.reader.clips import SPOKEN_LIMIT, ClipOptions, clip_node, clip_nodes
 from llama_index_video.reader.ids import content_hash, document_id
 from llama_index_video.reader.moments import SourceFile
 from llama_index_video.reader.nodes import ClipNode, MediaText
 from llama_index_video.reader.units import TranscriptUnit
+from llama_index_video.reader.video_reader import VideoReader
 from tests.media.synthetic import write_video
+from tests.reader.test_subtitle_coverage import Counting
 
 HASH = "ab" * 32
 
@@ -112,3 +114,17 @@ def test_nodes_from_real_clips(tmp_path):
     ]
     assert all(Path(n.video_resource.path).is_file() for n in nodes)
     assert len({n.node_id for n in nodes}) == 2
+
+
+def test_a_video_read_with_clips_is_probed_once(tmp_path, probes):
+    video = write_video(tmp_path / "talk.mp4", seconds=12.0, gop=10)
+    options = ClipOptions(video_seconds=5, video_overlap=1)
+    reader = VideoReader(
+        media_dir=tmp_path / "media", transcriber=Counting(), frames=None, clips=options
+    )
+
+    clips = [n for n in reader.read(video).nodes if isinstance(n, ClipNode)]
+
+    assert clips[0].metadata["start_s"] == 0.0
+    assert clips[-1].metadata["end_s"] == pytest.approx(12.0, abs=0.1)
+    assert probes == {video.name: 1}  # not again to decode its audio or cut its clips

@@ -272,7 +272,7 @@ def test_ingest_probes_each_file_once(tmp_path, script_transcriber, embed_model,
         index.close()
 
     assert report.ok, report
-    assert probes == {CHECKOUT.name: 1, TEAM_SYNC.name: 1}  # main: 3 each
+    assert probes == {CHECKOUT.name: 1, TEAM_SYNC.name: 1}  # not again to transcribe or diarize
     # The sound heard (transcribed, then diarized) still ends where each file does.
     ends = {name: timeline[name]["duration"] for name in (CHECKOUT.name, TEAM_SYNC.name)}
     assert diarizer.heard_until == pytest.approx(ends, abs=0.1)
