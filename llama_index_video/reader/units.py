@@ -52,7 +52,8 @@ from llama_index_video.transcription.base import Segment
 
 SENTENCE_END: Final = re.compile(r"[.!?…]['\")\]]*$")
 """A word that ends a sentence (unless it is one no clause ends on)."""
-_CLAUSE_END = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
+CLAUSE_END: Final = re.compile(r"[,;:\u2013\u2014]['\")\]]*$")
+"""A word that ends a clause: a comma, semicolon, colon or dash after it."""
 _TRAILING = re.compile(r"[.…,;:\u2013\u2014'\")\]]+$")
 _STRANDED = ("of", "to", "for", "at", "from", "with")
 """Prepositions a clause ends on only after a word of :data:`_EMBEDDED`."""
@@ -310,7 +311,7 @@ def _clause_starts(tokens: list[_Token], longer_than: float) -> Iterator[int]:
     if len(tokens) < 2 or tokens[-1].end - tokens[0].start <= longer_than:
         return
     for at in range(1, len(tokens)):
-        if not tokens[at].glued and _CLAUSE_END.search(tokens[at - 1].text):
+        if not tokens[at].glued and CLAUSE_END.search(tokens[at - 1].text):
             yield at
 
 

@@ -8,10 +8,19 @@ seconds earlier. The pick is lexical and costs no model call: the sentence holdi
 most of the query's content words, each weighted by how few of the unit's sentences
 hold it (the weighting of :func:`~llama_index_video.search.relevance.coverage`).
 When no sentence shares a content word with the query (a paraphrase), the hit keeps
-the unit's start. A long sentence's clauses are places to seek to as well; when the
-clause before the best one, in the same sentence, also holds words of the query, the
-match began there, and so does the seek ("for one shilling, | with costs of 8
-shillings" asked as "a debt of one shilling and the costs": not 2 s into the phrase).
+the unit's start. A long sentence's clauses are places to seek to as well, and the
+seek goes to the clause where the match began: the earliest clause of the best one's
+sentence that says a word of the query no later clause of the sentence says ("After his
+death in the 1480s, | or at least by 1490, | printing in Venice had declined" asked as
+"printing in Venice declined after his death": not 6 s into the sentence). A word said
+again later does not pull the seek back ("The ends of the letters, | ... | instead of
+ending in the clear stroke of Jenson's letters"), nor does the sentence's start alone:
+a reading's sentence often runs over clauses of which the query quotes one, and its
+start is then seconds early.
+Where speech recognition wrote no punctuation, a long sentence is cut into pieces at
+pauses (:mod:`llama_index_video.reader.units`), which mark no clause: the seek goes
+back over such a cut only into a piece holding words of the query, so an unpunctuated
+unit does not send its hits to its first words.
 Where a hit then starts, with the label and link that go with it, is :func:`seek`'s to
 say, for a search hit (:func:`~llama_index_video.search.searcher.hit_from_node`, which
 seeks in the text its postprocessing left) and for a node ``VideoIndex.as_retriever()``
@@ -26,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from llama_index_video import schema
-from llama_index_video.reader.units import SENTENCE_END
+from llama_index_video.reader.units import CLAUSE_END, SENTENCE_END
 from llama_index_video.search.relevance import content_words
 
 if TYPE_CHECKING:  # a cold ``search`` seeks hits without loading LlamaIndex
@@ -63,13 +72,42 @@ def sentence_start(query: str, text: str, sentences: Sequence[tuple[int, float]]
         return None
     scores = [sum(weight.get(w, 0.0) for w in vocabulary) for vocabulary in vocabularies]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))  # ties: the earlier one
-    while best > 0 and scores[best - 1] > 0 and not _ends_sentence(text[: sentences[best][0]]):
-        best -= 1  # the match began in the clause before, of the same sentence
-    return sentences[best][1]
+    return sentences[_match_begins(best, text, sentences, vocabularies, set(weight))][1]
+
+
+def _match_begins(
+    best: int,
+    text: str,
+    sentences: Sequence[tuple[int, float]],
+    vocabularies: Sequence[set[str]],
+    wanted: set[str],
+) -> int:
+    """The earliest clause of the sentence holding clause ``best`` that says a word of
+    ``wanted`` no later clause of the sentence says; ``best`` when none does. A cut with
+    no punctuation before it (a piece cut at a pause) is crossed only into a piece that
+    says words of ``wanted``."""
+    end = best + 1
+    while end < len(sentences) and not _ends_sentence(text[: sentences[end][0]]):
+        end += 1
+    said_later = set().union(*vocabularies[best:end])
+    begins = best
+    for clause in range(best - 1, -1, -1):
+        before = text[: sentences[clause + 1][0]]
+        says = vocabularies[clause] & wanted
+        if _ends_sentence(before) or not (_ends_clause(before) or says):
+            break
+        if says - said_later:
+            begins = clause
+        said_later |= vocabularies[clause]
+    return begins
 
 
 def _ends_sentence(text: str) -> bool:
     return bool(SENTENCE_END.search(text.rstrip()))
+
+
+def _ends_clause(text: str) -> bool:
+    return bool(CLAUSE_END.search(text.rstrip()))
 
 
 class Sought(NamedTuple):

@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import accumulate
+
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
 from llama_index_video import schema
+from llama_index_video.reader.units import TranscriptUnit, build_units
 from llama_index_video.search.searcher import hit_from_node
 from llama_index_video.search.seek import sentence_start
+from llama_index_video.transcription.base import Segment, Word
 
 TEXT = (
     "The weather was mild all autumn. Chess practice is held on Thursdays in the "
     "library. The bakery sold out of bread."
 )
 SENTENCES = [(0, 100.0), (33, 103.5), (88, 108.25)]
+
+
+def _unit_of(text: str, *, pause_after: Sequence[int] = ()) -> tuple[TranscriptUnit, list[Word]]:
+    """The units of ``text`` said at a word every 0.45 s (a 0.6 s pause after the words
+    numbered in ``pause_after``), and its words."""
+    words, at = [], 0.0
+    for number, piece in enumerate(text.split()):
+        words.append(Word(at, at + 0.4, piece))
+        at += 0.45 + (0.6 if number in pause_after else 0.0)
+    units = list(build_units([Segment(0.0, words[-1].end, text, tuple(words))]))
+    return units[0], words
 
 
 def test_the_sentence_with_the_querys_rare_words_is_picked():
@@ -82,38 +98,64 @@ def test_a_search_seeks_to_the_sentence_narrated_at_its_known_time(example_index
 
 
 def test_a_search_seeks_into_a_long_sentence_at_the_clause_that_answers():
-    from llama_index_video.reader.units import build_units
-    from llama_index_video.transcription.base import Segment, Word
-
     text = (
         "or before and after the decimal point for presentation types, G4G, the "
         "orchestra's principal violinist, Henry Klassen, has played with them for 30 years."
     )
-    words = [Word(0.45 * i, 0.45 * i + 0.4, piece) for i, piece in enumerate(text.split())]
-    (unit,) = build_units([Segment(0.0, words[-1].end, text, tuple(words))])
+    unit, words = _unit_of(text)
 
     start = sentence_start("Who is the orchestra's principal violinist?", unit.text, unit.sentences)
     assert start == pytest.approx(words[text.split().index("orchestra's") - 1].start)  # "the"
 
 
-def test_a_match_over_two_clauses_of_a_sentence_seeks_to_the_first():
-    # real speech (the hour of LJ Speech readings, benchmarks/long_real_speech.py): the
-    # query's words sit in "for one shilling," and "with costs of ...": the seek went to
-    # the second clause, 2 s into the phrase and 7 s into the sentence
-    from llama_index_video.reader.units import build_units
-    from llama_index_video.transcription.base import Segment, Word
+def test_a_clause_of_the_next_sentence_does_not_pull_the_seek_back_over_a_full_stop():
+    two = "The debtors paid the costs. For one pound, with costs of eight shillings."
+    pieces = [(0, 0.0), (28, 2.0), (43, 3.5)]
+    assert two[28:].startswith("For") and two[43:].startswith("with")
+    assert sentence_start("a pound and costs of shillings", two, pieces) == 2.0
 
-    text = "Thomas Dobson, on 22 August 1799, for one shilling, with costs of 8 shillings 10p."
-    words = [Word(0.45 * i, 0.45 * i + 0.4, piece) for i, piece in enumerate(text.split())]
-    (unit,) = build_units([Segment(0.0, words[-1].end, text, tuple(words))])
-    assert len(unit.sentences) > 2  # a long sentence: its clauses are places to seek to
 
-    start = sentence_start("a debt of one shilling and the costs", unit.text, unit.sentences)
-    assert start == pytest.approx(words[text.split().index("for")].start)
-    # a clause of the next sentence does not pull the seek back over a full stop
-    two = "The debtors paid the costs. For one shilling, with costs of eight shillings."
-    pieces = [(0, 0.0), (28, 2.0), (46, 3.5)]
-    assert sentence_start("one shilling and the costs", two, pieces) == 2.0
+def test_a_match_seeks_back_over_a_clause_without_its_words_to_where_it_began():
+    # real speech (the meeting trial, benchmarks/meeting_trial.py): "after his death" opens
+    # the sentence, a clause of dates follows, then "printing in Venice had declined"; the
+    # seek went to that last clause, 6 s late, as the clause before it holds no query word
+    text = (
+        "Jenson died in Rome. After his death in the 1480s, or at least by 1490, "
+        "printing in Venice had declined very much."
+    )
+    unit, words = _unit_of(text)
+    said = text.split()
+    start = sentence_start("printing in Venice declined after his death", unit.text, unit.sentences)
+    assert start == pytest.approx(words[said.index("After")].start)
+    # a word said again in the best clause does not pull the seek back to an earlier one
+    letters = (
+        "The ends of the letters, such as the T and E, are hooked up in a vulgar way, "
+        "instead of ending in the clear stroke of Jenson's letters."
+    )
+    unit, words = _unit_of(letters)
+    assert len(unit.sentences) == 4
+    query = "instead of ending in the clear stroke of Jenson's letters"
+    start = sentence_start(query, unit.text, unit.sentences)
+    assert start == pytest.approx(words[letters.split().index("instead")].start)
+
+
+def test_an_unpunctuated_unit_does_not_send_the_seek_to_its_first_word():
+    # speech recognition wrote no punctuation: the long sentence is cut into pieces at
+    # the speaker's pauses, and a query word in the first piece ("community") is not
+    # where the match began when the piece between holds none of the query
+    pieces = (
+        "so the community hall reopens next Monday morning",
+        "and we walked along the canal with the dogs",
+        "the allotment garden grows saffron these days",
+        "and after that everybody went home for tea",
+        "and the weather stayed dry for the whole week",
+        "until the storm arrived late on Sunday night",
+    )
+    ends = list(accumulate(len(piece.split()) for piece in pieces))
+    unit, words = _unit_of(" ".join(pieces), pause_after=[end - 1 for end in ends])
+    assert len(unit.sentences) == 3 and not any(mark in unit.text for mark in ".,")
+    start = sentence_start("Which community garden grows saffron?", unit.text, unit.sentences)
+    assert start == pytest.approx(words[ends[1]].start)  # "the allotment garden"
 
 
 def test_a_llama_index_retriever_hands_on_the_moment_at_the_sentence(example_index):
