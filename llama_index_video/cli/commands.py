@@ -70,6 +70,7 @@ def _verify(args: argparse.Namespace) -> int:
         "partial files": len(check.partial_files),
         "interrupted files": len(check.interrupted),
         "unfinished removals": len(check.removals),
+        "indexed contents no file names (left by an interrupted run)": len(check.unnamed),
         "files with missing moments or frames": len(check.damaged),
     }
     for what, count in problems.items():

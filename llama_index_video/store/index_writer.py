@@ -124,6 +124,10 @@ class IndexWriter:
         for source in check.damaged:
             self._manifest.set_file(source.content_hash, "failed", error=source.error)
             self._delete_content(source.content_hash)
+        if check.unnamed:
+            with self._manifest.transaction():
+                for key in check.unnamed:
+                    self._forget(key)  # its rows, media and words go in the commit step
         stores = self._stores()
         for name, ids in check.stray_rows.items():
             stores[name].delete_nodes(ids)

@@ -12,6 +12,10 @@ folder must back it. :func:`check_index` compares them:
   interrupted run, or by a removal that did not finish);
 - files in ``media/`` of no indexed content (*orphan* frames and clips), and partial
   files (``.part``, ``.partial``) a killed run left behind;
+- when ``verify`` checks each content, indexed contents that no path names (*unnamed*:
+  searchable, yet no file's; left by an interrupted run of an earlier version), but
+  those a stopped live recording goes on from
+  (:func:`~llama_index_video.store.live.stopped_contents`);
 - contents left ``indexing`` (an interrupted run) and removals not yet done, and those
   a clean-up took out to be indexed again (:data:`TO_REINDEX`) that are not back yet
   (the repair that took them out was itself interrupted), when a path to read them
@@ -67,6 +71,7 @@ from llama_index_video.store.collection import (
 )
 from llama_index_video.store.folder import IndexFolder, kept_settings
 from llama_index_video.store.lexical import LexicalCheck, LexicalStore, check_lexical
+from llama_index_video.store.live import stopped_contents
 from llama_index_video.store.lock import WriterLock
 from llama_index_video.store.manifest import Manifest, PathRecord, connect_read_only
 from llama_index_video.store.media_paths import MEDIA_SUBFOLDERS, resolved_path
@@ -111,6 +116,7 @@ class IndexCheck:
     voices: str = ""  # why the voice library cannot be read ("": it can, or there is none)
     # Long recordings without (finished) chapters: no damage, 'verify --repair' makes them.
     unchaptered: list[str] = field(default_factory=list)
+    unnamed: list[str] = field(default_factory=list)  # indexed, named by no path
 
     @property
     def damaged(self) -> list[SourceCheck]:
@@ -131,6 +137,7 @@ class IndexCheck:
             or (self.lexical is not None and not self.lexical.ok)
             or any(self.unreachable.values())
             or self.voices
+            or self.unnamed
         )
 
 
@@ -229,7 +236,14 @@ def check_index(
         ),
         unreachable=unreachable_rows(stores),
         voices="" if folder is None else library_problem(folder),
+        unnamed=_unnamed(manifest, indexed) if per_source else [],
     )
+
+
+def _unnamed(manifest: Manifest, indexed: Collection[str]) -> list[str]:
+    """The indexed contents no path names and no stopped live recording goes on from."""
+    going_on = stopped_contents(manifest)
+    return [key for key in indexed if key not in going_on and not manifest.paths_of(key)]
 
 
 def lost_frames(store: Any, indexed: Collection[str], folder: Path) -> dict[str, set[str]]:

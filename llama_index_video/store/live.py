@@ -90,6 +90,16 @@ class Stopped:
     settled: str | None
 
 
+STOPPED_NOTE = "live-stopped:"
+"""The manifest notes of recordings a Ctrl-C stopped, by live key (:class:`Stopped`)."""
+
+
+def stopped_contents(manifest: Manifest) -> set[str]:
+    """The contents a stopped recording's next run goes on from: no path names them
+    while that run's live rows hold the path, yet they are kept."""
+    return {json.loads(note)["content"] for note in manifest.meta_values(STOPPED_NOTE)}
+
+
 def live_key(path: Path, head: bytes) -> str:
     """The key a growing file's rows are stored under, from its path and first bytes."""
     return hashlib.sha256(b"live\0" + str(path.resolve()).encode() + b"\0" + head).hexdigest()
@@ -120,7 +130,7 @@ class LiveRows:
         self.key = key
         self._unfinished = f"live-chunk:{key}"
         self._language = f"live-language:{key}"
-        self._stopped = f"live-stopped:{key}"
+        self._stopped = f"{STOPPED_NOTE}{key}"
 
     def stored(self) -> Stored:
         """How far the stored chunks go, after undoing a chunk left half written by a

@@ -255,6 +255,11 @@ class Manifest:
     def forget_meta(self, key: str) -> None:
         self._execute("DELETE FROM meta WHERE key = ?", (key,))
 
+    def meta_values(self, prefix: str) -> list[str]:
+        """The values of the notes whose key starts with ``prefix``."""
+        query = "SELECT value FROM meta WHERE substr(key, 1, ?) = ?"
+        return [str(row[0]) for row in self._rows(query, (len(prefix), prefix))]
+
     def file(self, content_hash: str) -> FileRecord | None:
         rows = self._rows(
             "SELECT content_hash, status, node_count, duration, notes, error FROM files "

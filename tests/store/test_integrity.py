@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 
@@ -13,6 +14,7 @@ from llama_index_video.media.frames import FrameSamplingOptions
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import open_chroma, release_chroma
 from llama_index_video.store.ingest import Ingestor
+from llama_index_video.store.live import STOPPED_NOTE
 from llama_index_video.store.manifest import Manifest
 
 QUESTION = "When do production deploys happen?"
@@ -320,3 +322,38 @@ def test_an_ingest_that_leaves_a_row_unreachable_says_so_and_fails(run, tmp_path
     assert code == 1, (out, err)
     assert "1 indexed, 0 skipped, 0 failed" in out
     assert "not repaired: 1 stored moments search still cannot reach" in out
+
+
+@pytest.mark.parametrize("stopped_live", [False, True], ids=["left over", "a stop goes on from it"])
+def test_verify_forgets_indexed_content_no_file_names(run, index_copy, stopped_live):
+    """Content an interrupted run of an earlier version left indexed with no path naming
+    it was searchable, yet no file's, and verify said ok. A stopped live recording's
+    next run goes on from such content, so that is kept."""
+    manifest = Manifest(index_copy / "manifest.sqlite")
+    answer = next(  # the content that answers QUESTION ("Tuesdays")
+        r.content_hash
+        for r in manifest.files("indexed")
+        if "handbook" in manifest.paths_of(r.content_hash)[0].source
+    )
+    with manifest.transaction():
+        for record in manifest.paths_of(answer):
+            manifest.forget_path(record.path)
+        if stopped_live:
+            note = {"content": answer, "size": 1, "head": "0" * 64, "settled": None}
+            manifest.set_meta(f"{STOPPED_NOTE}{'1' * 64}", json.dumps(note))
+    manifest.close()
+    assert "Tuesdays" in run("search", QUESTION, "--index", index_copy, "--json")[1]
+
+    code, out, _ = run("verify", "--index", index_copy)
+    unnamed = "indexed contents no file names (left by an interrupted run): 1"
+    assert (code, unnamed in out) == ((0, False) if stopped_live else (1, True))
+
+    code, out, err = run("verify", "--repair", "--index", index_copy, "--quiet")
+    assert code == 0, err
+    assert (f"{unnamed} (deleted)" in out) is not stopped_live
+    found = run("search", QUESTION, "--index", index_copy, "--json")[1]
+    assert ("Tuesdays" in found) is stopped_live
+    manifest = Manifest(index_copy / "manifest.sqlite")
+    assert (manifest.file(answer) is not None) is stopped_live
+    manifest.close()
+    assert run("verify", "--index", index_copy)[0] == 0
