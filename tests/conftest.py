@@ -1,6 +1,6 @@
 """Shared fixtures: the example media with its ground truth, generated media, one index,
 the constructed meeting's and the dialogue's indexes, the fake Anthropic API, read-only
-copies of index folders."""
+copies of index folders; the test files collected longest first (:mod:`tests.file_order`)."""
 
 from __future__ import annotations
 
@@ -24,12 +24,31 @@ from llama_index.core.schema import TextNode
 
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
 from tests.fakes.anthropic_server import FakeAnthropicServer
+from tests.file_order import FileSeconds, longest_files_first
 from tests_support import EXAMPLES
 
 # No per-example deadline (Hypothesis' default is 200 ms): the properties are about
 # results, and on a loaded CI machine one example of a quick test took 1.4 s and failed.
 settings.register_profile("no_deadline", deadline=None)
 settings.load_profile("no_deadline")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--write-file-seconds",
+        action="store_true",
+        help="update tests/file_seconds.json with the seconds each file's tests took",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    is_worker = hasattr(config, "workerinput")
+    if config.getoption("--write-file-seconds") and not is_worker:
+        config.pluginmanager.register(FileSeconds())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    longest_files_first(items)
 
 
 @pytest.fixture(scope="session")
