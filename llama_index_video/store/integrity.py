@@ -243,7 +243,7 @@ def check_index(
 def _unnamed(manifest: Manifest, indexed: Collection[str]) -> list[str]:
     """The indexed contents no path names and no stopped live recording goes on from."""
     going_on = stopped_contents(manifest)
-    return [key for key in indexed if key not in going_on and not manifest.paths_of(key)]
+    return [key for key in indexed if key not in going_on and manifest.held_by_no_path(key)]
 
 
 def lost_frames(store: Any, indexed: Collection[str], folder: Path) -> dict[str, set[str]]:
