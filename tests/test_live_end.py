@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from contextlib import closing
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,11 +19,17 @@ from test_live import RATE, SCRIPT, WAIT_SECONDS, open_index, rows, write_record
 
 from benchmarks import live_latency
 from llama_index_video.live import LiveChunk, ingest_live
+from llama_index_video.media import audio
+from llama_index_video.media.audio import AudioChunk
+
+CHUNK_SECONDS = 4.0
 
 
 def follow(index, recording, **options):
     """``ingest_live`` in 4 s chunks, as the recorder of these tests writes them."""
-    return ingest_live(index, recording, chunk_seconds=4.0, max_seconds=WAIT_SECONDS, **options)
+    return ingest_live(
+        index, recording, chunk_seconds=CHUNK_SECONDS, max_seconds=WAIT_SECONDS, **options
+    )
 
 
 def live_notes(index) -> list[str]:
@@ -101,10 +108,21 @@ def test_a_recording_stopped_while_it_grows_goes_on_where_it_stopped_when_follow
             handle.write(bytes([byte[0] ^ 1]))
     recorder.go[0].set()  # the recorder goes on: 6 s more, then waits again
     found: list[tuple[LiveChunk, list[tuple[str, float, float, str]]]] = []
+    decode = audio.decode_audio_span
+
+    def taken(*span: Any) -> AudioChunk:
+        """The recorder goes on once a whole chunk is taken, and writes while it is heard
+        and stored, as a real one does: released only after, it stood still all that
+        time, and a follower slower than ``settle`` took the file for ended."""
+        chunk = decode(*span)
+        if len(chunk.samples) >= CHUNK_SECONDS * audio.SAMPLE_RATE:
+            recorder.go[1].set()
+        return chunk
+
+    monkeypatch.setattr(audio, "decode_audio_span", taken)
 
     def followed(chunk: LiveChunk) -> None:
         found.append((chunk, searchable(index)))
-        recorder.go[1].set()
         if then == "killed" and len(found) == 1:
             raise KeyboardInterrupt
 
