@@ -84,7 +84,16 @@ where which while who whom why will with would you your yours s t many much one 
 also us let lets like know tell say said mean means happen happens happened use used
 using make made way thing things kind
 """
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# Their contractions, read as the lexical index reads them ("what's" -> "whats"), but
+# those whose letters spell a word of their own ("we'll", "she'd", "I'd").
+_CONTRACTION_TEXT = """
+what's who's where's when's why's how's that's there's here's he's she's i'm you're
+we're they're what're i've you've we've they've could've would've should've might've
+must've you'd he'd they'd it'd who'd you'll they'll it'll that'll who'll there'll
+don't doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't
+shouldn't haven't hasn't hadn't mustn't mightn't needn't ain't shan't
+"""
+STOPWORDS = frozenset((*_STOPWORD_TEXT.split(), *tokens.words(_CONTRACTION_TEXT)))
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -306,8 +315,11 @@ class Vocabulary:
     def absent(self, question: str) -> float:
         """Share of the question's content words, weighted by rarity in the index
         (``log((units + 1) / (found_in + 0.5))``), that no unit holds; 0.0 for a
-        question with no content words or an empty index."""
-        asked = dict.fromkeys(word_stem(t) for t in tokens.words(question) if t not in STOPWORDS)
+        question with no content words or an empty index. Only the words the index
+        can hold count: never its stop words (:func:`~llama_index_video.store.tokens.
+        scored_words`: "video", "talk", "won")."""
+        scored = tokens.scored_words(tokens.words(question))
+        asked = dict.fromkeys(word_stem(t) for t in scored if t not in STOPWORDS)
         if not asked or not self.units:
             return 0.0
         weight = {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in asked}

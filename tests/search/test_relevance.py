@@ -190,6 +190,40 @@ def test_the_vocabulary_of_a_lexical_index_counts_the_units_holding_each_word(tm
     assert vocabulary.absent("Which newspaper reported it?") == 1.0
 
 
+def test_a_contraction_is_no_word_the_index_lacks(tmp_path: Path):
+    """A user types "what's" and "don't", straight or curly; the index never holding
+    "whats" or "dont" says nothing about whether it answers."""
+    from llama_index.core.schema import TextNode
+
+    store = LexicalStore(tmp_path)
+    said = "We don't ship the release plan until it's reviewed."
+    store.add([TextNode(id_="n", text=said, metadata={"content_hash": "c", "modality": "x"})])
+    store.refresh()
+    snapshot = store.snapshot()
+    assert snapshot is not None
+    vocabulary = index_vocabulary(snapshot)
+    for question in (
+        "what's the release plan?",
+        "What\u2019s the release plan?",
+        "who's reviewing the release plan?",
+        "when's the release plan, and why shouldn't they ship it?",
+        "they're reviewing the plan, aren't they?",
+        "don't they ship the release plan?",  # the index's own "don't"
+    ):
+        assert vocabulary.absent(question) == 0.0, question
+    assert vocabulary.absent("what's the budget?") == 1.0  # a word it lacks still counts
+
+
+def test_words_the_index_never_keeps_are_not_absent():
+    """The lexical index leaves out its stop words ("video", "talk", "won"), so no
+    index holds them: a question naming them misses nothing the index could say."""
+    vocabulary = Vocabulary.of({"ozone": 3, "hole": 1, "cup": 1, "axis": 1}, 4)
+    assert vocabulary.absent("What does the video say about the ozone hole?") == 0.0
+    assert vocabulary.absent("What did they talk about, the ozone hole?") == 0.0
+    assert vocabulary.absent("Who won the cup?") == 0.0
+    assert vocabulary.absent("What is on the Y axis?") == 0.0
+
+
 def test_words_absent_from_the_index_lower_the_confidence():
     absent = FEATURES.index("absent")
     coefficients = [0.0] * len(FEATURES)
@@ -421,3 +455,24 @@ def test_search_weighs_the_question_words_the_whole_index_lacks(example_index):
     for blind, told in zip(found["blind"], found["told"], strict=True):
         assert told.confidence is not None and blind.confidence is not None
         assert told.confidence < blind.confidence
+
+
+# Questions as users type them, with contractions (in no question set of the fit), and
+# the file and second of examples/timeline.json that answer them.
+CONTRACTED = (
+    ("where's the hole in the ozone layer?", "ozone_explainer.mp4", 49.0),
+    ("what're the chemicals that caused it?", "ozone_explainer.mp4", 56.5),
+    ("what's the median request time?", "checkout_deep_dive.mp4", 37.0),
+    ("who's owning the billing migration?", "team_sync.mp3", 14.0),
+)
+
+
+@pytest.mark.parametrize(("question", "file", "second"), CONTRACTED)
+def test_a_question_typed_with_a_contraction_misses_no_word(example_index, question, file, second):
+    vocabulary = example_index.search_policy().vocabulary()
+    spelled_out = question.replace("'re", " are").replace("'s", " is")
+    assert vocabulary.absent(question) == vocabulary.absent(spelled_out)
+    first = example_index.search(question)[0]
+    assert Path(first.source).name == file
+    assert first.start is not None and first.end is not None
+    assert first.start - 1.0 <= second <= first.end
