@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import re
 import sys
 from pathlib import Path
@@ -50,9 +49,7 @@ from llama_index_video.search.relevance import (  # noqa: E402
     STOPWORDS,
     Vocabulary,
     standout,
-    word_stem,
 )
-from llama_index_video.store import tokens  # noqa: E402
 
 TEXT_CANDIDATES = ("phrase", "agree", "typed", "absent_far", "question_words", "rank")
 INDEX_CANDIDATES = ("standout", "standout_all")
@@ -119,11 +116,9 @@ def one_letter_apart(a: str, b: str) -> bool:
 
 def absent_far(question: str, vocabulary: Vocabulary) -> float:
     """:meth:`Vocabulary.absent` counting only words with no index word one letter away."""
-    asked = dict.fromkeys(word_stem(t) for t in tokens.words(question) if t not in STOPWORDS)
-    if not asked or not vocabulary.units:
+    weight = vocabulary.asked(question)
+    if not weight or not vocabulary.units:
         return 0.0
-    units = vocabulary.units
-    weight = {s: math.log((units + 1) / (vocabulary.stems.get(s, 0) + 0.5)) for s in asked}
     far = sum(
         w
         for s, w in weight.items()

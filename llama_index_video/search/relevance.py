@@ -312,17 +312,22 @@ class Vocabulary:
             stems[stem] = max(stems.get(stem, 0), count)
         return cls(stems, units)
 
+    def asked(self, question: str) -> dict[str, float]:
+        """The stems of the question's content words, each weighted by its rarity in the
+        index (``log((units + 1) / (found_in + 0.5))``). Only the words the index can hold
+        count: never its stop words (:func:`~llama_index_video.store.tokens.scored_words`:
+        "video", "talk", "won")."""
+        scored = tokens.scored_words(tokens.words(question))
+        stems = dict.fromkeys(word_stem(t) for t in scored if t not in STOPWORDS)
+        return {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in stems}
+
     def absent(self, question: str) -> float:
         """Share of the question's content words, weighted by rarity in the index
-        (``log((units + 1) / (found_in + 0.5))``), that no unit holds; 0.0 for a
-        question with no content words or an empty index. Only the words the index
-        can hold count: never its stop words (:func:`~llama_index_video.store.tokens.
-        scored_words`: "video", "talk", "won")."""
-        scored = tokens.scored_words(tokens.words(question))
-        asked = dict.fromkeys(word_stem(t) for t in scored if t not in STOPWORDS)
-        if not asked or not self.units:
+        (:meth:`asked`), that no unit holds; 0.0 for a question with no content words
+        or an empty index."""
+        weight = self.asked(question)
+        if not weight or not self.units:
             return 0.0
-        weight = {s: math.log((self.units + 1) / (self.stems.get(s, 0) + 0.5)) for s in asked}
         return sum(v for s, v in weight.items() if not self.stems.get(s)) / sum(weight.values())
 
 

@@ -41,6 +41,8 @@ def test_absent_far_counts_only_words_with_no_index_word_one_letter_away():
     assert vocabulary.absent("chess club") > 0  # "chess" is nowhere in the index
     assert absent_far("chess club", vocabulary) == 0.0  # but "chest" is one letter away
     assert absent_far("saffron club", vocabulary) == vocabulary.absent("saffron club") > 0
+    # The question's words read as absent reads them: the index's stop words aside.
+    assert absent_far("What does the video say about the chess club?", vocabulary) == 0.0
 
 
 def test_candidates_give_each_hit_a_line_and_agree_only_on_the_shared_top_hit():
