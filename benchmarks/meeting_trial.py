@@ -29,11 +29,15 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))
 
 from benchmarks.baseline import load_average  # noqa: E402
+
+if TYPE_CHECKING:
+    from llama_index_video import VideoIndex
 
 REAL = ROOT / "tests" / "fixtures" / "real_speech"
 LONG = ROOT / "benchmarks" / "long_real"
@@ -103,8 +107,9 @@ def score(first_hits: Sequence[tuple[float, str | None] | None]) -> Score:
     return Score(first, len(QUESTIONS), named, asked_named)
 
 
-def build(folder: Path) -> None:
-    """Write the joined meeting in three containers and its reference into ``folder``."""
+def join(folder: Path) -> Path:
+    """Write the joined meeting as 16 kHz mono WAV and its reference into ``folder``;
+    the WAV's path."""
     folder.mkdir(parents=True, exist_ok=True)
     inputs: list[str] = []
     filters = []
@@ -119,15 +124,33 @@ def build(folder: Path) -> None:
     joined = "".join(f"[a{n}]" for n in range(len(PIECES)))
     graph = ";".join(filters) + f";{joined}concat=n={len(PIECES)}:v=0:a=1[out]"
     master = folder / "meeting.wav"
-    _ffmpeg(*inputs, "-filter_complex", graph, "-map", "[out]", str(master))
-    _ffmpeg("-i", str(master), "-c:a", "libopus", "-b:a", "32k", str(folder / RECORDING))
+    ffmpeg(*inputs, "-filter_complex", graph, "-map", "[out]", str(master))
+    (folder / "reference.json").write_text(json.dumps(_reference(pieces), indent=1) + "\n")
+    return master
+
+
+def build(folder: Path) -> None:
+    """Write the joined meeting in three containers and its reference into ``folder``."""
+    master = join(folder)
+    ffmpeg("-i", str(master), "-c:a", "libopus", "-b:a", "32k", str(folder / RECORDING))
     audio_only = ("-i", str(master), "-c:a", "libopus", "-b:a", "32k")
-    _ffmpeg(*audio_only, "-f", "matroska", str(folder / "standup_audio.mkv"))
+    ffmpeg(*audio_only, "-f", "matroska", str(folder / "standup_audio.mkv"))
     still = ("-f", "lavfi", "-i", "color=c=navy:s=640x360:r=1", "-i", str(master), "-shortest")
     video = ("-c:v", "libx264", "-tune", "stillimage", "-pix_fmt", "yuv420p")
-    _ffmpeg(*still, *video, "-c:a", "libopus", "-b:a", "48k", str(folder / "standup_screen.mkv"))
+    ffmpeg(*still, *video, "-c:a", "libopus", "-b:a", "48k", str(folder / "standup_screen.mkv"))
     master.unlink()
-    (folder / "reference.json").write_text(json.dumps(_reference(pieces), indent=1) + "\n")
+
+
+def ask(index: VideoIndex, recording: str) -> Score:
+    """:data:`QUESTIONS` asked of ``recording`` in ``index``, each first hit printed."""
+    hits = []
+    for question, sentence_starts, _ in QUESTIONS:
+        found = index.search(question, top_k=1, sources=[recording])
+        hit = (found[0].start, found[0].speaker) if found else None
+        hits.append(hit)
+        right = hit is not None and starts_at(hit[0], sentence_starts)
+        print(f"{'right' if right else 'wrong'}  {question}: {hit}")
+    return score(hits)
 
 
 def _reference(pieces: list[dict]) -> dict:
@@ -154,7 +177,8 @@ def _reference(pieces: list[dict]) -> dict:
     }
 
 
-def _ffmpeg(*args: str) -> None:
+def ffmpeg(*args: str) -> None:
+    """Run the system ffmpeg quietly, failing on its errors."""
     command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", *args]
     subprocess.run(command, check=True, timeout=600)
 
@@ -171,17 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from llama_index_video import VideoIndex
 
     index = VideoIndex(args.folder)
-    hits = []
     try:
-        for question, sentence_starts, _ in QUESTIONS:
-            found = index.search(question, top_k=1, sources=[RECORDING])
-            hit = (found[0].start, found[0].speaker) if found else None
-            hits.append(hit)
-            right = hit is not None and starts_at(hit[0], sentence_starts)
-            print(f"{'right' if right else 'wrong'}  {question}: {hit}")
+        result = ask(index, RECORDING)
     finally:
         index.close()
-    result = score(hits)
     print(
         f"first hit at its sentence ({TOLERANCE_SECONDS:g} s): {result.first} of {result.asked}; "
         f"naming its reader: {result.named} of {result.asked_named} (load {load_average()})"
