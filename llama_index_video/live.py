@@ -75,6 +75,10 @@ block comes as late as the others. ffmpeg writes Matroska, Ogg and MP3 in 256 Ki
 blocks, 21 s apart for MP3 at 96 kbit/s, 65 s for Opus at 32 kbit/s and 120 s at 17.5
 kbit/s; a finished file ends on a block boundary once in 4,096 files, and then ends
 this late."""
+BLOCK_PAUSES = 1.5
+"""A file of whole blocks also waits this many times the longest pause between its
+growths so far, when that is longer: blocks come at the recorder's pace, 131 s apart for
+a phone bridge's MP3 at 16 kbit/s, past :data:`BLOCK_SECONDS`."""
 
 
 @dataclass(frozen=True)
@@ -375,6 +379,7 @@ class _Growth:
         self._max_bytes = max_bytes
         self._last: tuple[int, int] | None = None
         self._since = time.monotonic()
+        self._longest_pause = 0.0
 
     def size(self) -> int:
         try:
@@ -390,9 +395,11 @@ class _Growth:
         except OSError:
             state = (-1, -1)
         if state != self._last:
+            if self._last is not None:
+                self._longest_pause = max(self._longest_pause, now - self._since)
             self._last, self._since = state, now
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
         settle = self._settle
         if state[0] % BLOCK_BYTES == 0:
-            settle = max(settle, BLOCK_SECONDS)
+            settle = max(settle, BLOCK_SECONDS, BLOCK_PAUSES * self._longest_pause)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle
