@@ -153,6 +153,21 @@ def ask(index: VideoIndex, recording: str) -> Score:
     return score(hits)
 
 
+def print_score(index_folder: Path, recording: str) -> None:
+    """:func:`ask` of ``recording`` in the index at ``index_folder``, its score printed."""
+    from llama_index_video import VideoIndex
+
+    index = VideoIndex(index_folder)
+    try:
+        result = ask(index, recording)
+    finally:
+        index.close()
+    print(
+        f"first hit at its sentence ({TOLERANCE_SECONDS:g} s): {result.first} of {result.asked}; "
+        f"naming its reader: {result.named} of {result.asked_named} (load {load_average()})"
+    )
+
+
 def _reference(pieces: list[dict]) -> dict:
     """The pieces' spans, each speaker's turns and the readings' sentences, on the joined
     timeline."""
@@ -192,17 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         build(args.folder)
         print(f"wrote {RECORDING}, standup_audio.mkv, standup_screen.mkv in {args.folder}")
         return 0
-    from llama_index_video import VideoIndex
-
-    index = VideoIndex(args.folder)
-    try:
-        result = ask(index, RECORDING)
-    finally:
-        index.close()
-    print(
-        f"first hit at its sentence ({TOLERANCE_SECONDS:g} s): {result.first} of {result.asked}; "
-        f"naming its reader: {result.named} of {result.asked_named} (load {load_average()})"
-    )
+    print_score(args.folder, RECORDING)
     return 0
 
 

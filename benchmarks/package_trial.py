@@ -32,9 +32,9 @@ from benchmarks.baseline import load_average
 from benchmarks.meeting_trial import (
     QUESTIONS,
     TOLERANCE_SECONDS,
-    ask,
     ffmpeg,
     join,
+    print_score,
     starts_at,
 )
 
@@ -121,17 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.action == "app":
         app(args.folder, args.recording)
         return 0
-    from llama_index_video import VideoIndex
-
-    index = VideoIndex(args.folder)
-    try:
-        result = ask(index, args.recording)
-    finally:
-        index.close()
-    print(
-        f"first hit at its sentence ({TOLERANCE_SECONDS:g} s): {result.first} of {result.asked}; "
-        f"naming its reader: {result.named} of {result.asked_named} (load {load_average()})"
-    )
+    print_score(args.folder, args.recording)
     return 0
 
 
