@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 import wave
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
@@ -442,3 +443,23 @@ def _permissions_bind(workdir: Path) -> bool:
         probe.chmod(stat.S_IRWXU)
         shutil.rmtree(probe)
     return False
+
+
+@pytest.fixture
+def probes(monkeypatch) -> Counter[str]:
+    """How many times each file (by name) is probed, by any module of the package."""
+    import llama_index_video.index  # noqa: F401  (its modules are patched too)
+    import llama_index_video.media.probe as media_probe
+
+    counts: Counter[str] = Counter()
+    real = media_probe.probe
+
+    def counting(path: str | Path) -> media_probe.MediaInfo:
+        counts[Path(path).name] += 1
+        return real(path)
+
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__name__", "")
+        if name.startswith("llama_index_video") and getattr(module, "probe", None) is real:
+            monkeypatch.setattr(module, "probe", counting)
+    return counts

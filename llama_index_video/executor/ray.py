@@ -108,11 +108,11 @@ class RayExecutor:
         actor_class = ray.remote(num_cpus=1)(_ProducerActor).options(
             max_restarts=self.max_retries, max_task_retries=self.max_retries
         )
-        count = self._actor_count(ray, jobs, producer.reader)
+        count, files = self._plan(ray, jobs, producer.reader)
         shared = ray.put(producer)
         actors = [actor_class.remote(shared, os.getcwd()) for _ in range(count)]
         try:
-            for job, outcome in _Schedule(ray, actors, jobs, producer.reader):
+            for job, outcome in _Schedule(ray, actors, jobs, files):
                 if isinstance(outcome, Produced):
                     yield outcome
                 else:
@@ -123,12 +123,21 @@ class RayExecutor:
             if joined:
                 ray.shutdown()
 
-    def _actor_count(self, ray: Any, jobs: Sequence[FileJob], reader: VideoReader) -> int:
-        """One per CPU (or ``workers``); fewer for fewer files, unless one will be split."""
+    def _plan(
+        self, ray: Any, jobs: Sequence[FileJob], reader: VideoReader
+    ) -> tuple[int, Iterator[_File]]:
+        """How many actors to start, and each job's :class:`_File` (probed as it is taken).
+
+        One actor per CPU (or ``workers``); fewer for fewer files, unless one will be
+        split: those few files are probed now, and only now.
+        """
         wanted = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        if len(jobs) >= wanted or any(reader.speech_chunks(job.path) for job in jobs):
-            return wanted
-        return len(jobs)
+        files = (_File(job, reader.speech_chunks(job.path)) for job in jobs)
+        if len(jobs) >= wanted:
+            return wanted, files
+        planned = list(files)
+        split = any(file.chunks is not None for file in planned)
+        return (wanted if split else len(jobs)), iter(planned)
 
     @staticmethod
     def _result(ray: Any, job: FileJob, ref: Any, progress: FileProgress) -> Produced:
@@ -174,12 +183,12 @@ class _Schedule:
     """
 
     def __init__(
-        self, ray: Any, actors: list[Any], jobs: Sequence[FileJob], reader: VideoReader
+        self, ray: Any, actors: list[Any], jobs: Sequence[FileJob], files: Iterator[_File]
     ) -> None:
         self._ray = ray
         self._actors = actors
         self._jobs = jobs
-        self._reader = reader
+        self._unplanned = files  # the jobs' files, in the same order
         self._files: dict[int, _File] = {}  # planned, not yet handed out; in input order
         self._unfinished: dict[Any, int] = {}  # ref -> actor index
         self._load = [0] * len(actors)
@@ -233,8 +242,7 @@ class _Schedule:
             return None
         if len(self._files) >= len(self._actors) * LOOKAHEAD_PER_WORKER:
             return None
-        job = self._jobs[self._planned]
-        file = self._files[self._planned] = _File(job, self._reader.speech_chunks(job.path))
+        file = self._files[self._planned] = next(self._unplanned)
         self._planned += 1
         return self._task_of(file)
 

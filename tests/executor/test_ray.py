@@ -205,13 +205,14 @@ def _chunk_logs(caplog) -> list[str]:
 
 
 def test_a_long_recording_is_transcribed_chunk_by_chunk_on_both_workers(
-    tmp_path, cluster, speech, embed_model, caplog
+    tmp_path, cluster, speech, embed_model, caplog, probes
 ):
     """Real speech recognition on one file split in chunks: the rows of a local ingest."""
     media, options, local_rows, local_frames = speech
     with caplog.at_level(logging.INFO, logger="llama_index_video.executor.ray"):
         report, rows = _ingest(tmp_path, media, embed_model, RayExecutor(workers=2), **options)
     assert report.ok, report
+    assert probes == {OZONE.name: 1}  # by the driver, which counts actors and cuts chunks
     _assert_same_rows(rows, local_rows)
     assert _frames(tmp_path) == local_frames
     assert any(m["modality"] == "transcript" for _, m, _ in rows.values())
