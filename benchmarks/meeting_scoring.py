@@ -11,11 +11,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from llama_index_video.search.relevance import STOPWORDS
+
 WORDS_PER_SECOND = 2.6
 """A reading pace (156 words a minute) that turns a transcript's turns into times."""
 TURN_GAP_SECONDS = 0.4
 _MARKUP = re.compile(r"\{[^}]*\}")
 _WORD = re.compile(r"[a-z0-9]+")
+MEETING_PARTS = frozenset({"discussion", "evaluation", "introduction", "meeting", "presentation"})
+"""Words annotators name the parts of any meeting with, not what a part is about: the
+words of QMSum's train topics in meetings of all three kinds (product design, research,
+parliament committee) and of more than 20 of its 162 meetings ("discussion" 49,
+"meeting" 47, "presentation" 41, "evaluation" and "introduction" 26; the next, "cost",
+17). A title saying one of them names no topic."""
 
 
 @dataclass(frozen=True)
@@ -87,8 +95,10 @@ def pk(
 
 
 def content_words(text: str) -> set[str]:
-    """Lower-case words of ``text`` of four letters or more, a light stem (plural ``s``)."""
-    return {w.removesuffix("s") for w in _WORD.findall(text.lower()) if len(w) >= 4}
+    """Lower-case words of ``text`` of four letters or more, a light stem (plural ``s``),
+    without function words (search's :data:`STOPWORDS`) and :data:`MEETING_PARTS`."""
+    words = (w for w in _WORD.findall(text.lower()) if len(w) >= 4 and w not in STOPWORDS)
+    return {w.removesuffix("s") for w in words} - MEETING_PARTS
 
 
 def title_matches(title: str, topic: str) -> bool:

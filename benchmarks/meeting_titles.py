@@ -8,6 +8,8 @@ or some phrases weighed up, picked for the recording as the titler picks
 - before: the topic-word weight 3 and no limit on how many titles a word names (the
   titler until the two-titles rule);
 - weight 20: the rule, and a heavier lean on the topic-word table;
+- no topic-word table: the rule, and the phrases' own weights (weight 0), what a
+  meeting whose words the table lacks gets;
 - from the settings before, a phrase weighed up when one of its words is said in the
   chapter's first minute (the chair introduces a topic: "let's talk about the budget"),
   in a noun phrase (after a determiner: "the budget", a chunker without parts of
@@ -132,6 +134,8 @@ def title_ways(groups: Sequence[Sequence[Turn]]) -> dict[str, list[str]]:
     ways = {"shipped": titles.chapter_titles(texts)}
     with titler_settings(TOPIC_WORD_WEIGHT=20.0):
         ways["topic-word weight 20"] = titles.chapter_titles(texts)
+    with titler_settings(TOPIC_WORD_WEIGHT=0.0):
+        ways["no topic-word table (weight 0)"] = titles.chapter_titles(texts)
     with titler_settings(TOPIC_WORD_WEIGHT=3.0, TITLES_PER_WORD=len(texts)):
         ways["before (weight 3, no limit a word)"] = titles.chapter_titles(texts)
         before = titles.phrase_scores(texts)

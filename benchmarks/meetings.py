@@ -364,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 for way, (matching, words, own) in r["titles"].items():
                     print(
-                        f"  titles {way}: sharing a word with the topic {matching}/"
+                        f"  titles {way}: sharing a content word with the topic {matching}/"
                         f"{r['chapters']} = {matching / r['chapters']:.3f}; {words:.1f} words, "
                         f"{own:.2f} of them in no other title of the meeting"
                     )

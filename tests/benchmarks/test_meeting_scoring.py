@@ -42,6 +42,13 @@ def test_titles_match_on_a_shared_content_word_and_spans_overlap():
     assert overlaps(10, 20, [(15, 30)]) and not overlaps(10, 20, [(20, 30)])
 
 
+def test_function_words_and_the_names_of_a_meetings_parts_share_no_topic():
+    assert not title_matches("About the meeting", "Meeting about budget")
+    assert not title_matches("Those would have", "What those would have to cost")
+    assert not title_matches("Presentation, buttons", "Presentations on market trends")
+    assert title_matches("Budget meeting", "Meeting about the budgets")
+
+
 def test_the_first_hit_overlapping_an_answer_stretch_gives_the_rank():
     spans = [(100.0, 160.0), (400.0, 420.0)]
     assert first_found(spans, [(10.0, 20.0), (419.0, 425.0), (120.0, 130.0)]) == 2
