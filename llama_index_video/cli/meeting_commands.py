@@ -24,8 +24,9 @@ def add_chapters_parser(commands: Any) -> argparse.ArgumentParser:
     )
     source_argument(parser)
     index_option(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    parser.add_argument(
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--json", action="store_true", help="print JSON")
+    shape.add_argument(
         "--format",
         choices=CHAPTER_FORMATS,
         default="text",
