@@ -72,8 +72,23 @@ def source_argument(parser: argparse.ArgumentParser) -> None:
 
 def span_options(parser: argparse.ArgumentParser, *, required: bool) -> None:
     """``--from``/``--to``: the span of ``SOURCE`` a command is about."""
-    parser.add_argument("--from", dest="start", type=time_option, required=required, metavar="TIME")
-    parser.add_argument("--to", dest="end", type=time_option, required=required, metavar="TIME")
+    parser.add_argument(
+        "--from",
+        dest="start",
+        type=time_option,
+        required=required,
+        metavar="TIME",
+        help="where the span starts: seconds (94.5) or mm:ss (01:34)"
+        + ("" if required else "; default: the start"),
+    )
+    parser.add_argument(
+        "--to",
+        dest="end",
+        type=time_option,
+        required=required,
+        metavar="TIME",
+        help="where the span ends" + ("" if required else "; default: the end"),
+    )
 
 
 def time_option(text: str) -> float:

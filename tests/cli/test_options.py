@@ -45,3 +45,10 @@ def test_writers_wait_the_same(argv):
     assert parser.parse_args([*argv, "--no-wait"]).wait == 0.0
     with pytest.raises(SystemExit):
         parser.parse_args([*argv, "--wait", "-1"])
+
+
+@pytest.mark.parametrize("command", sorted(SPAN_COMMANDS))
+def test_help_says_how_to_write_a_time(command, capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args([command, "--help"])
+    assert "seconds (94.5) or mm:ss (01:34)" in " ".join(capsys.readouterr().out.split())
