@@ -84,16 +84,7 @@ where which while who whom why will with would you your yours s t many much one 
 also us let lets like know tell say said mean means happen happens happened use used
 using make made way thing things kind
 """
-# Their contractions, read as the lexical index reads them ("what's" -> "whats"), but
-# those whose letters spell a word of their own ("we'll", "she'd", "I'd").
-_CONTRACTION_TEXT = """
-what's who's where's when's why's how's that's there's here's he's she's i'm you're
-we're they're what're i've you've we've they've could've would've should've might've
-must've you'd he'd they'd it'd who'd you'll they'll it'll that'll who'll there'll
-don't doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't
-shouldn't haven't hasn't hadn't mustn't mightn't needn't ain't shan't
-"""
-STOPWORDS = frozenset((*_STOPWORD_TEXT.split(), *tokens.words(_CONTRACTION_TEXT)))
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 _WORD = re.compile(r"[a-z0-9]+")
 

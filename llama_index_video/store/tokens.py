@@ -5,10 +5,11 @@ split into runs of letters and digits; Chinese, Japanese and Korean characters a
 one token each (they have no spaces between words); a number keeps its decimal point
 and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
 stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
-much", "tell", "say") are left out of the BM25 scoring (:func:`scored_words`) but kept
-for phrases. No stemming: this channel is for exact words; the dense channels find the
-other forms. The stop words are ``bm25s``'s, which :func:`import_bm25s` imports light
-(the matrices of :mod:`llama_index_video.store.bm25` are built with it too).
+much", "tell", "say") and contractions ("what's", "don't") are left out of the BM25
+scoring (:func:`scored_words`) but kept for phrases. No stemming: this channel is for
+exact words; the dense channels find the other forms. The stop words are ``bm25s``'s,
+which :func:`import_bm25s` imports light (the matrices of
+:mod:`llama_index_video.store.bm25` are built with it too).
 """
 
 from __future__ import annotations
@@ -70,13 +71,25 @@ _QUESTION_WORDS = (
     *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
     *("talk", "talks", "talked", "video", "recording", "clip"),
 )
+# Contractions of function words ("what's" is read "whats"), but those whose letters
+# spell a word of their own ("we'll", "she'd", "I'd").
+_CONTRACTIONS = """
+what's who's where's when's why's how's that's there's here's he's she's i'm you're
+we're they're what're i've you've we've they've could've would've should've might've
+must've you'd he'd they'd it'd who'd you'll they'll it'll that'll who'll there'll
+don't doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't
+shouldn't haven't hasn't hadn't mustn't mightn't needn't ain't shan't
+"""
 
 
 @cache
 def english_stop_words() -> frozenset[str]:
     """The words :func:`scored_words` leaves out: NLTK's English stop words (``bm25s``'s
-    longer list) and the words questions are put in."""
-    return frozenset((*import_bm25s().stopwords.STOPWORDS_EN_PLUS, *_QUESTION_WORDS))
+    longer list), the words questions are put in and contractions, each read as
+    :func:`words` reads it (NLTK's "don't" is "dont")."""
+    nltk = import_bm25s().stopwords.STOPWORDS_EN_PLUS
+    listed = (*nltk, *_QUESTION_WORDS, *_CONTRACTIONS.split())
+    return frozenset(token for word in listed for token in words(word))
 
 
 @cache

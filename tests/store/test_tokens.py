@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llama_index_video.store.tokens import words
+from llama_index_video.store.tokens import english_stop_words, scored_words, words
 
 
 @pytest.mark.parametrize(
@@ -34,3 +34,15 @@ def test_any_text_tokenises_without_error_into_non_empty_tokens(text):
     tokens = words(text)
     assert all(tokens) and all(" " not in t for t in tokens)
     assert words(" ".join(tokens)) == tokens  # stored words read back the same
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What's the plan they don't ship?", "What\u2019s the plan they didn\u2019t ship?"],
+)
+def test_contractions_are_stop_words_as_the_index_reads_them(question):
+    """A contraction of a function word says nothing a stop word does not: BM25 scores
+    neither "whats" nor NLTK's own "don't", read as "dont"."""
+    assert scored_words(words(question)) == ["plan", "ship"]
+    assert all(" " not in w and "'" not in w for w in english_stop_words())
+    assert {"well", "shed", "id", "ill"}.isdisjoint(english_stop_words())  # words of their own
