@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.transcription_speed import word_error_rate
 from llama_index_video.transcription import faster_decoding
-from llama_index_video.transcription.base import audio_from
+from llama_index_video.transcription.base import Segment, audio_from
 from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from llama_index_video.transcription.faster_decoding import restart_after
 
@@ -47,13 +47,21 @@ def _calls(transcriber: FasterWhisperTranscriber, monkeypatch: pytest.MonkeyPatc
     return calls
 
 
-def test_the_clips_are_decoded_in_one_prompted_call_and_times_hold(
-    narration: Clip, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture(scope="module")
+def prompted(narration: Clip) -> tuple[list[dict], list[Segment]]:
+    """The narration decoded as by default: (the model's calls, the segments), for the
+    tests that read the same decoding (a 60 s decoding takes about 4 CPU s)."""
     transcriber = FasterWhisperTranscriber(language="en")
-    calls = _calls(transcriber, monkeypatch)
-    segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        calls = _calls(transcriber, monkeypatch)
+        segments = list(transcriber.transcribe(narration.audio, source=narration.path).segments)
+    return calls, segments
 
+
+def test_the_clips_are_decoded_in_one_prompted_call_and_times_hold(
+    narration: Clip, prompted: tuple[list[dict], list[Segment]]
+) -> None:
+    calls, segments = prompted
     assert len(calls) == 1 and calls[0]["condition_on_previous_text"] is True
     assert calls[0]["temperature"] == 0.0 and calls[0]["initial_prompt"] is None
     clips = calls[0]["clip_timestamps"]
@@ -97,11 +105,13 @@ def test_after_a_loop_the_rest_is_decoded_again_unprompted_from_its_end(
     assert len(words) <= len(spoken) + 5  # the rest once, not twice
 
 
-def test_prompted_decoding_writes_the_same_from_one_run_to_the_next(narration: Clip) -> None:
-    transcriber = FasterWhisperTranscriber(language="en")
+def test_prompted_decoding_writes_the_same_from_one_run_to_the_next(
+    narration: Clip, prompted: tuple[list[dict], list[Segment]]
+) -> None:
+    again = FasterWhisperTranscriber(language="en").transcribe(narration.audio.copy())
     runs = [
-        [(s.start, s.end, s.text, s.words) for s in transcriber.transcribe(audio).segments]
-        for audio in (narration.audio, narration.audio.copy())
+        [(s.start, s.end, s.text, s.words) for s in segments]
+        for segments in (prompted[1], again.segments)
     ]
     assert runs[0] == runs[1] and runs[0]
 
