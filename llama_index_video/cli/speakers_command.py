@@ -72,7 +72,8 @@ def run_speakers(args: argparse.Namespace, index_options: dict[str, Any]) -> int
     finally:
         index.close()
     shown = printable_path(args.source)
-    print(f"named    {args.speaker} {' '.join(args.name.split())!r} in {shown}: {units} units")
+    named = f"{args.speaker} {' '.join(args.name.split())!r} in {shown}"
+    print(f"named    {named}: {units} unit{'' if units == 1 else 's'}")
     return 0
 
 

@@ -110,7 +110,8 @@ def run_live(args: argparse.Namespace, index: VideoIndex) -> IngestReport:
 
 
 def _print_chunk(chunk: LiveChunk) -> None:
-    print(f"{'live':8} {chunk.start:.0f}-{chunk.end:.0f} s: {chunk.units} units", flush=True)
+    units = f"{chunk.units} unit{'' if chunk.units == 1 else 's'}"
+    print(f"{'live':8} {chunk.start:.0f}-{chunk.end:.0f} s: {units}", flush=True)
 
 
 def _print(event: WatchEvent) -> None:
