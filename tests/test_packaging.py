@@ -39,6 +39,18 @@ def test_project_links(metadata):
     assert all(link.startswith("https://") for link in links.values())
 
 
+def test_the_readme_on_pypi_links_into_the_repository(metadata):
+    """PyPI shows the README without the repository around it: every link is absolute
+    there, and each one into the repository names a file or folder it holds."""
+    links = re.findall(r"\]\(([^)\s]+)\)", metadata.get_payload())
+    assert len(links) > 20
+    assert all(link.startswith(("https://", "http://", "#")) for link in links)
+    urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL"))
+    files = urls["Repository"] + "/blob/main/"
+    inside = [link.removeprefix(files) for link in links if link.startswith(files)]
+    assert len(inside) > 20 and all((ROOT / link.split("#")[0]).exists() for link in inside)
+
+
 def test_supported_python_versions_are_declared(metadata):
     classifiers = set(metadata.get_all("Classifier"))
     for minor in (10, 11, 12, 13):
