@@ -307,10 +307,9 @@ class Recordings(ManifestRecordings):
 
         with self._reading():
             recording = self.recording(source)
-            if start is not None or end is not None:
-                first = 0.0 if start is None else start
-                last = end if end is not None else max(first, recording.duration or first)
-                check_span(recording, first, last, max_seconds=max_seconds, instant=True)
+            span = _asked_span(recording, start, end)
+            if span is not None:
+                check_span(recording, *span, max_seconds=max_seconds, instant=True)
             return transcript(self.vector_store, recording.content_hash, start=start, end=end)
 
     def chapters(self, source: str | Path | IndexedSource) -> list[Chapter]:
@@ -343,7 +342,8 @@ class Recordings(ManifestRecordings):
         ``"claude"``/``"gemini"`` configured from the environment), the model writes it
         from the chapters and their units; citations that point at no stored moment are
         dropped and counted; cached in the index folder per recording content, span and
-        model (:mod:`llama_index_video.summaries.written`).
+        model (:mod:`llama_index_video.summaries.written`). A span's summary carries it
+        (``start``/``end``, an open end closed at the recording's).
 
         Raises:
             MomentRequestError: an unknown recording or a span outside it.
@@ -357,15 +357,19 @@ class Recordings(ManifestRecordings):
         chapters = self._chapters_between(recording, start, end)
         model = make_llm(llm) if isinstance(llm, str) else llm
         if model is None:
-            return extractive_summary(recording.source, lines, chapters)
-        return written_summary(
-            recording.source,
-            lines,
-            chapters,
-            llm=model,
-            cache_key=f"{recording.content_hash}|{start}|{end}",
-            cache_dir=self.path,
-        )
+            summary = extractive_summary(recording.source, lines, chapters)
+        else:
+            summary = written_summary(
+                recording.source,
+                lines,
+                chapters,
+                llm=model,
+                cache_key=f"{recording.content_hash}|{start}|{end}",
+                cache_dir=self.path,
+            )
+        span = _asked_span(recording, start, end)
+        # Set here, not cached: a summary cached before summaries carried a span says it too.
+        return summary if span is None else replace(summary, start=span[0], end=span[1])
 
     def transcript_file(
         self,
@@ -438,3 +442,14 @@ class Recordings(ManifestRecordings):
 
 def _seconds(value: object) -> float | None:
     return None if value is None or value == "" else float(str(value))
+
+
+def _asked_span(
+    recording: IndexedSource, start: float | None, end: float | None
+) -> tuple[float, float] | None:
+    """The span ``start``-``end`` asks of ``recording`` (an open start: 0, an open end:
+    the recording's), or None for the whole recording."""
+    if start is None and end is None:
+        return None
+    first = 0.0 if start is None else start
+    return first, end if end is not None else max(first, recording.duration or first)

@@ -66,7 +66,8 @@ class SummaryLine:
 class Summary:
     """A recording's summary; ``extractive`` when no language model wrote it, else
     ``model`` names the model and ``dropped_citations`` counts the items it wrote whose
-    citation pointed at no stored moment (left out)."""
+    citation pointed at no stored moment (left out). ``start`` and ``end`` (seconds) are
+    the stretch summarised when one was asked for, None for the whole recording."""
 
     source: str
     extractive: bool
@@ -79,6 +80,8 @@ class Summary:
     note: str | None = None
     """Why sections are empty that a reader may expect filled (a recording read as no
     conversation), or None."""
+    start: float | None = None
+    end: float | None = None
 
     def sections(self) -> dict[str, tuple[SummaryLine, ...]]:
         return {
@@ -92,6 +95,11 @@ class Summary:
         """The JSON shape ``summarize --json`` prints."""
         return {
             "source": self.source,
+            **(
+                {"start": self.start, "end": self.end}
+                if self.start is not None and self.end is not None
+                else {}
+            ),
             "extractive": self.extractive,
             **(
                 {"model": self.model, "dropped_citations": self.dropped_citations}
@@ -115,6 +123,8 @@ class Summary:
             model=data.get("model"),
             dropped_citations=int(data.get("dropped_citations", 0)),
             note=data.get("note"),
+            start=data.get("start"),
+            end=data.get("end"),
             **lines,
         )
 
@@ -123,7 +133,10 @@ class Summary:
         kind = " (extractive: the recording's own sentences)" if self.extractive else ""
         if self.model:
             kind = f" (written by {self.model})"
-        out = [f"Summary of {self.source}{kind}"]
+        span = ""
+        if self.start is not None and self.end is not None:
+            span = f" {schema.format_timestamp(self.start)}-{schema.format_timestamp(self.end)}"
+        out = [f"Summary of {self.source}{span}{kind}"]
         if self.note:
             out.append(f"({self.note})")
         if self.dropped_citations:

@@ -75,6 +75,19 @@ def test_a_stretch_is_summarized_alone(meeting_index):
     ]
 
 
+def test_a_stretch_s_summary_says_its_span_and_a_whole_one_says_none(meeting_index):
+    index, audio = meeting_index
+    stretch = index.summarize(audio, start=TOPIC_SECONDS, end=2 * TOPIC_SECONDS)
+    assert (stretch.start, stretch.end) == (TOPIC_SECONDS, 2 * TOPIC_SECONDS)
+    from_only = index.summarize(audio, start=TOPIC_SECONDS)
+    duration = index.recording(audio).duration
+    assert duration is not None and abs(duration - len(TOPICS) * TOPIC_SECONDS) <= 30
+    assert (from_only.start, from_only.end) == (TOPIC_SECONDS, duration)
+    whole = index.summarize(audio)
+    assert whole.start is None and whole.end is None
+    assert "start" not in whole.to_dict() and "end" not in whole.to_dict()
+
+
 def test_without_cue_phrases_there_are_no_decisions_and_no_error():
     units = [
         TranscriptLine(i * 10.0, i * 10.0 + 8, "The weather was mild today.") for i in range(5)
@@ -97,6 +110,22 @@ def test_the_command_line_prints_the_summary_as_text_and_json(meeting_index, cap
     assert printed["extractive"] is True
     assert {"overview", "decisions", "action_items", "open_questions"} <= set(printed)
     assert all(line["start"] >= TOPIC_SECONDS - 10 for line in printed["decisions"])
+    assert printed["start"] == TOPIC_SECONDS
+    assert abs(printed["end"] - len(TOPICS) * TOPIC_SECONDS) <= 30
+
+
+def test_the_command_line_heading_names_the_span_summarized(meeting_index, capsys):
+    index, audio = meeting_index
+    folder = str(index.path)
+    assert main(["summarize", audio.name, "--index", folder, "--from", "4:00", "--to", "8:00"]) == 0
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert heading.startswith("Summary of ") and " 04:00-08:00 (extractive" in heading
+    assert main(["summarize", audio.name, "--index", folder]) == 0
+    heading = capsys.readouterr().out.splitlines()[0]
+    assert heading.endswith(f"{audio.name} (extractive: the recording's own sentences)")
+    assert main(["summarize", audio.name, "--index", folder, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert "start" not in printed and "end" not in printed
 
 
 def test_the_agent_tool_lists_the_chapters_and_the_summary_cited(meeting_index):

@@ -97,6 +97,25 @@ def test_another_span_is_another_summary(meeting_index, fake_anthropic, claude):
     assert summary.dropped_citations == 4
 
 
+def test_a_cached_whole_summary_is_never_a_span_s_nor_the_reverse(
+    meeting_index,  # noqa: F811
+    fake_anthropic,
+    claude,
+):
+    index, audio = meeting_index
+    for _ in range(2):
+        fake_anthropic.enqueue(text_reply(_reply(audio.name)))
+    span = (TOPIC_SECONDS, 3 * TOPIC_SECONDS)
+    whole = index.summarize(audio, llm=claude)
+    stretch = index.summarize(audio, start=span[0], end=span[1], llm=claude)
+    assert len(fake_anthropic.messages_requests()) == 2  # the span is not the whole's cache
+    assert (whole.start, whole.end) == (None, None)
+    assert (stretch.start, stretch.end) == span
+    assert index.summarize(audio, llm=claude) == whole
+    assert index.summarize(audio, start=span[0], end=span[1], llm=claude) == stretch
+    assert len(fake_anthropic.messages_requests()) == 2
+
+
 def test_an_answer_that_is_not_json_is_one_clear_error(
     meeting_index,  # noqa: F811
     fake_anthropic,
