@@ -5,6 +5,7 @@ dropped and counted, the answer is cached per recording, model and span."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -101,8 +102,12 @@ def test_a_cached_whole_summary_is_never_a_span_s_nor_the_reverse(
     meeting_index,  # noqa: F811
     fake_anthropic,
     claude,
+    request,
 ):
     index, audio = meeting_index
+    cache = index.path / CACHE_FOLDER
+    shutil.rmtree(cache, ignore_errors=True)  # the module's other tests share the index
+    request.addfinalizer(lambda: shutil.rmtree(cache, ignore_errors=True))
     for _ in range(2):
         fake_anthropic.enqueue(text_reply(_reply(audio.name)))
     span = (TOPIC_SECONDS, 3 * TOPIC_SECONDS)
