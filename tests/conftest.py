@@ -4,8 +4,10 @@ copies of index folders; the test files collected longest first (:mod:`tests.fil
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import os
 import shutil
 import stat
 import subprocess
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import av
 import numpy as np
@@ -27,6 +30,11 @@ from llama_index_video.transcription.base import Segment, Transcription, Transcr
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.file_order import FileSeconds, longest_files_first
 from tests_support import EXAMPLES
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from llama_index_video.index import VideoIndex
 
 # No per-example deadline (Hypothesis' default is 200 ms): the properties are about
 # results, and on a loaded CI machine one example of a quick test took 1.4 s and failed.
@@ -109,24 +117,57 @@ def embed_model():
     return local_embedding()
 
 
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """The folder ``name``, made by ``build`` once per run, not once per worker: the
+    first xdist worker to ask builds it in the run's shared temporary folder, holding a
+    lock the others wait on. Read it or copy it; never change it (the others read it too).
+    """
+    own = tmp_path_factory.getbasetemp()
+    shared = own.parent if os.environ.get("PYTEST_XDIST_WORKER") else own
+    folder, built = shared / name, shared / f"{name}.built"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            built.touch()
+    return folder
+
+
+def _example_index(
+    folder: Path, transcriber: ScriptTranscriber, embed_model: BaseEmbedding
+) -> VideoIndex:
+    from llama_index_video.index import VideoIndex
+    from llama_index_video.reader.video_reader import VideoReader
+
+    reader = VideoReader(media_dir=folder / "media", transcriber=transcriber)
+    return VideoIndex(folder, embed_model=embed_model, reader=reader)
+
+
 @pytest.fixture(scope="session")
 def example_index(tmp_path_factory, script_transcriber, embed_model):
-    """One Chroma index over every example file, shared by read-only tests.
+    """One Chroma index over every example file, shared by read-only tests: ingested
+    once per run, each worker opening its own copy.
 
     Its transcripts are the narration script, so no test built on it depends on what
     speech recognition hears on this CPU.
     """
-    from llama_index_video.index import VideoIndex
-    from llama_index_video.reader.video_reader import VideoReader
 
+    def ingest(folder: Path) -> None:
+        index = _example_index(folder, script_transcriber, embed_model)
+        try:
+            report = index.ingest([EXAMPLES])
+            assert report.ok, report
+        finally:
+            index.close()
+
+    built = built_once(tmp_path_factory, "example_index", ingest)
     folder = tmp_path_factory.mktemp("example_index")
-    index = VideoIndex(
-        folder,
-        embed_model=embed_model,
-        reader=VideoReader(media_dir=folder / "media", transcriber=script_transcriber),
-    )
-    report = index.ingest([EXAMPLES])
-    assert report.ok, report
+    shutil.copytree(built, folder, dirs_exist_ok=True)
+    index = _example_index(folder, script_transcriber, embed_model)
     yield index
     index.close()
 
@@ -230,7 +271,8 @@ def make_wav() -> Callable[[Path, np.ndarray], Path]:
 def built_meeting(tmp_path_factory, make_wav, embed_model) -> tuple[Path, Path]:
     """The constructed 16-minute meeting of four topics (:mod:`tests.chapters.meeting_script`:
     silence with its subtitle file) and an index folder of it with its chapters, ingested
-    once per worker for every module that reads it: (the audio, the index folder).
+    once per run (:func:`built_once`) for every module that reads it: (the audio, the
+    index folder).
 
     Open a copy (:func:`meeting_copy`), never the folder itself; the rows name the audio
     where it is, so it stays there.
@@ -238,15 +280,17 @@ def built_meeting(tmp_path_factory, make_wav, embed_model) -> tuple[Path, Path]:
     from tests.chapters.meeting_script import length, write_srt
     from tests.chapters.test_chapters_ingest import _index
 
-    folder = tmp_path_factory.mktemp("meeting")
-    audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
-    write_srt(folder / "meeting.srt")
-    index = _index(folder / "index", embed_model)
-    try:
-        assert index.ingest([audio]).ok
-    finally:
-        index.close()
-    return audio, folder / "index"
+    def ingest(folder: Path) -> None:
+        audio = make_wav(folder / "meeting.wav", np.zeros(int(length() * 16_000), np.float32))
+        write_srt(folder / "meeting.srt")
+        index = _index(folder / "index", embed_model)
+        try:
+            assert index.ingest([audio]).ok
+        finally:
+            index.close()
+
+    folder = built_once(tmp_path_factory, "meeting", ingest)
+    return folder / "meeting.wav", folder / "index"
 
 
 @pytest.fixture(scope="module")
@@ -261,24 +305,28 @@ def meeting_copy(tmp_path_factory, built_meeting) -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def built_dialogue(tmp_path_factory, embed_model) -> Path:
     """A folder with the three-voice dialogue (``tests/fixtures/speech/dialogue.*``) and
-    ``index/``, its index with Resemblyzer's speaker labels, made once per worker for
-    every module that reads it; each test names speakers in a copy."""
+    ``index/``, its index with Resemblyzer's speaker labels, made once per run
+    (:func:`built_once`) for every module that reads it; each test names speakers in a
+    copy."""
     from llama_index_video.index import VideoIndex
     from llama_index_video.reader.video_reader import VideoReader
     from llama_index_video.speakers.resemblyzer_diarizer import ResemblyzerDiarizer
     from tests.store.test_speaker_names import SPEECH
 
-    folder = tmp_path_factory.mktemp("named")
-    for suffix in (".ogg", ".srt"):
-        shutil.copy(SPEECH / f"dialogue{suffix}", folder / f"dialogue{suffix}")
-    path = folder / "index"
-    reader = VideoReader(
-        media_dir=path / "media", diarizer=ResemblyzerDiarizer(), frames=None, ocr="off"
-    )
-    index = VideoIndex(path, embed_model=embed_model, reader=reader)
-    assert index.ingest([folder / "dialogue.ogg"]).ok
-    index.close()
-    return folder
+    def ingest(folder: Path) -> None:
+        for suffix in (".ogg", ".srt"):
+            shutil.copy(SPEECH / f"dialogue{suffix}", folder / f"dialogue{suffix}")
+        path = folder / "index"
+        reader = VideoReader(
+            media_dir=path / "media", diarizer=ResemblyzerDiarizer(), frames=None, ocr="off"
+        )
+        index = VideoIndex(path, embed_model=embed_model, reader=reader)
+        try:
+            assert index.ingest([folder / "dialogue.ogg"]).ok
+        finally:
+            index.close()
+
+    return built_once(tmp_path_factory, "named", ingest)
 
 
 @pytest.fixture(scope="session")
