@@ -312,9 +312,17 @@ class Recordings(ManifestRecordings):
                 check_span(recording, *span, max_seconds=max_seconds, instant=True)
             return transcript(self.vector_store, recording.content_hash, start=start, end=end)
 
-    def chapters(self, source: str | Path | IndexedSource) -> list[Chapter]:
+    def chapters(
+        self,
+        source: str | Path | IndexedSource,
+        *,
+        start: float | None = None,
+        end: float | None = None,
+    ) -> list[Chapter]:
         """The chapters of a recording in time order (``[]`` for one too short to chapter,
-        see :mod:`llama_index_video.chapters`).
+        see :mod:`llama_index_video.chapters`); with ``start`` and/or ``end`` (seconds),
+        those that overlap that span (a chapter that only meets it at an end does not: the
+        chapter that begins at 08:00 is not one of 04:00-08:00).
 
         Raises:
             MomentRequestError: an unknown recording.
@@ -324,7 +332,11 @@ class Recordings(ManifestRecordings):
         with self._reading():
             recording = self.recording(source)
             chapters = stored_chapters(self.vector_store, recording.content_hash)
-        return [replace(chapter, source=recording.source) for chapter in chapters]
+        return [
+            replace(chapter, source=recording.source)
+            for chapter in chapters
+            if (start is None or chapter.end > start) and (end is None or chapter.start < end)
+        ]
 
     def summarize(
         self,
@@ -343,18 +355,24 @@ class Recordings(ManifestRecordings):
         from the chapters and their units; citations that point at no stored moment are
         dropped and counted; cached in the index folder per recording content, span and
         model (:mod:`llama_index_video.summaries.written`). A span's summary carries it
-        (``start``/``end``, an open end closed at the recording's).
+        (``start``/``end``): an open end is the recording's end, or where its last moment
+        said ends when the index does not know its length (None if nothing was said
+        from ``start`` on).
 
         Raises:
-            MomentRequestError: an unknown recording or a span outside it.
+            MomentRequestError: an unknown recording, a span outside it, or an empty one
+                (``end`` not after ``start``).
         """
         from llama_index_video.answering.answerer import make_llm
+        from llama_index_video.store.recording_names import check_span
         from llama_index_video.summaries.extractive import extractive_summary
         from llama_index_video.summaries.written import written_summary
 
         recording = self.recording(source)
+        if start is not None and end is not None:
+            check_span(recording, start, end)  # a span of no length has nothing to summarize
         lines = self.transcript(recording, start=start, end=end)
-        chapters = self._chapters_between(recording, start, end)
+        chapters = self.chapters(recording, start=start, end=end)
         model = make_llm(llm) if isinstance(llm, str) else llm
         if model is None:
             summary = extractive_summary(recording.source, lines, chapters)
@@ -368,8 +386,13 @@ class Recordings(ManifestRecordings):
                 cache_dir=self.path,
             )
         span = _asked_span(recording, start, end)
+        if span is None:
+            return summary
         # Set here, not cached: a summary cached before summaries carried a span says it too.
-        return summary if span is None else replace(summary, start=span[0], end=span[1])
+        if end is None and recording.duration is None:  # a length the index never stored
+            said_until = max((line.end for line in lines), default=None)
+            return replace(summary, start=span[0], end=said_until)
+        return replace(summary, start=span[0], end=span[1])
 
     def transcript_file(
         self,
@@ -392,18 +415,8 @@ class Recordings(ManifestRecordings):
 
         recording = self.recording(source)
         lines = self.transcript(recording, start=start, end=end)
-        chapters = self._chapters_between(recording, start, end)
+        chapters = self.chapters(recording, start=start, end=end)
         return render_transcript(lines, fmt=fmt, source=recording.source, chapters=chapters)
-
-    def _chapters_between(
-        self, recording: IndexedSource, start: float | None, end: float | None
-    ) -> list[Chapter]:
-        """The recording's chapters that overlap ``start``-``end`` (open ends: all)."""
-        return [
-            chapter
-            for chapter in self.chapters(recording)
-            if (start is None or chapter.end >= start) and (end is None or chapter.start <= end)
-        ]
 
     def screen(self, source: str | Path | IndexedSource, at: float) -> Screen:
         """What was on screen in a recording at ``at`` seconds (the last frame taken by

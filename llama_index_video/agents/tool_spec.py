@@ -328,22 +328,30 @@ class VideoToolSpec(BaseToolSpec):
             payload["note"] = "no frame of this recording covers this time (audio, or no frames)"
         return _fit(payload, "on_screen", self.max_result_bytes)
 
-    def summarize_recording(self, source: str) -> str:
+    def summarize_recording(
+        self, source: str, start: float | str | None = None, end: float | str | None = None
+    ) -> str:
         """List a recording's chapters (its topics, in order) and summarize it: an
         overview, the decisions, the action items (who said them, by when) and open
-        questions, every line with its label to cite.
+        questions, every line with its label to cite. With start and/or end, only that
+        part of it ("minutes 10 to 20": start 10:00, end 20:00).
 
-        Use it for questions about a whole meeting or lecture ("what was decided?",
-        "what are the action items?"); then read_transcript around a line for more.
+        Use it for questions about a whole meeting or lecture, or a part of one ("what
+        was decided?", "what are the action items?"); then read_transcript around a line
+        for more.
 
         Args:
             source (str): The recording, as search_moments or list_recordings names it.
+            start (str): Summarize from this time only: seconds or mm:ss (default: the start).
+            end (str): Summarize up to this time only: seconds or mm:ss (default: the end).
         """
         recording = self.index.recording(_text(source, "source"))
-        summary = self.index.summarize(recording)
+        begin = None if start is None else _time(start, recording)
+        finish = None if end is None else _time(end, recording)
+        summary = self.index.summarize(recording, start=begin, end=finish)
         items: list[dict[str, Any]] = [
             {"section": "chapter", "label": c.label, "text": c.title}
-            for c in self.index.chapters(recording)
+            for c in self.index.chapters(recording, start=begin, end=finish)
         ]
         for section, lines in summary.sections().items():
             items.extend(
@@ -358,9 +366,17 @@ class VideoToolSpec(BaseToolSpec):
                 )
                 for line in lines
             )
-        payload = {"source": recording.source, "extractive": summary.extractive, "items": items}
-        if summary.note:  # why there are no decisions (a recording of one voice)
-            payload["note"] = summary.note
+        payload = compacted(
+            {
+                "source": recording.source,
+                "span": summary.span,
+                "start": summary.start,
+                "end": summary.end,
+                "extractive": summary.extractive,
+                "items": items,
+                "note": summary.note or None,  # why there are no decisions (one voice)
+            }
+        )
         return _fit(payload, "items", self.max_result_bytes)
 
     def export_clip(self, source: str, start: float | str, end: float | str) -> str:

@@ -10,7 +10,6 @@ from typing import Any
 
 from llama_index_video.cli.options import index_option, source_argument, span_options
 from llama_index_video.cli.reads import read_between_writers
-from llama_index_video.errors import VideoIndexError, printable_path
 
 CHAPTER_FORMATS = ("text", "youtube", "vtt")  # chapters.formats.FORMATS, kept light
 
@@ -85,8 +84,6 @@ def add_summarize_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def run_summarize(args: argparse.Namespace, index: Any) -> int:
-    if args.start is not None and args.end is not None and args.end <= args.start:
-        raise VideoIndexError(f"{printable_path(args.source)}: --to must come after --from")
     from llama_index_video.answering.answerer import make_llm
 
     llm = make_llm(args.llm, model=args.llm_model)

@@ -67,7 +67,9 @@ class Summary:
     """A recording's summary; ``extractive`` when no language model wrote it, else
     ``model`` names the model and ``dropped_citations`` counts the items it wrote whose
     citation pointed at no stored moment (left out). ``start`` and ``end`` (seconds) are
-    the stretch summarised when one was asked for, None for the whole recording."""
+    the stretch summarised when one was asked for, both None for the whole recording;
+    ``end`` alone is None for an open end the index cannot place (a recording whose
+    length it never stored, with nothing said after ``start``)."""
 
     source: str
     extractive: bool
@@ -91,15 +93,20 @@ class Summary:
             "open_questions": self.open_questions,
         }
 
+    @property
+    def span(self) -> str | None:
+        """The stretch summarised as ``mm:ss-mm:ss`` (``mm:ss-end`` for an open end the
+        index cannot place), None for the whole recording."""
+        if self.start is None:
+            return None
+        end = "end" if self.end is None else schema.format_timestamp(self.end)
+        return f"{schema.format_timestamp(self.start)}-{end}"
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape ``summarize --json`` prints."""
         return {
             "source": self.source,
-            **(
-                {"start": self.start, "end": self.end}
-                if self.start is not None and self.end is not None
-                else {}
-            ),
+            **({"start": self.start, "end": self.end} if self.start is not None else {}),
             "extractive": self.extractive,
             **(
                 {"model": self.model, "dropped_citations": self.dropped_citations}
@@ -133,9 +140,7 @@ class Summary:
         kind = " (extractive: the recording's own sentences)" if self.extractive else ""
         if self.model:
             kind = f" (written by {self.model})"
-        span = ""
-        if self.start is not None and self.end is not None:
-            span = f" {schema.format_timestamp(self.start)}-{schema.format_timestamp(self.end)}"
+        span = f" {self.span}" if self.span else ""
         out = [f"Summary of {self.source}{span}{kind}"]
         if self.note:
             out.append(f"({self.note})")

@@ -22,6 +22,7 @@ from llama_index.llms.openai import OpenAI
 from llama_index_video.agents import VideoToolSpec
 from llama_index_video.answering.claude import ClaudeMultimodalLLM
 from llama_index_video.errors import MomentRequestError
+from llama_index_video.schema import parse_label
 from tests.agents.two_step import (
     check_two_step_answer,
     claude_parts,
@@ -337,3 +338,47 @@ def test_with_a_page_moments_link_to_its_deep_links(example_index):
         found["moments"][0]["url"].startswith(str(TEAM_SYNC))
         and "#t=" in found["moments"][0]["url"]
     )
+
+
+def cited_times(found: dict) -> list[tuple[float, float]]:
+    """The start and end of every item ``summarize_recording`` cites, read off its label."""
+    times = []
+    for item in found["items"]:
+        _, start, end = parse_label(item["label"].strip("[]")) or ("", None, None)
+        assert start is not None, item
+        times.append((start, end if end is not None else start))
+    return times
+
+
+def test_summarize_recording_summarizes_the_span_asked_and_says_it(meeting_index):  # noqa: F811
+    index, audio = meeting_index
+    spec = VideoToolSpec(index)
+    whole = call(spec, "summarize_recording", source=audio.name)
+    assert "span" not in whole and any(s > 2 * TOPIC_SECONDS for s, _ in cited_times(whole))
+    # "summarize minutes 4 to 8": the battery topic, 240-480 s
+    part = call(spec, "summarize_recording", source=audio.name, start="4:00", end=480)
+    assert (part["span"], part["start"], part["end"]) == ("04:00-08:00", TOPIC_SECONDS, 480.0)
+    times = cited_times(part)
+    assert times and all(s < 2 * TOPIC_SECONDS and e > TOPIC_SECONDS for s, e in times)
+    assert any("charging dock quotes" in item["text"] for item in part["items"])
+    assert not any("budget at twelve euros" in item["text"] for item in part["items"])
+    from_only = call(spec, "summarize_recording", source=audio.name, start="12:00")
+    assert from_only["span"].startswith("12:00-") and from_only["end"] > 15 * 60
+    assert all(e > 3 * TOPIC_SECONDS for _, e in cited_times(from_only))
+
+
+@pytest.mark.parametrize(
+    ("span", "says"),
+    [
+        ({"start": "8:00", "end": "4:00"}, "give start < end"),
+        ({"start": 300, "end": 300}, "give start < end"),
+        ({"start": "10:00", "end": "59:00"}, "after the end of the recording"),
+        ({"start": "59:00"}, "after the end of the recording"),
+        ({"start": -20}, "from 0 s"),
+        ({"end": "soon"}, "not a time"),
+    ],
+)
+def test_a_span_summarize_recording_cannot_read_is_one_line(meeting_index, span, says):  # noqa: F811
+    index, audio = meeting_index
+    error = call(VideoToolSpec(index), "summarize_recording", source=audio.name, **span)["error"]
+    assert says in error and "\n" not in error

@@ -31,6 +31,7 @@ from llama_index_video.agents import VideoToolSpec
 from llama_index_video.cli.main import main
 from llama_index_video.mcp.server import build_server
 from llama_index_video.store.transcript_export import TRANSCRIPT_FORMATS
+from tests.agents.test_tool_spec import cited_times
 from tests.agents.two_step import QUESTION, play_openai
 from tests.chapters.test_summaries import meeting_index  # noqa: F401  (the shared fixture)
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -483,3 +484,32 @@ def test_the_transcript_resource_says_who_spoke(built_dialogue, tmp_path, embed_
     assert {"Ben Okafor", "SPEAKER_1"} <= set(said.values())
     for line, speaker in zip(lines, said.values(), strict=True):
         assert line.split("] ", 1)[1].startswith(f"{speaker}: ")
+
+
+def test_summarize_recording_of_a_span_through_the_sdk_client(meeting_index):  # noqa: F811
+    index, audio = meeting_index
+
+    async def run() -> tuple[dict, list]:
+        async with Client(build_server(index), mode="legacy") as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            results = [
+                await client.call_tool("summarize_recording", {"source": audio.name, **span})
+                for span in (
+                    {"start": "4:00", "end": "8:00"},
+                    {"start": 480, "end": 240},
+                    {"start": "4:00", "end": "59:00"},
+                )
+            ]
+        return tools["summarize_recording"].input_schema["properties"], results
+
+    properties, (part, reversed_span, beyond) = asyncio.run(run())
+    assert {"start", "end"} <= set(properties) and "mm:ss" in properties["start"]["description"]
+    assert not part.is_error
+    found = json.loads(part.content[0].text)
+    assert (found["span"], found["start"], found["end"]) == ("04:00-08:00", 240.0, 480.0)
+    cited = cited_times(found)
+    assert cited and all(start < 480 and end > 240 for start, end in cited)
+    assert any("charging dock quotes" in item["text"] for item in found["items"])
+    for result, says in ((reversed_span, "give start < end"), (beyond, "after the end")):
+        message = result.content[0].text
+        assert result.is_error and says in message and "\n" not in message
