@@ -68,17 +68,26 @@ fell behind: a busy machine), it takes up to this much at once. Whisper reads au
 30 s windows, so three 10 s chunks cost about three times one 30 s chunk to encode."""
 BLOCK_BYTES = 4096
 BLOCK_SECONDS = 120.0
-"""How long a file whose size is a whole number of :data:`BLOCK_BYTES` (an empty one
-too) may stay so before the recording counts as ended (when ``settle`` is shorter): a
-recorder that buffers writes whole blocks until it stops, then the rest, and its first
-block comes as late as the others. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB
-blocks, 21 s apart for MP3 at 96 kbit/s, 65 s for Opus at 32 kbit/s and 120 s at 17.5
-kbit/s; a finished file ends on a block boundary once in 4,096 files, and then ends
-this late."""
+"""How long a file whose size is a whole number of :data:`BLOCK_BYTES` may stay so
+before the recording counts as ended (when ``settle`` is shorter), once the recorder's
+pace is known: a recorder that buffers writes whole blocks until it stops, then the
+rest. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB blocks, 21 s apart for MP3 at 96
+kbit/s, 65 s for Opus at 32 kbit/s; a finished file ends on a block boundary once in
+4,096 files, and then ends this late."""
 BLOCK_PAUSES = 1.5
-"""A file of whole blocks also waits this many times the longest pause between its
-growths so far, when that is longer: blocks come at the recorder's pace, 131 s apart for
-a phone bridge's MP3 at 16 kbit/s, past :data:`BLOCK_SECONDS`."""
+"""A file of whole blocks also waits this many times the longest pause between two of
+its growths, when that is longer: blocks come at the recorder's pace, 131 s apart for a
+phone bridge's MP3 at 16 kbit/s, 262 s at 8 kbit/s, past :data:`BLOCK_SECONDS`."""
+RECORDER_BLOCK_BYTES = 256 * 1024
+SLOWEST_SPEECH_BITRATE = 6000
+"""Bits per second of the thinnest speech recording followed: Opus's narrowband floor
+(an MP3's is 8 kbit/s)."""
+UNKNOWN_PACE_SECONDS = BLOCK_PAUSES * RECORDER_BLOCK_BYTES * 8 / SLOWEST_SPEECH_BITRATE
+"""How long an empty file, or one of whole blocks that has not yet grown twice while
+followed, may stay so (524 s): :data:`BLOCK_PAUSES` times the 350 s ffmpeg takes to
+write its first 256 KiB at :data:`SLOWEST_SPEECH_BITRATE` (a real meeting's came after
+381 s); a pause measured from the follower's start is only part of one. A file nobody
+writes is refused after it, or at ``max_seconds``, whichever is first."""
 
 
 @dataclass(frozen=True)
@@ -115,9 +124,10 @@ def ingest_live(
             (the follower fell behind; default :data:`CATCH_UP_SECONDS`);
             ``chunk_seconds`` or less: every chunk is ``chunk_seconds`` long
             (``benchmarks/live_latency.py`` compares the two).
-        settle: A file has ended when it has not grown for this long (while it holds
-            whole blocks, none yet included, :data:`BLOCK_SECONDS` if that is longer); a
-            stream when no data has come for this long.
+        settle: A file has ended when it has not grown for this long (while it is
+            empty or holds whole blocks, longer: :data:`UNKNOWN_PACE_SECONDS` until it
+            has grown twice, then :data:`BLOCK_SECONDS` or :data:`BLOCK_PAUSES` times
+            its longest pause); a stream when no data has come for this long.
         max_seconds: It has ended this long after the start, whatever the file does.
         max_bytes: It has ended once the file (or the stream's copy) is this large.
         wait: Seconds each write waits for another writer of the index.
@@ -162,7 +172,10 @@ def ingest_live(
         waited = time.monotonic() - started
         raise MediaError(
             path,
-            f"still empty after {waited:.0f} s without growing; give it a longer --live-settle",
+            f"still empty after {waited:.0f} s: a recorder writes its first"
+            f" {RECORDER_BLOCK_BYTES // 1024} KiB sooner even at"
+            f" {SLOWEST_SPEECH_BITRATE // 1000} kbit/s; is it recording to this file?"
+            " (--live-settle waits longer)",
         )
     with path.open("rb") as handle:
         key = live_key(path, handle.read(HEAD_BYTES))
@@ -379,6 +392,7 @@ class _Growth:
         self._max_bytes = max_bytes
         self._last: tuple[int, int] | None = None
         self._since = time.monotonic()
+        self._growths = 0
         self._longest_pause = 0.0
 
     def size(self) -> int:
@@ -396,10 +410,13 @@ class _Growth:
             state = (-1, -1)
         if state != self._last:
             if self._last is not None:
-                self._longest_pause = max(self._longest_pause, now - self._since)
+                if self._growths:
+                    self._longest_pause = max(self._longest_pause, now - self._since)
+                self._growths += 1
             self._last, self._since = state, now
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
         settle = self._settle
         if state[0] % BLOCK_BYTES == 0:
-            settle = max(settle, BLOCK_SECONDS, BLOCK_PAUSES * self._longest_pause)
+            paced = max(BLOCK_SECONDS, BLOCK_PAUSES * self._longest_pause)
+            settle = max(settle, paced if self._growths >= 2 else UNKNOWN_PACE_SECONDS)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle

@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=10.0,
         help="with --live: the recording has ended when the file has not grown (the stream "
-        "has sent nothing) for this many seconds (default: 10; a file still empty: at least 60)",
+        "has sent nothing) for this many seconds (default: 10; a file empty or of whole 4 KiB "
+        "blocks, as a recorder's buffer leaves it, waits longer: 524 s until it has grown twice)",
     )
     ingest.add_argument(
         "--max-bytes",
