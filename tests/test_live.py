@@ -181,11 +181,11 @@ def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followe
 def test_an_empty_recording_waits_as_long_as_a_block_takes(tmp_path, embed_model, monkeypatch):
     """ffmpeg writes Opus at 32 kbit/s in Ogg or Matroska in 256 KiB blocks 65 s apart,
     the first one too: an empty file was refused after 60 s ("still empty after 60 s",
-    a new user's trial), a minute before its first block came. An empty file is a whole
-    number of blocks: it waits BLOCK_SECONDS for the first, as for each next one."""
+    a new user's trial), a minute before its first block came. An empty file waits
+    UNKNOWN_PACE_SECONDS for the first block, then is refused."""
     recording = tmp_path / "meeting.ogg"
     recording.touch()
-    monkeypatch.setattr(live, "BLOCK_SECONDS", 2.0)  # the real 120 s, in a test's time
+    monkeypatch.setattr(live, "UNKNOWN_PACE_SECONDS", 2.0)  # the real 524 s, in a test's time
     index = open_index(tmp_path / "index", embed_model)
     started = time.monotonic()
     with pytest.raises(MediaError, match="still empty after"):
