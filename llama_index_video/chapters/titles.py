@@ -9,10 +9,11 @@ title is the best :data:`TITLE_PHRASES` phrases, joined by commas, first letter
 capitalised. Both settings were chosen on QMSum's 162 training meetings and checked
 on its 70 others (``benchmarks/meetings.py --qmsum``).
 
-People name a meeting's sections with some words more than others ("presentation",
-"budget", "evaluation", "design"; "yeah" never): ``topic_words.tsv`` holds, for the
+People name a meeting's sections with some words more than others ("amendment",
+"remote", "design", "budget"; "yeah" never): ``topic_words.tsv`` holds, for the
 words that named an annotated topic of a chapter saying them in those 162 meetings, how
-often they did (``benchmarks/meeting_topic_words.py``). An English phrase's score is
+often they did (``benchmarks/meeting_topic_words.py``; the names of any meeting's parts,
+"presentation" or "discussion", name no topic there). An English phrase's score is
 multiplied by one plus :data:`TOPIC_WORD_WEIGHT` times its best word's rate (smoothed
 towards the table's overall rate by :data:`TOPIC_WORD_PRIOR` chapters; a word not in
 the table has that overall rate).

@@ -132,14 +132,14 @@ def test_titles_name_what_sets_a_chapter_apart():
 
 
 def test_titles_lean_to_the_words_people_name_meeting_topics_with():
-    # "presentation" named many annotated topics in the table's meetings, the fruit none:
+    # "design" named many annotated topics in the table's meetings, the fruit none:
     # said twice against three or four times, it still makes the title's four phrases (in
     # English only), written after the chapter's own words.
-    said = " yeah ".join(["presentation"] * 2 + ["apricot"] * 4 + ["banana", "cherry", "plum"] * 3)
+    said = " yeah ".join(["design"] * 2 + ["apricot"] * 4 + ["banana", "cherry", "plum"] * 3)
     other = "The battery dock, the battery and the battery."
-    assert topic_rate("presentation") > 10 * topic_rate("apricot")
+    assert topic_rate("design") > 10 * topic_rate("apricot")
     assert topic_rate("apricot") == topic_rate("zzzz-never-said")
-    assert chapter_titles([said, other])[0] == "Apricot, banana, cherry, presentation"
+    assert chapter_titles([said, other])[0] == "Apricot, banana, cherry, design"
     french = chapter_titles([said, other], languages=["fr", "fr"])[0].lower().split(", ")
     assert french == ["apricot", "banana", "cherry", "plum"]
 
