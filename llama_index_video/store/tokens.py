@@ -4,12 +4,22 @@ Tokens (:func:`words`): Unicode text normalised (NFKC, accents stripped, casefol
 split into runs of letters and digits; Chinese, Japanese and Korean characters are
 one token each (they have no spaces between words); a number keeps its decimal point
 and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
-stays ``3.5``). English stop words (NLTK's, and words questions are put in: "how
-much", "tell", "say") and contractions ("what's", "don't") are left out of the BM25
-scoring (:func:`scored_words`) but kept for phrases. No stemming: this channel is for
-exact words; the dense channels find the other forms. The stop words are ``bm25s``'s,
-which :func:`import_bm25s` imports light (the matrices of
-:mod:`llama_index_video.store.bm25` are built with it too).
+stays ``3.5``). An apostrophe (``'``, ``’`` or ``ʼ``) joins the letters either side
+("what's" is "whats", "O'Brien" "obrien", "o'clock" "oclock"), but for the French and
+Italian articles and pronouns elided before a word of two letters or more
+(:data:`ELIDED`): "l'usine" is "l usine", "qu'il" "qu il", "dell'anno" "dell anno",
+so the word is found alone. The rule holds in any language, as a query's language is
+not known: in English it splits only a few names and slang ("D'Arcy", "c'mon"), and a
+query says them as the stored text does. An index ingested before this rule holds
+"lusine" where it now reads "l usine": its words are read again from the stored moments
+when its lexical folder is deleted and ``verify --repair`` rebuilds it.
+
+English stop words (NLTK's, and words questions are put in: "how much", "tell", "say")
+and contractions ("what's", "don't") are left out of the BM25 scoring
+(:func:`scored_words`) but kept for phrases. No stemming: this channel is for exact
+words; the dense channels find the other forms. The stop words are ``bm25s``'s, which
+:func:`import_bm25s` imports light (the matrices of :mod:`llama_index_video.store.bm25`
+are built with it too).
 """
 
 from __future__ import annotations
@@ -30,12 +40,29 @@ CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK}]|[^\W_{CJK}]+")
 _ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+APOSTROPHES = "'\u2019\u02bc"
+"""The apostrophe as typed, as typeset (right single quote) and as a letter (modifier)."""
+ELIDED = frozenset(
+    (
+        *("l", "d", "j", "m", "t", "s", "n", "c", "qu"),  # French: l'usine, qu'il
+        *("jusqu", "lorsqu", "puisqu", "quoiqu", "quelqu", "presqu"),
+        *("dell", "nell", "dall", "sull", "coll", "all", "un", "quest", "quell"),  # Italian
+        *("sant", "tutt", "nessun"),
+    )
+)
+"""Words elided before another (French, Italian): each is a token of its own."""
+# An elided word at the start of a word, its apostrophe, then two letters or more (so
+# "l'a", "c'è" and an English possessive such as "all's" stay one token).
+_ELISION = re.compile(
+    rf"(?<![\w{APOSTROPHES}])({'|'.join(sorted(ELIDED))})[{APOSTROPHES}](?=[^\W\d_]{{2}})"
+)
+_APOSTROPHE = re.compile(f"[{APOSTROPHES}]")
 
 
 def words(text: str) -> list[str]:
     """The tokens of ``text`` as the lexical index reads them (module docstring)."""
     if text.isascii():  # most text: nothing to normalise
-        return [_number(token) for token in _TOKEN.findall(text.lower().replace("'", ""))]
+        return [_number(token) for token in _TOKEN.findall(_joined(text.lower()))]
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     kept: list[str] = []
     for char in folded:
@@ -45,8 +72,13 @@ def words(text: str) -> list[str]:
             continue
         kept.append(char)
     plain = unicodedata.normalize("NFC", "".join(kept))
-    plain = plain.replace("'", "").replace("\u2019", "")  # "it's" -> "its"
-    return [_number(token) for token in _TOKEN.findall(plain)]
+    return [_number(token) for token in _TOKEN.findall(_joined(plain))]
+
+
+def _joined(text: str) -> str:
+    """``text`` with an elided word split off its word and other apostrophes left out
+    ("l'usine's" -> "l usines", "it's" -> "its")."""
+    return _APOSTROPHE.sub("", _ELISION.sub(r"\1 ", text))
 
 
 def _number(token: str) -> str:

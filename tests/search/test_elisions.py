@@ -1,0 +1,85 @@
+"""French and Italian elisions in the exact-word index: "l'université" holds "université".
+
+The recording is silence with a French subtitle file (``.fr.srt``) of three real FLEURS
+readings (``tests/fixtures/fleurs_languages``) at known times, so no speech recognition
+is involved; the readings say "l'accident", "l'un avec l'autre", "de l'université",
+"l'école" and "d'album", and never the words without their article.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.search.relevance import index_vocabulary
+from llama_index_video.store.tokens import words
+
+READINGS = Path(__file__).parents[1] / "fixtures" / "fleurs_languages" / "clips.json"
+CUES = ((2.0, 10.0, "fr-000.ogg"), (20.0, 28.0, "fr-008.ogg"), (40.0, 54.0, "fr-009.ogg"))
+UNIVERSITY_AT = 20.0  # fr-008: "... ont déclaré des chercheurs de l'université"
+SCHOOL_AT = 40.0  # fr-009: "par exemple des étudiants de l'école bennet ..."
+
+
+@pytest.fixture(scope="module")
+def french_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any, Path]]:
+    said = {clip["audio"]: clip["transcript"] for clip in json.loads(READINGS.read_text())["clips"]}
+    folder = tmp_path_factory.mktemp("elisions")
+    audio = make_wav(folder / "readings.wav", np.zeros(60 * 16_000, np.float32))
+    (folder / "readings.fr.srt").write_text(
+        "\n".join(
+            f"{n}\n00:00:{start:02.0f},000 --> 00:00:{end:02.0f},000\n{said[clip]}\n"
+            for n, (start, end, clip) in enumerate(CUES, start=1)
+        ),
+        encoding="utf-8",
+    )
+    reader = VideoReader(media_dir=folder / "media", frames=None)
+    index = VideoIndex(folder / "index", embed_model=embed_model, reader=reader)
+    assert index.ingest([audio]).ok
+    yield index, audio
+    index.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("l'usine", ["l", "usine"]),
+        ("L\u2019usine", ["l", "usine"]),  # the typeset apostrophe
+        ("l\u02bcusine", ["l", "usine"]),  # the modifier letter apostrophe
+        ("qu'il", ["qu", "il"]),
+        ("dell'anno", ["dell", "anno"]),
+        ("jusqu'à l'état", ["jusqua", "l", "etat"]),  # "à": one letter, no elision
+        ("aujourd'hui", ["aujourdhui"]),  # one word
+        ("O'Brien at five o'clock", ["obrien", "at", "five", "oclock"]),
+        ("what's, don't, it\u2019s, all's", ["whats", "dont", "its", "alls"]),
+        ("rock'n'roll", ["rocknroll"]),
+    ],
+)
+def test_an_elided_article_is_a_word_of_its_own_and_english_stays_joined(text, tokens):
+    assert words(text) == tokens
+
+
+def test_a_word_said_after_an_elided_article_is_found_by_its_exact_words(french_index):
+    index, audio = french_index
+    for query, said_at in (('"université"', UNIVERSITY_AT), ('"école"', SCHOOL_AT)):
+        hits = index.search(query, top_k=3)
+        assert hits, query
+        assert {hit.source for hit in hits} == {str(audio)}
+        assert abs(hits[0].start - said_at) <= 1.0
+    # the elided form finds the same moment, whichever apostrophe the query types
+    for query in ('"l\'université"', '"l\u2019université"', '"lʼuniversité"'):
+        (hit,) = index.search(query, top_k=3)
+        assert abs(hit.start - UNIVERSITY_AT) <= 1.0
+
+
+def test_the_relevance_gate_finds_the_word_in_the_index(french_index):
+    index, _ = french_index
+    vocabulary = index_vocabulary(index.lexical.snapshot())
+    assert vocabulary.absent("université chercheurs") == 0.0
+    assert vocabulary.absent("accident école album") == 0.0
