@@ -142,17 +142,49 @@ def check_clip(result) -> None:
         assert float(media.duration / av.time_base) == pytest.approx(15.0 - clip["start"], abs=0.3)
 
 
-def test_stdio_with_the_sdk_client(example_index, tmp_path):
-    exports = ["--export-dir", str(tmp_path / "exports")]
+BAD_CALLS = [
+    ("read_transcript", {"source": "team_sync.mp3", "start": "nan", "end": 5}, "not a time"),
+    ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": "inf"}, "not a time"),
+    ("read_transcript", {"source": "team_sync.mp3", "start": 45, "end": 95}, "after the end"),
+    ("describe_screen", {"source": "team_sync.mp3", "time": "1e309"}, "not a time"),
+    ("describe_screen", {"source": "nowhere.mp4", "time": 3}, "unknown source"),
+    ("search_moments", {"query": "cache", "modality": "smell"}, "choose from"),
+    ("search_moments", {"query": "cache", "source": "nowhere.mp4"}, "unknown source"),
+]
 
-    async def run() -> dict:
+
+@pytest.fixture(scope="module")
+def stdio_session(example_index, tmp_path_factory) -> tuple[dict, list, MCPError, str]:
+    """One stdio server over the example index, started by the SDK's client (a server
+    process costs about 4 CPU s): :func:`exercise`'s results, then the results of
+    :data:`BAD_CALLS` and of reading an unknown recording's transcript, and the
+    server's stderr."""
+    folder = tmp_path_factory.mktemp("stdio")
+    exports = ["--export-dir", str(folder / "exports")]
+
+    async def run(errlog) -> tuple[dict, list, MCPError]:
         params = StdioServerParameters(
             command=sys.executable, args=server_command(example_index, *exports), env=ENV
         )
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            return await exercise(session)
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            seen = await exercise(session)
+            results = [await session.call_tool(name, arguments) for name, arguments, _ in BAD_CALLS]
+            with pytest.raises(MCPError) as refused:
+                await session.read_resource("transcript://nowhere.mp4")
+            return seen, results, refused.value
 
-    check(asyncio.run(run()))
+    log = folder / "server-stderr.txt"
+    with log.open("w") as errlog:
+        seen, results, resource_error = asyncio.run(run(errlog))
+    return seen, results, resource_error, log.read_text()
+
+
+def test_stdio_with_the_sdk_client(stdio_session):
+    seen, *_ = stdio_session
+    check(seen)
 
 
 def test_search_moments_by_chapter_through_the_sdk_client(meeting_index):  # noqa: F811
@@ -181,41 +213,14 @@ def test_search_moments_by_chapter_through_the_sdk_client(meeting_index):  # noq
     assert bad.is_error and "by_chapter" in bad.content[0].text  # the SDK checks the type
 
 
-BAD_CALLS = [
-    ("read_transcript", {"source": "team_sync.mp3", "start": "nan", "end": 5}, "not a time"),
-    ("read_transcript", {"source": "team_sync.mp3", "start": 0, "end": "inf"}, "not a time"),
-    ("read_transcript", {"source": "team_sync.mp3", "start": 45, "end": 95}, "after the end"),
-    ("describe_screen", {"source": "team_sync.mp3", "time": "1e309"}, "not a time"),
-    ("describe_screen", {"source": "nowhere.mp4", "time": 3}, "unknown source"),
-    ("search_moments", {"query": "cache", "modality": "smell"}, "choose from"),
-    ("search_moments", {"query": "cache", "source": "nowhere.mp4"}, "unknown source"),
-]
-
-
-def test_errors_reach_the_client_in_one_line_and_no_traceback_the_log(example_index, tmp_path):
-    async def run(errlog) -> tuple[list, MCPError]:
-        params = StdioServerParameters(
-            command=sys.executable, args=server_command(example_index), env=ENV
-        )
-        async with (
-            stdio_client(params, errlog=errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            results = [await session.call_tool(name, arguments) for name, arguments, _ in BAD_CALLS]
-            with pytest.raises(MCPError) as refused:
-                await session.read_resource("transcript://nowhere.mp4")
-            return results, refused.value
-
-    log = tmp_path / "server-stderr.txt"
-    with log.open("w") as errlog:
-        results, resource_error = asyncio.run(run(errlog))
+def test_errors_reach_the_client_in_one_line_and_no_traceback_the_log(stdio_session):
+    _, results, resource_error, log = stdio_session
     for result, (name, _, says) in zip(results, BAD_CALLS, strict=True):
         text = result.content[0].text
         assert result.is_error and says in text and "\n" not in text, (name, text)
     assert "nowhere.mp4: unknown source" in resource_error.error.message
     assert resource_error.error.code == -32602  # invalid params: no such recording
-    assert "Traceback" not in log.read_text()
+    assert "Traceback" not in log
 
 
 def free_port() -> int:
@@ -234,13 +239,18 @@ def http_server(example_index, tmp_path_factory):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # ends: a deadline
+    # 240 s, as for serve: at load 30 on 2 cores it had not started after 60 s, and the
+    # tests then failed on a refused connection
+    deadline = time.monotonic() + 240
+    while True:
         if process.poll() is not None:
             pytest.fail(process.stderr.read())
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 break
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(f"the MCP server did not listen on port {port} within 240 s")
         time.sleep(0.2)
     yield f"http://127.0.0.1:{port}/mcp"
     process.terminate()
