@@ -14,7 +14,10 @@ Layout, in ``<index folder>/lexical/``:
   heard in none (a frame, a document) and NULL in rows recorded before languages were:
   the first write adds the column, :func:`check_lexical` names the contents with such
   rows, and :func:`repair_lexical` (``verify --repair``, and every ``ingest``'s
-  clean-up, under the writer lock) reads their words again from the vector store.
+  clean-up, under the writer lock) reads their words again from the vector store; so
+  too the words of an index read by another version of the tokens (``meta``'s
+  ``tokens`` is not :data:`~llama_index_video.store.tokens.TOKENS`: "lusine" where
+  they now read "l usine").
   Ingest adds a file's rows with its vectors and deletes them with its vectors, so it
   is in step with the store; phrases are matched here (a quoted phrase is a run of
   whole words, found with ``instr``).
@@ -64,7 +67,7 @@ from llama_index_video import schema
 from llama_index_video.errors import IndexCorruptError
 from llama_index_video.store.bm25 import LexicalSnapshot, build_matrices
 from llama_index_video.store.storage_errors import translated
-from llama_index_video.store.tokens import words
+from llama_index_video.store.tokens import TOKENS, words
 
 if TYPE_CHECKING:
     from llama_index.core.schema import BaseNode
@@ -286,6 +289,21 @@ class LexicalStore:
                 kept.update(row[0] for row in found)
             return kept
 
+    def outdated(self) -> list[str]:
+        """The contents (hashes) whose words another version of the tokens read."""
+        if not self.db_file.exists():
+            return []
+        with self._reading() as db:
+            read = db.execute("SELECT value FROM meta WHERE key = 'tokens'").fetchone()
+            if read is not None and read[0] == TOKENS:
+                return []
+            return sorted(row[0] for row in db.execute("SELECT DISTINCT content_hash FROM words"))
+
+    def mark_tokens(self) -> None:
+        """Record that every stored row's words are read by today's tokens."""
+        with self._writing() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('tokens', ?)", (TOKENS,))
+
     def unlabelled(self) -> list[str]:
         """The contents (hashes) with rows recorded before languages were."""
         if not self.db_file.exists():
@@ -324,6 +342,8 @@ class LexicalStore:
             if not _has_languages(db):  # written before languages were: NULL in its rows
                 db.execute("ALTER TABLE words ADD COLUMN language TEXT")
             with db:
+                if db.execute("SELECT 1 FROM words LIMIT 1").fetchone() is None:
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('tokens', ?)", (TOKENS,))
                 yield db
                 db.execute(
                     "INSERT INTO meta VALUES ('generation', '1') ON CONFLICT(key) "
@@ -359,10 +379,18 @@ class LexicalCheck:
     stale: bool  # the matrices were built before the last change of the words
     damaged: str = ""  # why words.sqlite cannot be read ("": it can)
     unlabelled: list[str] = field(default_factory=list)  # indexed, rows without languages
+    outdated: list[str] = field(default_factory=list)  # indexed, read by other tokens
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.stray or self.stale or self.damaged or self.unlabelled)
+        return not (
+            self.missing
+            or self.stray
+            or self.stale
+            or self.damaged
+            or self.unlabelled
+            or self.outdated
+        )
 
     def __str__(self) -> str:
         if self.damaged:
@@ -372,6 +400,9 @@ class LexicalCheck:
             f"{len(self.stray)} file(s) not indexed" if self.stray else "",
             f"{len(self.unlabelled)} file(s) recorded without their language"
             if self.unlabelled
+            else "",
+            f"{len(self.outdated)} file(s) whose words an older version read"
+            if self.outdated
             else "",
             "built before the last change" if self.stale else "",
         ]
@@ -390,6 +421,7 @@ def check_lexical(
         built = lexical.built_generation()
         generation = lexical.generation()
         unlabelled = lexical.unlabelled()
+        outdated = lexical.outdated()
     except IndexCorruptError as exc:
         reason = str(exc).removeprefix(f"{lexical.db_file}: ").split(";")[0]
         return LexicalCheck(missing=sorted(indexed), stray=[], stale=True, damaged=reason)
@@ -399,6 +431,7 @@ def check_lexical(
         stray=sorted(set(counts) - set(indexed) - set(removing)),
         stale=bool(counts) and built != generation,
         unlabelled=sorted(set(unlabelled) & set(indexed) - set(missing)),
+        outdated=sorted(set(outdated) & set(indexed)),
     )
 
 
@@ -406,9 +439,10 @@ def repair_lexical(
     lexical: LexicalStore, check: LexicalCheck, nodes_of: Callable[[str], list[BaseNode]]
 ) -> None:
     """Make the lexical index match the store: forget stray contents, read the words
-    of the missing ones and of those recorded without their language from their stored
-    nodes (``nodes_of(content_hash)``), rebuild. A damaged index is deleted first, and
-    built again from every indexed content."""
+    of the missing ones, of those recorded without their language and of those another
+    version of the tokens read from their stored nodes (``nodes_of(content_hash)``),
+    rebuild. A damaged index is deleted first, and built again from every indexed
+    content."""
     if check.damaged:
         logger.warning("lexical index damaged (%s); building it again", check.damaged)
         lexical.discard()
@@ -420,9 +454,17 @@ def repair_lexical(
         )
     for key in check.stray:
         lexical.delete_content(key)
-    for key in [*check.missing, *check.unlabelled]:
+    if check.outdated:
+        logger.warning(
+            "lexical index: %d file(s) whose words an older version read; reading them "
+            "again from the vector store",
+            len(check.outdated),
+        )
+    for key in dict.fromkeys([*check.missing, *check.unlabelled, *check.outdated]):
         lexical.delete_content(key)
         lexical.add(nodes_of(key))
+    if check.outdated:
+        lexical.mark_tokens()
     lexical.refresh()
 
 

@@ -10,9 +10,9 @@ Italian articles and pronouns elided before a word of two letters or more
 (:data:`ELIDED`): "l'usine" is "l usine", "qu'il" "qu il", "dell'anno" "dell anno",
 so the word is found alone. The rule holds in any language, as a query's language is
 not known: in English it splits only a few names and slang ("D'Arcy", "c'mon"), and a
-query says them as the stored text does. An index ingested before this rule holds
-"lusine" where it now reads "l usine": its words are read again from the stored moments
-when its lexical folder is deleted and ``verify --repair`` rebuilds it.
+query says them as the stored text does. Stored words carry :data:`TOKENS`, so an index
+whose words were read otherwise ("lusine") has them read again (see
+:func:`~llama_index_video.store.lexical.check_lexical`).
 
 English stop words (NLTK's, and words questions are put in: "how much", "tell", "say")
 and contractions ("what's", "don't") are left out of the BM25 scoring
@@ -40,6 +40,9 @@ CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK}]|[^\W_{CJK}]+")
 _ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
+TOKENS = "2"
+"""Which reading of :func:`words` stored words are: raised when it would read stored
+text otherwise (2: elided articles split off)."""
 APOSTROPHES = "'\u2019\u02bc"
 """The apostrophe as typed, as typeset (right single quote) and as a letter (modifier)."""
 ELIDED = frozenset(

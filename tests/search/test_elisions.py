@@ -9,6 +9,9 @@ is involved; the readings say "l'accident", "l'un avec l'autre", "de l'universit
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,10 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.search.relevance import index_vocabulary
-from llama_index_video.store.tokens import words
+from llama_index_video.store.lexical import LexicalStore
+from llama_index_video.store.tokens import ELIDED, words
 
 READINGS = Path(__file__).parents[1] / "fixtures" / "fleurs_languages" / "clips.json"
 CUES = ((2.0, 10.0, "fr-000.ogg"), (20.0, 28.0, "fr-008.ogg"), (40.0, 54.0, "fr-009.ogg"))
@@ -83,3 +88,35 @@ def test_the_relevance_gate_finds_the_word_in_the_index(french_index):
     vocabulary = index_vocabulary(index.lexical.snapshot())
     assert vocabulary.absent("université chercheurs") == 0.0
     assert vocabulary.absent("accident école album") == 0.0
+
+
+def test_words_an_older_version_read_are_read_again(french_index, tmp_path, capsys):
+    index, _ = french_index
+    folder = tmp_path / "index"
+    shutil.copytree(index.path, folder)
+    words_file = folder / "lexical" / "words.sqlite"
+    glued = re.compile(rf"\b({'|'.join(ELIDED)}) (?=[^\W\d_]{{2}})")
+    with sqlite3.connect(words_file) as db:  # as the version before elisions read them
+        rows = db.execute("SELECT node_id, words FROM words").fetchall()
+        db.executemany(
+            "UPDATE words SET words = ? WHERE node_id = ?",
+            [(glued.sub(r"\1", text), node_id) for node_id, text in rows],
+        )
+        db.execute("DELETE FROM meta WHERE key = 'tokens'")
+    LexicalStore(folder).refresh()
+    assert "luniversite" in words_file.read_bytes().decode("utf-8", "replace")
+
+    assert main(["verify", "--index", str(folder)]) != 0
+    assert "1 file(s) whose words an older version read" in capsys.readouterr().out
+    assert main(["verify", "--repair", "--index", str(folder)]) == 0
+    capsys.readouterr()
+    assert main(["verify", "--index", str(folder)]) == 0
+    with sqlite3.connect(words_file) as db:
+        stored = " ".join(text for (text,) in db.execute("SELECT words FROM words"))
+    assert " l universite" in stored and "luniversite" not in stored
+    repaired = VideoIndex(folder, embed_model=index.embed_model)
+    try:
+        (hit,) = repaired.search('"université"', top_k=3)
+        assert abs(hit.start - UNIVERSITY_AT) <= 1.0
+    finally:
+        repaired.close()
