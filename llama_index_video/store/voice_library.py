@@ -5,7 +5,9 @@ speech, :func:`~llama_index_video.speakers.voices.voice_centroids`) under the na
 updates it (the centroids of every recording named so, weighted by seconds of speech).
 A recording ingested afterwards, and one ingested before on ``speakers relabel``, gets
 each of its labels whose voice matches a named one at or above the calibrated threshold
-named so (:func:`relabel`); the other labels stay as they are (unknown).
+named so (:func:`relabel`), in the units whose own voice is near enough to the named one
+(:data:`~llama_index_video.speakers.voices.VOICE_UNIT_THRESHOLD`); the other labels and
+units stay as they are (unknown).
 
 The file is written whole to a temporary file, flushed to disk and renamed over the old
 one, by a caller holding the folder's writer lock, so a crash leaves the old library or
@@ -29,7 +31,13 @@ from llama_index_video import schema
 from llama_index_video.errors import IndexCorruptError, MissingDependencyError, VideoIndexError
 from llama_index_video.speakers.base import SPEAKER_PREFIX
 from llama_index_video.speakers.campplus import EMBEDDING_SIZE
-from llama_index_video.speakers.voices import VOICE_THRESHOLD, best_voice, voice_centroids
+from llama_index_video.speakers.voices import (
+    VOICE_THRESHOLD,
+    VOICE_UNIT_THRESHOLD,
+    best_voice,
+    heard_labels,
+    voice_centroids,
+)
 from llama_index_video.store.collection import chroma_collection
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.speaker_names import rename_speaker
@@ -160,8 +168,10 @@ def relabel(
     recordings: Iterable[tuple[str, Path, str]],
 ) -> Relabelled:
     """Name each label whose voice matches a named one in ``recordings`` (``(content
-    hash, audio file, name shown)``); labels below the threshold stay (unknown). A
-    recording that fails is noted and the others go on."""
+    hash, audio file, name shown)``), in its units whose own voice (none heard: the
+    label's) reaches :data:`VOICE_UNIT_THRESHOLD` against it; labels below the threshold
+    and the other units stay (unknown). A recording that fails is noted and the others
+    go on."""
     done = Relabelled()
     if not library.voices:
         return done
@@ -175,15 +185,24 @@ def relabel(
         if not spans:
             continue
         try:
-            centroids = voice_centroids(audio, spans)
+            heard = heard_labels(audio, spans)
         except VideoIndexError as exc:
             done.failed[shown] = str(exc)
             continue
         named = done.named[shown] = {}
-        for label, centroid in centroids.items():
-            name = best_voice(centroid, known)
-            if name is not None:
-                rename_speaker(store, lexical, content_hash, label, name, shown=shown)
+        for label, voice in heard.items():
+            name = best_voice(voice.voice, known)
+            if name is None:
+                continue
+            said = [
+                span
+                for span, own in zip(spans[label], voice.units, strict=True)
+                if own is None or own @ known[name] >= VOICE_UNIT_THRESHOLD
+            ]
+            if said:
+                rename_speaker(
+                    store, lexical, content_hash, label, name, shown=shown, only=set(said)
+                )
                 named[label] = name
     return done
 

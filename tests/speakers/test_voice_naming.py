@@ -1,0 +1,90 @@
+"""A named voice across recordings: at phone bandwidth, the name stays on its own voice.
+
+**Real voices**, public domain and Apache-2.0 (licences in ``benchmarks/long_real/*.json``):
+the amateur LibriVox reader (``amateur_reader``) and the LJ Speech reader (``lj_reader``).
+The reader is named in a wideband recording of theirs; then a phone bridge's copy (8 kHz
+mono MP3, 16 kbit/s) of another stretch of their reading, with the other reader's
+sentences after it, is ingested. The diarizer is told there is one speaker, as it does
+when it merges voices at 8 kHz: one label holds both readers, and its voice is the named
+reader's. Units are the readings' sentences (an ``.srt`` beside each file).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from benchmarks.voice_library import srt_time
+from llama_index_video import schema
+from llama_index_video.index import VideoIndex
+from llama_index_video.reader.video_reader import VideoReader
+from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+from tests_support import ROOT
+
+LONG = ROOT / "benchmarks" / "long_real"
+NAME = "Arjun Rao"
+Stretch = tuple[str, float, float]  # reader, start, end
+PHONE = ("-c:a", "libmp3lame", "-ar", "8000", "-ac", "1", "-b:a", "16k")
+
+
+def write(path: Path, stretches: list[tuple[str, float, float]], *options: str) -> list[Stretch]:
+    """The readers' ``(stem, start, end)`` stretches joined into ``path`` with an ``.srt``
+    of their sentences; each stretch's reader and seconds in ``path``."""
+    inputs, filters, cues, joined = [], [], [], []
+    offset = 0.0
+    for number, (stem, start, end) in enumerate(stretches):
+        inputs += ["-ss", str(start), "-t", str(end - start), "-i", str(LONG / f"{stem}.opus")]
+        filters.append(f"[{number}:a]aresample=16000,aformat=channel_layouts=mono[a{number}]")
+        for turn in json.loads((LONG / f"{stem}.json").read_text())["turns"]:
+            if turn["start"] >= start and turn["end"] <= end:
+                a, b = offset + turn["start"] - start, offset + turn["end"] - start
+                cues.append(f"{len(cues) + 1}\n{srt_time(a)} --> {srt_time(b)}\n{turn['text']}.\n")
+        joined.append((stem, offset, offset + end - start))
+        offset += end - start
+    inputs_joined = "".join(f"[a{n}]" for n in range(len(stretches)))
+    graph = ";".join(filters) + f";{inputs_joined}concat=n={len(stretches)}:v=0:a=1[out]"
+    command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", *inputs, "-filter_complex"]
+    subprocess.run([*command, graph, "-map", "[out]", *options, str(path)], check=True)
+    path.with_suffix(".srt").write_text("\n".join(cues))
+    return joined
+
+
+@pytest.fixture
+def index(tmp_path, embed_model):
+    reader = VideoReader(
+        media_dir=tmp_path / "media",
+        diarizer=CampplusDiarizer(num_speakers=1),
+        frames=None,
+        ocr="off",
+    )
+    index = VideoIndex(tmp_path / "index", embed_model=embed_model, reader=reader)
+    yield index
+    index.close()
+
+
+@pytest.mark.timeout(900)  # about 20 CPU s of CAM++; minutes on a loaded shared machine
+def test_a_phone_recording_gives_the_name_to_the_named_voice_not_to_another(index, tmp_path):
+    write(tmp_path / "named.flac", [("amateur_reader", 300.0, 345.0)])
+    stretches = write(
+        tmp_path / "call.mp3",
+        [("amateur_reader", 600.0, 690.0), ("lj_reader", 0.0, 20.0)],
+        *PHONE,
+    )
+    assert index.ingest([tmp_path / "named.flac"]).ok
+    index.name_speaker("named.flac", "SPEAKER_1", NAME)
+    assert index.ingest([tmp_path / "call.mp3"]).ok
+    rows = index.vector_store._collection.get(  # type: ignore[attr-defined]
+        where={schema.MODALITY: "transcript"}, include=["metadatas"]
+    )
+    said: dict[str, list[str]] = {}
+    for meta in rows["metadatas"]:
+        if meta[schema.SOURCE].endswith("call.mp3"):
+            for reader, start, end in stretches:  # units within one reader's stretch
+                if start - 0.5 <= meta[schema.START_S] and meta[schema.END_S] <= end + 0.5:
+                    said.setdefault(reader, []).append(meta[schema.SPEAKER])
+    named, other = said["amateur_reader"], said["lj_reader"]
+    assert NAME not in other, other  # before: every unit of the matched label was named
+    assert named.count(NAME) >= 0.8 * len(named), named
