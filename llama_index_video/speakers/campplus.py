@@ -144,7 +144,7 @@ def no_shape_cache() -> None:
 
     CAM++ embeds windows of many lengths, so every file adds kernels and their buffers to
     a cache of 1,024 that nothing empties: three 4-minute meetings in one ingest peaked at
-    1,557 MB with it, 1,277 MB without, for 142 and 146 CPU s (docs/benchmarks.md).
+    1,504 MB with it, 1,269 MB without, for the same CPU (docs/benchmarks.md).
     oneDNN reads the setting once, at its first kernel; one the user set is kept.
     """
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "0")

@@ -1,6 +1,6 @@
 """The speaker models turn off oneDNN's per-shape kernel cache before torch builds one:
 CAM++ windows of many lengths filled it file after file (three files in one ingest
-peaked 280 MB above the same run without it)."""
+peaked 235 MB above the same run without it)."""
 
 from __future__ import annotations
 
