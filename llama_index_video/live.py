@@ -169,14 +169,15 @@ def ingest_live(
     if not path.is_file():
         raise MediaError(path, f"file not found (waited {settle:g} s for it to appear)")
     if growth.size() == 0:
-        waited = time.monotonic() - started
-        raise MediaError(
-            path,
-            f"still empty after {waited:.0f} s: a recorder writes its first"
-            f" {RECORDER_BLOCK_BYTES // 1024} KiB sooner even at"
-            f" {SLOWEST_SPEECH_BITRATE // 1000} kbit/s; is it recording to this file?"
-            " (--live-settle waits longer)",
+        now = time.monotonic()
+        why = (
+            "the time it may follow (--max-hours) ran out first"
+            if now >= deadline
+            else f"a recorder writes its first {RECORDER_BLOCK_BYTES // 1024} KiB sooner even"
+            f" at {SLOWEST_SPEECH_BITRATE // 1000} kbit/s; is it recording to this file?"
+            " (--live-settle waits longer)"
         )
+        raise MediaError(path, f"still empty after {now - started:.0f} s: {why}")
     with path.open("rb") as handle:
         key = live_key(path, handle.read(HEAD_BYTES))
     follow(path, key, ended=lambda: growth.ended(deadline, stop))

@@ -158,7 +158,7 @@ def test_a_recorder_that_writes_its_first_block_after_the_settle_time_is_followe
 ):
     """ffmpeg writes an MP3 in 256 KiB blocks, so its file stays empty for 21 s at
     96 kbit/s: longer than the settle time that ends a recording, which used to refuse
-    it ("still empty after 10 s"). A file still empty waits up to BLOCK_SECONDS."""
+    it ("still empty after 10 s"). A file still empty waits up to UNKNOWN_PACE_SECONDS."""
     recording = tmp_path / "meeting.mkv"
     recording.touch()
     settle = 3.0

@@ -88,10 +88,11 @@ def test_a_file_nobody_writes_is_refused_in_one_line_once_the_wait_is_over(
     index = open_index(tmp_path / "index", embed_model)
     with pytest.raises(MediaError) as refused:
         live.ingest_live(index, recording, settle=10.0)
-    assert "still empty after 524 s" in str(refused.value)
+    assert "still empty after 524 s: a recorder writes" in str(refused.value)
     assert clock[0] == pytest.approx(live.UNKNOWN_PACE_SECONDS, abs=1.0)
     assert "\n" not in str(refused.value)
     clock[0] = 0.0
-    with pytest.raises(MediaError, match="still empty after 60 s"):  # --max-hours ends it first
+    # --max-hours ends it first
+    with pytest.raises(MediaError, match="still empty after 60 s: the time it may follow"):
         live.ingest_live(index, recording, settle=10.0, max_seconds=60.0)
     index.close()
