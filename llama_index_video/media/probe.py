@@ -42,6 +42,7 @@ DECODE_TRIES = 50
 ATTACHED_PIC = 0x0400
 """``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
+_MP4_BOXES_READ = 1_000  # top-level boxes of an MP4 looked through for its index
 _END_SEARCH_PACKETS = 50_000  # packets demuxed after seeking near the end, at most
 # A declared duration this far from the last packet's end is not believed; within
 # it, the declaration wins (it knows about encoder padding and gapless trims).
@@ -100,9 +101,42 @@ def open_container(path: Path) -> av.container.InputContainer:
     try:
         return av.open(str(path), mode="r", metadata_errors="ignore")
     except av.error.FFmpegError as exc:
+        if _mp4_without_index(path):
+            raise UnsupportedMediaError(
+                path,
+                "an MP4 without its index (no 'moov' box): the recording was cut off "
+                "before it was finished, or the download is incomplete",
+            ) from exc
         raise UnsupportedMediaError(
             path, f"not a readable audio or video file ({ffmpeg_reason(exc)})"
         ) from exc
+
+
+def _mp4_without_index(path: Path) -> bool:
+    """Whether ``path`` is an MP4 (QuickTime) whose top-level boxes, read from its
+    ``ftyp`` to the end of the file, hold no ``moov``: the sample table a recorder
+    writes last, so a recording stopped by a crash or a full disk lacks it."""
+    with path.open("rb") as file:
+        size = path.stat().st_size
+        at = 0
+        for _ in range(_MP4_BOXES_READ):
+            header = file.read(8)
+            if len(header) < 8:
+                return at > 0
+            length, kind = int.from_bytes(header[:4], "big"), header[4:]
+            if at == 0 and kind != b"ftyp":
+                return False
+            if kind == b"moov":
+                return False
+            if length == 1:
+                length = int.from_bytes(file.read(8), "big")
+            if length == 0 or at + length >= size:
+                return True
+            if length < 8:
+                return False
+            at += length
+            file.seek(at)
+    return False
 
 
 def container_start(container: av.container.InputContainer) -> float:
@@ -277,16 +311,42 @@ def _packets_end(
     length at most its stream's longest other packet's) and as its own duration claims;
     None if unknown.
 
-    Seeks to the declared end (backward, so to the last seek point before it) and reads
-    at most ``_END_SEARCH_PACKETS`` packets from there; running out of that budget, or
-    a failed seek, leaves the end unknown rather than guessed short.
+    Reads from the declared end; when no packet is there, from the last time that still
+    has one (:func:`_readable_until`): an MP4 cut short keeps its whole sample table at
+    the front, so it declares the full length and its demuxer ends, without an error,
+    where the bytes do.
     """
     if not streams or declared <= 0:
         return None
+    last = _last_packets(container, streams, origin=origin, at=declared)
+    if last == {}:
+        at = _readable_until(container, streams, origin=origin, declared=declared)
+        last = _last_packets(container, streams, origin=origin, at=at)
+    if not last:
+        return None
+    measured = max(start + min(length, longest) for start, length, longest in last.values())
+    return measured, max(start + length for start, length, _ in last.values())
+
+
+def _last_packets(
+    container: av.container.InputContainer,
+    streams: list[av.stream.Stream],
+    *,
+    origin: float,
+    at: float,
+) -> dict[int, tuple[float, float, float]] | None:
+    """Each stream's last packet from ``at`` on: its start, its length, and the longest
+    length of the stream's other packets read (its own when it is the only one); None if
+    unknown.
+
+    Seeks to ``at`` (backward, so to the last seek point before it) and reads at most
+    ``_END_SEARCH_PACKETS`` packets from there; running out of that budget, or a failed
+    seek, leaves the end unknown rather than guessed short.
+    """
     last: dict[int, tuple[float, float]] = {}  # stream -> the latest start, its length
     longest: dict[int, float] = {}  # stream -> the longest length of its other packets
     try:
-        container.seek(int((origin + declared) * av.time_base), backward=True, any_frame=False)
+        container.seek(int((origin + at) * av.time_base), backward=True, any_frame=False)
         for count, packet in enumerate(container.demux(streams)):
             if count >= _END_SEARCH_PACKETS:
                 return None
@@ -305,12 +365,29 @@ def _packets_end(
     except av.error.FFmpegError as exc:
         logger.debug("%s: cannot look for the last packet (%s)", container.name, exc)
         return None
-    if not last:
-        return None
-    measured = max(
-        start + min(length, longest.get(i, length)) for i, (start, length) in last.items()
-    )
-    return measured, max(start + length for start, length in last.values())
+    return {i: (start, length, longest.get(i, length)) for i, (start, length) in last.items()}
+
+
+def _readable_until(
+    container: av.container.InputContainer,
+    streams: list[av.stream.Stream],
+    *,
+    origin: float,
+    declared: float,
+) -> float:
+    """A time, within :data:`_DECLARED_SLACK_S` of the end of the bytes, from which
+    ``streams`` still have a packet: halving the span between the start (where one is)
+    and ``declared`` (where none is), one seek and one packet each time."""
+    has, lacks = 0.0, declared
+    while lacks - has > _DECLARED_SLACK_S:
+        middle = (has + lacks) / 2
+        try:
+            container.seek(int((origin + middle) * av.time_base), backward=True, any_frame=False)
+            found = any(packet.pts is not None for packet in container.demux(streams))
+        except av.error.FFmpegError:
+            found = False
+        has, lacks = (middle, lacks) if found else (has, middle)
+    return has
 
 
 def audio_stream(

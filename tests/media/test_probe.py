@@ -128,3 +128,73 @@ def test_a_declared_length_the_last_frame_reaches_is_kept(tmp_path):
     """A slide shown for the last 30 s: the declared length, which the packet reaches."""
     path = mp4_with_last_frame_lasting(tmp_path / "held.mp4", 300)  # the last 30 s
     assert probe(path).duration == pytest.approx(39.9, abs=0.3)
+
+
+def faststart_mp4(path, seconds: int):
+    """An MP4 of ``seconds`` (10 fps video, a 440 Hz AAC tone) with its index (``moov``)
+    before the media, as web downloads and players' "fast start" write it."""
+    from fractions import Fraction
+
+    import av
+
+    with av.open(str(path), "w", options={"movflags": "+faststart"}) as out:
+        video = out.add_stream("libx264", rate=10)
+        video.width, video.height, video.pix_fmt = 160, 120, "yuv420p"
+        audio = out.add_stream("aac", rate=16000)
+        audio.layout = "mono"
+        for i in range(seconds * 10):
+            frame = av.VideoFrame.from_ndarray(
+                np.full((120, 160, 3), (i * 7) % 255, np.uint8), format="rgb24"
+            )
+            frame.pts, frame.time_base = i, Fraction(1, 10)
+            out.mux(video.encode(frame))
+        out.mux(video.encode())
+        tone = np.sin(2 * np.pi * 440 * np.arange(seconds * 16000) / 16000).astype(np.float32)
+        for i in range(0, len(tone) - 1024, 1024):
+            sound = av.AudioFrame.from_ndarray(
+                tone[None, i : i + 1024], format="fltp", layout="mono"
+            )
+            sound.sample_rate, sound.pts, sound.time_base = 16000, i, Fraction(1, 16000)
+            out.mux(audio.encode(sound))
+        out.mux(audio.encode())
+    return path
+
+
+def readable_end(path) -> float:
+    """Where the last packet that can be read ends, demuxing the file from its start."""
+    import av
+
+    with av.open(str(path)) as container:
+        ends = [
+            float((packet.pts + (packet.duration or 0)) * packet.time_base)
+            for packet in container.demux()
+            if packet.pts is not None
+        ]
+    return max(ends)
+
+
+def test_an_mp4_cut_short_lasts_as_long_as_its_bytes_not_its_index(tmp_path):
+    """A download stopped halfway keeps its index at the front, which declares the whole
+    length; the half had been listed, cut into clips and chaptered at 24.7 s of 12.3 s
+    (a new user's trial)."""
+    whole = faststart_mp4(tmp_path / "whole.mp4", 20)
+    cut = tmp_path / "cut short.mp4"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    assert probe(whole).duration == pytest.approx(20.0, abs=0.2)
+    end = readable_end(cut)
+    assert end < 15.0
+    assert probe(cut).duration == pytest.approx(end, abs=1.0)
+
+
+def test_an_mp4_without_its_index_is_said_to_be_cut_off(tmp_path):
+    """An MP4 whose recorder stopped before writing its index (``moov``, written last)
+    was "not a readable audio or video file (invalid data found when processing input)"."""
+    path = tmp_path / "recording.mp4"
+    whole = OZONE.read_bytes()
+    path.write_bytes(whole[: whole.index(b"moov") - 4])
+    with pytest.raises(UnsupportedMediaError) as caught:
+        probe(path)
+    assert str(caught.value) == (
+        f"{path}: an MP4 without its index (no 'moov' box): the recording was cut off "
+        "before it was finished, or the download is incomplete"
+    )
