@@ -73,7 +73,9 @@ before the recording counts as ended (when ``settle`` is shorter), once the reco
 pace is known: a recorder that buffers writes whole blocks until it stops, then the
 rest. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB blocks, 21 s apart for MP3 at 96
 kbit/s, 65 s for Opus at 32 kbit/s; a finished file ends on a block boundary once in
-4,096 files, and then ends this late."""
+4,096 files, and then ends this late. A fragmented MP4's blocks come after the header
+ffmpeg writes at once (its 28-byte ``ftyp``): the blocks are counted after what the file
+held when first seen, if that was under a block."""
 BLOCK_PAUSES = 1.5
 """A file of whole blocks also waits this many times the longest pause between two of
 its growths, when that is longer: blocks come at the recorder's pace, 131 s apart for a
@@ -395,6 +397,7 @@ class _Growth:
         self._since = time.monotonic()
         self._growths = 0
         self._longest_pause = 0.0
+        self._header: int | None = None  # bytes before the blocks (module docstring)
 
     def size(self) -> int:
         try:
@@ -415,9 +418,11 @@ class _Growth:
                     self._longest_pause = max(self._longest_pause, now - self._since)
                 self._growths += 1
             self._last, self._since = state, now
+        if self._header is None and state[0] > 0:
+            self._header = state[0] if state[0] < BLOCK_BYTES else 0
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
         settle = self._settle
-        if state[0] % BLOCK_BYTES == 0:
+        if (state[0] - (self._header or 0)) % BLOCK_BYTES == 0:
             paced = max(BLOCK_SECONDS, BLOCK_PAUSES * self._longest_pause)
             settle = max(settle, paced if self._growths >= 2 else UNKNOWN_PACE_SECONDS)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle
