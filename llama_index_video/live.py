@@ -28,8 +28,8 @@ any moment resumes, when started again, after the last stored chunk, in the lang
 recording was settled in there; one a Ctrl-C (``stop``) ended goes on after what its
 ingest held, if the file has only grown since (:mod:`llama_index_video.store.live`).
 
-Only formats readable while they grow work: WAV, MP3, Ogg, Matroska/WebM. An MP4 or
-MOV being recorded has no index (``moov`` atom) until it is finished.
+Only formats readable while they grow work: WAV, MP3, Ogg, Matroska/WebM, fragmented MP4.
+Any other MP4 or MOV being recorded has no index (``moov`` atom) until it is finished.
 """
 
 from __future__ import annotations
@@ -73,9 +73,9 @@ before the recording counts as ended (when ``settle`` is shorter), once the reco
 pace is known: a recorder that buffers writes whole blocks until it stops, then the
 rest. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB blocks, 21 s apart for MP3 at 96
 kbit/s, 65 s for Opus at 32 kbit/s; a finished file ends on a block boundary once in
-4,096 files, and then ends this late. A fragmented MP4's blocks come after the header
-ffmpeg writes at once (its 28-byte ``ftyp``): the blocks are counted after what the file
-held when first seen, if that was under a block."""
+4,096 files, and then ends this late. A fragmented MP4's blocks come after the ``ftyp``
+box ffmpeg writes at once (28 bytes), so they are counted after it."""
+MP4_BOX_HEADER = 8
 BLOCK_PAUSES = 1.5
 """A file of whole blocks also waits this many times the longest pause between two of
 its growths, when that is longer: blocks come at the recorder's pace, 131 s apart for a
@@ -118,8 +118,8 @@ def ingest_live(
 
     Args:
         index: The index written to.
-        source: A file being written (WAV, MP3, Ogg, Matroska/WebM), or the URL of a
-            stream (``http://host/live.m3u8``), recorded into the index folder.
+        source: A file being written (WAV, MP3, Ogg, Matroska/WebM, fragmented MP4), or
+            the URL of a stream (``http://host/live.m3u8``), recorded into the index folder.
         chunk_seconds: Seconds of audio per chunk, at least (more when the follower is
             behind, up to ``catch_up_seconds``).
         catch_up_seconds: Seconds of audio a chunk may take when more is there already
@@ -397,7 +397,7 @@ class _Growth:
         self._since = time.monotonic()
         self._growths = 0
         self._longest_pause = 0.0
-        self._header: int | None = None  # bytes before the blocks (module docstring)
+        self._header: int | None = None  # bytes before the blocks (:data:`BLOCK_SECONDS`)
 
     def size(self) -> int:
         try:
@@ -418,11 +418,22 @@ class _Growth:
                     self._longest_pause = max(self._longest_pause, now - self._since)
                 self._growths += 1
             self._last, self._since = state, now
-        if self._header is None and state[0] > 0:
-            self._header = state[0] if state[0] < BLOCK_BYTES else 0
+        if self._header is None and state[0] >= MP4_BOX_HEADER:
+            self._header = _leading_ftyp(self._path)
         over_budget = self._max_bytes is not None and state[0] >= self._max_bytes
         settle = self._settle
         if (state[0] - (self._header or 0)) % BLOCK_BYTES == 0:
             paced = max(BLOCK_SECONDS, BLOCK_PAUSES * self._longest_pause)
             settle = max(settle, paced if self._growths >= 2 else UNKNOWN_PACE_SECONDS)
         return stop.is_set() or now >= deadline or over_budget or now - self._since >= settle
+
+
+def _leading_ftyp(path: Path) -> int:
+    """The size of the ``ftyp`` box an MP4 starts with (under :data:`BLOCK_BYTES`), else 0."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(MP4_BOX_HEADER)
+    except OSError:
+        return 0
+    size = int.from_bytes(head[:4], "big")
+    return size if head[4:] == b"ftyp" and size < BLOCK_BYTES else 0

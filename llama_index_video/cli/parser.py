@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument(
         "--live",
         action="store_true",
-        help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM; not MP4), or is a "
+        help="PATH is still being recorded (WAV, MP3, Ogg, MKV/WebM, fragmented MP4), or is a "
         "stream URL (HLS .m3u8, rtsp://, HTTP/Icecast audio), recorded into the index folder: "
         "index its speech and frames in chunks as they arrive, then the whole recording once "
         "it ends",
