@@ -43,7 +43,15 @@ KILL_WAIT_SECONDS = 300.0
 def cluster():
     # Without the dashboard's modules, the log monitor (logs are not sent to the driver)
     # and the autoscaler's monitor, which cost CPU the other test workers need.
-    head = {"num_cpus": 1, "include_dashboard": False, "include_log_monitor": False}
+    # Workers at the niceness of the other test processes, not Ray's default 15: at load
+    # 30 on 2 cores a nice-15 actor got a 30th of the CPU the others got, and a test
+    # transcribing on actors ran past its 900 s timeout.
+    head = {
+        "num_cpus": 1,
+        "include_dashboard": False,
+        "include_log_monitor": False,
+        "_system_config": {"worker_niceness": 0},
+    }
     cluster = Cluster(initialize_head=True, head_node_args={**head, "no_monitor": True})
     try:
         cluster.add_node(num_cpus=1)
