@@ -15,7 +15,7 @@ import pytest
 from llama_index_video.media.audio import SAMPLE_RATE
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription.base import Speech
-from tests_support import HANDBOOK, OZONE, OZONE_SRT
+from tests_support import HANDBOOK, OZONE, OZONE_SRT, RememberingTranscriber
 
 CHUNK_SECONDS = 30.0  # the ozone video (80 s) becomes 3-4 chunks, cut at quiet moments
 
@@ -27,7 +27,7 @@ def _rows(result):
 def test_speech_heard_chunk_by_chunk_gives_the_nodes_of_a_plain_read(tmp_path, transcriber):
     reader = VideoReader(
         media_dir=tmp_path / "media",
-        transcriber=transcriber,
+        transcriber=RememberingTranscriber(transcriber),  # the plain read hears no chunk again
         ocr="off",
         audio_chunk_seconds=CHUNK_SECONDS,
     )
@@ -141,7 +141,7 @@ def test_a_chunk_hears_the_speech_before_its_seam_for_its_prompt_and_writes_none
     lead_in = 20.0  # less than a chunk, so it is cut from the chunk before
     reader = VideoReader(
         media_dir=tmp_path / "media",
-        transcriber=transcriber,
+        transcriber=RememberingTranscriber(transcriber),  # the plain read hears no chunk again
         audio_chunk_seconds=30.0,
         audio_lead_in_seconds=lead_in,
     )

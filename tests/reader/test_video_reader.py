@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import shutil
@@ -19,34 +18,15 @@ from llama_index_video.errors import TranscriptionError
 from llama_index_video.ocr.base import TextBox
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.transcription.base import Segment, Transcription, TranscriptionInfo
-from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT, TEAM_SYNC
+from tests_support import CHECKOUT, HANDBOOK, OZONE, ROOT, TEAM_SYNC, RememberingTranscriber
 
 TOLERANCE = 1.0  # tiny.en segment starts can be ~1 s early after pauses
-
-
-class _Remembering:
-    """Real speech recognition that hears each sound once: the same samples again (the
-    ozone video read a second time, from another path) get what was heard the first time,
-    so a second read costs no speech recognition (7 CPU s for the ozone video)."""
-
-    def __init__(self, transcriber) -> None:
-        self._transcriber = transcriber
-        self.name = transcriber.name
-        self._heard: dict[bytes, tuple[Transcription, list[Segment]]] = {}
-
-    def transcribe(self, audio: np.ndarray, *, source: Path | None = None) -> Transcription:
-        key = hashlib.sha256(audio.tobytes()).digest()
-        if key not in self._heard:
-            heard = self._transcriber.transcribe(audio, source=source)
-            self._heard[key] = (heard, list(heard.segments))  # heard.dropped then complete
-        heard, segments = self._heard[key]
-        return Transcription(info=heard.info, segments=iter(segments), dropped=list(heard.dropped))
 
 
 @pytest.fixture(scope="module")
 def reader(tmp_path_factory, transcriber):
     return VideoReader(
-        media_dir=tmp_path_factory.mktemp("media"), transcriber=_Remembering(transcriber)
+        media_dir=tmp_path_factory.mktemp("media"), transcriber=RememberingTranscriber(transcriber)
     )
 
 
