@@ -41,9 +41,10 @@ def folder(tmp_path):
     return media
 
 
-def _options(transcriber):
-    """No clip settings: a Gemini index cuts clips because its embedding embeds them."""
-    return ReaderOptions(transcriber=transcriber, ocr="off")
+def _options(script_transcriber):
+    """No clip settings: a Gemini index cuts clips because its embedding embeds them.
+    The narration script for speech (these tests are about the vectors, not what is heard)."""
+    return ReaderOptions(transcriber=script_transcriber, ocr="off")
 
 
 def _rows(index):
@@ -65,12 +66,14 @@ def _parts(contents):
     return [part for content in contents for part in content["parts"]]
 
 
-def test_mixed_folder_gets_native_vectors_in_one_collection(gemini, folder, tmp_path, transcriber):
+def test_mixed_folder_gets_native_vectors_in_one_collection(
+    gemini, folder, tmp_path, script_transcriber
+):
     path = tmp_path / "index"
     index = VideoIndex(
         path,
         embed_model=EmbeddingSpec(backend="gemini", dimension=256),
-        reader_options=_options(transcriber),
+        reader_options=_options(script_transcriber),
     )
     report = index.ingest([folder])
     assert report.ok, report
@@ -112,11 +115,11 @@ def test_mixed_folder_gets_native_vectors_in_one_collection(gemini, folder, tmp_
 
 
 def test_a_failing_batch_is_kept_and_retried_by_the_next_ingest(
-    gemini, folder, tmp_path, transcriber
+    gemini, folder, tmp_path, script_transcriber
 ):
     path = tmp_path / "index"
     embed = GeminiMultimodalEmbedding(max_retries=1, embed_batch_size=4, **FAST)
-    index = VideoIndex(path, embed_model=embed, reader_options=_options(transcriber))
+    index = VideoIndex(path, embed_model=embed, reader_options=_options(script_transcriber))
     gemini.fail("embed", 500, 500)  # the first request fails twice: out of retries
     report = index.ingest([folder / "team_sync.mp3"])
     outcome = report.files[0]
@@ -182,9 +185,7 @@ def test_a_retry_of_pending_moments_killed_half_way_loses_none_of_them(
     index.close()
 
 
-def test_cli_ingest_with_gemini_then_search_reopens_with_it(
-    gemini, folder, tmp_path, capsys, transcriber
-):
+def test_cli_ingest_with_gemini_then_search_reopens_with_it(gemini, folder, tmp_path, capsys):
     index = tmp_path / "cli-index"
     code = main(
         [
@@ -209,7 +210,9 @@ def test_cli_ingest_with_gemini_then_search_reopens_with_it(
     assert gemini.api_key not in out
 
 
-def test_gemini_answers_with_the_retrieved_clip_itself(gemini, folder, tmp_path, transcriber):
+def test_gemini_answers_with_the_retrieved_clip_itself(
+    gemini, folder, tmp_path, script_transcriber
+):
     from llama_index_video.answering.answerer import AskOptions
     from llama_index_video.answering.gemini_llm import GeminiMultimodalLLM
 
@@ -217,7 +220,7 @@ def test_gemini_answers_with_the_retrieved_clip_itself(gemini, folder, tmp_path,
     index = VideoIndex(
         path,
         embed_model=EmbeddingSpec(backend="gemini", dimension=128),
-        reader_options=_options(transcriber),
+        reader_options=_options(script_transcriber),
     )
     assert index.ingest([folder / "ozone_explainer.mp4"]).ok
     gemini.queue_generate("Ozone absorbs UV [ozone_explainer.mp4 00:00-01:20].")

@@ -24,12 +24,13 @@ def folder(tmp_path):
 
 
 @pytest.fixture
-def open_index(tmp_path, transcriber, embed_model):
+def open_index(tmp_path, script_transcriber, embed_model):
+    """Indexes that hear the narration script: these tests are about the store, not ASR."""
     opened = []
 
     def open_(**options):
         path = tmp_path / "index"
-        reader = VideoReader(media_dir=path / "media", transcriber=transcriber)
+        reader = VideoReader(media_dir=path / "media", transcriber=script_transcriber)
         index = VideoIndex(path, embed_model=embed_model, reader=reader, **options)
         opened.append(index)
         return index
@@ -112,9 +113,11 @@ def test_failed_file_is_reported_kept_apart_and_retried(folder, open_index):
     assert {f.path.name: f.outcome for f in retry.files}["broken.mp3"] == "skipped"
 
 
-def test_interrupted_ingest_resumes_without_duplicates(folder, tmp_path, transcriber, embed_model):
+def test_interrupted_ingest_resumes_without_duplicates(
+    folder, tmp_path, script_transcriber, embed_model
+):
     path = tmp_path / "index"
-    reader = VideoReader(media_dir=path / "media", transcriber=transcriber)
+    reader = VideoReader(media_dir=path / "media", transcriber=script_transcriber)
 
     def interrupt(file, stage, done, total):
         if stage == "embed" and done < total:
@@ -137,8 +140,10 @@ def test_interrupted_ingest_resumes_without_duplicates(folder, tmp_path, transcr
     index.close()
 
 
-def test_any_vector_store_works_with_the_docstore_postprocessor(tmp_path, transcriber, embed_model):
-    reader = VideoReader(media_dir=tmp_path / "media", transcriber=transcriber)
+def test_any_vector_store_works_with_the_docstore_postprocessor(
+    tmp_path, script_transcriber, embed_model
+):
+    reader = VideoReader(media_dir=tmp_path / "media", transcriber=script_transcriber)
     index = VideoIndex(
         tmp_path / "mem", embed_model=embed_model, vector_store=SimpleVectorStore(), reader=reader
     )
