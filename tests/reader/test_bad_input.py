@@ -41,7 +41,7 @@ def test_zero_byte_file(reader, tmp_path):
 def test_truncated_mp4(reader, tmp_path):
     path = tmp_path / "truncated.mp4"
     path.write_bytes(OZONE.read_bytes()[: OZONE.stat().st_size * 2 // 5])
-    _one_line_error(reader, path, "not a readable audio or video file")
+    _one_line_error(reader, path, "no 'moov' box", "cut off")
 
 
 def test_text_file_renamed_to_mp4(reader, tmp_path):
