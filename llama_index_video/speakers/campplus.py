@@ -48,6 +48,10 @@ _FRAME = 400  # 25 ms
 _SHIFT = SAMPLE_RATE // FRAMES_PER_SECOND
 _FFT = 512
 _MELS = 80
+FRAMES_PER_BLOCK = 3000
+"""Filterbank frames computed at once (30 s). A 10-minute audio chunk in one piece
+held ~490 MB of framed and transformed copies, the peak of a long file's
+``ingest --speakers``; in blocks, ~25 MB and a third of the CPU (docs/benchmarks.md)."""
 
 _models: ModelCache[str, Any] = ModelCache()
 
@@ -56,14 +60,21 @@ def filterbank(samples: np.ndarray) -> np.ndarray:
     """Log mel filterbank frames (``(frames, 80)`` float32) of 16 kHz mono samples.
 
     Frame ``i`` covers samples ``[160 i, 160 i + 400)``; shorter input has no frames.
+    Computed :data:`FRAMES_PER_BLOCK` frames at a time, each frame on its own samples, so
+    the result is the same to the bit as in one piece.
     """
     import torch
 
     wave = torch.from_numpy(np.ascontiguousarray(samples, dtype=np.float32))
     count = 1 + (len(wave) - _FRAME) // _SHIFT if len(wave) >= _FRAME else 0
-    if count == 0:
-        return np.zeros((0, _MELS), dtype=np.float32)
-    frames = wave.unfold(0, _FRAME, _SHIFT)[:count]
+    out = np.empty((count, _MELS), dtype=np.float32)
+    for first in range(0, count, FRAMES_PER_BLOCK):
+        frames = wave[first * _SHIFT :].unfold(0, _FRAME, _SHIFT)[:FRAMES_PER_BLOCK]
+        out[first : first + len(frames)] = _log_mel(torch, frames)
+    return out
+
+
+def _log_mel(torch: Any, frames: Any) -> np.ndarray:
     frames = frames - frames.mean(dim=1, keepdim=True)
     previous = torch.cat([frames[:, :1], frames[:, :-1]], dim=1)
     frames = (frames - 0.97 * previous) * _povey_window(torch)

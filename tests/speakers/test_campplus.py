@@ -170,6 +170,19 @@ def test_filterbank_frames_every_10_ms():
     assert filterbank(np.zeros(100, np.float32)).shape == (0, 80)
 
 
+def test_filterbank_in_blocks_is_the_same_to_the_bit(monkeypatch):
+    """The frames of a real call computed a few at a time, blocks cutting it anywhere
+    (the last one short), equal those computed in one piece."""
+    call = decode_audio(CALL)[: 5 * SAMPLE_RATE + 123]
+    monkeypatch.setattr(campplus, "FRAMES_PER_BLOCK", 10**9)
+    whole = filterbank(call)
+    monkeypatch.setattr(campplus, "FRAMES_PER_BLOCK", 37)
+    in_blocks = filterbank(call)
+    assert whole.shape == (1 + (len(call) - 400) // 160, 80)
+    assert len(whole) % 37 != 0
+    np.testing.assert_array_equal(in_blocks, whole)
+
+
 @settings(max_examples=80)
 @given(
     st.floats(0.0, 100.0),
