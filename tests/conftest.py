@@ -341,14 +341,9 @@ def chroma_url(tmp_path_factory) -> Iterator[str]:
 @pytest.fixture
 def subtitled_media(tmp_path) -> Path:
     """The ozone video with its sidecar subtitles, and the handbook: no speech model needed."""
-    from tests_support import HANDBOOK, OZONE, OZONE_SRT
+    from tests_support import subtitled_media_in
 
-    folder = tmp_path / "subtitled_media"
-    folder.mkdir()
-    shutil.copy(OZONE, folder / OZONE.name)
-    shutil.copy(OZONE_SRT, folder / OZONE_SRT.name)
-    shutil.copy(HANDBOOK, folder / HANDBOOK.name)
-    return folder
+    return subtitled_media_in(tmp_path)
 
 
 @pytest.fixture

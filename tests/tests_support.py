@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import shutil
 import socket
 import subprocess
 import threading
@@ -27,6 +28,16 @@ SUBTITLES = ROOT / "tests" / "fixtures" / "subtitles"
 OZONE_SRT = SUBTITLES / "ozone_explainer.srt"
 # Human speech we did not make (a LibriVox reading); its sentences and times beside it.
 LIBRIVOX = ROOT / "tests" / "fixtures" / "speech" / "librivox_en.flac"
+
+
+def subtitled_media_in(parent: Path) -> Path:
+    """``parent/subtitled_media``: the ozone video with its sidecar subtitles, and the
+    handbook (no speech model needed)."""
+    folder = parent / "subtitled_media"
+    folder.mkdir()
+    for path in (OZONE, OZONE_SRT, HANDBOOK):
+        shutil.copy(path, folder / path.name)
+    return folder
 
 
 def stored_rows(store: object, folder: Path) -> dict[str, tuple[str, dict, list[float]]]:

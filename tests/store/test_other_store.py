@@ -7,16 +7,22 @@ id lookups, which Qdrant's LlamaIndex integration does.
 from __future__ import annotations
 
 import pytest
-from llama_index.vector_stores.qdrant import QdrantVectorStore
-from qdrant_client import QdrantClient
-from qdrant_client.models import VectorParams
 
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
+from tests_support import subtitled_media_in
 
 
-@pytest.fixture
-def qdrant_index(tmp_path, subtitled_media, embed_model):
+@pytest.fixture(scope="module")
+def qdrant_index(tmp_path_factory, embed_model):
+    """Ingested once for the module (the tests only read it); Qdrant imported here, not
+    in every test worker that collects this file."""
+    from llama_index.vector_stores.qdrant import QdrantVectorStore
+    from qdrant_client import QdrantClient
+    from qdrant_client.models import VectorParams
+
+    tmp_path = tmp_path_factory.mktemp("qdrant")
+    subtitled_media = subtitled_media_in(tmp_path)
     client = QdrantClient(location=":memory:")
     # Created up front, in cosine space, as for any Qdrant deployment; the integration
     # would otherwise create it on the first insert, after ingest's delete-before-add.
