@@ -68,7 +68,13 @@ from pathlib import Path
 from typing import Any
 
 from llama_index_video.errors import MissingDependencyError
-from llama_index_video.store.tokens import CJK, english_stop_words, import_bm25s, words
+from llama_index_video.store.tokens import (
+    CJK,
+    english_stop_words,
+    import_bm25s,
+    spellings,
+    words,
+)
 
 TITLE_PHRASES = 4
 IDF_FLOOR = 0.5
@@ -122,7 +128,6 @@ _FUNCTION_TEXT = """
 LibriSpeech readings were titled "Though, days, influence, recited" and "Best, thee,
 thou, dishes"."""
 FILLERS = frozenset((_FILLER_TEXT + _GENERIC_TEXT + _FUNCTION_TEXT).split())
-_WORD = re.compile(r"[^\W_]+")
 TOPIC_WORDS = Path(__file__).with_name("topic_words.tsv")
 _CJK_FILLER_TEXT = "很 还 都 会 不 没 做 说 想 看 讨论 接下来 然后 那么 好的 对 嗯 一下 대해"
 CJK_FILLERS = frozenset(_CJK_FILLER_TEXT.split())
@@ -392,12 +397,12 @@ def _parts(phrase: str) -> set[str]:
 
 def _written(text: str) -> dict[str, str]:
     """How each token of ``text`` was written most often, lower case with its accents
-    (``gehause``: ``gehäuse``); tokens are folded (:func:`words`), titles should not be."""
+    and apostrophes (``gehause``: ``gehäuse``, ``aujourdhui``: ``aujourd'hui``); tokens
+    are folded (:func:`words`), titles should not be."""
     spelled: dict[str, Counter[str]] = {}
-    for word in _WORD.findall(text.lower()):
-        tokens = words(word)
-        if len(tokens) == 1 and tokens[0] != word:
-            spelled.setdefault(tokens[0], Counter())[word] += 1
+    for token, word in spellings(text):
+        if token != word:
+            spelled.setdefault(token, Counter())[word] += 1
     return {token: forms.most_common(1)[0][0] for token, forms in spelled.items()}
 
 

@@ -16,8 +16,10 @@ Layout, in ``<index folder>/lexical/``:
   rows, and :func:`repair_lexical` (``verify --repair``, and every ``ingest``'s
   clean-up, under the writer lock) reads their words again from the vector store; so
   too the words of an index read by another version of the tokens (``meta``'s
-  ``tokens`` is not :data:`~llama_index_video.store.tokens.TOKENS`: "lusine" where
-  they now read "l usine").
+  ``tokens`` is not :data:`~llama_index_video.store.tokens.TOKENS`: "marias" where
+  they now read "maria"), once: the repair records today's version. Until then a
+  search reads the old words (a bare "Maria" misses a stored "marias") and says so
+  once per generation of the matrices.
   Ingest adds a file's rows with its vectors and deletes them with its vectors, so it
   is in step with the store; phrases are matched here (a quoted phrase is a run of
   whole words, found with ``instr``).
@@ -245,6 +247,13 @@ class LexicalStore:
             except (OSError, ValueError) as exc:  # replaced by a writer while loading
                 logger.info("lexical index not readable now (%s); searching without it", exc)
                 return None
+            if self.outdated():
+                logger.warning(
+                    "%s: the words of some moments were read by an older version, so a "
+                    "search may miss them by their exact words until `llama-index-video "
+                    "verify --repair` (or the next ingest) reads them again",
+                    self.folder,
+                )
         return self._snapshot
 
     def warn_unlabelled(self, snapshot: LexicalSnapshot) -> None:

@@ -5,17 +5,22 @@ split into runs of letters and digits; Chinese, Japanese and Korean characters a
 one token each (they have no spaces between words); a number keeps its decimal point
 and loses its thousands separators (``20,000`` and ``20000`` are one token, ``3.5``
 stays ``3.5``). An apostrophe (``'``, ``’`` or ``ʼ``) joins the letters either side
-("what's" is "whats", "O'Brien" "obrien", "o'clock" "oclock"), but for the French and
-Italian articles and pronouns elided before a word of two letters or more
-(:data:`ELIDED`): "l'usine" is "l usine", "qu'il" "qu il", "dell'anno" "dell anno",
-so the word is found alone. The rule holds in any language, as a query's language is
-not known: in English it splits only a few names and slang ("D'Arcy", "c'mon"), and a
-query says them as the stored text does. Stored words carry :data:`TOKENS`, so an index
-whose words were read otherwise ("lusine") has them read again (see
+("O'Brien" is "obrien", "o'clock" "oclock", "aujourd'hui" "aujourdhui"), with two
+exceptions, so that a word is found alone. The French and Italian articles and
+pronouns elided before a word of two letters or more (:data:`ELIDED`) are words of
+their own: "l'usine" is "l usine", "qu'il" "qu il", "dell'anno" "dell anno". An
+English ``'s`` at the end of a word (a possessive, or "is" / "has") is left out:
+"Maria's" is "maria", "the team’s" "the team", "it's" "it"; a plural's possessive
+loses its apostrophe ("the teams'" is "the teams"). The rules hold in any language, as
+a query's language is not known: in English the first splits only a few names and
+slang ("D'Arcy", "c'mon"), and a query says them as the stored text does. Stored words
+carry :data:`TOKENS`, so an index whose words were read otherwise ("lusine",
+"marias") has them read again (see
 :func:`~llama_index_video.store.lexical.check_lexical`).
 
 English stop words (NLTK's, and words questions are put in: "how much", "tell", "say")
-and contractions ("what's", "don't") are left out of the BM25 scoring
+and contractions ("what's", "don't", also typed without the apostrophe) are left out
+of the BM25 scoring
 (:func:`scored_words`) but kept for phrases. No stemming: this channel is for exact
 words; the dense channels find the other forms. The stop words are ``bm25s``'s, which
 :func:`import_bm25s` imports light (the matrices of :mod:`llama_index_video.store.bm25`
@@ -40,9 +45,9 @@ CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 _TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[{CJK}]|[^\W_{CJK}]+")
 _ACCENTED_SCRIPTS_END = "\u0530"  # Latin, Greek, Cyrillic come before
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")
-TOKENS = "2"
+TOKENS = "3"
 """Which reading of :func:`words` stored words are: raised when it would read stored
-text otherwise (2: elided articles split off)."""
+text otherwise (2: elided articles split off; 3: an English ``'s`` left out)."""
 APOSTROPHES = "'\u2019\u02bc"
 """The apostrophe as typed, as typeset (right single quote) and as a letter (modifier)."""
 ELIDED = frozenset(
@@ -55,11 +60,15 @@ ELIDED = frozenset(
 )
 """Words elided before another (French, Italian): each is a token of its own."""
 # An elided word at the start of a word, its apostrophe, then two letters or more (so
-# "l'a", "c'è" and an English possessive such as "all's" stay one token).
+# "l'a", "c'è" and an English possessive such as "all's" are not split there).
 _ELISION = re.compile(
     rf"(?<![\w{APOSTROPHES}])({'|'.join(sorted(ELIDED))})[{APOSTROPHES}](?=[^\W\d_]{{2}})"
 )
+_CLITIC_S = re.compile(rf"(?<=[^\W_])[{APOSTROPHES}]s\b")
+"""An English ``'s`` ending a word: "Maria's", "it's" (not "o'sullivan")."""
 _APOSTROPHE = re.compile(f"[{APOSTROPHES}]")
+_WRITTEN = re.compile(rf"[^\W_]+(?:[{APOSTROPHES}][^\W_]+)*")
+"""A word as written, apostrophes inside it kept ("aujourd'hui")."""
 
 
 def words(text: str) -> list[str]:
@@ -78,10 +87,30 @@ def words(text: str) -> list[str]:
     return [_number(token) for token in _TOKEN.findall(_joined(plain))]
 
 
+def spellings(text: str) -> list[tuple[str, str]]:
+    """Each word of ``text`` that :func:`words` reads as one token, with the token and
+    the word as written, in lower case (``("aujourdhui", "aujourd'hui")``,
+    ``("eglise", "église")``): what reads a token back to its spelling."""
+    found = []
+    for written in _WRITTEN.findall(_split(text.lower())):
+        tokens = words(written)
+        if len(tokens) == 1:
+            found.append((tokens[0], written))
+    return found
+
+
 def _joined(text: str) -> str:
-    """``text`` with an elided word split off its word and other apostrophes left out
-    ("l'usine's" -> "l usines", "it's" -> "its")."""
-    return _APOSTROPHE.sub("", _ELISION.sub(r"\1 ", text))
+    """``text`` split as :func:`_split` does, the other apostrophes left out
+    ("l'usine's" -> "l usine", "o'clock" -> "oclock")."""
+    if not any(mark in text for mark in APOSTROPHES):  # most text: a quicker test
+        return text
+    return _APOSTROPHE.sub("", _split(text))
+
+
+def _split(text: str) -> str:
+    """``text`` (lower case) with an elided word split off its word and an English
+    ``'s`` left out (module docstring)."""
+    return _CLITIC_S.sub("", _ELISION.sub(r"\1 ", text))
 
 
 def _number(token: str) -> str:
@@ -106,10 +135,10 @@ _QUESTION_WORDS = (
     *("tell", "say", "says", "said", "mention", "mentions", "mentioned"),
     *("talk", "talks", "talked", "video", "recording", "clip"),
 )
-# Contractions of function words ("what's" is read "whats"), but those whose letters
-# spell a word of their own ("we'll", "she'd", "I'd").
+# Contractions of function words ("what's" is read "what", "don't" "dont"), but those
+# whose letters spell a word of their own ("we'll", "she'd", "I'd").
 _CONTRACTIONS = """
-what's who's where's when's why's how's that's there's here's he's she's i'm you're
+what's who's where's when's why's how's that's there's here's he's she's let's i'm you're
 we're they're what're i've you've we've they've could've would've should've might've
 must've you'd he'd they'd it'd who'd you'll they'll it'll that'll who'll there'll
 don't doesn't didn't isn't aren't wasn't weren't can't couldn't won't wouldn't
@@ -121,10 +150,12 @@ shouldn't haven't hasn't hadn't mustn't mightn't needn't ain't shan't
 def english_stop_words() -> frozenset[str]:
     """The words :func:`scored_words` leaves out: NLTK's English stop words (``bm25s``'s
     longer list), the words questions are put in and contractions, each read as
-    :func:`words` reads it (NLTK's "don't" is "dont")."""
+    :func:`words` reads it (NLTK's "don't" is "dont"), and as read when typed without
+    its apostrophe (a query's "whats")."""
     nltk = import_bm25s().stopwords.STOPWORDS_EN_PLUS
     listed = (*nltk, *_QUESTION_WORDS, *_CONTRACTIONS.split())
-    return frozenset(token for word in listed for token in words(word))
+    typed = (_APOSTROPHE.sub("", word) for word in listed)
+    return frozenset(token for word in (*listed, *typed) for token in words(word))
 
 
 @cache

@@ -62,7 +62,7 @@ def french_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any,
         ("jusqu'à l'état", ["jusqua", "l", "etat"]),  # "à": one letter, no elision
         ("aujourd'hui", ["aujourdhui"]),  # one word
         ("O'Brien at five o'clock", ["obrien", "at", "five", "oclock"]),
-        ("what's, don't, it\u2019s, all's", ["whats", "dont", "its", "alls"]),
+        ("what's, don't, it\u2019s, all's", ["what", "dont", "it", "all"]),
         ("rock'n'roll", ["rocknroll"]),
     ],
 )
