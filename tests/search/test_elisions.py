@@ -16,15 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
-from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.search.relevance import index_vocabulary
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.tokens import ELIDED, words
+from tests.search.silent_subtitles import subtitled_silence
 
 READINGS = Path(__file__).parents[1] / "fixtures" / "fleurs_languages" / "clips.json"
 CUES = ((2.0, 10.0, "fr-000.ogg"), (20.0, 28.0, "fr-008.ogg"), (40.0, 54.0, "fr-009.ogg"))
@@ -35,18 +34,13 @@ SCHOOL_AT = 40.0  # fr-009: "par exemple des étudiants de l'école bennet ..."
 @pytest.fixture(scope="module")
 def french_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any, Path]]:
     said = {clip["audio"]: clip["transcript"] for clip in json.loads(READINGS.read_text())["clips"]}
-    folder = tmp_path_factory.mktemp("elisions")
-    audio = make_wav(folder / "readings.wav", np.zeros(60 * 16_000, np.float32))
-    (folder / "readings.fr.srt").write_text(
-        "\n".join(
-            f"{n}\n00:00:{start:02.0f},000 --> 00:00:{end:02.0f},000\n{said[clip]}\n"
-            for n, (start, end, clip) in enumerate(CUES, start=1)
-        ),
-        encoding="utf-8",
+    index, audio = subtitled_silence(
+        tmp_path_factory.mktemp("elisions"),
+        [(start, end, said[clip]) for start, end, clip in CUES],
+        subtitles="fr.srt",
+        make_wav=make_wav,
+        embed_model=embed_model,
     )
-    reader = VideoReader(media_dir=folder / "media", frames=None)
-    index = VideoIndex(folder / "index", embed_model=embed_model, reader=reader)
-    assert index.ingest([audio]).ok
     yield index, audio
     index.close()
 

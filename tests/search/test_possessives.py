@@ -15,14 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from llama_index_video.cli.main import main
 from llama_index_video.index import VideoIndex
-from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.lexical import LexicalStore
 from llama_index_video.store.tokens import TOKENS, scored_words, words
+from tests.search.silent_subtitles import subtitled_silence
 
 CUES = (
     (
@@ -40,18 +39,13 @@ POSSESSIVES = ("manufacturer's", "Maria\u2019s", "company's")
 
 @pytest.fixture(scope="module")
 def english_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any, Path]]:
-    folder = tmp_path_factory.mktemp("possessives")
-    audio = make_wav(folder / "meeting.wav", np.zeros(50 * 16_000, np.float32))
-    (folder / "meeting.en.srt").write_text(
-        "\n".join(
-            f"{n}\n00:00:{start:02.0f},000 --> 00:00:{end:02.0f},000\n{text}\n"
-            for n, (start, end, text) in enumerate(CUES, start=1)
-        ),
-        encoding="utf-8",
+    index, audio = subtitled_silence(
+        tmp_path_factory.mktemp("possessives"),
+        CUES,
+        subtitles="en.srt",
+        make_wav=make_wav,
+        embed_model=embed_model,
     )
-    reader = VideoReader(media_dir=folder / "media", frames=None)
-    index = VideoIndex(folder / "index", embed_model=embed_model, reader=reader)
-    assert index.ingest([audio]).ok
     yield index, audio
     index.close()
 
