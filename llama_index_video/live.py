@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from llama_index_video.errors import DownloadError, MediaError, VideoIndexError
+from llama_index_video.media.probe import MP4_BOX_HEADER, mp4_box
 from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
@@ -75,7 +76,6 @@ rest. ffmpeg writes Matroska, Ogg and MP3 in 256 KiB blocks, 21 s apart for MP3 
 kbit/s, 65 s for Opus at 32 kbit/s; a finished file ends on a block boundary once in
 4,096 files, and then ends this late. A fragmented MP4's blocks come after the ``ftyp``
 box ffmpeg writes at once (28 bytes), so they are counted after it."""
-MP4_BOX_HEADER = 8
 BLOCK_PAUSES = 1.5
 """A file of whole blocks also waits this many times the longest pause between two of
 its growths, when that is longer: blocks come at the recorder's pace, 131 s apart for a
@@ -435,5 +435,5 @@ def _leading_ftyp(path: Path) -> int:
             head = file.read(MP4_BOX_HEADER)
     except OSError:
         return 0
-    size = int.from_bytes(head[:4], "big")
-    return size if head[4:] == b"ftyp" and size < BLOCK_BYTES else 0
+    size, kind = mp4_box(head)
+    return size if kind == b"ftyp" and size < BLOCK_BYTES else 0

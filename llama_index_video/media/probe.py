@@ -43,6 +43,8 @@ ATTACHED_PIC = 0x0400
 """``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
 _MP4_BOXES_READ = 1_000  # top-level boxes of an MP4 looked through for its index
+MP4_BOX_HEADER = 8
+"""Bytes of an MP4 (QuickTime) box's header: its size (big-endian) and its type."""
 _END_SEARCH_PACKETS = 50_000  # packets demuxed after seeking near the end, at most
 # A declared duration this far from the last packet's end is not believed; within
 # it, the declaration wins (it knows about encoder padding and gapless trims).
@@ -120,10 +122,10 @@ def _mp4_without_index(path: Path) -> bool:
         size = path.stat().st_size
         at = 0
         for _ in range(_MP4_BOXES_READ):
-            header = file.read(8)
-            if len(header) < 8:
+            header = file.read(MP4_BOX_HEADER)
+            if len(header) < MP4_BOX_HEADER:
                 return at > 0
-            length, kind = int.from_bytes(header[:4], "big"), header[4:]
+            length, kind = mp4_box(header)
             if at == 0 and kind != b"ftyp":
                 return False
             if kind == b"moov":
@@ -137,6 +139,12 @@ def _mp4_without_index(path: Path) -> bool:
             at += length
             file.seek(at)
     return False
+
+
+def mp4_box(header: bytes) -> tuple[int, bytes]:
+    """The size and the type of the MP4 box whose header (:data:`MP4_BOX_HEADER` bytes)
+    is ``header``."""
+    return int.from_bytes(header[:4], "big"), header[4:MP4_BOX_HEADER]
 
 
 def container_start(container: av.container.InputContainer) -> float:
