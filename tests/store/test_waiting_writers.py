@@ -32,12 +32,20 @@ CHAPTERS = 1800
 index grows past its first resizes (about 1,450 rows), so fewer would not show it."""
 
 
+VECTOR_FILE_ROWS = 1200
+"""Enough rows for Chroma to have written its vector index files (it does at 1,000)."""
+
+
+def _manual(folder: Path, chapters: int) -> Path:
+    """A document of ``chapters`` short moments, quick to embed."""
+    path = folder / "manual.md"
+    path.write_text("\n\n".join(f"## {n}\n\nvalve {n}" for n in range(chapters)))
+    return path
+
+
 @pytest.fixture(scope="module")
 def manual(tmp_path_factory) -> Path:
-    """A document of many short moments, quick to embed."""
-    path = tmp_path_factory.mktemp("manual") / "manual.md"
-    path.write_text("\n\n".join(f"## {n}\n\nvalve {n}" for n in range(CHAPTERS)))
-    return path
+    return _manual(tmp_path_factory.mktemp("manual"), CHAPTERS)
 
 
 @pytest.fixture
@@ -274,13 +282,12 @@ def _vector_files_open(pid: int, index_dir: Path) -> list[str]:
     return found
 
 
-def test_a_writer_waiting_for_the_lock_does_not_load_the_vectors_meanwhile(
-    spawn, run, manual, tmp_path
-):
+def test_a_writer_waiting_for_the_lock_does_not_load_the_vectors_meanwhile(spawn, run, tmp_path):
     """Chroma's first read of a folder applies its write log and can store its vector
     index again: done by a process waiting for the lock, it raced the writer holding it
     (rows written meanwhile were left out of the vector index that was stored last).
     Chroma writes its vector index files once it holds 1,000 rows: hence the manual."""
+    manual = _manual(tmp_path, VECTOR_FILE_ROWS)
     index_dir = tmp_path / "index"
     assert run("ingest", manual, "--index", index_dir, "--quiet")[0] == 0
     assert list((index_dir / "chroma").glob("*/data_level0.bin"))
