@@ -27,8 +27,9 @@ the readers' units that carry their name, and the other people's units that carr
 reader's name, with every unit of a matched label named (before) and as the package
 names them now.
 
-    python benchmarks/voice_bandwidth.py fit
+    python benchmarks/voice_bandwidth.py fit [FOLDER]
     python benchmarks/voice_bandwidth.py trial INDEX REFERENCE ENROL [RECORDING...]
+    python benchmarks/voice_bandwidth.py hand INDEX REFERENCE [RECORDING...]
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ PHONE = ("-c:a", "libmp3lame", "-ar", "8000", "-ac", "1", "-b:a", "16k")
 ENROL = (("amateur_reader", 600.0, 780.0), ("lj_reader", 400.0, 640.0))
 LOOKED_FOR = (("amateur_reader", 900.0, 1080.0), ("lj_reader", 0.0, 240.0))
 THRESHOLDS = tuple(np.round(np.arange(0.30, 0.80, 0.025), 3))
+HAND_THRESHOLDS = tuple(np.round(np.arange(0.40, 0.925, 0.025), 3))
 READERS_OF_TRIAL = ("amateur_reader", "lj_reader_next")
 
 Turn = tuple[str, float, float]  # person, start, end
@@ -217,6 +219,73 @@ def rates(units: Sequence[Unit], threshold: float, readers: Sequence[str]) -> Ra
     return right, len(mine), sum(given(u) is None for u in others), len(others)
 
 
+@dataclass(frozen=True)
+class HandUnit:
+    person: str | None
+    label: str
+    named: str  # who the user names its label for: the person who says most of its units
+    own: float | None  # its own voice's cosine to its label's
+
+
+def by_hand(
+    index: VideoIndex, folder: Path, recording: str, turns: Sequence[Turn]
+) -> list[HandUnit]:
+    """Each unit of ``recording`` with its own voice's cosine to its label's, every label
+    named by hand for the person who says most of its units (the package's functions)."""
+    spans: dict[str, list[tuple[float, float]]] = {}
+    for a, b, who in stored_units(index, recording):
+        if who:
+            spans.setdefault(who, []).append((a, b))
+    found = []
+    for label, heard in heard_labels(folder / recording, spans).items():
+        persons = [person_of(turns, a, b) for a, b in spans[label]]
+        said = [p for p in persons if p is not None]
+        named = max(sorted(set(said)), key=said.count)
+        for person, own in zip(persons, heard.units, strict=True):
+            cosine = None if own is None else float(own @ heard.voice)
+            found.append(HandUnit(person, label, named, cosine))
+    return found
+
+
+def hand_rates(units: Sequence[HandUnit], threshold: float) -> Rates:
+    """(the named person's units that keep the name, their units, others' units that keep
+    the label, others' units) when a unit needs ``threshold`` (below -1: every unit named)."""
+    right = mine = kept = others = 0
+    for unit in units:
+        passes = unit.own is None or unit.own >= threshold
+        if unit.person == unit.named:
+            right, mine = right + passes, mine + 1
+        elif unit.person is not None:
+            kept, others = kept + (not passes), others + 1
+    return right, mine, kept, others
+
+
+def shown_by_hand(rates: Rates) -> str:
+    right, mine, kept, others = rates
+    return (
+        f"right {right}, wrong {others - kept}, unnamed {mine - right + kept} "
+        f"(the named person's kept {right}/{mine}, others' off {kept}/{others})"
+    )
+
+
+def report_by_hand(found: dict[str, list[HandUnit]], which: str = "every label") -> None:
+    for recording, units in found.items():
+        print(f"  {recording}, {which} named by hand:")
+        for threshold in HAND_THRESHOLDS:
+            print(f"    at {threshold}: {shown_by_hand(hand_rates(units, threshold))}")
+        print(f"    every unit of the label named: {shown_by_hand(hand_rates(units, -2.0))}")
+
+
+def fit_by_hand(units: Sequence[HandUnit]) -> object:
+    """The threshold keeping the most others' units off while 0.95 of the named person's
+    keep the name (:func:`best_of` with the two roles swapped)."""
+    swapped = []
+    for threshold in HAND_THRESHOLDS:
+        right, mine, kept, others = hand_rates(units, threshold)
+        swapped.append((kept, others, right, mine))
+    return best_of(list(HAND_THRESHOLDS), swapped)
+
+
 def opened(folder: Path) -> VideoIndex:
     reader = VideoReader(
         media_dir=folder / "media", diarizer=CampplusDiarizer(), frames=None, ocr="off"
@@ -234,14 +303,18 @@ def report(found: dict[str, list[Unit]], readers: Sequence[str]) -> None:
         print(f"    a unit named at {VOICE_UNIT_THRESHOLD} of its own voice: {shown(now)}")
 
 
-def fit() -> None:
+def fit(folder: Path | None) -> None:
+    """Fit both thresholds; ``folder`` keeps the recordings and their index (an ingest
+    again skips them), else a temporary one."""
     readers = [stem for stem, *_ in ENROL]
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+        folder = folder or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         turns = build_fit(folder)
         index = opened(folder / "index")
         try:
             index.ingest([folder / name for name in turns])
+            hand = {name: by_hand(index, folder, name, turns[name]) for name in turns}
             name_readers(index, "enrol.flac", turns["enrol.flac"], readers)
             found = {
                 name: looked_up(index, folder, name, turns[name])
@@ -253,12 +326,13 @@ def fit() -> None:
     both = [u for units in found.values() for u in units]
     chosen = best_of(list(THRESHOLDS), [rates(both, t, readers) for t in THRESHOLDS])
     print(f"fitted on both recordings: {chosen}")
+    report_by_hand(hand)
+    every = [u for units in hand.values() for u in units]
+    print(f"by hand, fitted on the three recordings: {fit_by_hand(every)}")
 
 
 def trial(index_folder: Path, reference: Path, enrol: str, *recordings: str) -> None:
-    turns = [
-        (t["speaker"], t["start"], t["end"]) for t in json.loads(reference.read_text())["turns"]
-    ]
+    turns = read_turns(reference)
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / "index"
         shutil.copytree(index_folder, copy)
@@ -276,14 +350,49 @@ def trial(index_folder: Path, reference: Path, enrol: str, *recordings: str) -> 
     report(found, READERS_OF_TRIAL)
 
 
+def hand_trial(index_folder: Path, reference: Path, *recordings: str) -> None:
+    """Every label of the trial's recordings named by hand (none written), and the
+    readers' labels alone (what the trial named)."""
+    turns = read_turns(reference)
+    index = VideoIndex(index_folder)
+    try:
+        paths = [Path(index.recording(p.source).path) for p in index.manifest.all_paths()]
+        found = {
+            path.name: by_hand(index, path.parent, path.name, turns)
+            for path in paths
+            if not recordings or path.name in recordings
+        }
+    finally:
+        index.close()
+    report_by_hand(found)
+    readers = {
+        name: [u for u in units if u.named in READERS_OF_TRIAL] for name, units in found.items()
+    }
+    report_by_hand(readers, "the readers' labels")
+
+
+def read_turns(reference: Path) -> list[Turn]:
+    return [
+        (t["speaker"], t["start"], t["end"]) for t in json.loads(reference.read_text())["turns"]
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("action", choices=["fit", "trial"])
-    parser.add_argument("arguments", nargs="*", help="trial: INDEX REFERENCE ENROL [RECORDING...]")
+    parser.add_argument("action", choices=["fit", "trial", "hand"])
+    parser.add_argument(
+        "arguments",
+        nargs="*",
+        help="fit: [FOLDER]; trial: INDEX REFERENCE ENROL [RECORDING...]; "
+        "hand: INDEX REFERENCE [RECORDING...]",
+    )
     args = parser.parse_args(argv)
     print(f"named voices on wideband and phone audio; load {load_average()}")
     if args.action == "fit":
-        fit()
+        fit(Path(args.arguments[0]) if args.arguments else None)
+    elif args.action == "hand":
+        index_folder, reference, *recordings = args.arguments
+        hand_trial(Path(index_folder), Path(reference), *recordings)
     else:
         index_folder, reference, enrol, *recordings = args.arguments
         trial(Path(index_folder), Path(reference), enrol, *recordings)

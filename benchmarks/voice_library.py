@@ -25,7 +25,10 @@ are computed from the stored labels (:func:`voice_centroids`, :func:`best_voice`
 the package's own path (``speakers name``, then ``speakers relabel``) is run with its
 settings on the held-out half's pairs, as the check that both agree.
 
-    python benchmarks/voice_library.py
+    python benchmarks/voice_library.py [--package]
+
+``--package`` runs the package's own path alone (half 0's pairs), for comparing code
+versions: run it with this file copied into each version's tree.
 """
 
 from __future__ import annotations
@@ -193,11 +196,13 @@ def opened(path: Path, speakers: int) -> VideoIndex:
     return VideoIndex(path, reader=reader)
 
 
-def ingested(tmp: Path) -> Iterator[tuple[Path, dict[str, list[Unit]]]]:
-    """Each of :data:`GROUPS` ingested for real into an index of its own in a folder of
+def ingested(
+    tmp: Path, groups: Sequence[tuple[str, ...]] = GROUPS
+) -> Iterator[tuple[Path, dict[str, list[Unit]]]]:
+    """Each of ``groups`` ingested for real into an index of its own in a folder of
     ``tmp`` (CAM++, ``num_speakers``: the most people of one of its excerpts), then
     closed: the folder (the excerpts' audio, ``index/``) and each excerpt's units."""
-    for group in GROUPS:
+    for group in groups:
         folder = tmp / group[0]
         folder.mkdir()
         count = max(len({t[2] for t in read_rttm(REAL / f"{s}.rttm")}) for s in group)
@@ -227,8 +232,26 @@ def package_direction(folder: Path, first: str, second: str) -> Rates:
         index.close()
 
 
-def main() -> int:
+def package_only() -> int:
+    """The package's own path on half 0's pairs, both ways."""
+    package = []
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = [pair for pair in PAIRS if MEETINGS[pair[0]][1] == 0]
+        for folder, units_of in ingested(Path(tmp), pairs):
+            group = tuple(units_of)
+            for first, second in (group, group[::-1]):
+                copy = Path(tmp) / f"{first}_named"
+                shutil.copytree(folder / "index", copy)
+                package.append(package_direction(copy, first, second))
+                print(f"  package, named in {first}, relabelled {second}: {shown(package[-1])}")
+    print(f"the package's own path on half 0's pairs: {shown(total(package))}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     print(f"named voices end to end on real speech (AMI), CAM++; load {load_average()}")
+    if "--package" in (sys.argv[1:] if argv is None else argv):
+        return package_only()
     found: dict[str, list[Unit]] = {}
     voices: dict[tuple[str, float, float], dict[str, np.ndarray]] = {}
     package: list[Rates] = []

@@ -21,7 +21,7 @@ from llama_index_video.store.lock import DEFAULT_WAIT_SECONDS
 
 if TYPE_CHECKING:
     from llama_index_video.store.lexical import LexicalStore
-    from llama_index_video.store.voice_library import Relabelled
+    from llama_index_video.store.voice_library import HeardRecording, Relabelled
 
 
 class Naming(Recordings):
@@ -51,8 +51,9 @@ class Naming(Recordings):
         name = check_speaker_name(name)
         with self._writing(wait):
             recording = self.recording(source)
-            key, audio = recording.content_hash, Path(recording.path)
-            voice = heard_voice(self.vector_store, key, audio, speaker)
+            key = recording.content_hash
+            heard = self._heard(key, recording.path, recording.name)
+            voice = heard_voice(self.vector_store, heard, speaker)
             named = rename_speaker(
                 self.vector_store, self.lexical, key, speaker, name, shown=recording.name
             )
@@ -82,13 +83,29 @@ class Naming(Recordings):
             return self._name_voices((r.content_hash, Path(r.path), r.name) for r in records)
 
     def _name_voices(self, recordings: Iterable[tuple[str, Path, str]]) -> Relabelled:
+        """Name the voices of ``recordings`` (content hash, audio file, name shown)."""
         from llama_index_video.store.library import summarize
         from llama_index_video.store.voice_library import VoiceLibrary, relabel
 
-        looked_at = list(recordings)
-        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, looked_at)
+        heard = [self._heard(key, audio, shown) for key, audio, shown in recordings]
+        done = relabel(VoiceLibrary(self.path), self.vector_store, self.lexical, heard)
         if any(done.named.values()):  # ingest calls this for each file: rebuild only for names
             self.lexical.refresh()
-        for content_hash, _, _ in looked_at:
-            summarize(self.manifest, self.vector_store, content_hash)
+        for recording in heard:
+            summarize(self.manifest, self.vector_store, recording.content_hash)
         return done
+
+    def _heard(self, content_hash: str, audio: str | Path, shown: str) -> HeardRecording:
+        """Where the voices of ``content_hash`` are heard: the track and duration its ingest
+        stored (:func:`~llama_index_video.reader.speech.heard_track`)."""
+        from llama_index_video.reader.speech import heard_track
+        from llama_index_video.store.voice_library import HeardRecording
+
+        record = self.manifest.file(content_hash)
+        return HeardRecording(
+            content_hash,
+            Path(audio),
+            shown,
+            track=heard_track(record.notes) if record is not None else 1,
+            duration=record.duration if record is not None else None,
+        )

@@ -15,6 +15,7 @@ gives the nodes a plain read gives.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -47,6 +48,16 @@ logger = logging.getLogger(__name__)
 
 NO_SPEECH = "no speech heard"
 """The note of a recording whose sound holds no speech (nothing transcribed)."""
+HEARD_TRACK = "audio tracks: heard"
+"""In the note of a file with several audio tracks, what precedes the one heard."""
+
+
+def heard_track(notes: str) -> int:
+    """The audio track (from 1) a file's speech and speakers were read from, as its stored
+    ``notes`` name it (:meth:`SpeechReading._track_note`); 1 when they name none (a file
+    with one track)."""
+    found = re.search(rf"{HEARD_TRACK} track (\d+) ", notes)
+    return int(found[1]) if found else 1
 
 
 class SpeechReading:
@@ -176,7 +187,7 @@ class SpeechReading:
         heard = tracks[self.audio_track - 1]
         others = ", ".join(str(track) for track in tracks if track is not heard)
         return (
-            f"{len(tracks)} audio tracks: heard {heard}, not {others}; "
+            f"{len(tracks)} {HEARD_TRACK} {heard}, not {others}; "
             f"audio_track (--audio-track) picks another"
         )
 

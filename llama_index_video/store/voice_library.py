@@ -2,9 +2,9 @@
 
 ``speakers name SOURCE SPEAKER_2 "Diane Lee"`` adds the voice of that label (its units'
 speech, :func:`~llama_index_video.speakers.voices.voice_centroids`) under the name, or
-updates it (the centroids of every recording named so, weighted by seconds of speech).
-A recording ingested afterwards, and one ingested before on ``speakers relabel``, gets
-each of its labels whose voice matches a named one at or above the calibrated threshold
+updates it (the centroids of every recording named so, weighted by seconds of speech). A
+recording ingested afterwards, and one ingested before on ``speakers relabel``, gets each
+of its labels whose voice matches a named one at or above the calibrated threshold
 named so (:func:`relabel`), in the units whose own voice is near enough to the named one
 (:data:`~llama_index_video.speakers.voices.VOICE_UNIT_THRESHOLD`); the other labels and
 units stay as they are (unknown).
@@ -34,6 +34,7 @@ from llama_index_video.speakers.campplus import EMBEDDING_SIZE
 from llama_index_video.speakers.voices import (
     VOICE_THRESHOLD,
     VOICE_UNIT_THRESHOLD,
+    HeardLabel,
     best_voice,
     heard_labels,
     voice_centroids,
@@ -136,14 +137,36 @@ def speaker_spans(
     return spans
 
 
+@dataclass(frozen=True)
+class HeardRecording:
+    """Where an indexed recording's voices are heard: its content, its audio file, the
+    audio track ingest heard (from 1), its stored duration (None: probed) and the name
+    errors show."""
+
+    content_hash: str
+    audio: Path
+    shown: str
+    track: int = 1
+    duration: float | None = None
+
+    def labels(self, spans: dict[str, list[tuple[float, float]]]) -> dict[str, HeardLabel]:
+        """:func:`~llama_index_video.speakers.voices.heard_labels` of ``spans`` here."""
+        return heard_labels(self.audio, spans, track=self.track, duration=self.duration)
+
+
 def heard_voice(
-    store: BasePydanticVectorStore, content_hash: str, audio: Path, speaker: str
+    store: BasePydanticVectorStore, recording: HeardRecording, speaker: str
 ) -> Voice | None:
-    """The voice of ``speaker`` (a label or name) from its units' speech in ``audio``; None
-    when none of it is heard as speech or CAM++ is not installed (a warning says so)."""
-    spans = speaker_spans(store, content_hash).get(speaker, [])
+    """The voice of ``speaker`` (a label or name) from its units' speech in ``recording``;
+    None when none of it is heard as speech or CAM++ is not installed (a warning says so)."""
+    spans = speaker_spans(store, recording.content_hash).get(speaker, [])
     try:
-        centroid = voice_centroids(audio, {speaker: spans}).get(speaker)
+        centroid = voice_centroids(
+            recording.audio,
+            {speaker: spans},
+            track=recording.track,
+            duration=recording.duration,
+        ).get(speaker)
     except MissingDependencyError as exc:
         logger.warning("the voice of %s is not kept for other recordings: %s", speaker, exc)
         return None
@@ -165,43 +188,45 @@ def relabel(
     library: VoiceLibrary,
     store: BasePydanticVectorStore,
     lexical: LexicalStore,
-    recordings: Iterable[tuple[str, Path, str]],
+    recordings: Iterable[HeardRecording],
 ) -> Relabelled:
-    """Name each label whose voice matches a named one in ``recordings`` (``(content
-    hash, audio file, name shown)``), in its units whose own voice (none heard: the
-    label's) reaches :data:`VOICE_UNIT_THRESHOLD` against it; labels below the threshold
-    and the other units stay (unknown). A recording that fails is noted and the others
-    go on."""
+    """Name each label whose voice matches a named one in ``recordings``, in its units
+    whose own voice (none heard: the label's) reaches :data:`VOICE_UNIT_THRESHOLD`
+    against it; labels below the threshold and the other units stay (unknown). A
+    recording that fails is noted and the others go on."""
     done = Relabelled()
     if not library.voices:
         return done
     known = library.centroids()
-    for content_hash, audio, shown in dict.fromkeys(recordings):
+    for recording in dict.fromkeys(recordings):
         spans = {
             speaker: found
-            for speaker, found in speaker_spans(store, content_hash).items()
+            for speaker, found in speaker_spans(store, recording.content_hash).items()
             if speaker.startswith(SPEAKER_PREFIX)  # a label: names are never SPEAKER_n
         }
         if not spans:
             continue
         try:
-            heard = heard_labels(audio, spans)
+            heard = recording.labels(spans)
         except VideoIndexError as exc:
-            done.failed[shown] = str(exc)
+            done.failed[recording.shown] = str(exc)
             continue
-        named = done.named[shown] = {}
+        named = done.named[recording.shown] = {}
         for label, voice in heard.items():
             name = best_voice(voice.voice, known)
             if name is None:
                 continue
-            said = [
-                span
-                for span, own in zip(spans[label], voice.units, strict=True)
-                if own is None or own @ known[name] >= VOICE_UNIT_THRESHOLD
-            ]
+            kept = voice.near(known[name], VOICE_UNIT_THRESHOLD)
+            said = {span for span, keep in zip(spans[label], kept, strict=True) if keep}
             if said:
                 rename_speaker(
-                    store, lexical, content_hash, label, name, shown=shown, only=set(said)
+                    store,
+                    lexical,
+                    recording.content_hash,
+                    label,
+                    name,
+                    shown=recording.shown,
+                    only=said,
                 )
                 named[label] = name
     return done

@@ -1,4 +1,5 @@
-"""A named voice across recordings: at phone bandwidth, the name stays on its own voice.
+"""A named voice: at phone bandwidth and on a file's second audio track, the name goes on
+its own voice.
 
 **Real voices**, public domain and Apache-2.0 (licences in ``benchmarks/long_real/*.json``):
 the amateur LibriVox reader (``amateur_reader``) and the LJ Speech reader (``lj_reader``).
@@ -20,6 +21,8 @@ import pytest
 from benchmarks.voice_library import srt_time
 from llama_index_video import schema
 from llama_index_video.index import VideoIndex
+from llama_index_video.media import audio
+from llama_index_video.media.probe import probe
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
 from tests_support import ROOT
@@ -52,17 +55,36 @@ def write(path: Path, stretches: list[tuple[str, float, float]], *options: str) 
     return joined
 
 
-@pytest.fixture
-def index(tmp_path, embed_model):
+def opened(folder: Path, embed_model, *, audio_track: int = 1) -> VideoIndex:
     reader = VideoReader(
-        media_dir=tmp_path / "media",
+        media_dir=folder / "media",
         diarizer=CampplusDiarizer(num_speakers=1),
         frames=None,
         ocr="off",
+        audio_track=audio_track,
     )
-    index = VideoIndex(tmp_path / "index", embed_model=embed_model, reader=reader)
+    return VideoIndex(folder / "index", embed_model=embed_model, reader=reader)
+
+
+@pytest.fixture
+def index(tmp_path, embed_model):
+    index = opened(tmp_path, embed_model)
     yield index
     index.close()
+
+
+def speakers_said(index: VideoIndex, recording: str, stretches: list[Stretch]):
+    """Each reader's units of ``recording`` (within one stretch of theirs): their speakers."""
+    rows = index.vector_store._collection.get(  # type: ignore[attr-defined]
+        where={schema.MODALITY: "transcript"}, include=["metadatas"]
+    )
+    said: dict[str, list[str]] = {}
+    for meta in rows["metadatas"]:
+        if meta[schema.SOURCE].endswith(recording):
+            for reader, start, end in stretches:
+                if start - 0.5 <= meta[schema.START_S] and meta[schema.END_S] <= end + 0.5:
+                    said.setdefault(reader, []).append(meta[schema.SPEAKER])
+    return said
 
 
 @pytest.mark.timeout(900)  # about 20 CPU s of CAM++; minutes on a loaded shared machine
@@ -76,15 +98,40 @@ def test_a_phone_recording_gives_the_name_to_the_named_voice_not_to_another(inde
     assert index.ingest([tmp_path / "named.flac"]).ok
     index.name_speaker("named.flac", "SPEAKER_1", NAME)
     assert index.ingest([tmp_path / "call.mp3"]).ok
-    rows = index.vector_store._collection.get(  # type: ignore[attr-defined]
-        where={schema.MODALITY: "transcript"}, include=["metadatas"]
-    )
-    said: dict[str, list[str]] = {}
-    for meta in rows["metadatas"]:
-        if meta[schema.SOURCE].endswith("call.mp3"):
-            for reader, start, end in stretches:  # units within one reader's stretch
-                if start - 0.5 <= meta[schema.START_S] and meta[schema.END_S] <= end + 0.5:
-                    said.setdefault(reader, []).append(meta[schema.SPEAKER])
+    said = speakers_said(index, "call.mp3", stretches)
     named, other = said["amateur_reader"], said["lj_reader"]
     assert NAME not in other, other  # before: every unit of the matched label was named
     assert named.count(NAME) >= 0.8 * len(named), named
+
+
+@pytest.mark.timeout(900)
+def test_a_voice_on_the_audio_track_ingest_heard_is_named(
+    index, tmp_path, embed_model, monkeypatch
+):
+    """A film's second track (a commentary, heard with ``audio_track=2``) holds the named
+    reader, the first another voice. Before, naming heard the first track: nothing named
+    (and probed the duration ingest had stored)."""
+    write(tmp_path / "named.flac", [("amateur_reader", 300.0, 345.0)])
+    assert index.ingest([tmp_path / "named.flac"]).ok
+    probed = []
+    monkeypatch.setattr(audio, "probe", lambda path: probed.append(path) or probe(path))
+    index.name_speaker("named.flac", "SPEAKER_1", NAME)
+    monkeypatch.undo()
+    index.close()
+    first = write(tmp_path / "first.flac", [("lj_reader", 0.0, 60.0)])
+    second = write(tmp_path / "second.flac", [("amateur_reader", 600.0, 660.0)])
+    film = tmp_path / "film.mkv"
+    command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y"]
+    inputs = ["-i", str(tmp_path / "first.flac"), "-i", str(tmp_path / "second.flac")]
+    tracks = ["-map", "0:a", "-map", "1:a", "-c:a", "flac", str(film)]
+    subprocess.run([*command, *inputs, *tracks], check=True)
+    film.with_suffix(".srt").write_text((tmp_path / "second.srt").read_text())
+    commentary = opened(tmp_path, embed_model, audio_track=2)
+    try:
+        assert commentary.ingest([film]).ok
+        named = speakers_said(commentary, "film.mkv", second)["amateur_reader"]
+    finally:
+        commentary.close()
+    assert first[0][2] == second[0][2] == 60.0
+    assert named.count(NAME) >= 0.8 * len(named), named
+    assert not probed
