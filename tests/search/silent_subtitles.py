@@ -3,7 +3,8 @@ tests search, with no speech recognition involved."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 
 
+@contextmanager
 def subtitled_silence(
     folder: Path,
     cues: Sequence[tuple[float, float, str]],
@@ -19,10 +21,10 @@ def subtitled_silence(
     subtitles: str,
     make_wav: Callable[[Path, np.ndarray], Path],
     embed_model: object,
-) -> tuple[VideoIndex, Path]:
+) -> Iterator[tuple[VideoIndex, Path]]:
     """``folder/index`` holding ``folder/talk.wav`` (silence to the last cue's end and 4 s
     more) with the subtitle file ``talk.<subtitles>`` of ``cues`` (start, end, text) beside
-    it; returns the index and the recording."""
+    it; yields the index and the recording, and closes the index."""
     seconds = int(max(end for _, end, _ in cues)) + 4
     audio = make_wav(folder / "talk.wav", np.zeros(seconds * 16_000, np.float32))
     (folder / f"talk.{subtitles}").write_text(
@@ -34,5 +36,8 @@ def subtitled_silence(
     )
     reader = VideoReader(media_dir=folder / "media", frames=None)
     index = VideoIndex(folder / "index", embed_model=embed_model, reader=reader)
-    assert index.ingest([audio]).ok
-    return index, audio
+    try:
+        assert index.ingest([audio]).ok
+        yield index, audio
+    finally:
+        index.close()

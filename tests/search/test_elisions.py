@@ -34,15 +34,14 @@ SCHOOL_AT = 40.0  # fr-009: "par exemple des étudiants de l'école bennet ..."
 @pytest.fixture(scope="module")
 def french_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any, Path]]:
     said = {clip["audio"]: clip["transcript"] for clip in json.loads(READINGS.read_text())["clips"]}
-    index, audio = subtitled_silence(
+    with subtitled_silence(
         tmp_path_factory.mktemp("elisions"),
         [(start, end, said[clip]) for start, end, clip in CUES],
         subtitles="fr.srt",
         make_wav=make_wav,
         embed_model=embed_model,
-    )
-    yield index, audio
-    index.close()
+    ) as built:
+        yield built
 
 
 @pytest.mark.parametrize(

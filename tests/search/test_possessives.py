@@ -39,15 +39,14 @@ POSSESSIVES = ("manufacturer's", "Maria\u2019s", "company's")
 
 @pytest.fixture(scope="module")
 def english_index(tmp_path_factory, make_wav, embed_model) -> Iterator[tuple[Any, Path]]:
-    index, audio = subtitled_silence(
+    with subtitled_silence(
         tmp_path_factory.mktemp("possessives"),
         CUES,
         subtitles="en.srt",
         make_wav=make_wav,
         embed_model=embed_model,
-    )
-    yield index, audio
-    index.close()
+    ) as built:
+        yield built
 
 
 @pytest.mark.parametrize(
