@@ -58,36 +58,12 @@ Key = TypeVar("Key", bound=Hashable)
 
 @dataclass(frozen=True)
 class HeardLabel:
-    """A label's units (``(start, end)`` seconds) and the CAM++ windows heard in each
-    (:func:`voice_windows`; None: no window of speech)."""
+    """A label's voice (its units of speech, the long ones when any is: as
+    :func:`voice_centroids` hears it) and each of its units' own: the unit-length
+    centroid of the unit's windows, None when it has none."""
 
-    spans: tuple[tuple[float, float], ...]
-    windows: tuple[np.ndarray | None, ...]
-    min_unit: float = VOICE_MIN_UNIT
-
-    @property
-    def voice(self) -> np.ndarray:
-        """The label's voice, as :func:`voice_centroids` hears it."""
-        voice = self.voice_of([True] * len(self.spans))
-        assert voice is not None  # heard_labels keeps only labels with a window of speech
-        return voice
-
-    @property
-    def units(self) -> tuple[np.ndarray | None, ...]:
-        """Each unit's own voice: the unit-length centroid of its windows."""
-        return tuple(None if found is None else centroid(found) for found in self.windows)
-
-    def voice_of(self, kept: Sequence[bool]) -> np.ndarray | None:
-        """The voice of the units ``kept`` marks, heard as :attr:`voice` is (their units of
-        ``min_unit`` seconds or more, when any has a window of speech); None when none has."""
-        chosen = [
-            (span, found)
-            for span, found, keep in zip(self.spans, self.windows, kept, strict=True)
-            if keep and found is not None
-        ]
-        long = set(_longest([span for span, _ in chosen], self.min_unit))
-        voiced = [found for span, found in chosen if span in long]
-        return centroid(np.concatenate(voiced)) if voiced else None
+    voice: np.ndarray
+    units: tuple[np.ndarray | None, ...]
 
     def near(self, voice: np.ndarray, threshold: float) -> tuple[bool, ...]:
         """Whether each unit's own voice reaches ``threshold`` against ``voice`` (a unit
@@ -146,9 +122,14 @@ def heard_labels(
     heard = voice_windows(path, each, window=window, track=track, duration=duration)
     labels = {}
     for label, found in spans.items():
-        windows = tuple(heard.get((label, unit)) for unit in range(len(found)))
-        if any(w is not None for w in windows):
-            labels[label] = HeardLabel(tuple(found), windows, min_unit)
+        windows = [heard.get((label, unit)) for unit in range(len(found))]
+        voiced = [(span, w) for span, w in zip(found, windows, strict=True) if w is not None]
+        if voiced:
+            long = set(_longest([span for span, _ in voiced], min_unit))
+            labels[label] = HeardLabel(
+                centroid(np.concatenate([w for span, w in voiced if span in long])),
+                tuple(None if w is None else centroid(w) for w in windows),
+            )
     return labels
 
 
