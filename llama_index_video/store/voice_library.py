@@ -1,8 +1,11 @@
 """The voice library: one CAM++ centroid per named voice, in the index folder's ``voices.json``.
 
-``speakers name SOURCE SPEAKER_2 "Diane Lee"`` adds the voice of that label (its units'
-speech, :func:`~llama_index_video.speakers.voices.voice_centroids`) under the name, or
-updates it (the centroids of every recording named so, weighted by seconds of speech). A
+``speakers name SOURCE SPEAKER_2 "Diane Lee"`` keeps the voice of the recording's units
+so named (their speech, :func:`~llama_index_video.speakers.voices.heard_labels`) under
+the name, in place of what it kept of that recording before; the voice of a name is that
+of every recording named so, weighted by seconds of speech. Renaming (``speakers name
+SOURCE "Diane Lee" "Diane Lee-Park"``) moves the whole voice to the new name: one voice,
+called by the new name from then on. A
 recording ingested afterwards, and one ingested before on ``speakers relabel``, gets each
 of its labels whose voice matches a named one at or above the calibrated threshold
 named so (:func:`relabel`), in the units whose own voice is near enough to the named one
@@ -20,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +40,6 @@ from llama_index_video.speakers.voices import (
     HeardLabel,
     best_voice,
     heard_labels,
-    voice_centroids,
 )
 from llama_index_video.store.collection import chroma_collection
 from llama_index_video.store.lexical import LexicalStore
@@ -57,54 +59,73 @@ class Voice:
     seconds: float
 
 
+def merged(voices: Iterable[Voice]) -> Voice:
+    """One voice of ``voices``: their centroids weighted by their seconds of speech."""
+    voices = list(voices)
+    seconds = np.array([v.seconds for v in voices])
+    total = seconds @ np.stack([v.centroid for v in voices])
+    return Voice(total / np.linalg.norm(total), float(seconds.sum()))
+
+
 class VoiceLibrary:
-    """The named voices of the index folder ``folder`` (read on construction)."""
+    """The named voices of the index folder ``folder`` (read on construction).
+
+    A voice is kept as the voices of the recordings it was named in, one per recording
+    (its content hash; ``""``: a library written before they were kept apart), so naming
+    it again in a recording replaces that recording's voice instead of adding it twice.
+    """
 
     def __init__(self, folder: str | Path) -> None:
         self.path = Path(folder) / VOICES_FILE
-        self.voices: dict[str, Voice] = self._read() if self.path.exists() else {}
+        self.heard: dict[str, dict[str, Voice]] = self._read() if self.path.exists() else {}
 
-    def _read(self) -> dict[str, Voice]:
+    @property
+    def voices(self) -> dict[str, Voice]:
+        """Each name's voice, from all the recordings it was named in."""
+        return {name: merged(recordings.values()) for name, recordings in self.heard.items()}
+
+    def _read(self) -> dict[str, dict[str, Voice]]:
         try:
             data = json.loads(self.path.read_text())
             if data["model"] != MODEL:
                 raise ValueError(f"voices of model {data['model']!r}, not {MODEL!r}")
-            voices = {
-                str(name): Voice(np.asarray(v["centroid"], dtype=np.float32), float(v["seconds"]))
+            heard = {
+                str(name): {
+                    str(recording): _voice(r)
+                    for recording, r in v.get("recordings", {"": v}).items()
+                }
                 for name, v in data["voices"].items()
             }
-            if any(v.centroid.shape != (EMBEDDING_SIZE,) for v in voices.values()):
-                raise ValueError(f"a centroid is not {EMBEDDING_SIZE} numbers")
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise IndexCorruptError(
                 f"{self.path}: the voice library cannot be read ({exc}); delete it and "
                 "name the voices again"
             ) from exc
-        return voices
+        return heard
 
-    def add(self, name: str, centroid: np.ndarray, seconds: float) -> None:
-        """Add the voice ``name``, or move it towards ``centroid`` by ``seconds`` of speech."""
-        centroid = centroid / np.linalg.norm(centroid)
-        old = self.voices.get(name)
-        if old is not None:
-            centroid = old.centroid * old.seconds + centroid * seconds
-            seconds += old.seconds
-        self.voices[name] = Voice(centroid / np.linalg.norm(centroid), seconds)
+    def hear(self, name: str, recording: str, voice: Voice) -> None:
+        """``voice`` as ``name``'s in ``recording`` (a content hash), in place of what was."""
+        self.heard.setdefault(name, {})[recording] = merged([voice])
 
     def rename(self, old: str, new: str) -> None:
         """``old``'s voice (if named) under ``new``, merged with ``new``'s if both exist."""
-        voice = self.voices.pop(old, None)
-        if voice is not None:
-            self.add(new, voice.centroid, voice.seconds)
+        for recording, voice in self.heard.pop(old, {}).items():
+            kept = self.heard.get(new, {}).get(recording)
+            self.hear(new, recording, voice if kept is None else merged([voice, kept]))
 
     def save(self) -> None:
-        """Write the library whole, atomically (the caller holds the writer lock)."""
+        """Write the library whole, atomically (the caller holds the writer lock). Each
+        name keeps its whole voice too, as versions before per-recording voices read it."""
+        voices = self.voices
         data = {
             "model": MODEL,
             "threshold": VOICE_THRESHOLD,
             "voices": {
-                name: {"seconds": round(v.seconds, 2), "centroid": v.centroid.round(6).tolist()}
-                for name, v in sorted(self.voices.items())
+                name: {
+                    **_written(voices[name]),
+                    "recordings": {r: _written(v) for r, v in sorted(recordings.items())},
+                }
+                for name, recordings in sorted(self.heard.items())
             },
         }
         partial = self.path.with_name(f".{self.path.name}.partial")
@@ -116,6 +137,17 @@ class VoiceLibrary:
 
     def centroids(self) -> dict[str, np.ndarray]:
         return {name: voice.centroid for name, voice in self.voices.items()}
+
+
+def _voice(stored: dict[str, object]) -> Voice:
+    centroid = np.asarray(stored["centroid"], dtype=np.float32)
+    if centroid.shape != (EMBEDDING_SIZE,):
+        raise ValueError(f"a centroid is not {EMBEDDING_SIZE} numbers")
+    return Voice(centroid, float(stored["seconds"]))  # type: ignore[arg-type]
+
+
+def _written(voice: Voice) -> dict[str, object]:
+    return {"seconds": round(voice.seconds, 2), "centroid": voice.centroid.round(6).tolist()}
 
 
 def speaker_spans(
@@ -140,39 +172,45 @@ def speaker_spans(
 @dataclass(frozen=True)
 class HeardRecording:
     """Where an indexed recording's voices are heard: its content, its audio file, the
-    audio track ingest heard (from 1), its stored duration (None: probed) and the name
-    errors show."""
+    audio track ingest heard (from 1), its stored duration (None: probed), whether ingest
+    heard its two channels one at a time (:mod:`~llama_index_video.reader.channels`) and
+    the name errors show."""
 
     content_hash: str
     audio: Path
     shown: str
     track: int = 1
     duration: float | None = None
+    by_channel: bool = False
 
-    def labels(self, spans: dict[str, list[tuple[float, float]]]) -> dict[str, HeardLabel]:
-        """:func:`~llama_index_video.speakers.voices.heard_labels` of ``spans`` here."""
-        return heard_labels(self.audio, spans, track=self.track, duration=self.duration)
+    def labels(self, spans: Mapping[str, Sequence[tuple[float, float]]]) -> dict[str, HeardLabel]:
+        """:func:`~llama_index_video.speakers.voices.heard_labels` of ``spans`` here, each
+        speaker of a recording heard by channel on the channel it was heard on."""
+        channels = None
+        if self.by_channel:
+            from llama_index_video.reader.channels import heard_channels
+
+            channels = heard_channels(self.audio, spans, track=self.track, duration=self.duration)
+        return heard_labels(
+            self.audio, spans, track=self.track, duration=self.duration, channels=channels
+        )
 
 
 def heard_voice(
-    store: BasePydanticVectorStore, recording: HeardRecording, speaker: str
+    store: BasePydanticVectorStore, recording: HeardRecording, *speakers: str
 ) -> Voice | None:
-    """The voice of ``speaker`` (a label or name) from its units' speech in ``recording``;
+    """The voice of the units of ``speakers`` (labels or names) in ``recording``, as one;
     None when none of it is heard as speech or CAM++ is not installed (a warning says so)."""
-    spans = speaker_spans(store, recording.content_hash).get(speaker, [])
+    said = speaker_spans(store, recording.content_hash)
+    spans = [span for speaker in speakers for span in said.get(speaker, [])]
     try:
-        centroid = voice_centroids(
-            recording.audio,
-            {speaker: spans},
-            track=recording.track,
-            duration=recording.duration,
-        ).get(speaker)
+        heard = recording.labels({speakers[0]: spans}).get(speakers[0])
     except MissingDependencyError as exc:
-        logger.warning("the voice of %s is not kept for other recordings: %s", speaker, exc)
+        logger.warning("the voice of %s is not kept for other recordings: %s", speakers[0], exc)
         return None
-    if centroid is None:
+    if heard is None:
         return None
-    return Voice(centroid, sum(end - start for start, end in spans))
+    return Voice(heard.voice, sum(end - start for start, end in spans))
 
 
 @dataclass

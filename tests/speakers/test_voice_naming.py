@@ -1,5 +1,5 @@
-"""A named voice: at phone bandwidth and on a file's second audio track, the name goes on
-its own voice.
+"""A named voice: at phone bandwidth, on a file's second audio track and on a call heard
+one channel at a time, the name goes on its own voice.
 
 **Real voices**, public domain and Apache-2.0 (licences in ``benchmarks/long_real/*.json``):
 the amateur LibriVox reader (``amateur_reader``) and the LJ Speech reader (``lj_reader``).
@@ -25,6 +25,8 @@ from llama_index_video.media import audio
 from llama_index_video.media.probe import probe
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
+from llama_index_video.speakers.voices import VOICE_THRESHOLD, heard_labels
+from llama_index_video.store.voice_library import VoiceLibrary
 from tests_support import ROOT
 
 LONG = ROOT / "benchmarks" / "long_real"
@@ -135,3 +137,53 @@ def test_a_voice_on_the_audio_track_ingest_heard_is_named(
     assert first[0][2] == second[0][2] == 60.0
     assert named.count(NAME) >= 0.8 * len(named), named
     assert not probed
+
+
+def stereo(path: Path, left: Path, right: Path) -> Path:
+    """``left`` and ``right`` (mono) as the two channels of ``path``, no sidecar."""
+    command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", str(left), "-i", str(right)]
+    joined = ["-filter_complex", "[0:a][1:a]join=inputs=2:channel_layout=stereo[a]"]
+    subprocess.run([*command, *joined, "-map", "[a]", "-c:a", "flac", str(path)], check=True)
+    return path
+
+
+def stored_speakers(index: VideoIndex, recording: str) -> dict[str, str]:
+    """Each transcript unit of ``recording`` (its id): its speaker."""
+    rows = index.vector_store._collection.get(  # type: ignore[attr-defined]
+        where={schema.MODALITY: "transcript"}, include=["metadatas"]
+    )
+    return {
+        row: meta[schema.SPEAKER]
+        for row, meta in zip(rows["ids"], rows["metadatas"], strict=True)
+        if meta[schema.SOURCE].endswith(recording)
+    }
+
+
+@pytest.mark.timeout(900)  # tiny.en on two 40 s channels and CAM++: minutes when loaded
+def test_a_call_heard_by_channel_is_named_from_the_channel_each_voice_was_heard_on(index, tmp_path):
+    """A call recorder's stereo: the LJ Speech reader left, the named reader right, both
+    reading all the way through (ingest hears each channel alone: SPEAKER_1 left,
+    SPEAKER_2 right). Before, naming heard the mix of both: the right voice's print was
+    0.54 from the named reader's (0.98 on its channel) and nothing was named."""
+    write(tmp_path / "named.flac", [("amateur_reader", 300.0, 345.0)])
+    write(tmp_path / "left.flac", [("lj_reader", 0.0, 40.0)])
+    write(tmp_path / "right.flac", [("amateur_reader", 600.0, 640.0)])
+    call = stereo(tmp_path / "call.flac", tmp_path / "left.flac", tmp_path / "right.flac")
+    assert index.ingest([tmp_path / "named.flac", call]).ok
+    heard = stored_speakers(index, "call.flac")
+    assert set(heard.values()) == {"SPEAKER_1", "SPEAKER_2"}
+
+    index.name_speaker("named.flac", "SPEAKER_1", NAME)
+    index.relabel_speakers(["call.flac"])
+    named = stored_speakers(index, "call.flac")
+    right = [named[unit] for unit, label in heard.items() if label == "SPEAKER_2"]
+    left = [named[unit] for unit, label in heard.items() if label == "SPEAKER_1"]
+    assert right.count(NAME) >= 0.8 * len(right), right
+    assert NAME not in left, left
+
+    # naming on the call keeps the voice of the channel it was heard on
+    index.name_speaker("call.flac", "SPEAKER_1", "Linda Johnson")
+    library = VoiceLibrary(index.path).centroids()
+    alone = heard_labels(tmp_path / "left.flac", {"lj": [(0.0, 40.0)]})
+    assert float(library["Linda Johnson"] @ alone["lj"].voice) >= 0.9
+    assert float(library["Linda Johnson"] @ library[NAME]) < VOICE_THRESHOLD

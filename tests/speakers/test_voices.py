@@ -6,12 +6,15 @@ licence in its ``.json``), reference turns in its ``.rttm``.
 
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 
 from benchmarks.speaker_scoring import read_rttm
 from llama_index_video.speakers.voices import (
     best_voice,
     centroid,
+    heard_labels,
     voice_centroids,
     voice_windows,
 )
@@ -63,3 +66,20 @@ def test_a_voices_windows_are_unit_length_and_their_mean_is_its_centroid():
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     heard = voice_centroids(MEETING, {"v": [longest]}, min_unit=0.0)["v"]
     assert np.allclose(centroid(vectors), heard, atol=1e-5)
+
+
+def test_a_voice_whose_long_units_hold_no_speech_is_heard_in_the_others(tmp_path):
+    """One rule for which units a voice is heard in, whether a label is named by hand or
+    from the library: its long units with speech, or all with speech when none is long.
+    Before, a hand-named label whose only long unit was silence got no voice."""
+    padded = tmp_path / "padded.flac"
+    command = ["ffmpeg", "-nostdin", "-loglevel", "error", "-i", str(MEETING)]
+    subprocess.run([*command, "-af", "apad=pad_dur=4", str(padded)], check=True)
+    turns = [(a, b) for a, b, who in read_rttm(MEETING.with_suffix(".rttm")) if who == "MEE012"]
+    short = [(a, b) for a, b in turns if b - a < 2.0]
+    silent = (30.5, 33.5)  # the padding: a long unit with no speech
+    heard = voice_centroids(padded, {"v": [*short, silent]})
+    assert np.allclose(heard["v"], voice_centroids(padded, {"v": short})["v"], atol=1e-5)
+    labels = heard_labels(padded, {"v": [*short, silent]})
+    assert np.allclose(labels["v"].voice, heard["v"], atol=1e-5)
+    assert labels["v"].units[-1] is None

@@ -29,7 +29,7 @@ from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.speakers.campplus_diarizer import CampplusDiarizer
 from llama_index_video.speakers.voices import VOICE_THRESHOLD, best_voice, voice_centroids
-from llama_index_video.store.voice_library import VOICES_FILE, VoiceLibrary
+from llama_index_video.store.voice_library import VOICES_FILE, Voice, VoiceLibrary
 from tests_support import ROOT
 
 REAL = ROOT / "tests" / "fixtures" / "real_speech"
@@ -183,8 +183,8 @@ def test_a_damaged_library_is_one_line_and_a_verify_problem(index, capsys):
 
 def test_saving_replaces_the_file_whole(tmp_path):
     library = VoiceLibrary(tmp_path)
-    library.add("Ann", np.ones(192, dtype=np.float32), 3.0)
-    library.add("Ann", -np.ones(192, dtype=np.float32), 1.0)  # moves it, weighted by seconds
+    library.hear("Ann", "one", Voice(np.ones(192, dtype=np.float32), 3.0))
+    library.hear("Ann", "two", Voice(-np.ones(192, dtype=np.float32), 1.0))  # weighted by seconds
     library.save()
     again = VoiceLibrary(tmp_path)
     assert again.voices["Ann"].seconds == 4.0
