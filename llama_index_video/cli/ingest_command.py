@@ -169,11 +169,14 @@ def _executor(ray_address: str | None) -> Executor | None:
 
 
 def file_line(outcome: FileOutcome) -> str:
-    """One file's line: ``indexed  talk.mp4, 12 moments``, ``failed   x.mp4 (reason)``."""
+    """One file's line: ``indexed  talk.mp4, 12 moments``, ``failed   x.mp4 (reason)``;
+    a newline or other control character in a file name is shown escaped (``\\n``), so
+    the line stays one line."""
     detail = f" ({outcome.reason})" if outcome.reason else ""
     nodes = f", {outcome.moments}" if outcome.outcome == "indexed" else ""
     shown = outcome.link or printable_path(outcome.path)
-    return f"{outcome.outcome:8} {shown}{nodes}{detail}"
+    line = f"{outcome.outcome:8} {shown}{nodes}{detail}"
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in line)
 
 
 def counts(files: Sequence[FileOutcome]) -> str:

@@ -42,6 +42,7 @@ DECODE_TRIES = 50
 ATTACHED_PIC = 0x0400
 """``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
+_TEXT_BYTES_READ = 4096  # bytes of a file FFmpeg cannot read looked at for plain text
 _MP4_BOXES_READ = 1_000  # top-level boxes of an MP4 looked through for its index
 MP4_BOX_HEADER = 8
 """Bytes of an MP4 (QuickTime) box's header: its size (big-endian) and its type."""
@@ -90,6 +91,9 @@ class MediaInfo:
     subtitle_streams: int = 0
     start_time: float = 0.0
     audio_tracks: tuple[AudioTrack, ...] = ()
+    declared_duration: float | None = None
+    """The duration the header declares when the packets clearly end before it (a file
+    cut short: an unfinished copy, download or recording); None when they agree."""
 
 
 def open_container(path: Path) -> av.container.InputContainer:
@@ -109,9 +113,28 @@ def open_container(path: Path) -> av.container.InputContainer:
                 "an MP4 without its index (no 'moov' box): the recording was cut off "
                 "before it was finished, or the download is incomplete",
             ) from exc
-        raise UnsupportedMediaError(
-            path, f"not a readable audio or video file ({ffmpeg_reason(exc)})"
-        ) from exc
+        raise UnsupportedMediaError(path, _not_media(path, ffmpeg_reason(exc))) from exc
+
+
+def _not_media(path: Path, reason: str) -> str:
+    """Why there is no media in ``path``: plain text (notes saved under a media suffix)
+    said as such, rather than FFmpeg's "invalid data found"; else ``reason``."""
+    if _holds_text(path):
+        return "not a readable audio or video file: it holds text, not sound or pictures"
+    return f"not a readable audio or video file ({reason})"
+
+
+def _holds_text(path: Path) -> bool:
+    """Whether the start of ``path`` is printable UTF-8 text."""
+    with path.open("rb") as file:
+        head = file.read(_TEXT_BYTES_READ)
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:  # a character cut by the end of the bytes read is fine
+        if exc.start < len(head) - 3:
+            return False
+        text = head[: exc.start].decode("utf-8")
+    return bool(text) and all(char.isprintable() or char in "\t\n\r\f" for char in text)
 
 
 def _mp4_without_index(path: Path) -> bool:
@@ -219,7 +242,8 @@ def probe(path: str | Path) -> MediaInfo:
         if video is None and audio is None:
             raise UnsupportedMediaError(path, "no audio or video stream")
         start = container_start(container)
-        duration = _duration(container, video, audio, origin=start)
+        declared = _declared_duration(container, video, audio)
+        duration = _duration(container, video, audio, origin=start, declared=declared)
         info = MediaInfo(
             path=path,
             duration=duration,
@@ -244,6 +268,7 @@ def probe(path: str | Path) -> MediaInfo:
                 )
                 for number, stream in enumerate(container.streams.audio, 1)
             ),
+            declared_duration=declared if declared > duration else None,
         )
     if info.duration <= 0:
         raise UnsupportedMediaError(path, _why_no_duration(path))
@@ -263,7 +288,7 @@ def _why_no_duration(path: Path) -> str:
                     return "has no duration (truncated or still being written?)"
             except av.error.FFmpegError:
                 continue
-    return f"not a readable audio or video file (none of its first {DECODE_TRIES} packets decodes)"
+    return _not_media(path, f"none of its first {DECODE_TRIES} packets decodes")
 
 
 def _duration(
@@ -272,9 +297,9 @@ def _duration(
     audio: av.audio.stream.AudioStream | None,
     *,
     origin: float,
+    declared: float,
 ) -> float:
     """The declared duration, unless the packets clearly end elsewhere."""
-    declared = _declared_duration(container, video, audio)
     streams: list[av.stream.Stream] = [s for s in (video, audio) if s is not None]
     ends = _packets_end(container, streams, origin=origin, declared=declared)
     if ends is None or ends[0] <= 0:

@@ -312,6 +312,8 @@ class VideoReader(SpeechReading, BaseReader):
         track = self._track_note(info)
         if track is not None:
             notes.append(track)
+        if info.declared_duration is not None:
+            notes.append(cut_short_note(info.duration, info.declared_duration))
         if is_video and not info.has_video:
             notes.append("no video stream: transcript only")
         reads_screens = info.has_video and self.frames is not None
@@ -501,3 +503,11 @@ def _flat(value: object) -> str | int | float | None:
     if value is None or isinstance(value, (str, int, float)):
         return value
     return json.dumps(value, default=str, sort_keys=True)
+
+
+def cut_short_note(duration: float, declared: float) -> str:
+    """The note on a file whose packets end before the duration its header declares."""
+    return (
+        f"cut short: it ends at {format_timestamp(duration)} of the "
+        f"{format_timestamp(declared)} its header declares"
+    )

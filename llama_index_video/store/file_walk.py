@@ -20,9 +20,10 @@ def expand_paths(
 ) -> Iterator[Path]:
     """Files as given, and the supported files inside folders, recursively and sorted.
 
-    A folder (or sub-folder) that cannot be listed is appended to ``unreadable`` with
-    the reason, and a file inside a folder whose type is not read (a PDF beside the
-    recordings) to ``passed_over``, instead of being skipped silently.
+    A folder (or sub-folder) that cannot be listed, or an entry in it named like a
+    supported file that is not one (a symlink loop, a named pipe), is appended to
+    ``unreadable`` with the reason, and a file inside a folder whose type is not read
+    (a PDF beside the recordings) to ``passed_over``, instead of being skipped silently.
     """
     for raw in paths:
         path = Path(raw)
@@ -45,7 +46,12 @@ def expand_paths(
                     found.append(Path(folder, name))
                 elif passed_over is not None:
                     passed_over.append(Path(folder, name))
-        yield from sorted(p for p in found if p.is_file())
+        for found_path in sorted(found):
+            if found_path.is_file():
+                yield found_path
+            elif unreadable is not None:
+                why = input_stat(found_path)
+                unreadable.append((found_path, why if isinstance(why, str) else "not a file"))
 
 
 def input_stat(path: Path) -> os.stat_result | str:

@@ -267,3 +267,20 @@ def test_search_keeps_the_moments_of_the_recordings_named_by_source(capsys, inde
         capsys, "search", MIGRATION, "--index", str(index_dir), "--source", "nowhere.mp4"
     )
     assert code != 0 and "nowhere.mp4" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_odd_entries_in_a_folder_each_get_one_line(capsys, tmp_path):
+    """A symlink loop was left out without a word; a newline in a name split its line."""
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    (folder / "loop.mp4").symlink_to("loop.mp4")
+    (folder / "Notiz Ä\nzwei.mp3").write_text("# Meeting notes\nNothing to see here.\n" * 40)
+    (folder / "export.mov").mkdir()
+    shutil.copy(EXAMPLES / "handbook.md", folder)
+    code, out, err = run(capsys, "ingest", str(folder), "--index", str(tmp_path / "i"), "--quiet")
+    assert code == 1 and "Traceback" not in out + err
+    lines = out.strip().splitlines()
+    assert f"failed   {folder / 'loop.mp4'} (cannot be read (" in out
+    assert f"failed   {folder}/Notiz Ä\\nzwei.mp3 (not a readable audio or video file: it" in out
+    assert any(line.startswith("indexed  ") and "handbook.md" in line for line in lines)
+    assert lines[-1].startswith("1 indexed, 0 skipped, 2 failed")

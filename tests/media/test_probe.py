@@ -30,7 +30,12 @@ def test_probe_durations_differ_per_file():
 
 @pytest.mark.parametrize(
     ("content", "reason"),
-    [(b"", "empty file"), (b"this is a text file, not a video\n" * 20, "not a readable")],
+    [
+        (b"", "empty file"),
+        (b"this is a text file, not a video\n" * 20, "audio or video file: it holds text"),
+        ("Protokoll: Gr\u00fc\u00dfe aus \u6771\u4eac\n".encode() * 300, "it holds text"),
+        (b"\x00\x01garbage" * 64, "not a readable audio or video file (invalid data"),
+    ],
 )
 def test_probe_rejects_non_media_with_one_line(tmp_path, content, reason):
     path = tmp_path / "clip.mp4"

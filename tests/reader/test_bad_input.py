@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from fractions import Fraction
@@ -14,7 +15,10 @@ from llama_index_video import schema
 from llama_index_video.errors import MediaError, VideoIndexError
 from llama_index_video.reader.speech import NO_SPEECH
 from llama_index_video.reader.video_reader import VideoReader
-from tests_support import HANDBOOK, OZONE
+from llama_index_video.schema import format_timestamp
+from tests_support import HANDBOOK, LIBRIVOX, OZONE
+
+LIBRIVOX_SECONDS = 24.73
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +48,26 @@ def test_truncated_mp4(reader, tmp_path):
     _one_line_error(reader, path, "no 'moov' box", "cut off")
 
 
+def test_a_recording_cut_short_says_where_it_ends_and_keeps_what_it_holds(reader, tmp_path):
+    """A copy stopped halfway: the FLAC header still declares the whole 24.7 s reading."""
+    path = tmp_path / "reading.flac"
+    path.write_bytes(LIBRIVOX.read_bytes()[: LIBRIVOX.stat().st_size // 2])
+    result = reader.read(path)
+    assert 0.3 * LIBRIVOX_SECONDS < result.duration < 0.7 * LIBRIVOX_SECONDS
+    ends = format_timestamp(result.duration)
+    assert f"cut short: it ends at {ends} of the 00:24 its header declares" in result.notes
+    said = json.loads(LIBRIVOX.with_suffix(".json").read_text())["sentences"][1]["start"]
+    assert any(
+        node.metadata[schema.START_S] - 1.0 <= said <= node.metadata[schema.END_S]
+        for node in result.nodes
+    )
+
+
 def test_text_file_renamed_to_mp4(reader, tmp_path):
     path = tmp_path / "notes.mp4"
     path.write_text("# Meeting notes\nNothing to see here.\n" * 50)
-    _one_line_error(reader, path, "not a readable audio or video file")
+    message = _one_line_error(reader, path, "not a readable audio or video file: it holds text")
+    assert "invalid data" not in message
 
 
 def test_unsupported_type_and_missing_file(reader, tmp_path):
