@@ -62,6 +62,8 @@ another (.wma, .amr...) is cut into .m4a."""
 # libvpx-vp9 at its defaults encodes a 10 s moment in minutes; realtime at the fastest
 # setting takes about as long as H.264 does.
 _ENCODER_OPTIONS = {"libvpx-vp9": {"deadline": "realtime", "cpu-used": "8", "row-mt": "1"}}
+# Windows Media Audio encoders choose no bit rate of their own ("bitrate too low: got 0").
+_AUDIO_BIT_RATES = {"wmav1": 64_000, "wmav2": 64_000}
 
 
 class _CannotCopy(ValueError):
@@ -294,6 +296,8 @@ class _Joiner:
                 rates = av.Codec(codec, "w").audio_rates  # Opus: 48 kHz and a few below
                 rate = audio_in.rate if not rates or audio_in.rate in rates else max(rates)
                 self.audio = out.add_stream(codec, rate=rate)
+                if codec in _AUDIO_BIT_RATES:
+                    self.audio.bit_rate = _AUDIO_BIT_RATES[codec]
                 # a WAV without a channel mask says "1 channels", which encoders refuse;
                 # more than two channels are mixed down to stereo
                 layout = "mono" if audio_in.channels == 1 else "stereo"

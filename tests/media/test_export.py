@@ -79,7 +79,8 @@ def test_webm_cannot_hold_h264_or_mp3_so_moments_become_vp9_and_opus(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("mode", "suffix"), [("auto", "mp3"), ("reencode", "mp3"), ("reencode", "wav")]
+    ("mode", "suffix"),
+    [("auto", "mp3"), ("reencode", "mp3"), ("reencode", "wav"), ("auto", "wma")],
 )
 def test_an_audio_source_exports_audio(tmp_path, mode, suffix):
     report = export_span(TEAM_SYNC, 5.0, 15.0, tmp_path / f"moment.{suffix}", mode=mode)
