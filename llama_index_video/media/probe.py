@@ -42,6 +42,10 @@ DECODE_TRIES = 50
 ATTACHED_PIC = 0x0400
 """``AV_DISPOSITION_ATTACHED_PIC``: a video stream that is cover art, not video."""
 MAX_CORRUPT_PACKETS = 50
+_BIT_RATE_ESTIMATES = frozenset({"aac", "amr", "mpeg", "mpegts"})
+"""Formats whose duration FFmpeg estimates from their size and bit rate (PyAV's names)."""
+_ID3_HEADER = 10  # bytes; its size field counts the tag after them, 7 bits a byte
+_MP3_FIRST_FRAME_BYTES = 1024  # looked through for a header that counts the frames
 _TEXT_BYTES_READ = 4096  # bytes of a file FFmpeg cannot read looked at for plain text
 _MP4_BOXES_READ = 1_000  # top-level boxes of an MP4 looked through for its index
 MP4_BOX_HEADER = 8
@@ -268,12 +272,36 @@ def probe(path: str | Path) -> MediaInfo:
                 )
                 for number, stream in enumerate(container.streams.audio, 1)
             ),
-            declared_duration=declared if declared > duration else None,
+            declared_duration=(
+                declared if declared > duration and _declares_its_length(container) else None
+            ),
         )
     if info.duration <= 0:
         raise UnsupportedMediaError(path, _why_no_duration(path))
     logger.debug("probed %s: %s", path, info)
     return info
+
+
+def _declares_its_length(container: av.container.InputContainer) -> bool:
+    """Whether the file's header says how long it is, rather than FFmpeg estimating it from
+    the file's size and a bit rate (ADTS AAC, AMR, MPEG streams; an MP3 without a Xing,
+    Info or VBRI frame, as a recorder writing to a pipe leaves it): at a variable bit rate
+    an estimate is off without the file being cut short."""
+    name = container.format.name
+    if name != "mp3":
+        return name not in _BIT_RATE_ESTIMATES
+    with open(container.name, "rb") as file:
+        id3 = file.read(_ID3_HEADER)
+        if id3[:3] == b"ID3" and len(id3) == _ID3_HEADER:
+            footer = _ID3_HEADER if id3[5] & 0x10 else 0
+            tag = sum(
+                (byte & 0x7F) << shift for byte, shift in zip(id3[6:], (21, 14, 7, 0), strict=True)
+            )
+            file.seek(_ID3_HEADER + tag + footer)
+        else:
+            file.seek(0)
+        first_frame = file.read(_MP3_FIRST_FRAME_BYTES)
+    return any(header in first_frame for header in (b"Xing", b"Info", b"VBRI"))
 
 
 def _why_no_duration(path: Path) -> str:

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+import subprocess
+
 import numpy as np
 import pytest
 
 from llama_index_video.errors import MediaError, UnsupportedMediaError
 from llama_index_video.media.probe import probe
-from tests_support import CHECKOUT, OZONE, TEAM_SYNC
+from tests_support import CHECKOUT, LIBRIVOX, OZONE, TEAM_SYNC
 
 
 def test_probe_reports_streams_of_a_video():
@@ -203,3 +205,36 @@ def test_an_mp4_without_its_index_is_said_to_be_cut_off(tmp_path):
         f"{path}: an MP4 without its index (no 'moov' box): the recording was cut off "
         "before it was finished, or the download is incomplete"
     )
+
+
+def _vbr_mp3(path, *, xing):
+    """The LibriVox reading after 20 s of silence, as a VBR MP3; without its Xing frame
+    (as a recorder writing to a pipe leaves it) FFmpeg guesses its length from the bit
+    rate of the silence."""
+    subprocess.run(
+        [
+            *("ffmpeg", "-nostdin", "-loglevel", "error", "-y"),
+            *("-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=20", "-i", str(LIBRIVOX)),
+            *("-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-c:a", "libmp3lame", "-q:a", "6"),
+            *("-write_xing", "1" if xing else "0", str(path)),
+        ],
+        check=True,
+        timeout=120,
+    )
+    return path
+
+
+def test_a_length_guessed_from_the_bit_rate_is_no_declaration(tmp_path):
+    info = probe(_vbr_mp3(tmp_path / "piped.mp3", xing=False))
+    assert info.duration == pytest.approx(44.7, abs=0.3)
+    assert info.declared_duration is None
+
+
+def test_an_mp3_cut_short_keeps_the_length_its_xing_frame_declares(tmp_path):
+    whole = _vbr_mp3(tmp_path / "whole.mp3", xing=True)
+    assert probe(whole).declared_duration is None
+    cut = tmp_path / "cut.mp3"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    info = probe(cut)
+    assert info.declared_duration == pytest.approx(44.7, abs=0.3)
+    assert info.duration < 0.8 * info.declared_duration
