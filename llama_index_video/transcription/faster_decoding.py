@@ -19,8 +19,9 @@ rather than "depthers", "stuart"). faster-whisper starts the prompt afresh only 
 window it decoded hotter than 0.5, which deterministic decoding (temperature 0) never
 does: a repetition loop would prompt every later window (on a 20-minute recording one
 loop ate a chunk's ten minutes). So the call is stopped at a segment that loops
-(:func:`.loops.loop_reason`) and the clips after it are decoded by a new call, from the
-loop's end, with no prompt (:func:`_prompted`); the loop itself is decoded again as any
+(:func:`.loops.loop_reason`), or that ends a run of segments saying one same text
+(:func:`.loops.ends_a_run`), and the clips after it are decoded by a new call, from its
+end, with no prompt (:func:`_prompted`); the loop itself is decoded again as any
 other. With the option off each window is decoded with no prompt (docs/evaluation.md,
 long recordings, compares the two).
 """
@@ -36,7 +37,14 @@ import numpy as np
 
 from llama_index_video.errors import TranscriptionError
 from llama_index_video.transcription.base import SAMPLE_RATE, DroppedSpeech, Segment, Word
-from llama_index_video.transcription.loops import Redecode, Remedy, loop_reason, mend, mended
+from llama_index_video.transcription.loops import (
+    Redecode,
+    Remedy,
+    ends_a_run,
+    loop_reason,
+    mend,
+    mended,
+)
 from llama_index_video.transcription.models import ResolvedModel
 from llama_index_video.transcription.skips import SpeechSeconds, filled, heard
 from llama_index_video.transcription.vad import TRANSCRIPTION, UTTERANCES, VoiceActivity
@@ -182,8 +190,9 @@ def _prompted(
 ) -> tuple[Iterator[FasterSegment], FasterInfo]:
     """Decode ``part`` over ``clips`` (as :func:`.windows.clip_timestamps` gives them)
     with faster-whisper's own prompting, each window prompted with the text before it,
-    started afresh after a repetition loop (:func:`restart_after`): faster-whisper at
-    temperature 0 never resets its prompt and would hand the loop to every later window.
+    started afresh after a repetition loop or a run (:func:`_restarts`,
+    :func:`restart_after`): faster-whisper at temperature 0 never resets its prompt and
+    would hand the loop to every later window.
     The first window's prompt is ``prompt`` (:func:`lead_in_prompt`), else the user's
     ``initial_prompt``. Segments on ``part``'s timeline; the first call is made
     here (its info, the language, at once), the others as the segments are read."""
@@ -211,9 +220,11 @@ def _prompted(
         at = clips[0]
         while True:  # each restart begins later than the one before: ends with the clips
             loop = None
+            said: list[str] = []
             for segment in written:
                 yield segment
-                if _loops(segment, language):
+                said.append(segment.text)
+                if _restarts(segment, said, language):
                     loop = segment
                     break
             if loop is None:
@@ -236,7 +247,7 @@ def lead_in_prompt(run: Pass, before: np.ndarray, options: Decoding) -> str | No
     local ingest writes).
 
     The user's ``initial_prompt``, then the text written since the last repetition loop
-    (the prompt restarts there, :func:`_prompted`); faster-whisper keeps its last 223
+    or run (the prompt restarts there, :func:`_restarts`); faster-whisper keeps its last 223
     tokens. Text, not the segments' tokens with their timestamps as faster-whisper's own
     prompt holds them: on the real hour (docs/evaluation.md, long recordings) text
     wrote fewer wrong words (5.40 % against 5.50 %), though the window after it tends to
@@ -252,9 +263,12 @@ def lead_in_prompt(run: Pass, before: np.ndarray, options: Decoding) -> str | No
     clips = clip_timestamps(kept, activity.spans(UTTERANCES))
     segments, _ = _prompted(run, part, clips, options)
     written: list[str] = []
+    said: list[str] = []
     for segment in segments:
-        if _loops(segment, run.language):
+        said.append(segment.text)
+        if _restarts(segment, said, run.language):
             written.clear()
+            said.clear()
         elif segment.text.strip():
             written.append(segment.text.strip())
     if not written:
@@ -270,6 +284,12 @@ def restart_after(clips: Sequence[float], seconds: float) -> list[float]:
         if end > seconds:
             restarted += [max(start, seconds), end]
     return restarted
+
+
+def _restarts(segment: FasterSegment, said: Sequence[str], language: str | None) -> bool:
+    """Whether the prompt restarts after ``segment``, the last of ``said`` (the texts
+    written since the prompt started): it loops, or it ends a run (:func:`.loops.ends_a_run`)."""
+    return _loops(segment, language) or ends_a_run(said)
 
 
 def _loops(segment: FasterSegment, language: str | None) -> bool:

@@ -21,6 +21,10 @@ A few words of text are too short for zlib to find a loop in ("the pyramids, the
 pyramids, the pyramids," compresses 1.7 times): :func:`repeats_a_phrase` finds one there.
 :func:`text_loops` applies both to the language check's short writings
 (:mod:`.language`), where a loop must not pass for fluent text.
+
+A loop can also run across segments, each too short to loop on its own: a prompted
+decoding (:mod:`.faster_decoding`) hands "Thank you." on from one window to the next in
+place of what was said (:func:`ends_a_run`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import logging
 import math
 import re
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final
 
@@ -41,6 +45,8 @@ MAX_COMPRESSION_RATIO: Final = 2.4
 MIN_WORDS: Final = 8
 PHRASE_REPEATS: Final = 3
 MAX_PHRASE_WORDS: Final = 4
+RUN_SEGMENTS: Final = 3
+"""Segments in a row saying one same text that make a run (:func:`ends_a_run`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -222,6 +228,16 @@ def _mend_held(
 def word_count(segments: Iterable[Segment]) -> int:
     """The words ``segments`` wrote (as the text splits)."""
     return sum(len(segment.text.split()) for segment in segments)
+
+
+def ends_a_run(said: Sequence[str]) -> bool:
+    """Whether the last :data:`RUN_SEGMENTS` of ``said`` (the texts of segments written in
+    a row) say one same text, case and punctuation aside: a loop across segments. On a
+    trial meeting's M4A, ``tiny.en`` prompted with its own "Thank you." wrote it 112 times
+    in place of a reader's sentences. Such segments are kept (a person may say "Yeah."
+    three times), but the prompt that carries the run restarts after them."""
+    last = [tuple(_WORD.findall(text.casefold())) for text in said[-RUN_SEGMENTS:]]
+    return len(last) == RUN_SEGMENTS and bool(last[0]) and len(set(last)) == 1
 
 
 def text_loops(text: str) -> bool:

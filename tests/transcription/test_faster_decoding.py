@@ -5,20 +5,26 @@ repetition loop.
 constructed clips; the real model checks that the clips are decoded in one prompted call,
 that a segment judged a loop makes the rest be decoded again from its end with no
 prompt (nothing lost, nothing written twice), and that the prompted transcript keeps its
-times and is the same from one run to the next.
+times and is the same from one run to the next; a phrase said again and again restarts the
+prompt after its third time, keeping every time it was said.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks.transcription_speed import word_error_rate
+from llama_index_video.media.audio import decode_audio_span
 from llama_index_video.transcription import faster_decoding
 from llama_index_video.transcription.base import Segment, audio_from
 from llama_index_video.transcription.faster import FasterWhisperTranscriber
 from llama_index_video.transcription.faster_decoding import restart_after
+from llama_index_video.transcription.loops import RUN_SEGMENTS
 
 from .conftest import Clip
 
@@ -180,3 +186,49 @@ def _heard_in_time(narration: Clip, segments) -> None:
     for sentence in narration.sentences:
         nearest = min(starts, key=lambda start: abs(start - sentence["start"]))
         assert abs(nearest - sentence["start"]) <= 1.0, sentence["text"]
+
+
+READING = Path(__file__).resolve().parents[2] / "benchmarks" / "long_real" / "lj_reader_next.opus"
+
+
+def test_a_phrase_said_again_and_again_restarts_the_prompt_and_keeps_every_saying(
+    librivox: Clip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real reader's "Italy is contentedly stagnant." (LJ001-0104) said four times, a
+    second apart, then a real reading: each saying is a segment of the same text, so the
+    prompt carries a run. After the third the rest is decoded again with no prompt, from
+    its end; all four sayings stay where they were said (a run is not a loop: people
+    repeat themselves). Carried on, the run twisted the reading after it: "ill disposed",
+    said twice, came out "old-sposed" under every instruction set (tiny.en, main at
+    109728c)."""
+    said = decode_audio_span(READING, 19.3, 2.65).samples
+    pause = np.zeros(16_000, dtype=np.float32)
+    sayings = [index * (len(said) + len(pause)) / 16_000 for index in range(4)]
+    reading_start = len(sayings) * (len(said) + len(pause)) / 16_000
+    audio = np.concatenate([*[part for _ in sayings for part in (said, pause)], librivox.audio])
+    transcriber = FasterWhisperTranscriber(language="en")
+    calls = _calls(transcriber, monkeypatch)
+    segments = list(transcriber.transcribe(audio).segments)
+
+    heard = [s for s in segments if "stagnant" in s.text.lower()]
+    assert len(heard) == len(sayings)
+    assert all(abs(s.start - at) <= 0.6 for s, at in zip(heard, sayings, strict=True))
+    assert len(calls) == 2 and calls[1]["initial_prompt"] is None
+    assert calls[1]["clip_timestamps"][0] == pytest.approx(heard[RUN_SEGMENTS - 1].end, abs=0.05)
+    reading = [s for s in segments if s.start >= reading_start - 0.5]
+    ill_disposed = [
+        word.start
+        for segment in reading
+        for word, after in itertools.pairwise(segment.words)
+        if (_plain(word.text) == "ill" and _plain(after.text) == "disposed")
+        or _plain(word.text) == "illdisposed"
+    ]
+    spoken = [s for s in librivox.sentences if "ill disposed" in s["text"]]
+    assert len(ill_disposed) == len(spoken) == 2
+    for heard_at, sentence in zip(ill_disposed, spoken, strict=True):  # in its sentence
+        assert sentence["start"] - 0.5 <= heard_at - reading_start <= sentence["end"] + 0.5
+
+
+def _plain(word: str) -> str:
+    """A written word's letters, lower case ("Ill-disposed." -> "illdisposed")."""
+    return re.sub(r"[^a-z]", "", word.lower())

@@ -16,7 +16,7 @@ import pytest
 from faster_whisper.audio import decode_audio
 
 from llama_index_video.transcription.base import DroppedSpeech, Segment, Word
-from llama_index_video.transcription.loops import REMEDIES, Remedy, mend, mended
+from llama_index_video.transcription.loops import REMEDIES, Remedy, ends_a_run, mend, mended
 from llama_index_video.transcription.skips import UNHEARD
 from llama_index_video.transcription.vad import TRANSCRIPTION, VoiceActivity
 
@@ -164,3 +164,18 @@ def test_a_widened_loop_that_hears_fewer_words_keeps_the_segments_and_drops_the_
 
     assert spans == [(5.5, 9.7), (9.3, 9.7)]  # widened (not before since), then alone
     assert [(s.start, s.end) for s in out] == [(6.0, 9.2), (9.7, 12.0)]
+
+
+@pytest.mark.parametrize(
+    ("said", "run"),
+    [
+        (["Thank you.", "thank you", "Thank you!"], True),
+        (["The Chiswick press.", "Thank you.", "Thank you.", "Thank you."], True),
+        (["Thank you.", "Thank you."], False),
+        (["Thank you.", "Thank you.", "Thank you.", "In 1844."], False),
+        (["Thank you.", "Thank you, Anna.", "Thank you."], False),
+        (["...", "...", "..."], False),
+    ],
+)
+def test_a_run_is_the_last_three_segments_saying_one_same_text(said, run):
+    assert ends_a_run(said) is run
