@@ -97,6 +97,16 @@ def _with_cover(picture_codec: str, *options: str) -> Callable[[Path], None]:
     )
 
 
+def _piped_vbr_mp3(path: Path) -> None:
+    """A VBR MP3 written to a pipe, so without the Xing frame that counts its frames,
+    opening with 20 s of silence (FFmpeg guesses its length from the silence's bit rate)."""
+    ffmpeg(
+        *("-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono:d=20", "-i", str(SPEECH)),
+        *("-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-c:a", "libmp3lame", "-q:a", "6"),
+        *("-write_xing", "0", str(path)),
+    )
+
+
 def _amr_nb(path: Path) -> None:
     """A phone memo: AMR-NB at 8 kHz, 12.2 kbit/s (PyAV's encoder; the system ffmpeg lacks it)."""
     with av.open(str(SPEECH)) as source, av.open(str(path), "w", format="amr") as out:
@@ -156,6 +166,7 @@ CASES: tuple[Case, ...] = (
     Case("pcm.caf", _encoded("-c:a", "pcm_s16le")),
     Case("picture.flac", _with_cover("png")),
     Case("cover_art.mp3", _with_cover("mjpeg", "-id3v2_version", "3")),
+    Case("piped_vbr.mp3", _piped_vbr_mp3, offset=20.0),
     Case("wmav2.wma", _encoded("-c:a", "wmav2", "-b:a", "64k")),
     Case("wmv2_wma.wmv", _filmed("-c:v", "wmv2", "-c:a", "wmav2")),
     Case("silent_first_track.mkv", _silent_first_track),
