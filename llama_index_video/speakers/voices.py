@@ -49,6 +49,9 @@ takes the name (fitted on real readings and FLEURS voices, wideband and 8 kHz MP
 in the trial meeting it was judged on: ``benchmarks/voice_bandwidth.py``)."""
 VOICE_MIN_UNIT = 2.0
 """A voice is heard in its units this long (seconds) or longer, when it has any."""
+VOICE_NAMED_SECONDS = 60.0
+"""A voice named by hand is heard in about this many seconds of its long units, spread
+over the recording (:func:`spread_units`; see docs/evaluation.md, "A name given by hand")."""
 VOICE_WINDOW = 2.0
 """Seconds of speech per CAM++ embedding of a voice (hop: half of it)."""
 
@@ -165,7 +168,10 @@ def voice_windows(
     with failures_named("CAM++", Path(path)):
         encoder = load_encoder()
         chunks = iter_audio_chunks(path, track=track, duration=duration, channel=channel)
+        last = max((end for stretches in spans.values() for _, end in stretches), default=0.0)
         for chunk in chunks:
+            if chunk.start >= last:
+                break  # nobody talks from here on: the rest is not decoded
             if not any(_overlaps(s, [(chunk.start, chunk.end)]) for s in spans.values()):
                 continue  # nobody talks here: no speech to find, no features to compute
             speech = cutter.speech(chunk)
@@ -212,6 +218,18 @@ def best_voice(
     best = scores[order[0]]
     second = scores[order[1]] if len(order) > 1 else -1.0
     return names[order[0]] if best >= threshold and best - second >= margin else None
+
+
+def spread_units(spans: Spans, seconds: float, *, min_unit: float = VOICE_MIN_UNIT) -> Spans:
+    """Units of ``spans`` of ``min_unit`` seconds or more, spread evenly over the recording,
+    holding about ``seconds`` of speech; all of ``spans`` when their long units hold no
+    more than that."""
+    long = sorted((start, end) for start, end in spans if end - start >= min_unit)
+    held = sum(end - start for start, end in long)
+    if held <= seconds:
+        return spans
+    count = int(np.ceil(len(long) * seconds / held))
+    return [long[int(at)] for at in np.linspace(0, len(long) - 1, count).round()]
 
 
 def _longest(spans: Spans, min_seconds: float) -> Spans:

@@ -35,11 +35,13 @@ from llama_index_video.errors import IndexCorruptError, MissingDependencyError, 
 from llama_index_video.speakers.base import SPEAKER_PREFIX
 from llama_index_video.speakers.campplus import EMBEDDING_SIZE
 from llama_index_video.speakers.voices import (
+    VOICE_NAMED_SECONDS,
     VOICE_THRESHOLD,
     VOICE_UNIT_THRESHOLD,
     HeardLabel,
     best_voice,
     heard_labels,
+    spread_units,
 )
 from llama_index_video.store.collection import chroma_collection
 from llama_index_video.store.lexical import LexicalStore
@@ -199,10 +201,12 @@ class HeardRecording:
 def heard_voice(
     store: BasePydanticVectorStore, recording: HeardRecording, *speakers: str
 ) -> Voice | None:
-    """The voice of the units of ``speakers`` (labels or names) in ``recording``, as one;
+    """The voice of the units of ``speakers`` (labels or names) in ``recording``, as one,
+    heard in some of its units (:data:`~llama_index_video.speakers.voices.VOICE_NAMED_SECONDS`);
     None when none of it is heard as speech or CAM++ is not installed (a warning says so)."""
     said = speaker_spans(store, recording.content_hash)
-    spans = [span for speaker in speakers for span in said.get(speaker, [])]
+    every = [span for speaker in speakers for span in said.get(speaker, [])]
+    spans = spread_units(every, VOICE_NAMED_SECONDS)
     try:
         heard = recording.labels({speakers[0]: spans}).get(speakers[0])
     except MissingDependencyError as exc:

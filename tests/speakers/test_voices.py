@@ -15,6 +15,7 @@ from llama_index_video.speakers.voices import (
     best_voice,
     centroid,
     heard_labels,
+    spread_units,
     voice_centroids,
     voice_windows,
 )
@@ -83,3 +84,11 @@ def test_a_voice_whose_long_units_hold_no_speech_is_heard_in_the_others(tmp_path
     labels = heard_labels(padded, {"v": [*short, silent]})
     assert np.allclose(labels["v"].voice, heard["v"], atol=1e-5)
     assert labels["v"].units[-1] is None
+
+
+def test_a_named_voice_is_heard_in_long_units_spread_over_the_recording():
+    units = [(60.0 * n, 60.0 * n + 10.0) for n in range(20)] + [(5.0, 6.0)]  # 200 s long
+    some = spread_units(units, 60.0)
+    assert len(some) == 6 and some[0] == (0.0, 10.0) and some[-1] == (1140.0, 1150.0)
+    assert all(b - a >= 2.0 for a, b in some)
+    assert spread_units(units[:5], 60.0) == units[:5]  # 50 s: all of them
