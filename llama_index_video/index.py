@@ -80,6 +80,7 @@ from llama_index_video.store.collection import (
     is_read_only_copy,
     open_chroma,
     releases,
+    server_answering,
 )
 from llama_index_video.store.folder import (
     CHROMA_URL_META,
@@ -321,7 +322,7 @@ class VideoIndex(Verifying, Querying):
             self._unpin()  # this process writes the manifest now
             self._held = lock
             try:
-                with translated(self.folder.chroma):
+                with translated(self.folder.chroma), server_answering(self.chroma_url):
                     yield
             finally:
                 self._held = None

@@ -68,10 +68,10 @@ def serving(commands: Sequence[tuple[Sequence[str], str]]) -> Iterator[list[str]
 
 
 @contextmanager
-def chroma_server(data_dir: Path) -> Iterator[str]:
-    """``chroma run --path data_dir`` on a free port; yields its URL."""
+def chroma_server(data_dir: Path, port: int | None = None) -> Iterator[str]:
+    """``chroma run --path data_dir`` on ``port`` (default: a free one); yields its URL."""
     chroma = shutil.which("chroma") or str(Path(sys.executable).parent / "chroma")
-    port = free_port()
+    port = port or free_port()
     argv = [chroma, "run", "--path", str(data_dir), "--host", "127.0.0.1", "--port", str(port)]
     with serving([(argv, f"http://127.0.0.1:{port}/api/v2/heartbeat")]):
         yield f"http://127.0.0.1:{port}"

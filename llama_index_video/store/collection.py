@@ -11,7 +11,8 @@ Chroma cannot open a local database it may not write (it sets the database up on
 every open), so an index folder on a read-only share, or owned by another user, is
 searched from a private copy of its ``chroma/`` folder, made when it is opened and
 deleted when the process exits. Failures of the local files themselves (damaged, disk
-full) leave as the package's one-line errors naming ``chroma.sqlite3``.
+full) leave as the package's one-line errors naming ``chroma.sqlite3``; a server that
+goes away during a write, as one naming its URL.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -376,6 +378,24 @@ def _server_client(url: str, settings: Any) -> Any:
         raise VectorStoreError(
             f"Chroma server {url} cannot be reached ({type(exc).__name__}); is "
             f"'chroma run' listening there, and is ${CHROMA_TOKEN_ENV} right?"
+        ) from exc
+
+
+@contextmanager
+def server_answering(url: str | None) -> Iterator[None]:
+    """Re-raise the Chroma server at ``url`` going away inside the block (its connection
+    refused, reset or timed out) as one line saying what to do; no server: nothing."""
+    if url is None:
+        yield
+        return
+    import httpx
+
+    try:
+        yield
+    except httpx.TransportError as exc:
+        raise VectorStoreError(
+            f"Chroma server {url} stopped answering ({type(exc).__name__}); start it again "
+            "and run the same command again (the index keeps everything that was complete)"
         ) from exc
 
 

@@ -8,7 +8,8 @@ lock proves every earlier writer is gone: what an earlier run left half-done was
 *interrupted*, and may be cleaned up, never a live run's work in progress.
 
 Every writer also counts itself in the file: the record carries a *write generation*,
-one more than the last writer's, and keeps it (without the holder) when released. A
+one more than the last writer's (a new file's first at random), and keeps it (without
+the holder) when released. A
 process that loaded the vector index reads the generation first
 (:func:`read_generation`); taking the lock later it compares
 (:attr:`WriterLock.generation_before`) and knows whether anyone wrote in between, so
@@ -43,6 +44,7 @@ import fcntl
 import json
 import logging
 import os
+import secrets
 import socket
 import sys
 import time
@@ -100,7 +102,8 @@ class WriterLock:
             before = os.pread(fd, 4096, 0)
             self.previous_holder = _describe(before)
             self.generation_before = _finished_generation(before)
-            self.generation = (_generation(before) or 0) + 1
+            previous = _generation(before)
+            self.generation = (_first_count() if previous is None else previous) + 1
             self._record = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
@@ -316,6 +319,14 @@ def _generation(record: bytes) -> int | None:
         return None if data is None else int(data["generation"])
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def _first_count() -> int:
+    """Where a new lock file's count starts: at random, not at 0, so that a folder
+    removed and made again (its lock file with it) does not count the generations a
+    long-lived reader loaded from the removed one (it took the new folder's for those,
+    and kept answering from the removed one)."""
+    return secrets.randbelow(1 << 40)
 
 
 def _finished_generation(record: bytes) -> int | None:

@@ -13,11 +13,13 @@ construction, until it moves to the next one.
 
 A snapshot is only taken between writers, and only kept if it is one writer's finished
 state: the write generation (:mod:`llama_index_video.store.lock`) is read before and
-after the copy and must be the same finished generation both times; a writer that took
-the lock meanwhile (its record names it, or its generation is newer) makes the copy
-worthless, and it is deleted. SQLite files are copied with SQLite's backup API (a
-manifest's committed ``-wal`` pages included), the rest byte for byte. A read-only
-folder is copied the same way: the copy is the reader's own.
+after the copy and must be the same finished generation both times; a writer that
+took the lock meanwhile (its record names it, or its generation is another) makes the
+copy worthless, and it is deleted. A folder no writer has finished (generation 0: one
+being made, or being removed once its lock file is gone) is never copied. SQLite files
+are copied with SQLite's backup API (a manifest's committed ``-wal`` pages included),
+the rest byte for byte. A read-only folder is copied the same way: the copy is the
+reader's own.
 
 A copy is as big as the index, so none outlives its reader: the reader deletes it when
 it moves on or closes, and at exit; and since a reader killed with ``-9`` (or by the
@@ -83,14 +85,15 @@ class Snapshot:
 
 def take_snapshot(index_dir: Path) -> Snapshot | None:
     """A snapshot of the index folder ``index_dir``; None while a writer holds its lock
-    (or one was interrupted, until the next writer finishes) or when one took the lock
-    during the copy: the caller keeps what it has and tries again later.
+    (or one was interrupted, until the next writer finishes), when one took the lock
+    during the copy, or when none has finished there: the caller keeps what it has and
+    tries again later.
 
     Raises:
         OSError, sqlite3.Error: the folder could not be read (the copy is deleted).
     """
     generation = read_generation(index_dir)
-    if generation is None:
+    if not generation:  # 0: no writer finished here (a folder being made, or being removed)
         return None
     _sweep_once()
     root = Path(tempfile.mkdtemp(prefix=PREFIX))

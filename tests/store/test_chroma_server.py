@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from llama_index_video.errors import VectorStoreError
 from llama_index_video.index import VideoIndex
 from llama_index_video.reader.video_reader import VideoReader
 from llama_index_video.store.collection import CHROMA_TOKEN_ENV, check_chroma_url
-from real_servers import free_port
+from real_servers import chroma_server, free_port
 from tests_support import stored_rows
 
 
@@ -73,3 +74,30 @@ def test_unreachable_server_is_one_line_and_never_shows_the_token(
     message = str(caught.value)
     assert url in message and "\n" not in message
     assert "tok-never-shown" not in message + caplog.text
+
+
+def test_a_server_gone_during_an_ingest_is_one_line_and_the_next_run_finishes(
+    tmp_path, embed_model
+):
+    """The server stopped while an ingest wrote to it: httpx's ``ConnectError`` came out
+    as it was (the command line: a traceback, exit 70)."""
+    pumps, valves = tmp_path / "pumps.md", tmp_path / "valves.md"
+    pumps.write_text("# Pumps\n\nThe circulation pump is serviced every spring.")
+    valves.write_text("# Valves\n\nThe safety valve is tested every autumn.")
+    port = free_port()
+    with chroma_server(tmp_path / "data", port) as url:
+        index = VideoIndex(tmp_path / "index", embed_model=embed_model, chroma_url=url)
+        assert index.ingest([pumps]).ok
+    try:
+        with pytest.raises(VectorStoreError) as caught:
+            index.ingest([valves])
+        assert url in str(caught.value) and "\n" not in str(caught.value)
+        with chroma_server(tmp_path / "data", port):
+            report = index.ingest([pumps, valves])
+            assert report.ok and [Path(f.path).name for f in report.of("indexed")] == ["valves.md"]
+            check, _ = index.verify()
+            assert check.ok
+            found = {Path(hit.source).name for hit in index.search("safety valve", top_k=3)}
+            assert "valves.md" in found
+    finally:
+        index.close()
