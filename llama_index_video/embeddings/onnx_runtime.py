@@ -110,22 +110,51 @@ def max_length(folder: Path) -> int:
     return int(settings.get("max_seq_length", 256))
 
 
+TOKENS_PER_RUN = 1024
+"""Padded tokens (texts × the longest one's tokens) in one run of the model. ONNX
+Runtime's memory arena keeps what its largest run needed for the rest of the process:
+runs of 32 texts of 256 tokens held 1,517 MB, runs of at most 1,024 tokens (4 such
+texts; 32 of 32 tokens) 331 MB, for less CPU (docs/benchmarks.md)."""
+
+
 def embed_texts(
     session: Any, tokenizer: Any, texts: list[str], *, batch_size: int
 ) -> list[list[float]]:
-    """The vectors of ``texts`` through a loaded session and tokenizer, batch by batch."""
-    vectors: list[list[float]] = []
+    """The vectors of ``texts`` through a loaded session and tokenizer, in the texts' order.
+
+    The texts run shortest first, in runs of at most ``batch_size`` texts and
+    :data:`TOKENS_PER_RUN` padded tokens, each padded only to its own longest text.
+    """
     names = {item.name for item in session.get_inputs()}
-    for start in range(0, len(texts), batch_size):
-        encodings = tokenizer.encode_batch(texts[start : start + batch_size])
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    encodings = tokenizer.encode_batch(texts)
+    inputs = {
+        "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+        "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+    }
+    lengths = inputs["attention_mask"].sum(axis=1)
+    vectors: list[list[float]] = [[] for _ in texts]
+    for run in runs(lengths.tolist(), batch_size=batch_size):
+        longest = int(lengths[run].max())
+        feeds = {name: array[run, :longest] for name, array in inputs.items() if name in names}
         hidden = session.run(None, feeds)[0]
-        vectors.extend(mean_pooled_unit_vectors(hidden, mask).tolist())
+        pooled = mean_pooled_unit_vectors(hidden, feeds["attention_mask"]).tolist()
+        for index, vector in zip(run, pooled, strict=True):
+            vectors[index] = vector
     return vectors
+
+
+def runs(lengths: list[int], *, batch_size: int) -> list[list[int]]:
+    """The indexes of texts of ``lengths`` tokens, shortest first, cut into runs of at most
+    ``batch_size`` texts and :data:`TOKENS_PER_RUN` padded tokens (a longer text alone)."""
+    cut: list[list[int]] = []
+    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
+        run = cut[-1] if cut else []
+        if run and len(run) < batch_size and (len(run) + 1) * lengths[index] <= TOKENS_PER_RUN:
+            run.append(index)
+        else:
+            cut.append([index])
+    return cut
 
 
 def mean_pooled_unit_vectors(hidden: NDArray[Any], mask: NDArray[Any]) -> NDArray[np.float32]:

@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from llama_index_video.embeddings.local import DEFAULT_LOCAL_MODEL, local_embedding
 from llama_index_video.embeddings.onnx import OnnxSentenceEmbedding
-from llama_index_video.embeddings.onnx_runtime import SPINNING, optimized_copy
+from llama_index_video.embeddings.onnx_runtime import (
+    SPINNING,
+    TOKENS_PER_RUN,
+    embed_texts,
+    optimized_copy,
+    runs,
+)
 from llama_index_video.errors import EmbeddingError
 from llama_index_video.weights import CACHE_ENV, ONNX_FILE, offline_weights
 
@@ -78,6 +86,47 @@ def test_a_batch_gives_what_one_text_at_a_time_gives(onnx_model) -> None:
         model_name=DEFAULT_LOCAL_MODEL, folder=onnx_model.folder, embed_batch_size=2
     )
     assert np.allclose(small_batches.get_text_embedding_batch(TEXTS), batched, atol=1e-4)
+
+
+class RecordedSession:
+    """A loaded session that notes the shape of the texts of each run."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self.shapes: list[tuple[int, int]] = []
+
+    def get_inputs(self) -> Any:
+        return self.session.get_inputs()
+
+    def run(self, outputs: Any, feeds: dict[str, np.ndarray]) -> Any:
+        self.shapes.append(feeds["input_ids"].shape)
+        return self.session.run(outputs, feeds)
+
+
+def test_long_texts_run_a_few_at_a_time_and_short_ones_unpadded(onnx_model) -> None:
+    # ONNX Runtime's arena keeps what the largest run needed: 32 texts of 256 tokens in
+    # one run held 1.5 GB for the rest of the process.
+    session, tokenizer = onnx_model._loaded()
+    recorded = RecordedSession(session)
+    long_text = TEXTS[-1]
+    short = [*TEXTS[:4], "Budget review", "Who owns the launch checklist?"]
+    texts = [long_text, short[0], long_text, *short[1:4], long_text, long_text, *short[4:]]
+    texts.append(long_text)
+    vectors = np.array(embed_texts(recorded, tokenizer, texts, batch_size=32))
+    assert all(rows * tokens <= TOKENS_PER_RUN for rows, tokens in recorded.shapes)
+    assert recorded.shapes[0][0] == len(short) and recorded.shapes[0][1] < 32  # not 256
+    assert sum(rows for rows, _ in recorded.shapes) == len(texts)
+    alone = np.array([embed_texts(session, tokenizer, [text], batch_size=32)[0] for text in texts])
+    assert np.allclose(vectors, alone, atol=1e-4)  # in the texts' order
+
+
+def test_runs_keep_to_the_batch_size_and_the_tokens() -> None:
+    lengths = [256, 5, 256, 12] * 10
+    cut = runs(lengths, batch_size=8)
+    assert sorted(i for run in cut for i in run) == list(range(len(lengths)))
+    assert all(len(run) <= 8 for run in cut)
+    assert all(len(run) * max(lengths[i] for i in run) <= TOKENS_PER_RUN for run in cut)
+    assert len(cut) == 3 + math.ceil(20 / (TOKENS_PER_RUN // 256))  # 20 short in 3 runs
 
 
 def test_sync_and_async_agree(onnx_model) -> None:
