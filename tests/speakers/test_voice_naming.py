@@ -165,9 +165,9 @@ def test_a_call_heard_by_channel_is_named_from_the_channel_each_voice_was_heard_
     reading all the way through (ingest hears each channel alone: SPEAKER_1 left,
     SPEAKER_2 right). Before, naming heard the mix of both: the right voice's print was
     0.54 from the named reader's (0.98 on its channel) and nothing was named."""
-    write(tmp_path / "named.flac", [("amateur_reader", 300.0, 345.0)])
-    write(tmp_path / "left.flac", [("lj_reader", 0.0, 40.0)])
-    write(tmp_path / "right.flac", [("amateur_reader", 600.0, 640.0)])
+    write(tmp_path / "named.flac", [("amateur_reader", 300.0, 325.0)])
+    write(tmp_path / "left.flac", [("lj_reader", 0.0, 20.0)])
+    write(tmp_path / "right.flac", [("amateur_reader", 600.0, 620.0)])
     call = stereo(tmp_path / "call.flac", tmp_path / "left.flac", tmp_path / "right.flac")
     assert index.ingest([tmp_path / "named.flac", call]).ok
     heard = stored_speakers(index, "call.flac")
@@ -184,6 +184,6 @@ def test_a_call_heard_by_channel_is_named_from_the_channel_each_voice_was_heard_
     # naming on the call keeps the voice of the channel it was heard on
     index.name_speaker("call.flac", "SPEAKER_1", "Linda Johnson")
     library = VoiceLibrary(index.path).centroids()
-    alone = heard_labels(tmp_path / "left.flac", {"lj": [(0.0, 40.0)]})
+    alone = heard_labels(tmp_path / "left.flac", {"lj": [(0.0, 20.0)]})
     assert float(library["Linda Johnson"] @ alone["lj"].voice) >= 0.9
     assert float(library["Linda Johnson"] @ library[NAME]) < VOICE_THRESHOLD
