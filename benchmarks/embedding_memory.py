@@ -13,7 +13,8 @@ resident memory). Then ``serve`` answers ``--queries`` searches over that versio
 (one in ten a pasted passage of 120 words) and the service's CPU seconds, peak and final
 resident memory are printed. First, in a child process per version, the embedding alone
 embeds ``--passages`` passages of 400 words (256 tokens each) in calls of 32, as an
-ingest of text documents does: its CPU seconds and peak and final resident memory.
+ingest of text documents does (``--words 5,9,40,120``: passages of these lengths in
+turn): its CPU seconds and peak and final resident memory.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--passages", type=int, default=96)
+    parser.add_argument("--words", default="400", help="words per passage, comma-separated")
     parser.add_argument("--text", type=Path, action="append", default=[])
     args = parser.parse_args(argv)
     versions = [today(), release(args.baseline_ref)]
@@ -128,15 +130,20 @@ def main(argv: list[str] | None = None) -> int:
         words = write_texts(texts, args.text)
         asked = queries(words, args.queries)
         passages = Path(work) / "passages.json"
-        step = max(1, (len(words) - 400) // args.passages)
-        chosen = [" ".join(words[at : at + 400]) for at in range(0, len(words) - 400, step)]
-        passages.write_text(json.dumps(chosen[: args.passages]), encoding="utf-8")
+        lengths = [int(count) for count in args.words.split(",")]
+        step = (len(words) - max(lengths)) // args.passages
+        chosen = [
+            " ".join(words[n * step : n * step + lengths[n % len(lengths)]])
+            for n in range(args.passages)
+        ]
+        passages.write_text(json.dumps(chosen), encoding="utf-8")
         for number in range(args.rounds):
             for version in versions if number % 2 == 0 else versions[::-1]:
                 probe = measured_in(version, PROBE.format(path=str(passages)), timeout=3600)
                 print(
-                    f"round {number + 1} {version.name:<22} {args.passages} passages in calls "
-                    f"of 32: {probe['cpu_s']:5.1f} CPU s, {probe['peak_mb']:5.0f} MB peak, "
+                    f"round {number + 1} {version.name:<22} {args.passages} passages of "
+                    f"{args.words} words in calls of 32: {probe['cpu_s']:5.1f} CPU s, "
+                    f"{probe['peak_mb']:5.0f} MB peak, "
                     f"{probe['held_mb']:5.0f} MB held after (load {load_average()})",
                     flush=True,
                 )
