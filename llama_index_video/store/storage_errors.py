@@ -121,7 +121,8 @@ def _free_bytes(file: Path) -> int:
 def read_only(file: Path) -> IndexReadOnlyError:
     return IndexReadOnlyError(
         f"{file}: read-only here (a read-only file system, or owned by another user); "
-        "search and ask work, ingest needs a writable index folder"
+        "search and ask work; what changes it (ingest, verify --repair, speakers name) needs a "
+        "writable index folder"
     )
 
 

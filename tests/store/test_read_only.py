@@ -39,5 +39,10 @@ def test_read_only_index_is_searchable_and_refuses_ingest(
     code, out, err = run("ingest", text_folder, "--index", folder, "--quiet")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert "read-only here" in err and "ingest needs a writable index folder" in err
+    assert "read-only here" in err and "writable index folder" in err
+    assert folder_state(folder) == before
+
+    code, out, err = run("verify", "--repair", "--index", folder)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "read-only here" in err and "verify --repair" in err
     assert folder_state(folder) == before
